@@ -1,0 +1,36 @@
+// Token embeddings: a row of the model's table (nn.Embedding), or a deterministic hash embedding.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnviz/core/matrix.hpp"
+#include "attnviz/model/model.hpp"
+
+namespace attnviz {
+
+// A sequence entering the attention stack: one row of x per token, labelled for the axes.
+struct Sequence {
+  std::vector<std::string> labels;
+  Matrix x;  // [n, d_model]
+};
+
+// The embedding of a token for a model without a vocabulary: x ~ N(0, 1)^d_model drawn from the
+// splitmix64 generator seeded with FNV-1a-64 of the token's UTF-8 bytes. Equal tokens get equal
+// vectors, so repeated words attend alike; any token file runs on any random model.
+RowVector hash_embedding(std::string_view token, int d_model);
+
+// Tokens to vectors: with a vocabulary and a table, token → id (vocab.txt line) → table row
+// ([UNK] for unknown tokens when the vocabulary has it, else an error naming the token);
+// otherwise hash_embedding. Rejects more tokens than config.max_positions.
+Sequence embed_tokens(const Model& model, const std::vector<std::string>& tokens);
+// Ids to vectors: table rows when the model has a table (id < vocab_size, labels from the vocab
+// or "#id"), else hash_embedding of "#id".
+Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids);
+// Checks a given [n, d_model] matrix against the model (width, max_positions) and labels it.
+Sequence embedded_input(const Model& model, Matrix x, std::vector<std::string> labels,
+                        const std::string& what);
+
+}  // namespace attnviz

@@ -1,0 +1,34 @@
+// --save FILE.safetensors: every head's scores and probabilities, [heads, n_query, n_key] per map.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attnviz/compute/attention_block.hpp"
+
+namespace attnviz {
+
+// Tensors "{map}.scores" and "{map}.probs" (map = layer0.self, decoder.layer1.cross, …), masked
+// score cells stored as -inf; metadata: query/key labels (JSON arrays), mask, scale per map.
+class SaveSink : public AttentionSink {
+ public:
+  explicit SaveSink(std::filesystem::path path) : path_(std::move(path)) {}
+  void begin_map(const MapInfo& info) override;
+  void on_block(const AttentionBlock& block) override;
+  void finish() override;
+
+ private:
+  struct Site {
+    std::vector<int64_t> shape;  // [heads, n_query, n_key]
+    std::vector<float> scores;
+    std::vector<float> probs;
+  };
+  std::filesystem::path path_;
+  std::vector<std::string> order_;  // map names in the order they came
+  std::map<std::string, Site> sites_;
+  std::map<std::string, std::string> metadata_;
+};
+
+}  // namespace attnviz

@@ -1,0 +1,32 @@
+// Fans every event out to several sinks, in order.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "attnviz/compute/attention_block.hpp"
+
+namespace attnviz {
+
+class SinkList : public AttentionSink {
+ public:
+  void add(std::unique_ptr<AttentionSink> sink) { sinks_.push_back(std::move(sink)); }
+  bool empty() const { return sinks_.empty(); }
+  void begin_map(const MapInfo& info) override {
+    for (auto& s : sinks_) s->begin_map(info);
+  }
+  void on_block(const AttentionBlock& block) override {
+    for (auto& s : sinks_) s->on_block(block);
+  }
+  void end_map(const MapInfo& info) override {
+    for (auto& s : sinks_) s->end_map(info);
+  }
+  void finish() override {
+    for (auto& s : sinks_) s->finish();
+  }
+
+ private:
+  std::vector<std::unique_ptr<AttentionSink>> sinks_;
+};
+
+}  // namespace attnviz

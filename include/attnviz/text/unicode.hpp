@@ -1,0 +1,46 @@
+// UTF-8 validation, decoding and terminal display width (CJK wide characters count 2 columns).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnviz {
+
+// Byte offset of the first invalid UTF-8 sequence (overlong, surrogate, > U+10FFFF, truncated),
+// or nullopt when text is valid.
+std::optional<size_t> find_invalid_utf8(std::string_view text);
+
+// Code points of valid UTF-8 text; throws Error naming the byte offset of an invalid sequence.
+std::vector<char32_t> decode_utf8(std::string_view text);
+// text with every invalid UTF-8 byte replaced by U+FFFD (token pieces of byte-level BPE may split
+// a character) and control characters escaped (\n, \t, \r, \xNN, \u0085) so one label stays on
+// one terminal line and its width is known.
+std::string printable_text(std::string_view text);
+
+// Columns a terminal uses for one code point: 0 for combining marks, 2 for East Asian
+// Wide/Fullwidth (CJK ideographs, Hangul, kana, fullwidth forms, emoji), 1 otherwise.
+int codepoint_width(char32_t cp);
+// Columns a terminal uses for UTF-8 text (each invalid byte counts 1, as printed as U+FFFD).
+int display_width(std::string_view text);
+// The longest prefix of text whose display width is <= max_columns; appends "…" when it cut.
+std::string truncate_to_width(std::string_view text, int max_columns);
+// text padded with spaces to `columns` display columns (right-aligned when align_right); text
+// already wider is returned unchanged.
+std::string pad_to_width(std::string_view text, int columns, bool align_right = false);
+
+namespace detail {
+// An inclusive code point range [first, last]; tables sorted, disjoint.
+struct CodepointRange {
+  char32_t first;
+  char32_t last;
+};
+// Generated tables (src/text/unicode_width_data.cpp, scripts/gen_unicode_width.py).
+std::span<const CodepointRange> zero_width_ranges();
+std::span<const CodepointRange> wide_ranges();
+}  // namespace detail
+
+}  // namespace attnviz

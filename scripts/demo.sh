@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds attnviz and runs it on the bundled samples: terminal heatmaps,
+# a table of weights, and PNGs in out/demo/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+cmake --build build -j"$(nproc)" --target attnviz >/dev/null
+
+run() { echo "\$ attnviz $*" >&2; build/attnviz "$@"; echo; }
+
+# Causal self-attention over an English sentence: one heatmap per head, head 0's weight table.
+run run --model samples/mha --tokens samples/english.txt --causal --head 0 --png out/demo/english
+# Chinese tokens label the axes (display width, not bytes).
+run run --model samples/mha --tokens samples/chinese.txt --head 1 --table none
+# Cross-attention: queries from the Chinese target, keys and values from the English source.
+run run --model samples/mha --tokens samples/cross/target.txt --source-tokens samples/cross/source.txt \
+  --head 2 --png out/demo/cross
+# Seed 001's mask = zeros: every key is masked; attnviz says so instead of drawing uniform rows.
+printf 'a b c d\n' | build/attnviz run --model samples/mha --tokens - --mask samples/mask_all_zeros.txt \
+  --head 0 --table none || true
+echo "PNGs written to out/demo/:" >&2
+find out/demo -name '*.png' | sort >&2

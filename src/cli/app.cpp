@@ -1,0 +1,36 @@
+// The top of the command line: subcommands, and the one place errors become messages and exit codes.
+#include "attnviz/cli/app.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "attnviz/cli/commands.hpp"
+#include "attnviz/core/error.hpp"
+
+namespace attnviz {
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"attnviz: see what attention does, head by head", "attnviz"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "attnviz 0.1.0");
+  add_run_command(app);
+  add_init_command(app);
+  add_inspect_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help / the usage message
+    return code == 0 ? k_exit_ok : k_exit_usage;
+  } catch (const Error& e) {
+    std::cout.flush();
+    std::cerr << "attnviz: error: " << e.what() << '\n';
+    return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    std::cerr << "attnviz: error: out of memory\n";
+    return k_exit_runtime;
+  }
+  return k_exit_ok;
+}
+
+}  // namespace attnviz

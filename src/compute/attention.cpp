@@ -1,0 +1,76 @@
+// Scaled dot-product attention (Vaswani et al. 2017, eq. 1) with a fused mask + softmax per row block.
+#include "attnviz/compute/attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace attnviz {
+
+namespace {
+constexpr float k_neg_inf = -std::numeric_limits<float>::infinity();
+}  // namespace
+
+void masked_softmax_row(float* scores, float* probs, int n_k, int query, const Mask& mask) {
+  // m = max_j s_j over allowed keys; p_j = exp(s_j - m) / Σ exp(s_l - m)
+  float row_max = k_neg_inf;
+  for (int j = 0; j < n_k; ++j) {
+    if (mask.allowed(query, j, n_k)) {
+      row_max = std::max(row_max, scores[j]);
+    } else {
+      scores[j] = k_neg_inf;  // masked_fill(mask == 0, -inf)
+    }
+  }
+  if (row_max == k_neg_inf) {  // every key masked: a zero row, reported by the caller
+    std::fill(probs, probs + n_k, 0.0f);
+    return;
+  }
+  float sum = 0.0f;
+  for (int j = 0; j < n_k; ++j) {
+    const float p = scores[j] == k_neg_inf ? 0.0f : std::exp(scores[j] - row_max);
+    probs[j] = p;
+    sum += p;
+  }
+  const float inv_sum = 1.0f / sum;  // sum >= 1: the max element contributes exp(0)
+  for (int j = 0; j < n_k; ++j) probs[j] *= inv_sum;
+}
+
+void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRef k,
+                                  ConstMatrixRef v, const Mask& mask, float scale, int block_rows,
+                                  const BlockCallback& on_block) {
+  const int n_q = static_cast<int>(q.rows());
+  const int n_k = static_cast<int>(k.rows());
+  block_rows = std::max(1, block_rows);
+  Matrix scores(std::min(block_rows, n_q), n_k);
+  Matrix probs(scores.rows(), n_k);
+  for (int r0 = 0; r0 < n_q; r0 += block_rows) {
+    const int r1 = std::min(n_q, r0 + block_rows);
+    const int rows = r1 - r0;
+    // Under a causal mask, keys j >= r1 are masked for every row of the block: skip them.
+    const int n_live = mask.causal ? std::min(n_k, r1) : n_k;
+    auto s = scores.topRows(rows);
+    auto p = probs.topRows(rows);
+    // scores = q kᵀ / sqrt(d_k)
+    s.leftCols(n_live).noalias() = q.middleRows(r0, rows) * k.topRows(n_live).transpose();
+    s.leftCols(n_live) *= scale;
+    s.rightCols(n_k - n_live).setConstant(k_neg_inf);
+    for (int i = 0; i < rows; ++i) {
+      masked_softmax_row(s.row(i).data(), p.row(i).data(), n_k, r0 + i, mask);
+    }
+    // out = probs v
+    out.middleRows(r0, rows).noalias() = p.leftCols(n_live) * v.topRows(n_live);
+    if (on_block) on_block(r0, r1, s, p);
+  }
+}
+
+std::vector<int> fully_masked_rows(const Mask& mask, int n_q, int n_k) {
+  std::vector<int> rows;
+  for (int i = 0; i < n_q; ++i) {
+    bool any = false;
+    for (int j = 0; j < n_k && !any; ++j) any = mask.allowed(i, j, n_k);
+    if (!any) rows.push_back(i);
+  }
+  return rows;
+}
+
+}  // namespace attnviz

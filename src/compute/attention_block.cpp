@@ -1,0 +1,20 @@
+// Names and titles of attention maps: the --save tensor prefixes and the figure titles.
+#include "attnviz/compute/attention_block.hpp"
+
+#include <fmt/format.h>
+
+namespace attnviz {
+
+const char* site_name(Site site) { return site == Site::self ? "self" : "cross"; }
+
+std::string HeadId::map_name() const {
+  std::string name = fmt::format("layer{}.{}", layer, site_name(site));
+  return stack.empty() ? name : stack + "." + name;
+}
+
+std::string HeadId::title() const {
+  std::string t = fmt::format("layer {} · {} · head {}", layer, site_name(site), head);
+  return stack.empty() ? t : stack + " · " + t;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,102 @@
+// Token embeddings: nn.Embedding lookup, or the deterministic hash embedding for vocabulary-free models.
+#include "attnviz/compute/embedding.hpp"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/core/random.hpp"
+
+namespace attnviz {
+
+namespace {
+
+void check_length(const Model& model, size_t n, const std::string& what) {
+  const int limit = model.config.max_positions;
+  if (limit > 0 && n > static_cast<size_t>(limit)) {
+    throw Error(fmt::format("{}: {} tokens, but the model accepts at most {} (max_positions)", what, n,
+                            limit));
+  }
+}
+
+}  // namespace
+
+RowVector hash_embedding(std::string_view token, int d_model) {
+  Random rng(fnv1a_64(token));
+  RowVector x(d_model);
+  for (int i = 0; i < d_model; ++i) x[i] = rng.normal();
+  return x;
+}
+
+Sequence embed_tokens(const Model& model, const std::vector<std::string>& tokens) {
+  check_length(model, tokens.size(), "tokens");
+  const int d_model = model.config.d_model;
+  Sequence seq{tokens, Matrix(static_cast<Eigen::Index>(tokens.size()), d_model)};
+  const bool use_table = model.weights.token_embedding.has_value() && !model.vocab.empty();
+  std::unordered_map<std::string, int> ids;
+  if (use_table) {
+    for (size_t i = 0; i < model.vocab.size(); ++i) ids.emplace(model.vocab[i], static_cast<int>(i));
+  }
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const auto row = static_cast<Eigen::Index>(i);
+    if (!use_table) {
+      seq.x.row(row) = hash_embedding(tokens[i], d_model);
+      continue;
+    }
+    auto it = ids.find(tokens[i]);
+    if (it == ids.end()) it = ids.find("[UNK]");
+    if (it == ids.end()) {
+      throw Error(fmt::format("token {} '{}' is not in the vocabulary of {} (and it has no [UNK])",
+                              i, tokens[i], model.name));
+    }
+    if (it->second >= model.config.vocab_size) {
+      throw Error(fmt::format("token '{}' has id {}, past the embedding table's {} rows", tokens[i],
+                              it->second, model.config.vocab_size));
+    }
+    seq.x.row(row) = model.weights.token_embedding->row(it->second);
+  }
+  return seq;
+}
+
+Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids) {
+  check_length(model, ids.size(), "ids");
+  const int d_model = model.config.d_model;
+  Sequence seq{{}, Matrix(static_cast<Eigen::Index>(ids.size()), d_model)};
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int64_t id = ids[i];
+    const std::string hashed = fmt::format("#{}", id);
+    const auto row = static_cast<Eigen::Index>(i);
+    if (!model.weights.token_embedding) {
+      seq.x.row(row) = hash_embedding(hashed, d_model);
+      seq.labels.push_back(hashed);
+      continue;
+    }
+    if (id >= model.config.vocab_size) {
+      throw Error(fmt::format("id {} at position {} is past the embedding table's {} rows", id, i,
+                              model.config.vocab_size));
+    }
+    seq.x.row(row) = model.weights.token_embedding->row(id);
+    seq.labels.push_back(static_cast<size_t>(id) < model.vocab.size() ? model.vocab[id] : hashed);
+  }
+  return seq;
+}
+
+Sequence embedded_input(const Model& model, Matrix x, std::vector<std::string> labels,
+                        const std::string& what) {
+  if (x.cols() != model.config.d_model) {
+    throw Error(fmt::format("{}: width {} (shape [{}, {}]), but the model's d_model is {}", what,
+                            x.cols(), x.rows(), x.cols(), model.config.d_model));
+  }
+  if (x.rows() == 0) throw Error(fmt::format("{}: no rows", what));
+  check_length(model, static_cast<size_t>(x.rows()), what);
+  if (labels.empty()) {
+    for (Eigen::Index i = 0; i < x.rows(); ++i) labels.push_back(std::to_string(i));
+  }
+  if (labels.size() != static_cast<size_t>(x.rows())) {
+    throw Error(fmt::format("{}: {} rows but {} token labels", what, x.rows(), labels.size()));
+  }
+  return Sequence{std::move(labels), std::move(x)};
+}
+
+}  // namespace attnviz

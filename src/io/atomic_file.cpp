@@ -1,0 +1,111 @@
+// Atomic file writes: mkstemp beside the target, write all, fsync, rename over the target.
+// rename(2) within one directory is atomic: readers see the old file or the whole new one.
+#include "attnviz/io/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "attnviz/core/error.hpp"
+
+namespace attnviz {
+namespace {
+
+// Permission bits a plain open(path, O_CREAT, 0666) would give: mkstemp makes the file 0600, which
+// would surprise users sharing outputs. umask(2) can only be read by setting it, which races with
+// other threads creating files, so read it from /proc (Linux >= 4.7) and fall back to 0644.
+mode_t default_file_mode() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Umask:", 0) == 0) {
+      const auto mask = static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+      return static_cast<mode_t>(0666 & ~mask);
+    }
+  }
+  return 0644;
+}
+
+// Owns the temp file until commit(): the destructor closes and unlinks it on any failure path.
+class TempFile {
+ public:
+  explicit TempFile(const std::filesystem::path& target) : target_(target) {
+    std::string pattern = target.string() + ".tmp-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    fd_ = ::mkstemp(buf.data());
+    if (fd_ < 0) fail(fmt::format("cannot create temporary file {}", pattern));
+    temp_ = buf.data();
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!temp_.empty()) ::unlink(temp_.c_str());
+  }
+
+  void write_all(std::string_view bytes) {
+    const char* p = bytes.data();
+    size_t left = bytes.size();
+    while (left > 0) {
+      const ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail(fmt::format("cannot write {}", temp_));
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+
+  void commit() {
+    if (::fchmod(fd_, default_file_mode()) != 0) fail(fmt::format("cannot chmod {}", temp_));
+    // fsync before rename: otherwise a crash can leave the new name pointing at an empty file.
+    if (::fsync(fd_) != 0) fail(fmt::format("cannot fsync {}", temp_));
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) fail(fmt::format("cannot close {}", temp_));
+    if (::rename(temp_.c_str(), target_.c_str()) != 0) {
+      fail(fmt::format("cannot rename {} to {}", temp_, target_.string()));
+    }
+    temp_.clear();  // now owned by the target name: nothing to clean up
+    sync_parent_directory();
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    const int err = errno;
+    throw Error(fmt::format("{}: {}: {}", target_.string(), what, std::strerror(err)));
+  }
+
+  // Makes the rename itself durable. Best effort: the data is already safe and some filesystems
+  // refuse fsync on directories, so errors here are not reported.
+  void sync_parent_directory() const {
+    const std::filesystem::path dir =
+        target_.has_parent_path() ? target_.parent_path() : std::filesystem::path(".");
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return;
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
+
+  std::filesystem::path target_;
+  std::string temp_;
+  int fd_ = -1;
+};
+
+}  // namespace
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
+  TempFile temp(path);
+  temp.write_all(bytes);
+  temp.commit();
+}
+
+}  // namespace attnviz

@@ -1,0 +1,94 @@
+// safetensors writer: F32 tensors in the caller's order, the layout the reference reader expects
+// (u64 header length, JSON header padded with spaces to a multiple of 8, contiguous data).
+#include <fmt/format.h>
+
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/io/atomic_file.hpp"
+#include "attnviz/io/safetensors.hpp"
+#include "safetensors_header.hpp"
+
+namespace attnviz {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian");
+
+// Bytes of float32 data for a shape, rejecting negative dimensions and 64-bit overflow.
+uint64_t f32_byte_length(const TensorView& t) {
+  uint64_t n = sizeof(float);
+  for (int64_t d : t.shape) {
+    if (d < 0) {
+      throw Error(fmt::format("cannot write safetensors: tensor '{}' has negative shape {}", t.name,
+                              shape_string(t.shape)));
+    }
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n)) {
+      throw Error(fmt::format("cannot write safetensors: tensor '{}' shape {} overflows 64 bits",
+                              t.name, shape_string(t.shape)));
+    }
+  }
+  return n;
+}
+
+// The header JSON, unpadded. ordered_json keeps tensors in the caller's order (nlohmann::json
+// would sort them), so the header lists them in data order as the reference writer does.
+std::string header_json(const std::vector<TensorView>& tensors,
+                        const std::map<std::string, std::string>& metadata) {
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::set<std::string> names;
+  uint64_t offset = 0;
+  for (const TensorView& t : tensors) {
+    if (t.name == "__metadata__") {
+      throw Error("cannot write safetensors: '__metadata__' is reserved and cannot name a tensor");
+    }
+    if (!names.insert(t.name).second) {
+      throw Error(fmt::format("cannot write safetensors: duplicate tensor name '{}'", t.name));
+    }
+    const uint64_t n_bytes = f32_byte_length(t);
+    if (n_bytes > 0 && t.data == nullptr) {
+      throw Error(fmt::format("cannot write safetensors: tensor '{}' {} has null data", t.name,
+                              shape_string(t.shape)));
+    }
+    header[t.name] = {
+        {"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + n_bytes}}};
+    offset += n_bytes;
+  }
+  try {
+    return header.dump();
+  } catch (const nlohmann::ordered_json::type_error& e) {
+    throw Error(
+        fmt::format("cannot write safetensors: a tensor name or metadata string is not "
+                    "valid UTF-8 ({})",
+                    e.what()));
+  }
+}
+
+}  // namespace
+
+std::string serialize_safetensors(const std::vector<TensorView>& tensors,
+                                  const std::map<std::string, std::string>& metadata) {
+  std::string header = header_json(tensors, metadata);
+  // Pad with spaces (valid trailing JSON whitespace) so the data buffer starts 8-byte aligned.
+  header.append((8 - header.size() % 8) % 8, ' ');
+  const uint64_t n = header.size();
+  std::string out(detail::k_safetensors_length_bytes, '\0');
+  std::memcpy(out.data(), &n, sizeof n);  // little-endian host (static_assert above)
+  out += header;
+  for (const TensorView& t : tensors) {
+    const uint64_t n_bytes = f32_byte_length(t);
+    if (n_bytes > 0) out.append(reinterpret_cast<const char*>(t.data), n_bytes);
+  }
+  return out;
+}
+
+void write_safetensors(const std::filesystem::path& path, const std::vector<TensorView>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  write_file_atomically(path, serialize_safetensors(tensors, metadata));
+}
+
+}  // namespace attnviz

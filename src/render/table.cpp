@@ -1,0 +1,166 @@
+// Tables of attention scores and weights: aligned text (display-width aware), RFC 4180 CSV, JSON.
+#include "attnviz/render/table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/text/unicode.hpp"
+#include "shapes.hpp"
+
+namespace attnviz {
+namespace {
+
+constexpr std::string_view k_column_gap = "  ";
+constexpr std::string_view k_masked_text = "-";
+
+std::string format_value(float v, int precision) {
+  return fmt::format("{:.{}f}", v, precision);
+}
+
+// The text of every cell, row-major; masked cells as `masked`.
+std::vector<std::string> cell_texts(const Matrix& values, const Mask& mask, int precision,
+                                    std::string_view masked) {
+  std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(values.size()));
+  for (Eigen::Index i = 0; i < values.rows(); ++i) {
+    for (Eigen::Index j = 0; j < values.cols(); ++j) {
+      out.push_back(mask.allowed(i, j, values.cols()) ? format_value(values(i, j), precision)
+                                                      : std::string(masked));
+    }
+  }
+  return out;
+}
+
+std::string render_text(const std::string& title, const Matrix& values, const Mask& mask,
+                        const std::vector<std::string>& rows, const std::vector<std::string>& cols,
+                        int precision) {
+  const auto cells = cell_texts(values, mask, precision, k_masked_text);
+  const auto n_cols = static_cast<size_t>(values.cols());
+  std::vector<std::string> row_labels, col_labels;
+  for (const auto& label : rows) row_labels.push_back(printable_text(label));
+  for (const auto& label : cols) col_labels.push_back(printable_text(label));
+
+  int label_width = 0;
+  for (const auto& label : row_labels) label_width = std::max(label_width, display_width(label));
+  std::vector<int> widths(n_cols, 0);
+  for (size_t j = 0; j < n_cols; ++j) {
+    widths[j] = display_width(col_labels[j]);
+    for (size_t i = 0; i < row_labels.size(); ++i) {
+      widths[j] = std::max(widths[j], display_width(cells[i * n_cols + j]));
+    }
+  }
+
+  std::string out = printable_text(title) + '\n';
+  out += pad_to_width("", label_width);
+  for (size_t j = 0; j < n_cols; ++j) {
+    out += k_column_gap;
+    out += pad_to_width(col_labels[j], widths[j], true);
+  }
+  out += '\n';
+  for (size_t i = 0; i < row_labels.size(); ++i) {
+    out += pad_to_width(row_labels[i], label_width);
+    for (size_t j = 0; j < n_cols; ++j) {
+      out += k_column_gap;
+      out += pad_to_width(cells[i * n_cols + j], widths[j], true);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
+std::string csv_field(std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
+// Lines end in "\n" rather than RFC 4180's CRLF: every CSV reader accepts it, and it is what a
+// Unix pipeline expects. The title has no place in CSV and is left out.
+std::string render_csv(const Matrix& values, const Mask& mask, const std::vector<std::string>& rows,
+                       const std::vector<std::string>& cols, int precision) {
+  const auto cells = cell_texts(values, mask, precision, "");
+  std::string out = "query";
+  for (const auto& label : cols) out += ',' + csv_field(label);
+  out += '\n';
+  for (size_t i = 0; i < rows.size(); ++i) {
+    out += csv_field(rows[i]);
+    for (size_t j = 0; j < cols.size(); ++j) out += ',' + cells[i * cols.size() + j];
+    out += '\n';
+  }
+  return out;
+}
+
+// The double whose shortest decimal form is the float's shortest form, so 0.1f prints as 0.1 (not
+// 0.10000000149011612) yet parses back to the same float: full float precision, no noise digits.
+double shortest_double(float v) {
+  char buffer[32] = {};  // the longest float, "-1.17549435e-38", needs 15
+  std::to_chars(buffer, buffer + sizeof buffer - 1, v);
+  return std::strtod(buffer, nullptr);
+}
+
+std::string render_json(const std::string& title, const Matrix& values, const Mask& mask,
+                        const std::vector<std::string>& rows,
+                        const std::vector<std::string>& cols) {
+  nlohmann::ordered_json doc;
+  doc["title"] = title;
+  doc["queries"] = rows;
+  doc["keys"] = cols;
+  auto matrix = nlohmann::ordered_json::array();
+  for (Eigen::Index i = 0; i < values.rows(); ++i) {
+    auto row = nlohmann::ordered_json::array();
+    for (Eigen::Index j = 0; j < values.cols(); ++j) {
+      // NaN and ±inf have no JSON number; nlohmann writes them as null too.
+      if (mask.allowed(i, j, values.cols())) {
+        row.push_back(shortest_double(values(i, j)));
+      } else {
+        row.push_back(nullptr);
+      }
+    }
+    matrix.push_back(std::move(row));
+  }
+  doc["values"] = std::move(matrix);
+  // Labels of byte-level tokens may be invalid UTF-8: write U+FFFD rather than throw.
+  return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
+}
+
+}  // namespace
+
+TableFormat parse_table_format(const std::string& name) {
+  if (name == "text") return TableFormat::text;
+  if (name == "csv") return TableFormat::csv;
+  if (name == "json") return TableFormat::json;
+  throw usage_error(fmt::format("unknown table format '{}' (known: text, csv, json)", name));
+}
+
+std::string render_table(const std::string& title, const Matrix& values, const Mask& mask,
+                         const std::vector<std::string>& row_labels,
+                         const std::vector<std::string>& col_labels, const TableStyle& style) {
+  detail::check_map_shapes("table", values, mask, row_labels, col_labels);
+  if (style.precision < 0 || style.precision > 9) {
+    throw usage_error(fmt::format("table precision {} is out of range [0, 9]", style.precision));
+  }
+  const auto rows = detail::labels_or_indices(row_labels, values.rows());
+  const auto cols = detail::labels_or_indices(col_labels, values.cols());
+  switch (style.format) {
+    case TableFormat::text:
+      return render_text(title, values, mask, rows, cols, style.precision);
+    case TableFormat::csv:
+      return render_csv(values, mask, rows, cols, style.precision);
+    case TableFormat::json:
+      return render_json(title, values, mask, rows, cols);
+  }
+  throw Error("table: unknown format");
+}
+
+}  // namespace attnviz

@@ -1,0 +1,3 @@
+// Test runner entry point: doctest supplies main().
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>

@@ -1,0 +1,36 @@
+// Runs the attnviz binary as a user would, capturing stdout, stderr and the exit code.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "temp_dir.hpp"
+
+namespace attnviz::test {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// `args` is appended to the binary's path as shell words; runs in the source directory.
+inline CliResult run_attnviz(const std::string& args, const std::string& stdin_text = "") {
+  TempDir io;
+  std::ofstream(io / "in") << stdin_text;
+  const std::string cmd = std::string("cd '") + ATTNVIZ_SOURCE_DIR + "' && NO_COLOR= COLUMNS=80 '" +
+                          ATTNVIZ_BINARY + "' " + args + " <'" + (io / "in").string() + "' >'" +
+                          (io / "out").string() + "' 2>'" + (io / "err").string() + "'";
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(io / "out");
+  r.err = slurp(io / "err");
+  return r;
+}
+
+}  // namespace attnviz::test

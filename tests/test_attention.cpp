@@ -1,0 +1,192 @@
+// Scaled dot-product attention against hand calculations, a naive reference and invariants.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "attnviz/compute/attention.hpp"
+#include "attnviz/core/random.hpp"
+#include "check_close.hpp"
+
+using namespace attnviz;
+using attnviz::test::check_close;
+
+namespace {
+
+Matrix random_matrix(Random& rng, int rows, int cols) {
+  Matrix m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = rng.normal();
+  return m;
+}
+
+// Collects the probabilities of every block into one map.
+struct Collected {
+  Matrix probs, scores;
+  std::vector<std::pair<int, int>> blocks;
+};
+
+Collected run(Matrix& out, const Matrix& q, const Matrix& k, const Matrix& v, const Mask& mask,
+              float scale, int block_rows) {
+  Collected c{Matrix::Constant(q.rows(), k.rows(), -7.0f), Matrix(q.rows(), k.rows()), {}};
+  out.resize(q.rows(), v.cols());
+  scaled_dot_product_attention(out, q, k, v, mask, scale, block_rows,
+                               [&](int r0, int r1, ConstMatrixRef s, ConstMatrixRef p) {
+                                 c.probs.middleRows(r0, r1 - r0) = p;
+                                 c.scores.middleRows(r0, r1 - r0) = s;
+                                 c.blocks.emplace_back(r0, r1);
+                               });
+  return c;
+}
+
+// The textbook triple loop: s_ij = scale Σ_d q_id k_jd; p = softmax over allowed j; o = p v.
+Matrix naive_attention(const Matrix& q, const Matrix& k, const Matrix& v, const Mask& mask, float scale,
+                       Matrix& probs) {
+  const int n_q = int(q.rows()), n_k = int(k.rows());
+  probs = Matrix::Zero(n_q, n_k);
+  Matrix out = Matrix::Zero(n_q, v.cols());
+  for (int i = 0; i < n_q; ++i) {
+    std::vector<double> s(n_k);
+    double mx = -INFINITY;
+    for (int j = 0; j < n_k; ++j) {
+      double dot = 0;
+      for (int d = 0; d < q.cols(); ++d) dot += double(q(i, d)) * k(j, d);
+      s[j] = dot * scale;
+      if (mask.allowed(i, j, n_k)) mx = std::max(mx, s[j]);
+    }
+    double z = 0;
+    for (int j = 0; j < n_k; ++j) z += mask.allowed(i, j, n_k) ? std::exp(s[j] - mx) : 0.0;
+    for (int j = 0; j < n_k; ++j) {
+      probs(i, j) = mask.allowed(i, j, n_k) ? float(std::exp(s[j] - mx) / z) : 0.0f;
+      for (int d = 0; d < v.cols(); ++d) out(i, d) += probs(i, j) * v(j, d);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("attention: 2x2 by hand — scores [ln 2, 0] give weights [2/3, 1/3]") {
+  Matrix q(1, 1), k(2, 1), v(2, 2), out;
+  q << std::log(2.0f);
+  k << 1.0f, 0.0f;
+  v << 3.0f, 0.0f, 0.0f, 3.0f;
+  auto c = run(out, q, k, v, Mask{}, 1.0f, 64);
+  CHECK(c.probs(0, 0) == doctest::Approx(2.0 / 3.0).epsilon(1e-6));
+  CHECK(c.probs(0, 1) == doctest::Approx(1.0 / 3.0).epsilon(1e-6));
+  CHECK(out(0, 0) == doctest::Approx(2.0).epsilon(1e-6));  // 2/3·3 + 1/3·0
+  CHECK(out(0, 1) == doctest::Approx(1.0).epsilon(1e-6));
+}
+
+TEST_CASE("attention: 3x3 by hand with d_k = 4, scale 1/2, with and without the causal mask") {
+  const float l2 = std::log(2.0f), l3 = std::log(3.0f);
+  Matrix q(3, 4), k(3, 4), v(3, 2), out;
+  q << 2 * l2, 0, 0, 0,  //
+      0, 2 * l3, 0, 0,   //
+      0, 0, 0, 0;
+  k << 1, 0, 0, 0,  //
+      0, 1, 0, 0,   //
+      0, 0, 1, 0;
+  v << 1, 0,  //
+      0, 1,   //
+      1, 1;
+  const float scale = 1.0f / std::sqrt(4.0f);
+  Matrix expected(3, 3);
+  // row 0: exp([ln2, 0, 0]) = [2, 1, 1] → /4; row 1: [1, 3, 1] → /5; row 2: uniform
+  expected << 0.5f, 0.25f, 0.25f, 0.2f, 0.6f, 0.2f, 1 / 3.f, 1 / 3.f, 1 / 3.f;
+  auto c = run(out, q, k, v, Mask{}, scale, 2);
+  check_close(c.probs, expected, 1e-6f, "unmasked probs");
+  Matrix expected_out(3, 2);
+  expected_out << 0.75f, 0.5f, 0.4f, 0.8f, 2 / 3.f, 2 / 3.f;
+  check_close(out, expected_out, 1e-6f, "unmasked output");
+  CHECK(c.blocks == std::vector<std::pair<int, int>>{{0, 2}, {2, 3}});
+
+  Mask causal;
+  causal.causal = true;
+  // row 0: [1, 0, 0]; row 1: exp([0, ln3]) = [1, 3] → /4; row 2: uniform
+  expected << 1, 0, 0, 0.25f, 0.75f, 0, 1 / 3.f, 1 / 3.f, 1 / 3.f;
+  c = run(out, q, k, v, causal, scale, 2);
+  check_close(c.probs, expected, 1e-6f, "causal probs");
+  CHECK(std::isinf(c.scores(0, 1)));  // masked scores are -inf, as masked_fill leaves them
+  CHECK(c.scores(0, 1) < 0);
+}
+
+TEST_CASE("attention: random inputs match the naive triple loop, every mask, every block size") {
+  Random rng(7);
+  const Matrix q = random_matrix(rng, 37, 16), k = random_matrix(rng, 41, 16), v = random_matrix(rng, 41, 8);
+  Mask pad;
+  pad.n_pad_keys = 5;
+  Mask causal_pad = pad;
+  causal_pad.causal = true;
+  Mask file;
+  file.matrix = MaskMatrix(37, 41);
+  for (Eigen::Index i = 0; i < file.matrix->size(); ++i) file.matrix->data()[i] = rng.next_u64() % 3 != 0;
+  for (const Mask* mask : {&pad, &causal_pad, &file, &pad}) {
+    for (int block : {1, 8, 37, 100}) {
+      Matrix out, probs;
+      const Matrix expected = naive_attention(q, k, v, *mask, 0.25f, probs);
+      auto c = run(out, q, k, v, *mask, 0.25f, block);
+      check_close(c.probs, probs, 1e-6f, "probs " + mask->describe());
+      check_close(out, expected, 1e-5f, "output " + mask->describe());
+    }
+  }
+}
+
+TEST_CASE("attention: every row sums to 1 and the causal upper triangle is exactly 0") {
+  Random rng(3);
+  const Matrix x = random_matrix(rng, 50, 32);
+  Mask causal;
+  causal.causal = true;
+  Matrix out;
+  auto c = run(out, x, x, x, causal, 1.0f / std::sqrt(32.0f), 16);
+  for (int i = 0; i < 50; ++i) {
+    CHECK(c.probs.row(i).sum() == doctest::Approx(1.0).epsilon(1e-5));
+    for (int j = i + 1; j < 50; ++j) REQUIRE(c.probs(i, j) == 0.0f);
+  }
+  CHECK(c.probs(0, 0) == 1.0f);  // seed 002: row 0 is [1, 0, 0, …]
+}
+
+TEST_CASE("attention: a row with every key masked is a zero row, never NaN or uniform") {
+  Random rng(5);
+  const Matrix x = random_matrix(rng, 4, 8);
+  Mask m;
+  m.matrix = MaskMatrix::Ones(4, 4);
+  m.matrix->row(2).setZero();
+  Matrix out;
+  auto c = run(out, x, x, x, m, 1.0f, 4);
+  CHECK(c.probs.row(2).isZero(0.0f));
+  CHECK(out.row(2).isZero(0.0f));
+  CHECK(c.probs.allFinite());
+  CHECK(fully_masked_rows(m, 4, 4) == std::vector<int>{2});
+
+  Mask all;  // seed 001's mask = zeros: every key of every row masked
+  all.matrix = MaskMatrix::Zero(4, 4);
+  c = run(out, x, x, x, all, 1.0f, 4);
+  CHECK(c.probs.isZero(0.0f));
+  CHECK(fully_masked_rows(all, 4, 4).size() == 4);
+}
+
+TEST_CASE("attention: self-attention without positions is permutation-equivariant, f(s(x)) = s(f(x))") {
+  Random rng(11);
+  const Matrix x = random_matrix(rng, 9, 12);
+  std::vector<int> perm(9);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::reverse(perm.begin(), perm.begin() + 5);
+  std::swap(perm[6], perm[8]);
+  Matrix xs(9, 12);
+  for (int i = 0; i < 9; ++i) xs.row(i) = x.row(perm[i]);
+  Matrix fx, fsx;
+  run(fx, x, x, x, Mask{}, 0.3f, 4);
+  run(fsx, xs, xs, xs, Mask{}, 0.3f, 4);
+  Matrix sfx(9, 12);
+  for (int i = 0; i < 9; ++i) sfx.row(i) = fx.row(perm[i]);
+  check_close(fsx, sfx, 1e-5f, "f(s(x)) vs s(f(x))");
+}
+
+TEST_CASE("attention: softmax is stable for huge logits (row max subtracted)") {
+  Matrix q(1, 1), k(3, 1), v = Matrix::Identity(3, 3), out;
+  q << 1000.0f;
+  k << 1.0f, 0.999f, -1.0f;
+  auto c = run(out, q, k, v, Mask{}, 1.0f, 1);
+  CHECK(c.probs.allFinite());
+  CHECK(c.probs(0, 0) == doctest::Approx(1.0 / (1.0 + std::exp(-1.0))).epsilon(1e-3));
+}

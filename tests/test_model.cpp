@@ -1,0 +1,146 @@
+// init → load round trips, hyperparameter sources and their contradictions, embeddings.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "attnviz/compute/embedding.hpp"
+#include "attnviz/core/error.hpp"
+#include "attnviz/io/safetensors.hpp"
+#include "attnviz/model/init.hpp"
+#include "attnviz/model/model.hpp"
+#include "temp_dir.hpp"
+
+using namespace attnviz;
+using attnviz::test::TempDir;
+
+namespace {
+std::string error_of(const std::function<void()>& f, int* code = nullptr) {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (code) *code = e.exit_code();
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("model: init writes the seed-000 shapes and load reads them back") {
+  TempDir dir;
+  InitOptions o;
+  o.d_model = 128;
+  o.n_heads = 4;
+  o.d_qk = 64;
+  o.d_v = 32;
+  o.seed = 42;
+  init_model(dir.path(), o);
+  const auto file = SafetensorsFile::open(dir / "model.safetensors");
+  CHECK(file.find("q.weight")->shape == std::vector<int64_t>{64, 128});
+  CHECK(file.find("v.bias")->shape == std::vector<int64_t>{32});
+  CHECK(file.find("out.weight")->shape == std::vector<int64_t>{128, 32});
+  CHECK(file.metadata().at("n_heads") == "4");
+  // nn.Linear's init: |w| <= 1/sqrt(in_features)
+  const Tensor w = file.load("q.weight");
+  for (float x : w.data) REQUIRE(std::abs(x) <= 1.0f / std::sqrt(128.0f));
+
+  const Model m = load_model(dir.path(), {});
+  CHECK(m.config.d_model == 128);
+  CHECK(m.config.n_heads == 4);
+  CHECK(m.config.d_k() == 16);
+  CHECK(m.config.d_head_v() == 8);
+  CHECK(m.weights.attention.out.has_value());
+  CHECK(m.weights.attention.q.weight(3, 5) == w.data[3 * 128 + 5]);
+}
+
+TEST_CASE("model: the same seed gives the same model, another seed another") {
+  TempDir a, b, c;
+  InitOptions o;
+  o.d_model = 16;
+  o.n_heads = 2;
+  init_model(a.path(), o);
+  init_model(b.path(), o);
+  o.seed = 1;
+  init_model(c.path(), o);
+  const Model ma = load_model(a.path(), {}), mb = load_model(b.path(), {}), mc = load_model(c.path(), {});
+  CHECK(ma.weights.attention.k.weight == mb.weights.attention.k.weight);
+  CHECK(ma.weights.attention.k.weight != mc.weights.attention.k.weight);
+}
+
+TEST_CASE("model: --heads that contradicts the file is a usage error; missing heads asks for it") {
+  TempDir dir;
+  InitOptions o;
+  o.d_model = 16;
+  o.n_heads = 2;
+  init_model(dir.path(), o);
+  int code = 0;
+  const auto msg = error_of([&] { load_model(dir.path(), ConfigOverrides{4}); }, &code);
+  CHECK(msg.find("n_heads = 4 in the command line contradicts n_heads = 2") != std::string::npos);
+  CHECK(code == k_exit_usage);
+  CHECK(load_model(dir.path(), ConfigOverrides{2}).config.n_heads == 2);
+
+  // A bare file with no metadata and no config.json: heads must come from the flag.
+  const auto src = SafetensorsFile::open(dir / "model.safetensors");
+  std::vector<Tensor> kept;
+  std::vector<TensorView> views;
+  for (const auto& t : src.tensors()) kept.push_back(src.load(t.name));
+  for (size_t i = 0; i < kept.size(); ++i) views.push_back({src.tensors()[i].name, kept[i].shape, kept[i].data.data()});
+  TempDir bare;
+  write_safetensors(bare / "w.safetensors", views, {});
+  CHECK(error_of([&] { load_model(bare / "w.safetensors", {}); }).find("give --heads N") != std::string::npos);
+  CHECK(load_model(bare / "w.safetensors", ConfigOverrides{8}).config.n_heads == 8);
+  CHECK(error_of([&] { load_model(bare / "w.safetensors", ConfigOverrides{3}); }).find("3 heads do not divide") != std::string::npos);
+}
+
+TEST_CASE("model: a missing tensor and a wrong shape name the tensor and both shapes") {
+  TempDir dir;
+  const std::vector<float> zeros(64 * 64, 0.0f);
+  write_safetensors(dir / "a.safetensors",
+                    {{"q.weight", {8, 16}, zeros.data()}, {"k.weight", {8, 16}, zeros.data()}}, {{"n_heads", "2"}});
+  CHECK(error_of([&] { load_model(dir / "a.safetensors", {}); }).find("missing tensor 'v.weight'") != std::string::npos);
+  write_safetensors(dir / "b.safetensors",
+                    {{"q.weight", {8, 16}, zeros.data()}, {"k.weight", {8, 15}, zeros.data()},
+                     {"v.weight", {8, 16}, zeros.data()}}, {{"n_heads", "2"}});
+  const auto msg = error_of([&] { load_model(dir / "b.safetensors", {}); });
+  CHECK(msg.find("'k.weight' has shape [8, 15], expected [8, 16]") != std::string::npos);
+}
+
+TEST_CASE("embedding: hash embedding is deterministic per token and unit-variance") {
+  const RowVector a = hash_embedding("cat", 4096), b = hash_embedding("cat", 4096), c = hash_embedding("猫", 4096);
+  CHECK(a == b);
+  CHECK(a != c);
+  const double mean = a.mean();
+  const double var = (a.array() - mean).square().mean();
+  CHECK(std::abs(mean) < 0.05);
+  CHECK(std::abs(var - 1.0) < 0.06);
+}
+
+TEST_CASE("embedding: a vocabulary maps tokens to table rows, [UNK] catches the rest") {
+  TempDir dir;
+  InitOptions o;
+  o.d_model = 8;
+  o.n_heads = 2;
+  o.vocab = {"[UNK]", "the", "cat"};
+  init_model(dir.path(), o);
+  const Model m = load_model(dir.path(), {});
+  REQUIRE(m.vocab.size() == 3);
+  const Sequence s = embed_tokens(m, {"cat", "the", "dog"});
+  CHECK(s.x.row(0) == m.weights.token_embedding->row(2));
+  CHECK(s.x.row(1) == m.weights.token_embedding->row(1));
+  CHECK(s.x.row(2) == m.weights.token_embedding->row(0));
+  const Sequence ids = embed_ids(m, {2, 1});
+  CHECK(ids.labels == std::vector<std::string>{"cat", "the"});
+  CHECK(error_of([&] { embed_ids(m, {3}); }).find("past the embedding table's 3 rows") != std::string::npos);
+}
+
+TEST_CASE("embedding: too many tokens and a wrong width are errors") {
+  TempDir dir;
+  InitOptions o;
+  o.d_model = 8;
+  o.n_heads = 2;
+  o.max_positions = 3;
+  init_model(dir.path(), o);
+  const Model m = load_model(dir.path(), {});
+  CHECK(error_of([&] { embed_tokens(m, {"a", "b", "c", "d"}); }).find("at most 3") != std::string::npos);
+  CHECK(error_of([&] { embedded_input(m, Matrix::Zero(2, 7), {}, "x.npy"); })
+            .find("width 7 (shape [2, 7]), but the model's d_model is 8") != std::string::npos);
+}

@@ -1,0 +1,150 @@
+// Tests of score/weight tables: byte-exact text, CSV (RFC 4180 quoting) and JSON for a 2x2 map,
+// and CJK labels whose columns still line up by display width.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/render/table.hpp"
+#include "attnviz/text/unicode.hpp"
+
+using namespace attnviz;
+
+namespace {
+
+Matrix causal_2x2() {
+  Matrix values(2, 2);
+  values << 1.0f, 0.0f, 0.1f, 0.9f;
+  return values;
+}
+
+Mask causal_mask() {
+  Mask mask;
+  mask.causal = true;
+  return mask;
+}
+
+TableStyle style_of(TableFormat format, int precision = 3) {
+  TableStyle style;
+  style.format = format;
+  style.precision = precision;
+  return style;
+}
+
+// Display column at which each space-separated field of a line ends.
+std::vector<int> field_ends(const std::string& line) {
+  std::vector<int> ends;
+  int column = 0;
+  bool in_field = false;
+  for (size_t pos = 0; pos < line.size();) {
+    size_t len = 1;  // one whole UTF-8 sequence
+    while (pos + len < line.size() &&
+           (static_cast<unsigned char>(line[pos + len]) & 0xC0) == 0x80) {
+      ++len;
+    }
+    const bool space = line[pos] == ' ';
+    if (in_field && space) ends.push_back(column);
+    in_field = !space;
+    column += display_width(line.substr(pos, len));
+    pos += len;
+  }
+  if (in_field) ends.push_back(column);
+  return ends;
+}
+
+}  // namespace
+
+TEST_CASE("table: text 2x2 byte for byte, masked cells as -") {
+  const std::string expected =
+      "layer 0 head 0\n"
+      "       The    cat\n"
+      "The  1.000      -\n"
+      "cat  0.100  0.900\n";
+  CHECK(render_table("layer 0 head 0", causal_2x2(), causal_mask(), {"The", "cat"}, {"The", "cat"},
+                     style_of(TableFormat::text)) == expected);
+}
+
+TEST_CASE("table: text precision and index labels") {
+  // Columns are as wide as their widest entry: "1.0" (3) beats the header "0" (1).
+  const std::string expected =
+      "t\n"
+      "     0    1\n"
+      "0  1.0    -\n"
+      "1  0.1  0.9\n";
+  CHECK(render_table("t", causal_2x2(), causal_mask(), {}, {}, style_of(TableFormat::text, 1)) ==
+        expected);
+}
+
+TEST_CASE("table: csv 2x2 with RFC 4180 quoting and empty masked cells") {
+  const std::string expected =
+      "query,\"a,b\",\"say \"\"hi\"\"\"\n"
+      "x,1.000,\n"
+      "\"line\nbreak\",0.100,0.900\n";
+  CHECK(render_table("ignored", causal_2x2(), causal_mask(), {"x", "line\nbreak"},
+                     {"a,b", "say \"hi\""}, style_of(TableFormat::csv)) == expected);
+  CHECK(render_table("t", causal_2x2(), Mask{}, {"The", "cat"}, {"The", "cat"},
+                     style_of(TableFormat::csv, 2)) ==
+        "query,The,cat\nThe,1.00,0.00\ncat,0.10,0.90\n");
+}
+
+TEST_CASE("table: json 2x2 with null for masked cells and shortest float digits") {
+  const std::string expected =
+      "{\"title\":\"layer 0\",\"queries\":[\"The\",\"cat\"],\"keys\":[\"The\",\"cat\"],"
+      "\"values\":[[1.0,null],[0.1,0.9]]}\n";
+  CHECK(render_table("layer 0", causal_2x2(), causal_mask(), {"The", "cat"}, {"The", "cat"},
+                     style_of(TableFormat::json)) == expected);
+}
+
+TEST_CASE("table: json keeps full float precision and survives invalid UTF-8 labels") {
+  Matrix values(1, 1);
+  values << 1.0f / 3.0f;
+  const std::string out =
+      render_table("t", values, Mask{}, {"\xFF"}, {"k"}, style_of(TableFormat::json));
+  CHECK(out.find("[[0.33333334]]") != std::string::npos);  // float32 1/3, round-trips exactly
+  CHECK(out.find("\"queries\":[\"\xEF\xBF\xBD\"]") != std::string::npos);
+}
+
+TEST_CASE("table: CJK labels keep columns aligned by display width") {
+  Matrix values(3, 3);
+  values << 1.0f, 0.0f, 0.0f, 0.25f, 0.75f, 0.0f, 0.125f, 0.125f, 0.75f;
+  const std::vector<std::string> queries = {"\xE4\xBD\xA0\xE5\xA5\xBD", "a",
+                                            "he\xCC\x81llo"};  // 你好, a, héllo (combining)
+  const std::vector<std::string> keys = {"\xE7\x8C\xAB", "\xE7\x8A\xAC\xE7\x8A\xAC\xE7\x8A\xAC",
+                                         "x"};  // 猫, 犬犬犬 (6 columns), x
+  const std::string out =
+      render_table("t", values, causal_mask(), queries, keys, style_of(TableFormat::text));
+  const std::string expected =
+      "t\n"
+      "          \xE7\x8C\xAB  \xE7\x8A\xAC\xE7\x8A\xAC\xE7\x8A\xAC      x\n"
+      "\xE4\xBD\xA0\xE5\xA5\xBD   1.000       -      -\n"
+      "a      0.250   0.750      -\n"
+      "he\xCC\x81llo  0.125   0.125  0.750\n";
+  CHECK(out == expected);
+  std::istringstream in(out);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 5);
+  const auto header_ends = field_ends(lines[1]);
+  REQUIRE(header_ends.size() == 3);
+  for (size_t r = 2; r < lines.size(); ++r) {
+    CAPTURE(lines[r]);
+    auto ends = field_ends(lines[r]);
+    REQUIRE(ends.size() == 4);
+    ends.erase(ends.begin());  // the query label
+    CHECK(ends == header_ends);
+  }
+}
+
+TEST_CASE("table: formats parse and bad input is rejected") {
+  CHECK(parse_table_format("text") == TableFormat::text);
+  CHECK(parse_table_format("csv") == TableFormat::csv);
+  CHECK(parse_table_format("json") == TableFormat::json);
+  CHECK_THROWS_AS(parse_table_format("xml"), Error);
+  CHECK_THROWS_AS(render_table("t", causal_2x2(), Mask{}, {"a"}, {}, TableStyle{}), Error);
+  CHECK_THROWS_AS(render_table("t", causal_2x2(), Mask{}, {}, {"a", "b", "c"}, TableStyle{}),
+                  Error);
+  CHECK_THROWS_AS(render_table("t", causal_2x2(), Mask{}, {}, {}, style_of(TableFormat::text, -1)),
+                  Error);
+}
