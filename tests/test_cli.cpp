@@ -26,6 +26,7 @@ TEST_CASE("cli: the sample runs and --save holds every head's scores and probs")
   CHECK(file.find("layer0.self.probs")->shape == std::vector<int64_t>{4, 10, 10});
   CHECK(file.find("layer0.self.scores")->shape == std::vector<int64_t>{4, 10, 10});
   CHECK(file.metadata().at("layer0.self.mask") == "causal");
+  CHECK(file.find("hidden")->shape == std::vector<int64_t>{10, 128});
   CHECK(nlohmann::json::parse(file.metadata().at("layer0.self.query_labels"))[1] == "cat");
   const Tensor p = file.load("layer0.self.probs");
   for (int h = 0; h < 4; ++h) {
@@ -101,7 +102,7 @@ TEST_CASE("cli: bad input gets a clear error and its exit code") {
       {"run -m samples/mha -t samples/english.txt --mask samples/mask_all_zeros.txt", "",
        "mask is [4, 4], expected [10, 10]", 1},
       {"run -m samples/mha", "", "no target input", 2},
-      {"run -m samples/mha -t samples/english.txt --scale -1", "", "--scale '-1'", 2},
+      {"run -m samples/mha -t samples/english.txt --qk-scale -1", "", "--qk-scale '-1'", 2},
       {"run -m samples/mha -t samples/english.txt --bogus", "", "bogus", 2},
       {"run -m samples/mha --ids '1 x'", "", "'x' is not a token id", 1},
       {"inspect samples/english.txt", "", "samples/english.txt", 1},

@@ -8,6 +8,16 @@
 
 namespace attnviz {
 
+namespace {
+// Population variance of every component of a head's q or k (what the seeds' sqrt(d_k) argument uses).
+float component_variance(ConstMatrixRef m) {
+  const double n = static_cast<double>(m.size());
+  if (n == 0) return 0.0f;
+  const double mean = m.cast<double>().sum() / n;
+  return static_cast<float>((m.cast<double>().array() - mean).square().sum() / n);
+}
+}  // namespace
+
 Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const AttentionWeights& w,
                             int n_heads, const AttentionSite& site) {
   // q = x W_qᵀ + b_q, k = x W_kᵀ + b_k, v = x W_vᵀ + b_v
@@ -28,6 +38,8 @@ Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Atten
     info.n_key = static_cast<int>(k.rows());
     info.d_head = d_k;
     info.scale = scale;
+    info.q_var = component_variance(q.middleCols(h * d_k, d_k));
+    info.k_var = component_variance(k.middleCols(h * d_k, d_k));
     info.mask = site.mask;
     info.query_labels = site.query_labels;
     info.key_labels = site.key_labels;

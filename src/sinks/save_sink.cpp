@@ -34,6 +34,10 @@ void SaveSink::on_block(const AttentionBlock& block) {
   Eigen::Map<Matrix>(site.probs.data() + offset, rows, info.n_key) = block.probs;
 }
 
+void SaveSink::add_tensor(const std::string& name, const Matrix& m) {
+  extra_.emplace_back(name, Tensor{{m.rows(), m.cols()}, std::vector<float>(m.data(), m.data() + m.size())});
+}
+
 void SaveSink::finish() {
   std::vector<TensorView> views;
   for (const auto& name : order_) {
@@ -41,6 +45,7 @@ void SaveSink::finish() {
     views.push_back({name + ".scores", site.shape, site.scores.data()});
     views.push_back({name + ".probs", site.shape, site.probs.data()});
   }
+  for (const auto& [name, t] : extra_) views.push_back({name, t.shape, t.data.data()});
   write_safetensors(path_, views, metadata_);
 }
 

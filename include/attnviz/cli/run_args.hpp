@@ -1,23 +1,32 @@
-// `attnviz run`: the raw flags as CLI11 fills them (validated into a plan by run_command).
+// Raw flags as CLI11 fills them: the inputs every model-running command shares, and `run`'s outputs.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 namespace attnviz {
 
-struct RunArgs {
+// What to run on what: shared by run, stats and check.
+struct InputArgs {
   std::string model;
   std::string tokens, ids, embeddings;                       // queries (and self-attention keys)
   std::string source_tokens, source_ids, source_embeddings;  // cross-attention keys / values
   std::optional<int> heads;
   bool causal = false;
-  int pad = 0;
+  int pad = 0;         // the last N target tokens are padding (masked as keys)
+  int source_pad = 0;  // the last N source tokens are padding
   std::string mask_file;
-  std::string scale;  // "" = 1/sqrt(d_k), "none" = 1, or a number
+  std::string qk_scale;  // "" = 1/sqrt(d_k), "none" = 1, or a number
   int block_rows = 256;
-  std::optional<int> layer, head;
+  std::optional<int> layer, head;  // selection of maps to show
   std::string site;
+};
+
+// `attnviz run`'s outputs.
+struct RunArgs {
+  InputArgs in;
   std::string table = "probs";
   int precision = 3;
   std::string format = "text";
@@ -27,6 +36,9 @@ struct RunArgs {
   std::string cmap = "viridis";
   bool no_heatmap = false;
 };
+
+// Registers the input flags on a subcommand.
+void add_input_flags(CLI::App& cmd, InputArgs& in);
 
 // Runs the model on the inputs and sends the maps to the requested outputs; failures throw Error.
 void run_command(const RunArgs& args);

@@ -33,6 +33,8 @@ struct MapInfo {
   int n_key = 0;
   int d_head = 0;      // per-head query/key width d_k
   float scale = 1.0f;  // the factor applied to q·k (1/sqrt(d_k) unless overridden)
+  float q_var = 0.0f;  // variance of this head's query components (over rows and d_k)
+  float k_var = 0.0f;  // variance of this head's key components; d_k·q_var·k_var predicts var(q·k)
   const Mask* mask = nullptr;
   const std::vector<std::string>* query_labels = nullptr;
   const std::vector<std::string>* key_labels = nullptr;

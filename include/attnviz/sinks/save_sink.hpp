@@ -7,10 +7,11 @@
 #include <vector>
 
 #include "attnviz/compute/attention_block.hpp"
+#include "attnviz/core/tensor.hpp"
 
 namespace attnviz {
 
-// Tensors "{map}.scores" and "{map}.probs" (map = layer0.self, decoder.layer1.cross, …), masked
+// Tensors "{map}.scores" and "{map}.probs" (+ extra tensors such as "hidden") (map = layer0.self, decoder.layer1.cross, …), masked
 // score cells stored as -inf; metadata: query/key labels (JSON arrays), mask, scale per map.
 class SaveSink : public AttentionSink {
  public:
@@ -18,6 +19,8 @@ class SaveSink : public AttentionSink {
   void begin_map(const MapInfo& info) override;
   void on_block(const AttentionBlock& block) override;
   void finish() override;
+  // An extra tensor written after the maps, e.g. "hidden" (the final hidden states [n, d_model]).
+  void add_tensor(const std::string& name, const Matrix& m);
 
  private:
   struct Site {
@@ -29,6 +32,7 @@ class SaveSink : public AttentionSink {
   std::vector<std::string> order_;  // map names in the order they came
   std::map<std::string, Site> sites_;
   std::map<std::string, std::string> metadata_;
+  std::vector<std::pair<std::string, Tensor>> extra_;
 };
 
 }  // namespace attnviz

@@ -1,0 +1,32 @@
+// The input flags shared by every command that runs a model (run, stats, check).
+#include "attnviz/cli/run_args.hpp"
+
+namespace attnviz {
+
+void add_input_flags(CLI::App& cmd, InputArgs& in) {
+  cmd.add_option("--model,-m", in.model, ".safetensors file or model folder")->required();
+  cmd.add_option("--tokens,-t", in.tokens, "UTF-8 token file (whitespace-separated), - for stdin");
+  cmd.add_option("--ids", in.ids, "token ids: \"5 17 3\" or a file holding them");
+  cmd.add_option("--embeddings", in.embeddings, ".npy [N, d_model] fed to the layer directly");
+  cmd.add_option("--source-tokens", in.source_tokens, "cross-attention source tokens");
+  cmd.add_option("--source-ids", in.source_ids, "cross-attention source ids");
+  cmd.add_option("--source-embeddings", in.source_embeddings, "cross-attention source .npy");
+  cmd.add_option("--heads", in.heads, "number of heads, when the model file lacks it");
+  cmd.add_flag("--causal", in.causal, "causal mask: query i sees keys j <= i");
+  cmd.add_option("--pad", in.pad, "the last N target tokens are padding")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--source-pad", in.source_pad, "the last N source tokens are padding")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--mask", in.mask_file, "0/1 mask matrix [queries, keys] (text or .npy)");
+  cmd.add_option("--qk-scale", in.qk_scale,
+                 "factor on q·k: a number, or none (default 1/sqrt(d_k))");
+  cmd.add_option("--block-rows", in.block_rows, "query rows per streamed block")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--layer", in.layer, "only this layer")->check(CLI::NonNegativeNumber);
+  cmd.add_option("--head", in.head, "only this head (tables: default head 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--site", in.site, "only self or cross attention")
+      ->check(CLI::IsMember({"self", "cross"}));
+}
+
+}  // namespace attnviz
