@@ -117,10 +117,13 @@ TEST_CASE("attention: random inputs match the naive triple loop, every mask, eve
   pad.n_pad_keys = 5;
   Mask causal_pad = pad;
   causal_pad.causal = true;
+  Mask window;
+  window.window = 3;
+  window.causal = true;
   Mask file;
   file.matrix = MaskMatrix(37, 41);
   for (Eigen::Index i = 0; i < file.matrix->size(); ++i) file.matrix->data()[i] = rng.next_u64() % 3 != 0;
-  for (const Mask* mask : {&pad, &causal_pad, &file, &pad}) {
+  for (const Mask* mask : {&pad, &causal_pad, &window, &file}) {
     for (int block : {1, 8, 37, 100}) {
       Matrix out, probs;
       const Matrix expected = naive_attention(q, k, v, *mask, 0.25f, probs);

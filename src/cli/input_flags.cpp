@@ -17,6 +17,8 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--source-pad", in.source_pad, "the last N source tokens are padding")
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--window", in.window, "sliding-window mask: query i sees keys with |i - j| < W")
+      ->check(CLI::NonNegativeNumber);
   cmd.add_option("--mask", in.mask_file, "0/1 mask matrix [queries, keys] (text or .npy)");
   cmd.add_option("--qk-scale", in.qk_scale,
                  "factor on q·k: a number, or none (default 1/sqrt(d_k))");

@@ -32,6 +32,7 @@ Mask resolve_mask(const InputArgs& a, int n_query, int n_key, bool cross) {
                                   n_key));
   }
   mask.n_pad_keys = pad;
+  if (!cross) mask.window = a.window;
   if (!a.mask_file.empty()) mask.matrix = read_mask_file(a.mask_file, n_query, n_key);
   return mask;
 }

@@ -17,6 +17,7 @@ struct InputArgs {
   bool causal = false;
   int pad = 0;         // the last N target tokens are padding (masked as keys)
   int source_pad = 0;  // the last N source tokens are padding
+  int window = 0;      // sliding-window mask over the target self-attention (0 = none)
   std::string mask_file;
   std::string qk_scale;  // "" = 1/sqrt(d_k), "none" = 1, or a number
   int block_rows = 256;

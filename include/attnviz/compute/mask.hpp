@@ -16,16 +16,18 @@ using MaskMatrix = Eigen::Matrix<uint8_t, Eigen::Dynamic, Eigen::Dynamic, Eigen:
 struct Mask {
   bool causal = false;               // subsequent_mask: key j is visible to query i iff j <= i
   int n_pad_keys = 0;                // the last n_pad_keys keys are padding (key padding mask)
+  int window = 0;                    // sliding window (0 = none): key j visible iff |i - j| < window
   std::optional<MaskMatrix> matrix;  // explicit 0/1 mask from a file, [n_query, n_key]
 
   bool allowed(int64_t i, int64_t j, int64_t n_key) const {
     if (causal && j > i) return false;
     if (j >= n_key - n_pad_keys) return false;
+    if (window > 0 && (i - j >= window || j - i >= window)) return false;
     if (matrix && (*matrix)(i, j) == 0) return false;
     return true;
   }
-  bool is_none() const { return !causal && n_pad_keys == 0 && !matrix; }
-  // "causal", "padding(2)", "file", "causal+padding(2)", or "none".
+  bool is_none() const { return !causal && n_pad_keys == 0 && window == 0 && !matrix; }
+  // "causal", "padding(2)", "window(4)", "file", "causal+padding(2)", or "none".
   std::string describe() const;
 };
 
