@@ -98,7 +98,7 @@ TEST_CASE("cli: bad input gets a clear error and its exit code") {
       {"run -m samples/mha -t -", "  \n", "standard input: no tokens (the input is empty)", 1},
       {"run -m samples/mha -t -", "ok \xc3\x28", "standard input: invalid UTF-8 at byte 3", 1},
       {"run -m samples/mha -t samples/english.txt --heads 8", "", "n_heads = 8 in the command line contradicts", 2},
-      {"run -m samples/mha -t samples/english.txt --pad 11", "", "--pad 11: there are only 10 keys", 2},
+      {"run -m samples/mha -t samples/english.txt --pad 11", "", "--pad 11: there are only 10 tokens", 2},
       {"run -m samples/mha -t samples/english.txt --mask samples/mask_all_zeros.txt", "",
        "mask is [4, 4], expected [10, 10]", 1},
       {"run -m samples/mha", "", "no target input", 2},

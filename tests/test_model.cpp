@@ -14,6 +14,12 @@ using namespace attnviz;
 using attnviz::test::TempDir;
 
 namespace {
+ConfigOverrides heads(int n) {
+  ConfigOverrides o;
+  o.n_heads = n;
+  return o;
+}
+
 std::string error_of(const std::function<void()>& f, int* code = nullptr) {
   try {
     f();
@@ -48,8 +54,8 @@ TEST_CASE("model: init writes the seed-000 shapes and load reads them back") {
   CHECK(m.config.n_heads == 4);
   CHECK(m.config.d_k() == 16);
   CHECK(m.config.d_head_v() == 8);
-  CHECK(m.weights.attention.out.has_value());
-  CHECK(m.weights.attention.q.weight(3, 5) == w.data[3 * 128 + 5]);
+  CHECK(m.weights.encoder.layers[0].self_attn.out.has_value());
+  CHECK(m.weights.encoder.layers[0].self_attn.q.weight(3, 5) == w.data[3 * 128 + 5]);
 }
 
 TEST_CASE("model: the same seed gives the same model, another seed another") {
@@ -62,8 +68,8 @@ TEST_CASE("model: the same seed gives the same model, another seed another") {
   o.seed = 1;
   init_model(c.path(), o);
   const Model ma = load_model(a.path(), {}), mb = load_model(b.path(), {}), mc = load_model(c.path(), {});
-  CHECK(ma.weights.attention.k.weight == mb.weights.attention.k.weight);
-  CHECK(ma.weights.attention.k.weight != mc.weights.attention.k.weight);
+  CHECK(ma.weights.encoder.layers[0].self_attn.k.weight == mb.weights.encoder.layers[0].self_attn.k.weight);
+  CHECK(ma.weights.encoder.layers[0].self_attn.k.weight != mc.weights.encoder.layers[0].self_attn.k.weight);
 }
 
 TEST_CASE("model: --heads that contradicts the file is a usage error; missing heads asks for it") {
@@ -73,10 +79,10 @@ TEST_CASE("model: --heads that contradicts the file is a usage error; missing he
   o.n_heads = 2;
   init_model(dir.path(), o);
   int code = 0;
-  const auto msg = error_of([&] { load_model(dir.path(), ConfigOverrides{4}); }, &code);
+  const auto msg = error_of([&] { load_model(dir.path(), heads(4)); }, &code);
   CHECK(msg.find("n_heads = 4 in the command line contradicts n_heads = 2") != std::string::npos);
   CHECK(code == k_exit_usage);
-  CHECK(load_model(dir.path(), ConfigOverrides{2}).config.n_heads == 2);
+  CHECK(load_model(dir.path(), heads(2)).config.n_heads == 2);
 
   // A bare file with no metadata and no config.json: heads must come from the flag.
   const auto src = SafetensorsFile::open(dir / "model.safetensors");
@@ -87,8 +93,8 @@ TEST_CASE("model: --heads that contradicts the file is a usage error; missing he
   TempDir bare;
   write_safetensors(bare / "w.safetensors", views, {});
   CHECK(error_of([&] { load_model(bare / "w.safetensors", {}); }).find("give --heads N") != std::string::npos);
-  CHECK(load_model(bare / "w.safetensors", ConfigOverrides{8}).config.n_heads == 8);
-  CHECK(error_of([&] { load_model(bare / "w.safetensors", ConfigOverrides{3}); }).find("3 heads do not divide") != std::string::npos);
+  CHECK(load_model(bare / "w.safetensors", heads(8)).config.n_heads == 8);
+  CHECK(error_of([&] { load_model(bare / "w.safetensors", heads(3)); }).find("3 heads do not divide") != std::string::npos);
 }
 
 TEST_CASE("model: a missing tensor and a wrong shape name the tensor and both shapes") {
@@ -98,10 +104,11 @@ TEST_CASE("model: a missing tensor and a wrong shape name the tensor and both sh
                     {{"q.weight", {8, 16}, zeros.data()}, {"k.weight", {8, 16}, zeros.data()}}, {{"n_heads", "2"}});
   CHECK(error_of([&] { load_model(dir / "a.safetensors", {}); }).find("missing tensor 'v.weight'") != std::string::npos);
   write_safetensors(dir / "b.safetensors",
-                    {{"q.weight", {8, 16}, zeros.data()}, {"k.weight", {8, 15}, zeros.data()},
-                     {"v.weight", {8, 16}, zeros.data()}}, {{"n_heads", "2"}});
+                    {{"q.weight", {8, 16}, zeros.data()}, {"k.weight", {8, 16}, zeros.data()},
+                     {"v.weight", {8, 16}, zeros.data()}, {"out.weight", {16, 7}, zeros.data()}},
+                    {{"n_heads", "2"}});
   const auto msg = error_of([&] { load_model(dir / "b.safetensors", {}); });
-  CHECK(msg.find("'k.weight' has shape [8, 15], expected [8, 16]") != std::string::npos);
+  CHECK(msg.find("'out.weight' has shape [16, 7], expected [16, 8]") != std::string::npos);
 }
 
 TEST_CASE("embedding: hash embedding is deterministic per token and unit-variance") {
@@ -124,9 +131,9 @@ TEST_CASE("embedding: a vocabulary maps tokens to table rows, [UNK] catches the 
   const Model m = load_model(dir.path(), {});
   REQUIRE(m.vocab.size() == 3);
   const Sequence s = embed_tokens(m, {"cat", "the", "dog"});
-  CHECK(s.x.row(0) == m.weights.token_embedding->row(2));
-  CHECK(s.x.row(1) == m.weights.token_embedding->row(1));
-  CHECK(s.x.row(2) == m.weights.token_embedding->row(0));
+  CHECK(s.x.row(0) == m.weights.embed.token->row(2));
+  CHECK(s.x.row(1) == m.weights.embed.token->row(1));
+  CHECK(s.x.row(2) == m.weights.embed.token->row(0));
   const Sequence ids = embed_ids(m, {2, 1});
   CHECK(ids.labels == std::vector<std::string>{"cat", "the"});
   CHECK(error_of([&] { embed_ids(m, {3}); }).find("past the embedding table's 3 rows") != std::string::npos);
@@ -141,6 +148,6 @@ TEST_CASE("embedding: too many tokens and a wrong width are errors") {
   init_model(dir.path(), o);
   const Model m = load_model(dir.path(), {});
   CHECK(error_of([&] { embed_tokens(m, {"a", "b", "c", "d"}); }).find("at most 3") != std::string::npos);
-  CHECK(error_of([&] { embedded_input(m, Matrix::Zero(2, 7), {}, "x.npy"); })
+  CHECK(error_of([&] { embedded_input(m, Matrix::Zero(2, 7), {}, "x.npy", m.config.d_model); })
             .find("width 7 (shape [2, 7]), but the model's d_model is 8") != std::string::npos);
 }

@@ -19,14 +19,19 @@ void add_init_command(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   InitOptions& o = args->options;
-  CLI::App* cmd = app.add_subcommand("init", "write a random multi-head attention model");
+  CLI::App* cmd = app.add_subcommand("init", "write a random model of any architecture");
+  cmd->add_option("--arch", o.arch, "mha, encoder, decoder, encoder-decoder, gpt2 or bert")
+      ->check(CLI::IsMember({"mha", "encoder", "decoder", "encoder-decoder", "gpt2", "bert"}));
+  cmd->add_option("--layers", o.n_layers, "layers per stack")->check(CLI::PositiveNumber);
+  cmd->add_option("--d-ff", o.d_ff, "feed-forward width (default 4 · d_model)")->check(CLI::PositiveNumber);
+  cmd->add_flag("--norm-first", o.norm_first, "pre-norm layers (encoder, encoder-decoder)");
   cmd->add_option("--output,-o", args->out, "folder to write model.safetensors and config.json")
       ->required();
   cmd->add_option("--d-model", o.d_model, "input width")->check(CLI::PositiveNumber);
   cmd->add_option("--heads", o.n_heads, "number of heads")->check(CLI::PositiveNumber);
-  cmd->add_option("--d-qk", o.d_qk, "total query/key width (default d_model)")
+  cmd->add_option("--d-qk", o.d_qk, "mha: total query/key width (default d_model)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--d-v", o.d_v, "total value width (default d_model)")->check(CLI::PositiveNumber);
+  cmd->add_option("--d-v", o.d_v, "mha: total value width (default d_model)")->check(CLI::PositiveNumber);
   cmd->add_option("--max-positions", o.max_positions, "longest input accepted (default: no limit)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", o.seed, "random seed");

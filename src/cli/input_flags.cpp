@@ -12,6 +12,15 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
   cmd.add_option("--source-ids", in.source_ids, "cross-attention source ids");
   cmd.add_option("--source-embeddings", in.source_embeddings, "cross-attention source .npy");
   cmd.add_option("--heads", in.heads, "number of heads, when the model file lacks it");
+  cmd.add_option("--layout", in.layout,
+                 "tensor-name layout: seed000, seed001, seed002, torch-mha, torch-encoder, "
+                 "torch-decoder, torch-transformer, nanogpt, gpt2, bert (default: detected)");
+  cmd.add_option("--layout-file", in.layout_file, "JSON mapping of roles to tensor-name patterns");
+  cmd.add_flag("--norm-first", in.norm_first, "pre-norm layers (nn.Transformer* norm_first=True)");
+  cmd.add_option("--activation", in.activation, "FFN activation: relu, gelu, gelu_tanh");
+  cmd.add_option("--layer-norm-eps", in.layer_norm_eps, "LayerNorm epsilon");
+  cmd.add_option("--pe-base", in.pe_base, "base of the sinusoidal positional encoding (10000)")
+      ->check(CLI::PositiveNumber);
   cmd.add_flag("--causal", in.causal, "causal mask: query i sees keys j <= i");
   cmd.add_option("--pad", in.pad, "the last N target tokens are padding")
       ->check(CLI::NonNegativeNumber);

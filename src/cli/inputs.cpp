@@ -18,10 +18,23 @@ Sequence resolve_sequence(const Model& model, const std::string& tokens, const s
     throw usage_error(fmt::format("{}ids cannot be combined with {}tokens or {}embeddings", flag,
                                   flag, flag));
   }
+  // A lone attention module's keys and values may have their own width (nn.MultiheadAttention's
+  // kdim / vdim); one source sequence feeds both, so they must agree.
+  const Config& c = model.config;
+  const bool kv_input = role == "source" && c.arch == Arch::mha;
+  if (kv_input && c.kdim != c.vdim) {
+    throw Error(fmt::format("{}: kdim {} ≠ vdim {}: attnviz feeds one source sequence to both keys and "
+                            "values", model.name, c.kdim, c.vdim));
+  }
+  const int width = kv_input ? c.kdim : c.d_model;
   if (!embeddings.empty()) {
     std::vector<std::string> labels;
     if (!tokens.empty()) labels = read_tokens(tokens);
-    return embedded_input(model, read_npy(embeddings), std::move(labels), embeddings);
+    return embedded_input(model, read_npy(embeddings), std::move(labels), embeddings, width);
+  }
+  if (width != c.d_model) {
+    throw usage_error(fmt::format("{}: keys and values are {} wide (kdim), not d_model {}: give "
+                                  "{}embeddings of that width", model.name, width, c.d_model, flag));
   }
   if (!ids.empty()) {
     const bool is_file = ids == "-" || std::filesystem::is_regular_file(ids);

@@ -7,49 +7,61 @@
 
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/safetensors.hpp"
+#include "attnviz/model/tensor_source.hpp"
+#include "attnviz/model/model.hpp"
 
 namespace attnviz {
 
 namespace {
 
-std::filesystem::path weights_in(const std::filesystem::path& path) {
-  if (!std::filesystem::is_directory(path)) return path;
-  for (const auto& entry : std::filesystem::directory_iterator(path)) {
-    if (entry.path().extension() == ".safetensors") return entry.path();
+// The layout and config attnviz detects, or why the file is not a model it can run.
+void print_model(const std::filesystem::path& path, const ConfigOverrides& overrides) {
+  try {
+    const Model model = load_model(path, overrides);
+    std::cout << "\nmodel: " << describe_config(model.config) << '\n';
+  } catch (const Error& e) {
+    std::cout << "\nmodel: not runnable as it is: " << e.what() << '\n';
   }
-  throw Error(fmt::format("{}: no .safetensors file in the folder", path.string()));
 }
 
-void inspect(const std::filesystem::path& path) {
-  const SafetensorsFile file = SafetensorsFile::open(weights_in(path));
+void inspect(const std::filesystem::path& path, const ConfigOverrides& overrides) {
+  const TensorSource src = TensorSource::open(path);
+  const auto names = src.names();
   size_t name_width = 6;
-  for (const auto& t : file.tensors()) name_width = std::max(name_width, t.name.size());
-  std::cout << fmt::format("{}\n{} tensors\n\n", file.path().string(), file.tensors().size());
-  std::cout << fmt::format("{:<{}}  {:<5}  {:<20}  {:>12}\n", "tensor", name_width, "dtype", "shape",
-                           "bytes");
+  for (const auto& n : names) name_width = std::max(name_width, n.size());
+  std::cout << fmt::format("{}\n{} tensors\n\n", src.description(), names.size());
+  const auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
+    std::cout << fmt::format("{:<{}}  {:<5}  {:<20}  {:>12}\n", a, name_width, b, c, d);
+  };
+  row("tensor", "dtype", "shape", "bytes");
   uint64_t total = 0;
-  for (const auto& t : file.tensors()) {
-    std::cout << fmt::format("{:<{}}  {:<5}  {:<20}  {:>12}\n", t.name, name_width, t.dtype,
-                             shape_string(t.shape), t.end - t.begin);
+  for (const auto& n : names) {
+    const TensorInfo& t = src.info(n);
+    row(n, t.dtype, shape_string(t.shape), std::to_string(t.end - t.begin));
     total += t.end - t.begin;
   }
-  std::cout << fmt::format("{:<{}}  {:<5}  {:<20}  {:>12}\n", "total", name_width, "", "", total);
-  if (!file.metadata().empty()) {
+  row("total", "", "", std::to_string(total));
+  if (!src.metadata().empty()) {
     std::cout << "\nmetadata\n";
-    for (const auto& [key, value] : file.metadata()) {
-      std::cout << fmt::format("  {} = {}\n", key, value);
-    }
+    for (const auto& [key, value] : src.metadata()) std::cout << fmt::format("  {} = {}\n", key, value);
   }
+  print_model(path, overrides);
 }
 
 }  // namespace
 
 void add_inspect_command(CLI::App& app) {
-  auto path = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("inspect", "list the tensors and metadata of a weights file");
-  cmd->add_option("file", *path, ".safetensors file or model folder")->required();
-  cmd->callback([path] { inspect(*path); });
+  struct Args {
+    std::string path;
+    ConfigOverrides overrides;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("inspect", "list the tensors, metadata and detected layout of a model");
+  cmd->add_option("file", args->path, ".safetensors file or model folder")->required();
+  cmd->add_option("--heads", args->overrides.n_heads, "number of heads, when the file lacks it");
+  cmd->add_option("--layout", args->overrides.layout, "layout name instead of detection");
+  cmd->add_option("--layout-file", args->overrides.layout_file, "JSON mapping of roles to tensor names");
+  cmd->callback([args] { inspect(args->path, args->overrides); });
 }
 
 }  // namespace attnviz

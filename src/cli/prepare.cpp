@@ -23,33 +23,50 @@ std::optional<float> parse_qk_scale(const std::string& text) {
   return value;
 }
 
-Mask resolve_mask(const InputArgs& a, int n_query, int n_key, bool cross) {
-  Mask mask;
-  mask.causal = a.causal;
-  const int pad = cross ? a.source_pad : a.pad;
-  if (pad > n_key) {
-    throw usage_error(fmt::format("--{}pad {}: there are only {} keys", cross ? "source-" : "", pad,
-                                  n_key));
-  }
-  mask.n_pad_keys = pad;
-  if (!cross) mask.window = a.window;
-  if (!a.mask_file.empty()) mask.matrix = read_mask_file(a.mask_file, n_query, n_key);
-  return mask;
+void check_pad(int pad, int n, const char* flag) {
+  if (pad > n) throw usage_error(fmt::format("{} {}: there are only {} tokens", flag, pad, n));
+}
+
+// --mask applies to the map the target's queries make first: the cross map of a lone attention
+// module given a source, else the target's self-attention.
+void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
+  const int n_target = static_cast<int>(in.target.x.rows());
+  const int n_source = in.source ? static_cast<int>(in.source->x.rows()) : 0;
+  check_pad(a.pad, n_target, "--pad");
+  check_pad(a.source_pad, n_source, "--source-pad");
+  in.target_mask.causal = a.causal;
+  in.target_mask.n_pad_keys = a.pad;
+  in.target_mask.window = a.window;
+  in.source_mask.n_pad_keys = a.source_pad;
+  if (a.mask_file.empty()) return;
+  const bool on_cross = model.config.arch == Arch::mha && in.source;
+  Mask& m = on_cross ? in.source_mask : in.target_mask;
+  m.matrix = read_mask_file(a.mask_file, n_target, on_cross ? n_source : n_target);
 }
 
 }  // namespace
 
+ConfigOverrides overrides_of(const InputArgs& a) {
+  ConfigOverrides o;
+  o.n_heads = a.heads;
+  if (a.norm_first) o.norm_first = true;
+  if (!a.activation.empty()) o.activation = a.activation;
+  o.layer_norm_eps = a.layer_norm_eps;
+  o.pe_base = a.pe_base;
+  o.layout = a.layout;
+  o.layout_file = a.layout_file;
+  return o;
+}
+
 PreparedRun prepare_run(const InputArgs& a) {
   const bool cross = !a.source_tokens.empty() || !a.source_ids.empty() || !a.source_embeddings.empty();
-  PreparedRun run{load_model(a.model, ConfigOverrides{a.heads}), {}, {}, {}};
+  PreparedRun run{load_model(a.model, overrides_of(a)), {}, {}, {}};
   run.inputs.target = resolve_sequence(run.model, a.tokens, a.ids, a.embeddings, "target");
   if (cross) {
     run.inputs.source =
         resolve_sequence(run.model, a.source_tokens, a.source_ids, a.source_embeddings, "source");
   }
-  const int n_query = static_cast<int>(run.inputs.target.x.rows());
-  const int n_key = static_cast<int>(cross ? run.inputs.source->x.rows() : n_query);
-  run.inputs.mask = resolve_mask(a, n_query, n_key, cross);
+  resolve_masks(a, run.model, run.inputs);
   run.options.scale = parse_qk_scale(a.qk_scale);
   run.options.block_rows = a.block_rows;
   run.selection.layer = a.layer;

@@ -62,7 +62,10 @@ void run_command(const RunArgs& a) {
 
   const ForwardResult result = forward(run.model, run.inputs, run.options, &sinks);
   for (const auto& w : result.warnings) std::cerr << "attnviz: warning: " << w << '\n';
-  if (save) save->add_tensor("hidden", result.hidden);
+  if (save) {
+    save->add_tensor("hidden", result.hidden);
+    if (result.encoder_hidden) save->add_tensor("encoder.hidden", *result.encoder_hidden);
+  }
   sinks.finish();
   std::cout.flush();
 }

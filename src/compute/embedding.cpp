@@ -3,8 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <unordered_map>
 
+#include "attnviz/compute/layer_norm.hpp"
+#include "attnviz/compute/positional.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/random.hpp"
 
@@ -20,6 +23,18 @@ void check_length(const Model& model, size_t n, const std::string& what) {
   }
 }
 
+// x = lut(ids) · sqrt(d_model)? + positions + token type 0, then the embedding LayerNorm.
+void finish_embedding(const Model& model, Matrix& x) {
+  const Config& c = model.config;
+  const EmbeddingWeights& e = model.weights.embed;
+  if (c.scale_embeddings) x *= std::sqrt(static_cast<float>(c.d_model));
+  const auto n = x.rows();
+  if (c.positional == Positional::learned && e.position) x += e.position->topRows(n);
+  if (c.positional == Positional::sinusoidal) x += sinusoidal_encoding(int(n), c.d_model, c.pe_base);
+  if (e.token_type) x.rowwise() += e.token_type->row(0);
+  if (e.norm) x = layer_norm(x, *e.norm, c.layer_norm_eps);
+}
+
 }  // namespace
 
 RowVector hash_embedding(std::string_view token, int d_model) {
@@ -33,7 +48,7 @@ Sequence embed_tokens(const Model& model, const std::vector<std::string>& tokens
   check_length(model, tokens.size(), "tokens");
   const int d_model = model.config.d_model;
   Sequence seq{tokens, Matrix(static_cast<Eigen::Index>(tokens.size()), d_model)};
-  const bool use_table = model.weights.token_embedding.has_value() && !model.vocab.empty();
+  const bool use_table = model.weights.embed.token.has_value() && !model.vocab.empty();
   std::unordered_map<std::string, int> ids;
   if (use_table) {
     for (size_t i = 0; i < model.vocab.size(); ++i) ids.emplace(model.vocab[i], static_cast<int>(i));
@@ -54,8 +69,9 @@ Sequence embed_tokens(const Model& model, const std::vector<std::string>& tokens
       throw Error(fmt::format("token '{}' has id {}, past the embedding table's {} rows", tokens[i],
                               it->second, model.config.vocab_size));
     }
-    seq.x.row(row) = model.weights.token_embedding->row(it->second);
+    seq.x.row(row) = model.weights.embed.token->row(it->second);
   }
+  finish_embedding(model, seq.x);
   return seq;
 }
 
@@ -67,7 +83,7 @@ Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids) {
     const int64_t id = ids[i];
     const std::string hashed = fmt::format("#{}", id);
     const auto row = static_cast<Eigen::Index>(i);
-    if (!model.weights.token_embedding) {
+    if (!model.weights.embed.token) {
       seq.x.row(row) = hash_embedding(hashed, d_model);
       seq.labels.push_back(hashed);
       continue;
@@ -76,17 +92,18 @@ Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids) {
       throw Error(fmt::format("id {} at position {} is past the embedding table's {} rows", id, i,
                               model.config.vocab_size));
     }
-    seq.x.row(row) = model.weights.token_embedding->row(id);
+    seq.x.row(row) = model.weights.embed.token->row(id);
     seq.labels.push_back(static_cast<size_t>(id) < model.vocab.size() ? model.vocab[id] : hashed);
   }
+  finish_embedding(model, seq.x);
   return seq;
 }
 
 Sequence embedded_input(const Model& model, Matrix x, std::vector<std::string> labels,
-                        const std::string& what) {
-  if (x.cols() != model.config.d_model) {
-    throw Error(fmt::format("{}: width {} (shape [{}, {}]), but the model's d_model is {}", what,
-                            x.cols(), x.rows(), x.cols(), model.config.d_model));
+                        const std::string& what, int width) {
+  if (x.cols() != width) {
+    throw Error(fmt::format("{}: width {} (shape [{}, {}]), but the model's {} is {}", what, x.cols(),
+                            x.rows(), x.cols(), width == model.config.d_model ? "d_model" : "kdim", width));
   }
   if (x.rows() == 0) throw Error(fmt::format("{}: no rows", what));
   check_length(model, static_cast<size_t>(x.rows()), what);

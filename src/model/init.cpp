@@ -1,82 +1,162 @@
-// `attnviz init`: write a seeded random multi-head attention model in the seed modules' layout.
+// `attnviz init`: random models of each architecture in the tensor names of their family.
 #include "attnviz/model/init.hpp"
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/core/random.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/io/safetensors.hpp"
+#include "init_writer.hpp"
 
 namespace attnviz {
 
 namespace fs = std::filesystem;
+using detail::InitWriter;
+using Json = nlohmann::ordered_json;
 
 namespace {
 
-struct NamedTensor {
-  std::string name;
-  std::vector<int64_t> shape;
-  std::vector<float> data;
+struct Dims {
+  int d, heads, d_ff, layers, vocab, positions;
 };
 
-// nn.Linear(in, out): weight [out, in] and bias [out] ~ U(-1/sqrt(in), 1/sqrt(in)).
-void add_linear(std::vector<NamedTensor>& out, Random& rng, const std::string& name, int in_f,
-                int out_f) {
-  const float bound = 1.0f / std::sqrt(static_cast<float>(in_f));
-  NamedTensor w{name + ".weight", {out_f, in_f}, std::vector<float>(size_t(out_f) * in_f)};
-  NamedTensor b{name + ".bias", {out_f}, std::vector<float>(size_t(out_f))};
-  for (float& x : w.data) x = rng.uniform(-bound, bound);
-  for (float& x : b.data) x = rng.uniform(-bound, bound);
-  out.push_back(std::move(w));
-  out.push_back(std::move(b));
+// nn.MultiheadAttention's parameters under `p` (fused in_proj).
+void torch_attention(InitWriter& w, const std::string& p, int d) {
+  w.torch_linear(p + "in_proj", d, 3 * d, "_");
+  w.torch_linear(p + "out_proj", d, d);
 }
 
-void validate(const InitOptions& o, int d_qk, int d_v) {
-  if (o.d_model <= 0 || o.n_heads <= 0 || d_qk <= 0 || d_v <= 0) {
-    throw usage_error("init: --d-model, --heads, --d-qk and --d-v must be positive");
+void torch_layer(InitWriter& w, const std::string& p, const Dims& n, bool cross) {
+  torch_attention(w, p + "self_attn.", n.d);
+  if (cross) torch_attention(w, p + "multihead_attn.", n.d);
+  w.torch_linear(p + "linear1", n.d, n.d_ff);
+  w.torch_linear(p + "linear2", n.d_ff, n.d);
+  for (int i = 1; i <= (cross ? 3 : 2); ++i) w.layer_norm(fmt::format("{}norm{}", p, i), n.d);
+}
+
+Json write_mha(InitWriter& w, const InitOptions& o, const Dims& n) {
+  const int d_qk = o.d_qk > 0 ? o.d_qk : n.d, d_v = o.d_v > 0 ? o.d_v : n.d;
+  if (d_qk % n.heads || d_v % n.heads) {
+    throw usage_error(fmt::format("init: --heads {} must divide d_qk = {} and d_v = {}", n.heads, d_qk, d_v));
   }
-  if (d_qk % o.n_heads != 0 || d_v % o.n_heads != 0) {
-    throw usage_error(fmt::format("init: --heads {} must divide d_qk = {} and d_v = {}", o.n_heads,
-                                  d_qk, d_v));
+  w.torch_linear("q", n.d, d_qk);
+  w.torch_linear("k", n.d, d_qk);
+  w.torch_linear("v", n.d, d_v);
+  if (o.out_proj) w.torch_linear("out", d_v, n.d);
+  if (n.vocab > 0) w.embedding("embed.weight", n.vocab, n.d, 1.0f);  // nn.Embedding ~ N(0, 1)
+  Json c{{"arch", "mha"}, {"d_model", n.d}, {"n_heads", n.heads}, {"d_qk", d_qk}, {"d_v", d_v}};
+  if (o.max_positions > 0) c["max_positions"] = o.max_positions;
+  return c;
+}
+
+Json write_torch(InitWriter& w, const InitOptions& o, const Dims& n) {
+  const bool both = o.arch == "encoder-decoder";
+  for (int l = 0; l < n.layers; ++l) {
+    torch_layer(w, fmt::format("{}layers.{}.", both ? "encoder." : "", l), n, false);
   }
+  w.layer_norm(both ? "encoder.norm" : "norm", n.d);
+  if (both) {
+    for (int l = 0; l < n.layers; ++l) torch_layer(w, fmt::format("decoder.layers.{}.", l), n, true);
+    w.layer_norm("decoder.norm", n.d);
+  }
+  Json c{{"arch", o.arch}, {"n_heads", n.heads}, {"norm_first", o.norm_first}, {"activation", "relu"},
+         {"layer_norm_eps", 1e-5}, {"positional", "sinusoidal"}, {"pe_base", 10000.0}};
+  if (o.max_positions > 0) c["max_positions"] = o.max_positions;
+  return c;
+}
+
+Json write_nanogpt(InitWriter& w, const Dims& n) {
+  if (n.vocab > 0) w.embedding("transformer.wte.weight", n.vocab, n.d, 0.02f);
+  w.embedding("transformer.wpe.weight", n.positions, n.d, 0.02f);
+  for (int l = 0; l < n.layers; ++l) {
+    const std::string p = fmt::format("transformer.h.{}.", l);
+    w.layer_norm(p + "ln_1", n.d);
+    w.torch_linear(p + "attn.c_attn", n.d, 3 * n.d);
+    w.torch_linear(p + "attn.c_proj", n.d, n.d);
+    w.layer_norm(p + "ln_2", n.d);
+    w.torch_linear(p + "mlp.c_fc", n.d, n.d_ff);
+    w.torch_linear(p + "mlp.c_proj", n.d_ff, n.d);
+  }
+  w.layer_norm("transformer.ln_f", n.d);
+  return Json{{"arch", "decoder"}, {"n_heads", n.heads}, {"n_layer", n.layers}};
+}
+
+Json write_gpt2(InitWriter& w, const Dims& n) {
+  w.embedding("wte.weight", std::max(n.vocab, 1), n.d, 0.02f);
+  w.embedding("wpe.weight", n.positions, n.d, 0.01f);
+  for (int l = 0; l < n.layers; ++l) {
+    const std::string p = fmt::format("h.{}.", l);
+    w.layer_norm(p + "ln_1", n.d);
+    w.hf_conv1d(p + "attn.c_attn", n.d, 3 * n.d);
+    w.hf_conv1d(p + "attn.c_proj", n.d, n.d);
+    w.layer_norm(p + "ln_2", n.d);
+    w.hf_conv1d(p + "mlp.c_fc", n.d, n.d_ff);
+    w.hf_conv1d(p + "mlp.c_proj", n.d_ff, n.d);
+  }
+  w.layer_norm("ln_f", n.d);
+  return Json{{"model_type", "gpt2"}, {"n_embd", n.d}, {"n_head", n.heads}, {"n_layer", n.layers},
+              {"n_positions", n.positions}, {"n_inner", n.d_ff}, {"layer_norm_epsilon", 1e-5},
+              {"activation_function", "gelu_new"}, {"vocab_size", std::max(n.vocab, 1)}};
+}
+
+Json write_bert(InitWriter& w, const Dims& n) {
+  w.embedding("embeddings.word_embeddings.weight", std::max(n.vocab, 1), n.d, 0.02f);
+  w.embedding("embeddings.position_embeddings.weight", n.positions, n.d, 0.02f);
+  w.embedding("embeddings.token_type_embeddings.weight", 2, n.d, 0.02f);
+  w.layer_norm("embeddings.LayerNorm", n.d);
+  for (int l = 0; l < n.layers; ++l) {
+    const std::string p = fmt::format("encoder.layer.{}.", l);
+    for (const char* part : {"query", "key", "value"}) w.hf_linear(p + "attention.self." + part, n.d, n.d);
+    w.hf_linear(p + "attention.output.dense", n.d, n.d);
+    w.layer_norm(p + "attention.output.LayerNorm", n.d);
+    w.hf_linear(p + "intermediate.dense", n.d, n.d_ff);
+    w.hf_linear(p + "output.dense", n.d_ff, n.d);
+    w.layer_norm(p + "output.LayerNorm", n.d);
+  }
+  return Json{{"model_type", "bert"}, {"hidden_size", n.d}, {"num_attention_heads", n.heads},
+              {"num_hidden_layers", n.layers}, {"intermediate_size", n.d_ff},
+              {"max_position_embeddings", n.positions}, {"type_vocab_size", 2},
+              {"layer_norm_eps", 1e-12}, {"hidden_act", "gelu"}, {"vocab_size", std::max(n.vocab, 1)}};
+}
+
+Dims dims_of(const InitOptions& o) {
+  const bool learned = o.arch == "decoder" || o.arch == "gpt2" || o.arch == "bert";
+  Dims n{o.d_model, o.n_heads, o.d_ff > 0 ? o.d_ff : 4 * o.d_model, o.n_layers,
+         static_cast<int>(o.vocab.size()), o.max_positions > 0 ? o.max_positions : (learned ? 512 : 0)};
+  if (n.d <= 0 || n.heads <= 0 || n.layers <= 0) {
+    throw usage_error("init: --d-model, --heads and --layers must be positive");
+  }
+  if (o.arch != "mha" && n.d % n.heads != 0) {
+    throw usage_error(fmt::format("init: --heads {} must divide --d-model {}", n.heads, n.d));
+  }
+  return n;
 }
 
 }  // namespace
 
 void init_model(const fs::path& dir, const InitOptions& o) {
-  const int d_qk = o.d_qk > 0 ? o.d_qk : o.d_model;
-  const int d_v = o.d_v > 0 ? o.d_v : o.d_model;
-  validate(o, d_qk, d_v);
+  const Dims n = dims_of(o);
+  InitWriter w(o.seed);
+  Json config;
+  if (o.arch == "mha") config = write_mha(w, o, n);
+  else if (o.arch == "encoder" || o.arch == "encoder-decoder") config = write_torch(w, o, n);
+  else if (o.arch == "decoder") config = write_nanogpt(w, n);
+  else if (o.arch == "gpt2") config = write_gpt2(w, n);
+  else if (o.arch == "bert") config = write_bert(w, n);
+  else throw usage_error(fmt::format("init: --arch {}: expected mha, encoder, decoder, encoder-decoder, gpt2 or bert", o.arch));
+  config["seed"] = o.seed;
+
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
-
-  Random rng(o.seed);
-  std::vector<NamedTensor> tensors;
-  add_linear(tensors, rng, "q", o.d_model, d_qk);
-  add_linear(tensors, rng, "k", o.d_model, d_qk);
-  add_linear(tensors, rng, "v", o.d_model, d_v);
-  if (o.out_proj) add_linear(tensors, rng, "out", d_v, o.d_model);
-  if (!o.vocab.empty()) {  // nn.Embedding(vocab, d_model) ~ N(0, 1)
-    const int n = static_cast<int>(o.vocab.size());
-    NamedTensor e{"embed.weight", {n, o.d_model}, std::vector<float>(size_t(n) * o.d_model)};
-    for (float& x : e.data) x = rng.normal();
-    tensors.push_back(std::move(e));
-  }
-
-  nlohmann::ordered_json config{{"arch", "mha"},  {"d_model", o.d_model}, {"n_heads", o.n_heads},
-                                {"d_qk", d_qk},   {"d_v", d_v},           {"seed", o.seed}};
-  if (o.max_positions > 0) config["max_positions"] = o.max_positions;
   std::map<std::string, std::string> metadata;
   for (const auto& [key, value] : config.items()) {
     metadata[key] = value.is_string() ? value.get<std::string>() : value.dump();
   }
   std::vector<TensorView> views;
-  for (const auto& t : tensors) views.push_back({t.name, t.shape, t.data.data()});
+  for (const auto& t : w.tensors()) views.push_back({t.name, t.shape, t.data.data()});
   write_safetensors(dir / "model.safetensors", views, metadata);
   write_file_atomically(dir / "config.json", config.dump(2) + "\n");
   if (!o.vocab.empty()) {

@@ -1,85 +1,121 @@
-// Loading a model: find the weights file, gather hyperparameters, bind tensors to roles and check shapes.
+// Loading a model: open the tensors, choose the layout, derive the config, bind weights to roles.
 #include <fmt/format.h>
 
 #include <fstream>
-#include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/safetensors.hpp"
 #include "attnviz/model/model.hpp"
+#include "binder.hpp"
+#include "config_sources.hpp"
 
 namespace attnviz {
 
 namespace fs = std::filesystem;
+using detail::Binder;
+using detail::ConfigSources;
 
 namespace {
 
-// The weights file of a path: the path itself, or the single *.safetensors inside a folder.
-fs::path find_weights_file(const fs::path& path) {
-  if (!fs::exists(path)) throw Error(fmt::format("{}: no such file or directory", path.string()));
-  if (!fs::is_directory(path)) return path;
-  std::vector<fs::path> found;
-  for (const auto& entry : fs::directory_iterator(path)) {
-    if (entry.path().extension() == ".safetensors") found.push_back(entry.path());
+// Where a layout's detection tensor sits under one of its prefixes, if it does.
+std::optional<std::string> matching_prefix(const TensorSource& src, const Layout& layout) {
+  for (const auto& prefix : layout.prefixes) {
+    const std::string name = prefix + detail::with_layer(layout.detect, 0);
+    if (!src.has(name)) continue;
+    const auto& s = src.info(name).shape;
+    const bool rows3 = s.size() == 2 && s[0] == 3 * s[1];
+    const bool cols3 = s.size() == 2 && s[1] == 3 * s[0];
+    if (layout.detect_fused == FusedShape::rows && !rows3) continue;
+    if (layout.detect_fused == FusedShape::cols && !cols3) continue;
+    return prefix;
   }
-  if (found.size() != 1) {
-    throw Error(fmt::format("{}: expected one .safetensors file in the folder, found {}",
-                            path.string(), found.size()));
-  }
-  return found.front();
+  return std::nullopt;
 }
 
-// Integer hyperparameters by name, with where each came from (for contradiction messages).
-struct Source {
-  std::string where;
-  std::map<std::string, int> values;
-};
+std::pair<Layout, std::string> choose_layout(const TensorSource& src, const ConfigSources& cfg,
+                                             const ConfigOverrides& o) {
+  if (!o.layout_file.empty() || !o.layout.empty()) {
+    Layout layout = o.layout_file.empty() ? layout_by_name(o.layout) : read_layout_file(o.layout_file);
+    return {layout, matching_prefix(src, layout).value_or(layout.prefixes.front())};
+  }
+  const std::string model_type = cfg.model_type();
+  for (const auto& layout : builtin_layouts()) {
+    if (!model_type.empty() && layout.model_type != model_type) continue;
+    if (auto prefix = matching_prefix(src, layout)) return {layout, *prefix};
+  }
+  std::string names;
+  const auto all = src.names();
+  for (size_t i = 0; i < all.size() && i < 6; ++i) names += (i ? ", " : "") + all[i];
+  throw Error(fmt::format("{}: no known layout fits these tensor names ({}{}); name one with --layout "
+                          "or map the names with --layout-file",
+                          src.description(), names, all.size() > 6 ? ", …" : ""));
+}
 
-Source metadata_source(const SafetensorsFile& file) {
-  Source s{file.path().string() + " __metadata__", {}};
-  for (const auto& [key, text] : file.metadata()) {
-    try {
-      size_t used = 0;
-      const int v = std::stoi(text, &used);
-      if (used == text.size()) s.values[key] = v;
-    } catch (const std::exception&) {
-      // non-numeric metadata (labels, descriptions) is not a hyperparameter
+const std::vector<std::string> k_heads_keys{"n_heads", "n_head", "num_attention_heads", "nhead", "num_heads"};
+
+void derive_widths(Config& c, const Binder& b, const std::string& site) {
+  if (b.has(site + ".qkv.weight")) {
+    const auto s = b.shape(site + ".qkv.weight");  // [3C, C]
+    if (s.size() != 2 || s[0] % 3 != 0) {
+      throw Error(fmt::format("fused q/k/v weight '{}' has shape {}, expected [3C, C]",
+                              *b.name(site + ".qkv.weight"), shape_string(s)));
+    }
+    c.d_model = c.kdim = c.vdim = static_cast<int>(s[1]);
+    c.d_qk = c.d_v = static_cast<int>(s[0] / 3);
+    return;
+  }
+  for (const char* part : {"q", "k", "v"}) {
+    const std::string role = site + "." + part + ".weight";
+    if (!b.has(role)) throw Error(b.missing(role, 0));
+    if (b.shape(role).size() != 2) {
+      throw Error(fmt::format("tensor '{}' has shape {}, expected a matrix [out, in]", *b.name(role),
+                              shape_string(b.shape(role))));
     }
   }
-  return s;
+  c.d_qk = static_cast<int>(b.shape(site + ".q.weight")[0]);
+  c.d_model = static_cast<int>(b.shape(site + ".q.weight")[1]);
+  c.kdim = static_cast<int>(b.shape(site + ".k.weight")[1]);
+  c.d_v = static_cast<int>(b.shape(site + ".v.weight")[0]);
+  c.vdim = static_cast<int>(b.shape(site + ".v.weight")[1]);
 }
 
-Source config_json_source(const fs::path& dir) {
-  const fs::path file = dir / "config.json";
-  Source s{file.string(), {}};
-  if (!fs::exists(file)) return s;
-  std::ifstream in(file);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", file.string(), e.what()));
+void check_declared(const ConfigSources& cfg, const std::vector<std::string>& keys, int actual) {
+  const auto declared = cfg.integer(keys);
+  if (declared && *declared != actual) {
+    throw Error(fmt::format("{} = {} in the config, but the weights have {}", keys[0], *declared, actual));
   }
-  if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", file.string()));
-  for (const auto& [key, value] : j.items()) {
-    if (value.is_number_integer()) s.values[key] = value.get<int>();
-  }
-  return s;
 }
 
-// The value of `key` agreed on by every source that has it; 0 when none has it.
-int agreed_value(const std::string& key, const std::vector<Source>& sources) {
-  const Source* first = nullptr;
-  for (const auto& s : sources) {
-    auto it = s.values.find(key);
-    if (it == s.values.end()) continue;
-    if (first && first->values.at(key) != it->second) {
-      throw usage_error(fmt::format("{} = {} in {} contradicts {} = {} in {}", key, it->second,
-                                    s.where, key, first->values.at(key), first->where));
-    }
-    if (!first) first = &s;
+void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources& cfg) {
+  c.n_heads = cfg.integer(k_heads_keys).value_or(layout.name == "seed002" ? 1 : 0);
+  if (c.n_heads <= 0) {
+    throw usage_error("the number of heads is not in the file or its config.json; give --heads N");
   }
-  return first ? first->values.at(key) : 0;
+  if (c.d_qk % c.n_heads != 0 || c.d_v % c.n_heads != 0) {
+    throw Error(fmt::format("{} heads do not divide d_qk = {} and d_v = {}", c.n_heads, c.d_qk, c.d_v));
+  }
+  c.causal = cfg.boolean({"causal"}).value_or(layout.causal);
+  c.norm_first = cfg.boolean({"norm_first"}).value_or(layout.norm_first);
+  c.layer_norm_eps = static_cast<float>(
+      cfg.number({"layer_norm_eps", "layer_norm_epsilon"}).value_or(layout.layer_norm_eps));
+  c.activation = layout.activation;
+  if (auto name = cfg.text({"activation", "activation_function", "hidden_act"})) {
+    auto a = parse_activation(*name);
+    if (!a) throw usage_error(fmt::format("activation '{}': expected relu, gelu or gelu_tanh", *name));
+    c.activation = *a;
+  }
+  c.scale_embeddings = cfg.boolean({"scale_embeddings"}).value_or(layout.scale_embeddings);
+  c.pe_base = static_cast<float>(cfg.number({"pe_base"}).value_or(10000.0));
+  c.positional = c.max_positions > 0 && layout.positional == Positional::learned ? Positional::learned
+                                                                                 : layout.positional;
+  if (auto name = cfg.text({"positional"})) {
+    auto p = parse_positional(*name);
+    if (!p) throw usage_error(fmt::format("positional '{}': expected none, sinusoidal or learned", *name));
+    c.positional = *p;
+  }
+  if (c.max_positions == 0) {
+    c.max_positions = cfg.integer({"max_positions", "n_positions", "max_position_embeddings"}).value_or(0);
+  }
+  check_declared(cfg, {"d_model", "n_embd", "hidden_size"}, c.d_model);
 }
 
 std::vector<std::string> read_vocab(const fs::path& dir) {
@@ -89,97 +125,64 @@ std::vector<std::string> read_vocab(const fs::path& dir) {
   return vocab;
 }
 
-Matrix load_matrix(const SafetensorsFile& file, const std::string& name, int64_t rows, int64_t cols) {
-  if (!file.find(name)) {
-    throw Error(fmt::format("{}: missing tensor '{}' (expected shape [{}, {}])", file.path().string(),
-                            name, rows, cols));
-  }
-  Tensor t = file.load(name);
-  const std::vector<int64_t> expected{rows, cols};
-  if (t.shape != expected) {
-    throw Error(fmt::format("{}: tensor '{}' has shape {}, expected {}", file.path().string(), name,
-                            shape_string(t.shape), shape_string(expected)));
-  }
-  return Eigen::Map<Matrix>(t.data.data(), rows, cols);
-}
-
-RowVector load_bias(const SafetensorsFile& file, const std::string& name, int64_t n) {
-  if (!file.find(name)) return {};
-  Tensor t = file.load(name);
-  if (t.shape != std::vector<int64_t>{n}) {
-    throw Error(fmt::format("{}: tensor '{}' has shape {}, expected [{}]", file.path().string(),
-                            name, shape_string(t.shape), n));
-  }
-  return Eigen::Map<RowVector>(t.data.data(), n);
-}
-
-// The width a tensor's dimension says, or an error naming the tensor when it is missing.
-int64_t dim_of(const SafetensorsFile& file, const std::string& name, size_t axis) {
-  const TensorInfo* info = file.find(name);
-  if (!info) throw Error(fmt::format("{}: missing tensor '{}'", file.path().string(), name));
-  if (info->shape.size() != 2) {
-    throw Error(fmt::format("{}: tensor '{}' has shape {}, expected a matrix [out, in]",
-                            file.path().string(), name, shape_string(info->shape)));
-  }
-  return info->shape[axis];
-}
-
-Linear load_linear(const SafetensorsFile& file, const std::string& prefix, int64_t out, int64_t in) {
-  return Linear{load_matrix(file, prefix + ".weight", out, in), load_bias(file, prefix + ".bias", out)};
-}
-
 }  // namespace
 
 Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
-  const fs::path weights_file = find_weights_file(path);
-  const fs::path dir = fs::is_directory(path) ? path : weights_file.parent_path();
-  const SafetensorsFile file = SafetensorsFile::open(weights_file);
-
-  Source flags{"the command line", {}};
-  if (overrides.n_heads) flags.values["n_heads"] = *overrides.n_heads;
-  const std::vector<Source> sources{metadata_source(file), config_json_source(dir), flags};
+  const TensorSource src = TensorSource::open(path);
+  const ConfigSources cfg(src, overrides);
+  const auto [layout, prefix] = choose_layout(src, cfg, overrides);
+  const Binder b(src, layout, prefix);
 
   Model model;
-  model.name = path.filename().empty() ? path.parent_path().filename().string()
-                                       : path.filename().string();
+  model.name = path.filename().empty() ? path.parent_path().filename().string() : path.filename().string();
   Config& c = model.config;
-  c.d_model = static_cast<int>(dim_of(file, "q.weight", 1));
-  c.d_qk = static_cast<int>(dim_of(file, "q.weight", 0));
-  c.d_v = static_cast<int>(dim_of(file, "v.weight", 0));
-  c.n_heads = agreed_value("n_heads", sources);
-  c.max_positions = agreed_value("max_positions", sources);
-  if (c.n_heads <= 0) {
-    throw usage_error(fmt::format("{}: the number of heads is not in the file; give --heads N",
-                                  weights_file.string()));
-  }
-  if (c.d_qk % c.n_heads != 0 || c.d_v % c.n_heads != 0) {
-    throw Error(fmt::format("{}: {} heads do not divide d_qk = {} and d_v = {}", weights_file.string(),
-                            c.n_heads, c.d_qk, c.d_v));
-  }
-  // The shapes are the truth; a config that declares other widths is wrong about this file.
-  const std::pair<const char*, int> derived[] = {{"d_model", c.d_model}, {"d_qk", c.d_qk}, {"d_v", c.d_v}};
-  for (const auto& [key, actual] : derived) {
-    const int declared = agreed_value(key, sources);
-    if (declared != 0 && declared != actual) {
-      throw Error(fmt::format("{}: {} = {} in the config, but the weights say {}",
-                              weights_file.string(), key, declared, actual));
-    }
-  }
+  c.layout = layout.name;
+  c.arch = layout.arch;
+  c.decoder_cross = layout.decoder_cross;
+  const bool has_encoder = c.arch != Arch::decoder;
+  const bool has_decoder = c.arch == Arch::decoder || c.arch == Arch::encoder_decoder;
+  const std::string first = has_encoder ? "encoder" : "decoder";
+  derive_widths(c, b, first + ".self");
+  if (b.has(first + ".ffn.up.weight")) c.d_ff = static_cast<int>(b.shape(first + ".ffn.up.weight")[0]);
+  if (b.has("embed.token")) c.vocab_size = static_cast<int>(b.shape("embed.token")[0]);
+  if (b.has("embed.position")) c.max_positions = static_cast<int>(b.shape("embed.position")[0]);
+  if (b.has("embed.token_type")) c.type_vocab_size = static_cast<int>(b.shape("embed.token_type")[0]);
+  derive_hyperparameters(c, layout, cfg);
 
-  AttentionWeights& a = model.weights.attention;
-  a.q = load_linear(file, "q", c.d_qk, c.d_model);
-  a.k = load_linear(file, "k", c.d_qk, c.d_model);
-  a.v = load_linear(file, "v", c.d_v, c.d_model);
-  if (file.find("out.weight")) {
-    c.d_out = static_cast<int>(dim_of(file, "out.weight", 0));
-    a.out = load_linear(file, "out", c.d_out, c.d_v);
+  Weights& w = model.weights;
+  if (has_encoder) {
+    c.n_encoder_layers = detail::count_layers(b, "encoder");
+    w.encoder = b.stack("encoder", c.n_encoder_layers, c, false);
   }
-  if (file.find("embed.weight")) {
-    c.vocab_size = static_cast<int>(dim_of(file, "embed.weight", 0));
-    model.weights.token_embedding = load_matrix(file, "embed.weight", c.vocab_size, c.d_model);
-    model.vocab = read_vocab(dir);
+  if (has_decoder) {
+    c.n_decoder_layers = detail::count_layers(b, "decoder");
+    w.decoder = b.stack("decoder", c.n_decoder_layers, c, c.decoder_cross);
   }
+  if (c.arch != Arch::encoder_decoder) {
+    check_declared(cfg, {"n_layer", "num_hidden_layers", "num_layers", "n_layers"},
+                   has_encoder ? c.n_encoder_layers : c.n_decoder_layers);
+  }
+  if (c.arch == Arch::mha && w.encoder.layers[0].self_attn.out) c.d_out = c.d_model;
+  w.embed.token = b.optional_matrix("embed.token", c.vocab_size, c.d_model);
+  w.embed.position = b.optional_matrix("embed.position", c.max_positions, c.d_model);
+  w.embed.token_type = b.optional_matrix("embed.token_type", c.type_vocab_size, c.d_model);
+  w.embed.norm = b.layer_norm("embed.norm", 0, c.d_model);
+  if (w.embed.token) model.vocab = read_vocab(src.dir());
   return model;
+}
+
+std::string describe_config(const Config& c) {
+  std::string layers = c.arch == Arch::encoder_decoder
+                           ? fmt::format("{} + {} layers", c.n_encoder_layers, c.n_decoder_layers)
+                           : fmt::format("{} layers", std::max(c.n_encoder_layers, c.n_decoder_layers));
+  return fmt::format(
+      "layout {}, {}, {}, d_model {}, {} heads (d_k {}, d_v {}), d_ff {}, {}, {}, eps {:g}, {}{}, "
+      "positions {}{}, vocab {}",
+      c.layout, arch_name(c.arch), layers, c.d_model, c.n_heads, c.d_k(), c.d_head_v(), c.d_ff,
+      c.norm_first ? "pre-norm" : "post-norm", activation_name(c.activation), c.layer_norm_eps,
+      c.causal ? "causal" : "not causal", c.decoder_cross ? ", cross-attention" : "",
+      positional_name(c.positional), c.max_positions ? fmt::format(" (max {})", c.max_positions) : "",
+      c.vocab_size);
 }
 
 }  // namespace attnviz

@@ -14,6 +14,11 @@ struct InputArgs {
   std::string tokens, ids, embeddings;                       // queries (and self-attention keys)
   std::string source_tokens, source_ids, source_embeddings;  // cross-attention keys / values
   std::optional<int> heads;
+  std::string layout, layout_file;      // --layout NAME, --layout-file map.json
+  bool norm_first = false;              // hyperparameters a bare state dict cannot carry
+  std::string activation;
+  std::optional<float> layer_norm_eps;
+  std::optional<float> pe_base;
   bool causal = false;
   int pad = 0;         // the last N target tokens are padding (masked as keys)
   int source_pad = 0;  // the last N source tokens are padding
@@ -36,6 +41,7 @@ struct RunArgs {
   int width = 0;
   std::string cmap = "viridis";
   bool no_heatmap = false;
+  bool check = false;  // --check: verify every map too; exit 3 when a check fails
 };
 
 // Registers the input flags on a subcommand.

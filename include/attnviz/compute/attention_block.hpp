@@ -1,6 +1,7 @@
 // The event that connects compute to sinks: rows [row_begin, row_end) of one head's attention map.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,7 @@ struct MapInfo {
   float scale = 1.0f;  // the factor applied to q·k (1/sqrt(d_k) unless overridden)
   float q_var = 0.0f;  // variance of this head's query components (over rows and d_k)
   float k_var = 0.0f;  // variance of this head's key components; d_k·q_var·k_var predicts var(q·k)
-  const Mask* mask = nullptr;
+  std::shared_ptr<const Mask> mask;  // shared, so sinks may keep it past the forward pass
   const std::vector<std::string>* query_labels = nullptr;
   const std::vector<std::string>* key_labels = nullptr;
 };

@@ -24,13 +24,17 @@ RowVector hash_embedding(std::string_view token, int d_model);
 
 // Tokens to vectors: with a vocabulary and a table, token → id (vocab.txt line) → table row
 // ([UNK] for unknown tokens when the vocabulary has it, else an error naming the token);
-// otherwise hash_embedding. Rejects more tokens than config.max_positions.
+// otherwise hash_embedding. Then, as the model's config says: × sqrt(d_model) (annotated
+// transformer), + positions (learned rows or sinusoidal), + token type 0 (BERT), LayerNorm (BERT).
+// Rejects more tokens than config.max_positions.
 Sequence embed_tokens(const Model& model, const std::vector<std::string>& tokens);
 // Ids to vectors: table rows when the model has a table (id < vocab_size, labels from the vocab
-// or "#id"), else hash_embedding of "#id".
+// or "#id"), else hash_embedding of "#id"; then positions etc. as for tokens.
 Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids);
-// Checks a given [n, d_model] matrix against the model (width, max_positions) and labels it.
+// Checks a given [n, width] matrix against the model (width: d_model, or kdim for a lone attention
+// module's keys; max_positions) and labels it.
+// The matrix feeds the first layer as it is: no scaling, positions or norm are added.
 Sequence embedded_input(const Model& model, Matrix x, std::vector<std::string> labels,
-                        const std::string& what);
+                        const std::string& what, int width);
 
 }  // namespace attnviz

@@ -13,8 +13,11 @@ namespace attnviz {
 
 struct ForwardInputs {
   Sequence target;                 // queries (and keys/values of self-attention)
-  std::optional<Sequence> source;  // keys/values of cross-attention
-  Mask mask;                       // over [n_target, n_keys]
+  std::optional<Sequence> source;  // the encoder input / memory / keys of cross-attention
+  // The mask of every self-attention over the target (the model's own causality is added).
+  Mask target_mask;
+  // The mask over source keys: cross-attention uses it whole, the encoder's self-attention its padding.
+  Mask source_mask;
 };
 
 struct ForwardOptions {
@@ -23,16 +26,20 @@ struct ForwardOptions {
 };
 
 struct ForwardResult {
-  Matrix hidden;                      // the output of the last layer, [n_target, d_out]
-  std::vector<std::string> warnings;  // e.g. rows whose keys are all masked
+  Matrix hidden;                        // the last layer's output (after the final norm), [n_target, D]
+  std::optional<Matrix> encoder_hidden; // encoder-decoder models: the encoder's output (the memory)
+  std::vector<std::string> warnings;    // e.g. rows whose keys are all masked
 };
 
-// An "mha" model is one attention layer: self-attention over the target, or cross-attention
-// (queries from the target, keys and values from the source) when a source is given.
+// mha: one attention module — self-attention over the target, or cross-attention (queries from the
+// target, keys/values from the source) when a source is given. encoder / decoder: a stack of layers
+// over the target (decoder layers with cross-attention attend to the source). encoder_decoder: the
+// encoder runs over the source, the decoder over the target. Maps are named layer{L}.{self|cross}
+// for one stack and encoder.layer{L}.self / decoder.layer{L}.{self|cross} for two.
 ForwardResult forward(const Model& model, const ForwardInputs& inputs, const ForwardOptions& options,
                       AttentionSink* sink);
 
-// "rows 0-3, 7" for warnings.
+// "0-3, 7" for warnings.
 std::string format_row_list(const std::vector<int>& rows);
 
 }  // namespace attnviz

@@ -1,6 +1,7 @@
 // Multi-head attention: project, split into heads, attend per head, merge, project out.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +15,7 @@ namespace attnviz {
 // Where one attention call sits and where its maps go.
 struct AttentionSite {
   HeadId id;  // stack, layer and site; the head is filled in per head
-  const Mask* mask = nullptr;
+  std::shared_ptr<const Mask> mask;
   const std::vector<std::string>* query_labels = nullptr;
   const std::vector<std::string>* key_labels = nullptr;
   std::optional<float> scale;  // the factor on q·k; default 1/sqrt(d_k)

@@ -1,4 +1,4 @@
-// `attnviz init`: a seeded random multi-head attention model, as nn.Linear would initialise it.
+// `attnviz init`: seeded random models of every architecture, written in the layout of their family.
 #pragma once
 
 #include <cstdint>
@@ -9,19 +9,26 @@
 namespace attnviz {
 
 struct InitOptions {
+  std::string arch = "mha";  // mha | encoder | decoder | encoder-decoder | gpt2 | bert
   int d_model = 128;
   int n_heads = 4;
-  int d_qk = 0;  // 0: d_model, as in a standard nn.MultiheadAttention
-  int d_v = 0;   // 0: d_model
-  bool out_proj = true;
-  int max_positions = 0;
+  int d_qk = 0;    // mha only; 0: d_model, as in a standard nn.MultiheadAttention
+  int d_v = 0;     // mha only; 0: d_model
+  int d_ff = 0;    // 0: 4 · d_model
+  int n_layers = 2;
+  bool out_proj = true;    // mha only
+  bool norm_first = false; // encoder / encoder-decoder
+  int max_positions = 0;   // 0: no limit for mha/encoder/encoder-decoder, 512 for learned positions
   uint64_t seed = 0;
   std::vector<std::string> vocab;  // when non-empty: an embedding table [vocab, d_model] and vocab.txt
 };
 
-// Writes dir/model.safetensors (tensors q/k/v/out.{weight,bias}, hyperparameters in __metadata__)
-// and dir/config.json. Weights and biases ~ U(-1/sqrt(in), 1/sqrt(in)) like nn.Linear's default init;
-// the embedding table ~ N(0, 1) like nn.Embedding's.
+// Writes dir/model.safetensors (hyperparameters also in its __metadata__) and dir/config.json.
+//  mha: seed 000's q/k/v/out Linear modules;     encoder: nn.TransformerEncoder (sinusoidal positions);
+//  decoder: nanoGPT (learned positions, causal);  encoder-decoder: nn.Transformer (sinusoidal);
+//  gpt2: Hugging Face GPT2Model + config.json;    bert: Hugging Face BertModel + config.json.
+// Weights follow each family's init: torch's U(±1/√in) for Linear, N(0, 1) for embeddings, HF's
+// N(0, 0.02) with zero biases; LayerNorm γ = 1, β = 0.
 void init_model(const std::filesystem::path& dir, const InitOptions& options);
 
 }  // namespace attnviz

@@ -17,10 +17,14 @@ struct Model {
   std::vector<std::string> vocab;  // id → token (vocab.txt beside the weights), empty when none
 };
 
-// Loads a .safetensors file or a folder holding one (plus config.json, vocab.txt).
-// Hyperparameters come from the file's __metadata__, then config.json, then overrides; a value that
-// contradicts another source is a usage error. Missing tensors and wrong shapes name the tensor,
-// the expected and the actual shape.
+// Loads a .safetensors file, a model folder (config.json + model.safetensors, or shards with
+// model.safetensors.index.json). The layout is detected from the tensor names (or config.json's
+// model_type), unless overrides name one. Hyperparameters come from the file's __metadata__,
+// config.json, the layout's family defaults and flags; a value that contradicts another source
+// is a usage error. Missing tensors and wrong shapes name the tensor, the expected and actual shape.
 Model load_model(const std::filesystem::path& path, const ConfigOverrides& overrides);
+
+// "layout gpt2 (prefix transformer.), decoder, 2 layers, d_model 32, 4 heads, …" for `inspect`.
+std::string describe_config(const Config& c);
 
 }  // namespace attnviz

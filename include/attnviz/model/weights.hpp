@@ -1,4 +1,5 @@
 // Weights: the model's tensors bound to their roles (read-only after loading).
+// Shapes use the legend: D = d_model, F = d_ff, Q = d_qk, V = d_v, N = vocab, P = positions.
 #pragma once
 
 #include <optional>
@@ -16,17 +17,53 @@ struct Linear {
   int out_features() const { return static_cast<int>(weight.rows()); }
 };
 
-// One multi-head attention module: q, k, v projections and an optional output projection.
+// nn.LayerNorm(D): γ and β (β empty for nanoGPT's bias=False).
+struct LayerNormWeights {
+  RowVector weight;  // [D]
+  RowVector bias;    // [D] or empty
+};
+
+// One multi-head attention module.
 struct AttentionWeights {
-  Linear q;                  // [d_qk, d_model]
-  Linear k;                  // [d_qk, d_model]
-  Linear v;                  // [d_v, d_model]
-  std::optional<Linear> out; // [d_out, d_v] (absent in seed 000's SelfAttention)
+  Linear q;                   // [Q, D]
+  Linear k;                   // [Q, kdim]
+  Linear v;                   // [V, vdim]
+  std::optional<Linear> out;  // [D, V] (absent in seed 000's SelfAttention and seed 002)
+};
+
+// Position-wise feed-forward network: down(act(up(x))).
+struct FeedForwardWeights {
+  Linear up;    // [F, D]  (linear1, c_fc, intermediate.dense)
+  Linear down;  // [D, F]  (linear2, c_proj, output.dense)
+};
+
+// One transformer layer. Norms sit where the layout puts them: after (post-norm) or before (pre-norm)
+// the sub-layer they are named after.
+struct LayerWeights {
+  AttentionWeights self_attn;
+  std::optional<AttentionWeights> cross_attn;
+  std::optional<FeedForwardWeights> ffn;
+  std::optional<LayerNormWeights> norm_self;   // norm1 / ln_1 / attention.output.LayerNorm
+  std::optional<LayerNormWeights> norm_cross;  // norm2 of a decoder layer
+  std::optional<LayerNormWeights> norm_ffn;    // norm2 (norm3) / ln_2 / output.LayerNorm
+};
+
+struct StackWeights {
+  std::vector<LayerWeights> layers;
+  std::optional<LayerNormWeights> final_norm;  // encoder.norm / decoder.norm / ln_f
+};
+
+struct EmbeddingWeights {
+  std::optional<Matrix> token;       // [N, D]  (nn.Embedding, wte, word_embeddings)
+  std::optional<Matrix> position;    // [P, D]  learned positions (wpe, position_embeddings)
+  std::optional<Matrix> token_type;  // [types, D]  BERT token types
+  std::optional<LayerNormWeights> norm;  // BERT embeddings.LayerNorm
 };
 
 struct Weights {
-  std::optional<Matrix> token_embedding;  // [vocab_size, d_model]
-  AttentionWeights attention;
+  EmbeddingWeights embed;
+  StackWeights encoder;  // the only stack of mha / encoder models
+  StackWeights decoder;  // the only stack of decoder models; the second of encoder_decoder
 };
 
 }  // namespace attnviz

@@ -1,0 +1,16 @@
+// The position-wise feed-forward network: FFN(x) = act(x W₁ᵀ + b₁) W₂ᵀ + b₂.
+#pragma once
+
+#include "attnviz/core/matrix.hpp"
+#include "attnviz/model/config.hpp"
+#include "attnviz/model/weights.hpp"
+
+namespace attnviz {
+
+// ReLU: max(0, x); GELU(erf): x·Φ(x) = 0.5x(1 + erf(x/√2)); GELU(tanh): 0.5x(1 + tanh(√(2/π)(x + 0.044715x³))).
+void activate(MatrixRef x, Activation activation);
+
+// x [n, D] → [n, D].
+Matrix feed_forward(ConstMatrixRef x, const FeedForwardWeights& w, Activation activation);
+
+}  // namespace attnviz

@@ -1,0 +1,55 @@
+// Layouts: data that maps a checkpoint's tensor names to roles, one table per family.
+//
+// Roles are canonical names:  embed.token, embed.position, embed.token_type, embed.norm.{weight,bias};
+// per layer, with stack ∈ {encoder, decoder} and site ∈ {self, cross}:
+//   {stack}.{site}.{q,k,v,out}.{weight,bias}   separate projections
+//   {stack}.{site}.qkv.{weight,bias}           fused [3C, C] projection, split into q, k, v by rows
+//   {stack}.ffn.{up,down}.{weight,bias}        feed-forward
+//   {stack}.norm_{self,cross,ffn}.{weight,bias}
+// and per stack {stack}.final_norm.{weight,bias}. A pattern holds "{layer}" where the layer index goes.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "attnviz/model/config.hpp"
+
+namespace attnviz {
+
+struct RolePattern {
+  std::string role;
+  std::string pattern;     // tensor name, "{layer}" replaced by the layer index
+  bool transpose = false;  // HF Conv1D stores [in, out]: transpose to nn.Linear's [out, in]
+};
+
+// How a fused q/k/v weight is laid out, to tell nanoGPT's Linear [3C, C] from GPT-2's Conv1D [C, 3C].
+enum class FusedShape { any, rows, cols };
+
+struct Layout {
+  std::string name{};
+  Arch arch = Arch::mha;
+  std::vector<std::string> prefixes{""};  // tried in order: "transformer.", "bert.", …
+  std::string detect{};                    // a pattern (layer 0) whose presence identifies the family
+  FusedShape detect_fused = FusedShape::any;
+  std::vector<RolePattern> roles{};
+  // What a state dict cannot say: the family's defaults (config.json and flags override them).
+  bool norm_first = false;
+  Activation activation = Activation::relu;
+  float layer_norm_eps = 1e-5f;
+  bool causal = false;         // self-attention is always causal (GPT-2, nanoGPT, seed 002)
+  bool decoder_cross = false;  // decoder layers have cross-attention
+  Positional positional = Positional::none;
+  bool scale_embeddings = false;
+  std::string model_type{};    // HF config.json "model_type" that selects this layout
+};
+
+// The built-in families, in detection order.
+const std::vector<Layout>& builtin_layouts();
+// --layout NAME; usage Error listing the names when unknown.
+const Layout& layout_by_name(const std::string& name);
+// A user mapping file: {"name", "arch", "norm_first", "activation", "layer_norm_eps", "causal",
+// "positional", "roles": {role: pattern | {"pattern": …, "transpose": true}}}.
+Layout read_layout_file(const std::filesystem::path& path);
+
+}  // namespace attnviz

@@ -1,0 +1,39 @@
+// Encoder and decoder layers as one function: the residual / norm wiring of both norm placements.
+#include "attnviz/compute/transformer_layer.hpp"
+
+#include "attnviz/compute/feed_forward.hpp"
+#include "attnviz/compute/layer_norm.hpp"
+
+namespace attnviz {
+
+namespace {
+
+// Applies one sublayer f with its residual and (pre- or post-) LayerNorm.
+template <typename F>
+Matrix sublayer(const Matrix& x, const std::optional<LayerNormWeights>& norm, const Config& c, F&& f) {
+  if (!norm) return x + f(x);
+  if (c.norm_first) return x + f(layer_norm(x, *norm, c.layer_norm_eps));
+  return layer_norm(x + f(x), *norm, c.layer_norm_eps);
+}
+
+}  // namespace
+
+Matrix transformer_layer(ConstMatrixRef x_in, const LayerWeights& w, const Config& c,
+                         const AttentionSite& self_site, const Matrix* memory,
+                         const AttentionSite* cross_site) {
+  Matrix x = x_in;
+  x = sublayer(x, w.norm_self, c, [&](const Matrix& h) {
+    return multi_head_attention(h, h, w.self_attn, c.n_heads, self_site);
+  });
+  if (w.cross_attn && memory && cross_site) {
+    x = sublayer(x, w.norm_cross, c, [&](const Matrix& h) {
+      return multi_head_attention(h, *memory, *w.cross_attn, c.n_heads, *cross_site);
+    });
+  }
+  if (w.ffn) {
+    x = sublayer(x, w.norm_ffn, c, [&](const Matrix& h) { return feed_forward(h, *w.ffn, c.activation); });
+  }
+  return x;
+}
+
+}  // namespace attnviz

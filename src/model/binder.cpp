@@ -1,0 +1,157 @@
+// Binding tensors to roles: every tensor checked against the shape its role needs.
+#include "binder.hpp"
+
+#include <fmt/format.h>
+
+#include "attnviz/core/error.hpp"
+
+namespace attnviz::detail {
+
+std::string with_layer(const std::string& pattern, int layer) {
+  const std::string key = "{layer}";
+  std::string out;
+  size_t from = 0;
+  for (size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key, from)) {
+    out.append(pattern, from, at - from).append(std::to_string(layer));
+    from = at + key.size();
+  }
+  return out.append(pattern, from, std::string::npos);
+}
+
+Binder::Binder(const TensorSource& tensors, const Layout& layout, std::string prefix)
+    : tensors_(tensors), layout_(layout), prefix_(std::move(prefix)) {}
+
+const RolePattern* Binder::pattern(const std::string& role) const {
+  for (const auto& r : layout_.roles) {
+    if (r.role == role) return &r;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> Binder::name(const std::string& role, int layer) const {
+  const RolePattern* p = pattern(role);
+  if (!p) return std::nullopt;
+  std::string n = prefix_ + with_layer(p->pattern, layer);
+  if (!tensors_.has(n)) return std::nullopt;
+  return n;
+}
+
+std::vector<int64_t> Binder::shape(const std::string& role, int layer) const {
+  auto n = name(role, layer);
+  if (!n) return {};
+  std::vector<int64_t> s = tensors_.info(*n).shape;
+  if (pattern(role)->transpose && s.size() == 2) std::swap(s[0], s[1]);
+  return s;
+}
+
+std::string Binder::missing(const std::string& role, int layer) const {
+  const RolePattern* p = pattern(role);
+  return fmt::format("{}: missing tensor '{}' ({} of layout {})", tensors_.description(),
+                     p ? prefix_ + with_layer(p->pattern, layer) : role, role, layout_.name);
+}
+
+Matrix Binder::matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const {
+  auto n = name(role, layer);
+  if (!n) throw Error(fmt::format("{}, expected shape [{}, {}]", missing(role, layer), rows, cols));
+  Tensor t = tensors_.load(*n);
+  const bool transpose = pattern(role)->transpose;
+  std::vector<int64_t> expected{rows, cols};
+  if (transpose) std::swap(expected[0], expected[1]);
+  if (t.shape != expected) {
+    throw Error(fmt::format("{}: tensor '{}' has shape {}, expected {}{}", tensors_.description(), *n,
+                            shape_string(t.shape), shape_string(expected),
+                            transpose ? " (Conv1D, stored [in, out])" : ""));
+  }
+  if (!transpose) return Eigen::Map<Matrix>(t.data.data(), rows, cols);
+  return Eigen::Map<Matrix>(t.data.data(), cols, rows).transpose();
+}
+
+RowVector Binder::vector(const std::string& role, int layer, int64_t n) const {
+  auto name_ = name(role, layer);
+  if (!name_) return {};
+  Tensor t = tensors_.load(*name_);
+  if (t.shape != std::vector<int64_t>{n}) {
+    throw Error(fmt::format("{}: tensor '{}' has shape {}, expected [{}]", tensors_.description(),
+                            *name_, shape_string(t.shape), n));
+  }
+  return Eigen::Map<RowVector>(t.data.data(), n);
+}
+
+std::optional<Matrix> Binder::optional_matrix(const std::string& role, int64_t rows, int64_t cols) const {
+  if (!has(role)) return std::nullopt;
+  return matrix(role, 0, rows, cols);
+}
+
+std::optional<LayerNormWeights> Binder::layer_norm(const std::string& role, int layer, int64_t d) const {
+  if (!has(role + ".weight", layer)) return std::nullopt;
+  return LayerNormWeights{vector(role + ".weight", layer, d), vector(role + ".bias", layer, d)};
+}
+
+std::optional<Linear> Binder::linear(const std::string& role, int layer, int64_t out, int64_t in) const {
+  if (!has(role + ".weight", layer)) return std::nullopt;
+  return Linear{matrix(role + ".weight", layer, out, in), vector(role + ".bias", layer, out)};
+}
+
+AttentionWeights Binder::attention(const std::string& site, int layer, const Config& c) const {
+  AttentionWeights a;
+  Linear* parts[] = {&a.q, &a.k, &a.v};
+  if (has(site + ".qkv.weight", layer)) {
+    // Fused projection [3C, C]: rows [0, C) are q, [C, 2C) k, [2C, 3C) v (qkv.split(C, dim=-1)).
+    const Matrix w = matrix(site + ".qkv.weight", layer, 3 * int64_t(c.d_qk), c.d_model);
+    for (int i = 0; i < 3; ++i) parts[i]->weight = w.middleRows(i * c.d_qk, c.d_qk);
+  } else {
+    a.q.weight = matrix(site + ".q.weight", layer, c.d_qk, c.d_model);
+    a.k.weight = matrix(site + ".k.weight", layer, c.d_qk, c.kdim);
+    a.v.weight = matrix(site + ".v.weight", layer, c.d_v, c.vdim);
+  }
+  if (has(site + ".qkv.bias", layer)) {
+    // nn.MultiheadAttention keeps one in_proj_bias [3E] even with separate q/k/v_proj_weight.
+    const RowVector b = vector(site + ".qkv.bias", layer, 2 * int64_t(c.d_qk) + c.d_v);
+    a.q.bias = b.segment(0, c.d_qk);
+    a.k.bias = b.segment(c.d_qk, c.d_qk);
+    a.v.bias = b.segment(2 * c.d_qk, c.d_v);
+  } else {
+    a.q.bias = vector(site + ".q.bias", layer, c.d_qk);
+    a.k.bias = vector(site + ".k.bias", layer, c.d_qk);
+    a.v.bias = vector(site + ".v.bias", layer, c.d_v);
+  }
+  a.out = linear(site + ".out", layer, c.d_model, c.d_v);
+  return a;
+}
+
+LayerWeights Binder::layer(const std::string& stack, int l, const Config& c, bool cross) const {
+  LayerWeights w;
+  w.self_attn = attention(stack + ".self", l, c);
+  if (cross) w.cross_attn = attention(stack + ".cross", l, c);
+  if (auto up = linear(stack + ".ffn.up", l, c.d_ff, c.d_model)) {
+    Linear down{matrix(stack + ".ffn.down.weight", l, c.d_model, c.d_ff),
+                vector(stack + ".ffn.down.bias", l, c.d_model)};
+    w.ffn = FeedForwardWeights{std::move(*up), std::move(down)};
+  }
+  w.norm_self = layer_norm(stack + ".norm_self", l, c.d_model);
+  w.norm_cross = layer_norm(stack + ".norm_cross", l, c.d_model);
+  w.norm_ffn = layer_norm(stack + ".norm_ffn", l, c.d_model);
+  return w;
+}
+
+StackWeights Binder::stack(const std::string& stack, int n_layers, const Config& c, bool cross) const {
+  StackWeights s;
+  for (int l = 0; l < n_layers; ++l) s.layers.push_back(layer(stack, l, c, cross));
+  s.final_norm = layer_norm(stack + ".final_norm", 0, c.d_model);
+  return s;
+}
+
+int count_layers(const Binder& b, const std::string& stack) {
+  int n = 0;
+  while (b.has(stack + ".self.qkv.weight", n) || b.has(stack + ".self.q.weight", n)) {
+    ++n;
+    // A pattern without {layer} (a lone attention module) names the same tensor for every index.
+    if (n == 1 && b.name(stack + ".self.qkv.weight", 0) == b.name(stack + ".self.qkv.weight", 1) &&
+        b.name(stack + ".self.q.weight", 0) == b.name(stack + ".self.q.weight", 1)) {
+      break;
+    }
+  }
+  return n;
+}
+
+}  // namespace attnviz::detail

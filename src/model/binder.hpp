@@ -1,0 +1,53 @@
+// Binding tensors to roles under a layout: name lookup, Conv1D transposes, fused q/k/v splits, shape checks.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnviz/model/config.hpp"
+#include "attnviz/model/layout.hpp"
+#include "attnviz/model/tensor_source.hpp"
+#include "attnviz/model/weights.hpp"
+
+namespace attnviz::detail {
+
+class Binder {
+ public:
+  Binder(const TensorSource& tensors, const Layout& layout, std::string prefix);
+
+  // The file's tensor name for `role` at `layer`, when the layout has the role and the file the tensor.
+  std::optional<std::string> name(const std::string& role, int layer = 0) const;
+  bool has(const std::string& role, int layer = 0) const { return name(role, layer).has_value(); }
+  // "missing tensor 'h.0.attn.c_attn.weight' (decoder.self.qkv.weight of layout gpt2)" for a role.
+  std::string missing(const std::string& role, int layer) const;
+  // Shape after the layout's transform (Conv1D [in, out] → [out, in]).
+  std::vector<int64_t> shape(const std::string& role, int layer = 0) const;
+
+  Matrix matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const;
+  RowVector vector(const std::string& role, int layer, int64_t n) const;  // empty when absent
+  std::optional<Matrix> optional_matrix(const std::string& role, int64_t rows, int64_t cols) const;
+  std::optional<LayerNormWeights> layer_norm(const std::string& role, int layer, int64_t d) const;
+  std::optional<Linear> linear(const std::string& role, int layer, int64_t out, int64_t in) const;
+
+  // q, k, v (fused or separate) and out of `site` ("encoder.self"), shapes from the config.
+  AttentionWeights attention(const std::string& site, int layer, const Config& c) const;
+  LayerWeights layer(const std::string& stack, int layer, const Config& c, bool cross) const;
+  StackWeights stack(const std::string& stack, int n_layers, const Config& c, bool cross) const;
+
+  const std::string& prefix() const { return prefix_; }
+
+ private:
+  const RolePattern* pattern(const std::string& role) const;
+  const TensorSource& tensors_;
+  const Layout& layout_;
+  std::string prefix_;
+};
+
+// pattern with every "{layer}" replaced by the index.
+std::string with_layer(const std::string& pattern, int layer);
+
+// Number of layers of a stack: indices 0, 1, … while the stack's self-attention tensors exist.
+int count_layers(const Binder& b, const std::string& stack);
+
+}  // namespace attnviz::detail

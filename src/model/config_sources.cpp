@@ -1,0 +1,124 @@
+// Reading hyperparameters from metadata, config.json and flags, and catching contradictions.
+#include "config_sources.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "attnviz/core/error.hpp"
+
+namespace attnviz::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// safetensors metadata values are strings: "4" means 4, "true" true, "1e-05" 1e-05.
+nlohmann::json metadata_value(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  return j.is_discarded() || j.is_object() || j.is_array() ? nlohmann::json(text) : j;
+}
+
+ConfigSource config_json(const fs::path& dir) {
+  const fs::path file = dir / "config.json";
+  ConfigSource s{file.string(), {}};
+  if (!fs::exists(file)) return s;
+  std::ifstream in(file);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: not valid JSON: {}", file.string(), e.what()));
+  }
+  if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", file.string()));
+  for (const auto& [key, value] : j.items()) s.values[key] = value;
+  return s;
+}
+
+ConfigSource flag_source(const ConfigOverrides& f) {
+  ConfigSource s{"the command line", {}};
+  if (f.n_heads) s.values["n_heads"] = *f.n_heads;
+  if (f.norm_first) s.values["norm_first"] = *f.norm_first;
+  if (f.activation) s.values["activation"] = *f.activation;
+  if (f.layer_norm_eps) s.values["layer_norm_eps"] = *f.layer_norm_eps;
+  if (f.pe_base) s.values["pe_base"] = *f.pe_base;
+  return s;
+}
+
+bool same(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.is_number() && b.is_number()) {  // 1e-5 written as float32 vs float64
+    const double x = a.get<double>(), y = b.get<double>();
+    return x == y || std::abs(x - y) <= 1e-6 * std::max(std::abs(x), std::abs(y));
+  }
+  return a == b;
+}
+
+}  // namespace
+
+ConfigSources::ConfigSources(const TensorSource& tensors, const ConfigOverrides& flags) {
+  ConfigSource meta{tensors.description() + " __metadata__", {}};
+  for (const auto& [key, text] : tensors.metadata()) meta.values[key] = metadata_value(text);
+  sources_ = {meta, config_json(tensors.dir()), flag_source(flags)};
+}
+
+std::optional<nlohmann::json> ConfigSources::agreed(const std::vector<std::string>& keys) const {
+  std::optional<nlohmann::json> value;
+  std::string first_where, first_key;
+  for (const auto& s : sources_) {
+    for (const auto& key : keys) {
+      auto it = s.values.find(key);
+      if (it == s.values.end() || it->second.is_null()) continue;
+      if (value && !same(*value, it->second)) {
+        throw usage_error(fmt::format("{} = {} in {} contradicts {} = {} in {}", key,
+                                      it->second.dump(), s.where, first_key, value->dump(),
+                                      first_where));
+      }
+      if (!value) {
+        value = it->second;
+        first_where = s.where;
+        first_key = key;
+      }
+    }
+  }
+  return value;
+}
+
+std::optional<int> ConfigSources::integer(const std::vector<std::string>& keys) const {
+  auto v = agreed(keys);
+  if (!v) return std::nullopt;
+  if (!v->is_number_integer()) throw Error(fmt::format("{}: expected an integer, got {}", keys[0], v->dump()));
+  return v->get<int>();
+}
+
+std::optional<double> ConfigSources::number(const std::vector<std::string>& keys) const {
+  auto v = agreed(keys);
+  if (!v) return std::nullopt;
+  if (!v->is_number()) throw Error(fmt::format("{}: expected a number, got {}", keys[0], v->dump()));
+  return v->get<double>();
+}
+
+std::optional<bool> ConfigSources::boolean(const std::vector<std::string>& keys) const {
+  auto v = agreed(keys);
+  if (!v) return std::nullopt;
+  if (!v->is_boolean()) throw Error(fmt::format("{}: expected true or false, got {}", keys[0], v->dump()));
+  return v->get<bool>();
+}
+
+std::optional<std::string> ConfigSources::text(const std::vector<std::string>& keys) const {
+  auto v = agreed(keys);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) throw Error(fmt::format("{}: expected a string, got {}", keys[0], v->dump()));
+  return v->get<std::string>();
+}
+
+std::string ConfigSources::model_type() const {
+  for (const auto& s : sources_) {
+    auto it = s.values.find("model_type");
+    if (it != s.values.end() && it->second.is_string()) return it->second.get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace attnviz::detail

@@ -1,0 +1,40 @@
+// Hyperparameter sources (file metadata, config.json, flags) and the value they agree on.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attnviz/model/config.hpp"
+#include "attnviz/model/tensor_source.hpp"
+
+namespace attnviz::detail {
+
+struct ConfigSource {
+  std::string where;                          // "model.safetensors __metadata__", "config.json", …
+  std::map<std::string, nlohmann::json> values;
+};
+
+class ConfigSources {
+ public:
+  ConfigSources(const TensorSource& tensors, const ConfigOverrides& flags);
+
+  // The value every source that has one of `keys` (aliases, e.g. n_head / num_attention_heads)
+  // agrees on; a disagreement between sources is a usage error naming both.
+  std::optional<nlohmann::json> agreed(const std::vector<std::string>& keys) const;
+  std::optional<int> integer(const std::vector<std::string>& keys) const;
+  std::optional<double> number(const std::vector<std::string>& keys) const;
+  std::optional<bool> boolean(const std::vector<std::string>& keys) const;
+  std::optional<std::string> text(const std::vector<std::string>& keys) const;
+  // config.json's model_type (Hugging Face), for layout detection.
+  std::string model_type() const;
+
+ private:
+  std::vector<ConfigSource> sources_;
+};
+
+}  // namespace attnviz::detail

@@ -1,0 +1,68 @@
+// A user's layout mapping file: roles → tensor-name patterns for a checkpoint nobody anticipated.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/model/layout.hpp"
+
+namespace attnviz {
+
+namespace {
+
+template <typename T>
+T field(const nlohmann::json& j, const char* key, T fallback, const std::string& file) {
+  if (!j.contains(key)) return fallback;
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(fmt::format("{}: \"{}\" has the wrong type ({})", file, key, j.at(key).dump()));
+  }
+}
+
+RolePattern role_pattern(const std::string& role, const nlohmann::json& v, const std::string& file) {
+  if (v.is_string()) return {role, v.get<std::string>(), false};
+  if (v.is_object() && v.contains("pattern") && v["pattern"].is_string()) {
+    return {role, v["pattern"].get<std::string>(), field(v, "transpose", false, file)};
+  }
+  throw Error(fmt::format("{}: role \"{}\" must map to a name pattern or {{\"pattern\": …, \"transpose\": …}}",
+                          file, role));
+}
+
+}  // namespace
+
+Layout read_layout_file(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("{}: cannot open layout file", file));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: not valid JSON: {}", file, e.what()));
+  }
+  if (!j.is_object() || !j.contains("roles") || !j["roles"].is_object()) {
+    throw Error(fmt::format("{}: expected an object with a \"roles\" object", file));
+  }
+  Layout l;
+  l.name = field<std::string>(j, "name", path.stem().string(), file);
+  const auto arch = parse_arch(field<std::string>(j, "arch", "mha", file));
+  if (!arch) throw Error(fmt::format("{}: \"arch\" must be mha, encoder, decoder or encoder-decoder", file));
+  l.arch = *arch;
+  l.norm_first = field(j, "norm_first", false, file);
+  l.causal = field(j, "causal", l.arch == Arch::decoder, file);
+  l.decoder_cross = field(j, "decoder_cross", false, file);
+  l.layer_norm_eps = field(j, "layer_norm_eps", 1e-5f, file);
+  const auto act = parse_activation(field<std::string>(j, "activation", "relu", file));
+  if (!act) throw Error(fmt::format("{}: \"activation\" must be relu, gelu or gelu_tanh", file));
+  l.activation = *act;
+  const auto pos = parse_positional(field<std::string>(j, "positional", "none", file));
+  if (!pos) throw Error(fmt::format("{}: \"positional\" must be none, sinusoidal or learned", file));
+  l.positional = *pos;
+  for (const auto& [role, v] : j["roles"].items()) l.roles.push_back(role_pattern(role, v, file));
+  l.detect = l.roles.empty() ? "" : l.roles.front().pattern;
+  return l;
+}
+
+}  // namespace attnviz

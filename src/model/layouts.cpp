@@ -1,0 +1,160 @@
+// The built-in layouts: one table per family of checkpoints, written as data.
+#include <fmt/format.h>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/model/layout.hpp"
+
+namespace attnviz {
+
+namespace {
+
+using Roles = std::vector<RolePattern>;
+
+void add(Roles& r, const std::string& role, const std::string& pattern, bool transpose = false) {
+  r.push_back({role, pattern, transpose});
+}
+// A Linear (or Conv1D) `name` playing `role`: weight and bias.
+void linear(Roles& r, const std::string& role, const std::string& name, bool conv1d = false) {
+  add(r, role + ".weight", name + ".weight", conv1d);
+  add(r, role + ".bias", name + ".bias");
+}
+void norm(Roles& r, const std::string& role, const std::string& name) { linear(r, role, name); }
+
+// nn.MultiheadAttention's own names under `p`: fused in_proj, or separate q/k/v_proj_weight.
+void torch_attention(Roles& r, const std::string& site, const std::string& p) {
+  add(r, site + ".qkv.weight", p + "in_proj_weight");
+  add(r, site + ".qkv.bias", p + "in_proj_bias");
+  add(r, site + ".q.weight", p + "q_proj_weight");
+  add(r, site + ".k.weight", p + "k_proj_weight");
+  add(r, site + ".v.weight", p + "v_proj_weight");
+  linear(r, site + ".out", p + "out_proj");
+}
+
+// nn.TransformerEncoderLayer / DecoderLayer under `p` ("layers.{layer}.").
+void torch_layer(Roles& r, const std::string& stack, const std::string& p, bool cross) {
+  torch_attention(r, stack + ".self", p + "self_attn.");
+  linear(r, stack + ".ffn.up", p + "linear1");
+  linear(r, stack + ".ffn.down", p + "linear2");
+  norm(r, stack + ".norm_self", p + "norm1");
+  if (cross) {
+    torch_attention(r, stack + ".cross", p + "multihead_attn.");
+    norm(r, stack + ".norm_cross", p + "norm2");
+    norm(r, stack + ".norm_ffn", p + "norm3");
+  } else {
+    norm(r, stack + ".norm_ffn", p + "norm2");
+  }
+}
+
+Layout seed000() {
+  Layout l{.name = "seed000", .arch = Arch::mha, .detect = "q.weight"};
+  for (const char* p : {"q", "k", "v", "out"}) linear(l.roles, std::string("encoder.self.") + p, p);
+  add(l.roles, "embed.token", "embed.weight");  // `attnviz init --vocab` adds a table
+  return l;
+}
+
+Layout seed001() {
+  Layout l{.name = "seed001", .arch = Arch::mha, .detect = "linears.0.weight"};
+  const char* parts[] = {"q", "k", "v", "out"};
+  for (int i = 0; i < 4; ++i) linear(l.roles, std::string("encoder.self.") + parts[i], fmt::format("linears.{}", i));
+  return l;
+}
+
+Layout seed002() {
+  Layout l{.name = "seed002", .arch = Arch::mha, .detect = "attn.weight", .causal = true};
+  linear(l.roles, "encoder.self.qkv", "attn");
+  return l;
+}
+
+Layout torch_mha() {
+  Layout l{.name = "torch-mha", .arch = Arch::mha, .detect = "out_proj.weight"};
+  torch_attention(l.roles, "encoder.self", "");
+  return l;
+}
+
+Layout torch_encoder() {
+  Layout l{.name = "torch-encoder", .arch = Arch::encoder, .detect = "layers.{layer}.linear1.weight"};
+  torch_layer(l.roles, "encoder", "layers.{layer}.", false);
+  norm(l.roles, "encoder.final_norm", "norm");
+  return l;
+}
+
+Layout torch_decoder() {
+  Layout l{.name = "torch-decoder", .arch = Arch::decoder, .detect = "layers.{layer}.multihead_attn.out_proj.weight",
+           .causal = true, .decoder_cross = true};
+  torch_layer(l.roles, "decoder", "layers.{layer}.", true);
+  norm(l.roles, "decoder.final_norm", "norm");
+  return l;
+}
+
+Layout torch_transformer() {
+  Layout l{.name = "torch-transformer", .arch = Arch::encoder_decoder,
+           .detect = "decoder.layers.{layer}.multihead_attn.out_proj.weight", .decoder_cross = true};
+  torch_layer(l.roles, "encoder", "encoder.layers.{layer}.", false);
+  torch_layer(l.roles, "decoder", "decoder.layers.{layer}.", true);
+  norm(l.roles, "encoder.final_norm", "encoder.norm");
+  norm(l.roles, "decoder.final_norm", "decoder.norm");
+  return l;
+}
+
+// GPT-2 blocks as nanoGPT (nn.Linear) or Hugging Face (Conv1D, stored transposed) name them.
+Layout gpt_family(const std::string& name, bool conv1d) {
+  Layout l{.name = name, .arch = Arch::decoder, .detect = "h.{layer}.attn.c_attn.weight",
+           .detect_fused = conv1d ? FusedShape::cols : FusedShape::rows, .norm_first = true,
+           .activation = conv1d ? Activation::gelu_tanh : Activation::gelu, .causal = true,
+           .positional = Positional::learned};
+  l.prefixes = {"transformer.", ""};
+  add(l.roles, "embed.token", "wte.weight");
+  add(l.roles, "embed.position", "wpe.weight");
+  const std::string p = "h.{layer}.";
+  norm(l.roles, "decoder.norm_self", p + "ln_1");
+  linear(l.roles, "decoder.self.qkv", p + "attn.c_attn", conv1d);
+  linear(l.roles, "decoder.self.out", p + "attn.c_proj", conv1d);
+  norm(l.roles, "decoder.norm_ffn", p + "ln_2");
+  linear(l.roles, "decoder.ffn.up", p + "mlp.c_fc", conv1d);
+  linear(l.roles, "decoder.ffn.down", p + "mlp.c_proj", conv1d);
+  norm(l.roles, "decoder.final_norm", "ln_f");
+  if (conv1d) l.model_type = "gpt2";
+  return l;
+}
+
+Layout bert() {
+  Layout l{.name = "bert", .arch = Arch::encoder, .detect = "encoder.layer.{layer}.attention.self.query.weight",
+           .activation = Activation::gelu, .layer_norm_eps = 1e-12f, .positional = Positional::learned,
+           .model_type = "bert"};
+  l.prefixes = {"bert.", ""};
+  add(l.roles, "embed.token", "embeddings.word_embeddings.weight");
+  add(l.roles, "embed.position", "embeddings.position_embeddings.weight");
+  add(l.roles, "embed.token_type", "embeddings.token_type_embeddings.weight");
+  norm(l.roles, "embed.norm", "embeddings.LayerNorm");
+  const std::string p = "encoder.layer.{layer}.";
+  linear(l.roles, "encoder.self.q", p + "attention.self.query");
+  linear(l.roles, "encoder.self.k", p + "attention.self.key");
+  linear(l.roles, "encoder.self.v", p + "attention.self.value");
+  linear(l.roles, "encoder.self.out", p + "attention.output.dense");
+  norm(l.roles, "encoder.norm_self", p + "attention.output.LayerNorm");
+  linear(l.roles, "encoder.ffn.up", p + "intermediate.dense");
+  linear(l.roles, "encoder.ffn.down", p + "output.dense");
+  norm(l.roles, "encoder.norm_ffn", p + "output.LayerNorm");
+  return l;
+}
+
+}  // namespace
+
+const std::vector<Layout>& builtin_layouts() {
+  // Most specific first: a torch Transformer also has "layers.{i}.linear1" under encoder.
+  static const std::vector<Layout> layouts{
+      torch_transformer(), torch_decoder(), torch_encoder(), gpt_family("gpt2", true),
+      gpt_family("nanogpt", false), bert(), torch_mha(), seed001(), seed002(), seed000()};
+  return layouts;
+}
+
+const Layout& layout_by_name(const std::string& name) {
+  std::string known;
+  for (const auto& l : builtin_layouts()) {
+    if (l.name == name) return l;
+    known += (known.empty() ? "" : ", ") + l.name;
+  }
+  throw usage_error(fmt::format("--layout {}: unknown layout (known: {})", name, known));
+}
+
+}  // namespace attnviz
