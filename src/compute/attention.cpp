@@ -11,28 +11,39 @@ namespace {
 constexpr float k_neg_inf = -std::numeric_limits<float>::infinity();
 }  // namespace
 
+namespace {
+
+// Keys [lo, hi) that causal, padding and window masks leave to query i: always one contiguous range.
+std::pair<int, int> allowed_range(const Mask& mask, int i, int n_k) {
+  int lo = 0, hi = n_k - mask.n_pad_keys;
+  if (mask.causal) hi = std::min(hi, i + 1);
+  if (mask.window > 0) {
+    lo = std::max(lo, i - mask.window + 1);
+    hi = std::min(hi, i + mask.window);
+  }
+  return {lo, std::max(lo, hi)};
+}
+
+}  // namespace
+
 void masked_softmax_row(float* scores, float* probs, int n_k, int query, const Mask& mask) {
-  // m = max_j s_j over allowed keys; p_j = exp(s_j - m) / Σ exp(s_l - m)
-  float row_max = k_neg_inf;
-  for (int j = 0; j < n_k; ++j) {
-    if (mask.allowed(query, j, n_k)) {
-      row_max = std::max(row_max, scores[j]);
-    } else {
-      scores[j] = k_neg_inf;  // masked_fill(mask == 0, -inf)
+  // p_j = exp(s_j − m) / Σ_l exp(s_l − m) over allowed keys, m = max_j s_j (so exp never overflows)
+  const auto [lo, hi] = allowed_range(mask, query, n_k);
+  Eigen::Map<Eigen::ArrayXf> s(scores, n_k), p(probs, n_k);
+  s.head(lo).setConstant(k_neg_inf);  // masked_fill(mask == 0, -inf)
+  s.tail(n_k - hi).setConstant(k_neg_inf);
+  if (mask.matrix) {  // a file mask may hide any key inside the range
+    for (int j = lo; j < hi; ++j) {
+      if ((*mask.matrix)(query, j) == 0) s[j] = k_neg_inf;
     }
   }
-  if (row_max == k_neg_inf) {  // every key masked: a zero row, reported by the caller
-    std::fill(probs, probs + n_k, 0.0f);
-    return;
-  }
-  float sum = 0.0f;
-  for (int j = 0; j < n_k; ++j) {
-    const float p = scores[j] == k_neg_inf ? 0.0f : std::exp(scores[j] - row_max);
-    probs[j] = p;
-    sum += p;
-  }
-  const float inv_sum = 1.0f / sum;  // sum >= 1: the max element contributes exp(0)
-  for (int j = 0; j < n_k; ++j) probs[j] *= inv_sum;
+  const float row_max = hi > lo ? s.segment(lo, hi - lo).maxCoeff() : k_neg_inf;
+  p.setZero();
+  if (row_max == k_neg_inf) return;  // every key masked: a zero row, reported by the caller
+  // exp(-inf) = 0 keeps file-masked keys at exactly 0; Eigen vectorises exp over the range.
+  auto live = p.segment(lo, hi - lo);
+  live = (s.segment(lo, hi - lo) - row_max).exp();
+  live *= 1.0f / live.sum();  // the sum is >= 1: the max element contributes exp(0)
 }
 
 void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRef k,
