@@ -16,9 +16,10 @@ void activate(MatrixRef x, Activation activation) {
     case Activation::gelu:
       x = x.unaryExpr([](float v) { return 0.5f * v * (1.0f + std::erf(v * std::numbers::sqrt2_v<float> / 2.0f)); });
       break;
-    case Activation::gelu_tanh: {
+    case Activation::gelu_tanh: {  // Eigen's array tanh is vectorised (std::tanh was 14% of a GPT-2 run)
       const float c = std::sqrt(2.0f / std::numbers::pi_v<float>);
-      x = x.unaryExpr([c](float v) { return 0.5f * v * (1.0f + std::tanh(c * (v + 0.044715f * v * v * v))); });
+      auto a = x.array();
+      a = 0.5f * a * (1.0f + (c * (a + 0.044715f * a.cube())).tanh());
       break;
     }
   }
