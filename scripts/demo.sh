@@ -17,6 +17,10 @@ run run --model samples/mha --tokens samples/chinese.txt --head 1 --table none
 # Cross-attention: queries from the Chinese target, keys and values from the English source.
 run run --model samples/mha --tokens samples/cross/target.txt --source-tokens samples/cross/source.txt \
   --head 2 --png out/demo/cross
+# An encoder-decoder (nn.Transformer layout, 2 + 2 layers): every layer and site, encoder self-attention,
+# decoder causal self-attention and decoder cross-attention.
+run run --model samples/transformer --tokens samples/cross/target.txt --source-tokens samples/cross/source.txt \
+  --head 0 --table none
 # Seed 001's mask = zeros: every key is masked; attnviz says so instead of drawing uniform rows.
 printf 'a b c d\n' | build/attnviz run --model samples/mha --tokens - --mask samples/mask_all_zeros.txt \
   --head 0 --table none || true
