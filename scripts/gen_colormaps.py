@@ -8,7 +8,49 @@ from matplotlib import _cm_listed
 
 # (C++ table name, CLI name, matplotlib data), in the order of enum ColormapId. Adding a map: one
 # entry here plus its enumerator in include/attnviz/render/colormap.hpp.
-MAPS = [("k_viridis", "viridis", _cm_listed._viridis_data)]
+MAPS = [
+    ("k_viridis", "viridis", _cm_listed._viridis_data),
+    ("k_magma", "magma", _cm_listed._magma_data),
+    ("k_inferno", "inferno", _cm_listed._inferno_data),
+    ("k_plasma", "plasma", _cm_listed._plasma_data),
+]
+
+# The diverging map (scores, differences; centred on 0): our own, CC0 like the others. Two linear
+# ramps in CIELAB (perceptually even lightness) from a blue through a light neutral to a red.
+DIVERGING_ENDS = [(0.230, 0.299, 0.754), (0.865, 0.865, 0.865), (0.706, 0.016, 0.150)]
+
+
+def srgb_to_lab(rgb):
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    x = (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047
+    y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    z = (0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883
+    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in (x, y, z)]
+    return (116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2]))
+
+
+def lab_to_srgb(lab):
+    fy = (lab[0] + 16) / 116
+    f = (fy + lab[1] / 500, fy, fy - lab[2] / 200)
+    x, y, z = [t ** 3 if t ** 3 > 0.008856 else (t - 16 / 116) / 7.787 for t in f]
+    x, z = x * 0.95047, z * 1.08883
+    lin = (3.2406 * x - 1.5372 * y - 0.4986 * z, -0.9689 * x + 1.8758 * y + 0.0415 * z,
+           0.0557 * x - 0.2040 * y + 1.0570 * z)
+    out = [12.92 * c if c <= 0.0031308 else 1.055 * c ** (1 / 2.4) - 0.055 for c in lin]
+    return [min(max(c, 0.0), 1.0) for c in out]
+
+
+def diverging():
+    lo, mid, hi = (srgb_to_lab(c) for c in DIVERGING_ENDS)
+    data = []
+    for i in range(256):
+        t = i / 255
+        a, b, u = (lo, mid, t * 2) if t < 0.5 else (mid, hi, t * 2 - 1)
+        data.append(lab_to_srgb([a[k] + (b[k] - a[k]) * u for k in range(3)]))
+    return data
+
+
+MAPS.append(("k_diverging", "diverging", diverging()))
 
 OUT = pathlib.Path(__file__).resolve().parent.parent / "src" / "render" / "colormap_data.cpp"
 
@@ -19,9 +61,12 @@ def table(cpp_name, name, data):
     for i in range(0, 256, 4):
         cells = ", ".join("{%d, %d, %d}" % tuple(round(x * 255) for x in rgb) for rgb in data[i:i + 4])
         rows.append("    " + cells + ",")
-    return ("// %s: CC0 1.0 (Nathaniel J. Smith, Stefan van der Walt, Eric Firing), matplotlib %s.\n"
+    source = ("CC0 1.0 (Nathaniel J. Smith, Stefan van der Walt, Eric Firing), matplotlib %s"
+              % matplotlib.__version__ if name != "diverging" else
+              "attnviz's own (CIELAB ramps, scripts/gen_colormaps.py), CC0 1.0")
+    return ("// %s: %s.\n"
             "const std::array<Rgb, 256> %s = {{\n%s\n}};\n"
-            % (name, matplotlib.__version__, cpp_name, "\n".join(rows)))
+            % (name, source, cpp_name, "\n".join(rows)))
 
 
 def main():

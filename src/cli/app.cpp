@@ -17,6 +17,8 @@ int run_cli(int argc, char** argv) {
   add_run_command(app);
   add_init_command(app);
   add_inspect_command(app);
+  add_stats_command(app);
+  add_check_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "attnviz/analysis/check.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/sinks/png_sink.hpp"
@@ -41,7 +42,23 @@ TerminalOptions terminal_options(const RunArgs& a, const PreparedRun& run, Color
   t.heatmap_style.cmap = cmap;
   t.heatmap_style.color = detect_color_mode(choice, isatty(STDOUT_FILENO) != 0);
   t.heatmap_style.width = a.width > 0 ? a.width : terminal_width();
+  t.table_style.color = t.heatmap_style.color;  // value-coloured table cells when colour is on
+  t.table_style.cmap = cmap;
   return t;
+}
+
+PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap) {
+  PngOptions p;
+  p.selection = run.selection;
+  p.model_name = run.model.name;
+  p.style.cmap = cmap;
+  p.style.log = a.log_scale;
+  p.style.fonts = FontSet::find(a.font);  // before the forward pass: a bad --font fails early
+  p.shared_scale = a.scale == "shared";
+  p.pool = parse_pool_mode(a.pool);
+  p.max_pixels = a.max_pixels;
+  p.raw = a.png_raw;
+  return p;
 }
 
 }  // namespace
@@ -52,11 +69,17 @@ void run_command(const RunArgs& a) {
 
   SinkList sinks;
   sinks.add(std::make_unique<TerminalSink>(std::cout, terminal_options(a, run, cmap)));
-  if (!a.png_dir.empty()) sinks.add(std::make_unique<PngSink>(a.png_dir, run.selection, cmap));
+  if (!a.png_dir.empty()) sinks.add(std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap)));
   SaveSink* save = nullptr;
   if (!a.save.empty()) {
     auto sink = std::make_unique<SaveSink>(a.save);
     save = sink.get();
+    sinks.add(std::move(sink));
+  }
+  CheckCollector* check = nullptr;
+  if (a.check) {
+    auto sink = std::make_unique<CheckCollector>();
+    check = sink.get();
     sinks.add(std::move(sink));
   }
 
@@ -68,6 +91,10 @@ void run_command(const RunArgs& a) {
   }
   sinks.finish();
   std::cout.flush();
+  if (check) {  // stdout holds the run's output: the findings go to stderr
+    for (const auto& f : check->findings()) std::cerr << "attnviz: check: " << f.message() << '\n';
+    if (!check->findings().empty()) throw Error(check->summary(), k_exit_check_failed);
+  }
 }
 
 }  // namespace attnviz

@@ -14,16 +14,28 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"probs", "scores", "both", "none"}));
   cmd->add_option("--precision", args->precision, "digits after the decimal point in tables")
       ->check(CLI::Range(0, 9));
-  cmd->add_option("--format", args->format, "table format: text, csv, json (csv/json: no heatmaps)")
-      ->check(CLI::IsMember({"text", "csv", "json"}));
-  cmd->add_option("--png", args->png_dir, "write one PNG heatmap per head into this folder");
+  cmd->add_option("--format", args->format,
+                  "table format: text, csv, json, markdown (all but text: no heatmaps)")
+      ->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
+  cmd->add_option("--png", args->png_dir,
+                  "write figures into this folder: one per head, a layer × head grid, masks");
+  cmd->add_flag("--png-raw", args->png_raw, "also write each map as a bare image, a pixel block per cell");
+  cmd->add_option("--scale", args->scale, "colour range: per-head ([0, head max]) or shared ([0, 1])")
+      ->check(CLI::IsMember({"per-head", "shared"}));
+  cmd->add_flag("--log", args->log_scale, "log colour scale in figures (4 decades below the max)");
+  cmd->add_option("--max-pixels", args->max_pixels, "figures pool longer maps to this many cells per side")
+      ->check(CLI::Range(16, 16384));
+  cmd->add_option("--pool", args->pool, "pooling of long maps: max or mean")
+      ->check(CLI::IsMember({"max", "mean"}));
+  cmd->add_option("--font", args->font, "font for figures: a file or a fontconfig name (default sans-serif)");
   cmd->add_option("--save", args->save, "write every map's scores and probs to a .safetensors file");
   cmd->add_option("--color", args->color, "auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("--width", args->width, "terminal width in columns (default: detected)")
       ->check(CLI::Range(20, 10000));
-  cmd->add_option("--cmap", args->cmap, "colour map for heatmaps");
+  cmd->add_option("--cmap", args->cmap, "colour map: viridis, magma, inferno, plasma, diverging");
   cmd->add_flag("--no-heatmap", args->no_heatmap, "print tables only");
+  cmd->add_flag("--check", args->check, "also check every map as `attnviz check` does (exit 3 on a problem)");
   cmd->callback([args] { run_command(*args); });
 }
 

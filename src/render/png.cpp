@@ -1,11 +1,14 @@
-// PNG heatmaps: cells through a colour map, nearest-neighbour upscaled, encoded by stb_image_write.
+// PNG heatmaps: cells through a colour map, nearest-neighbour upscaled; PNG encoding with
+// libdeflate (several times faster than stb_image_write's deflate, and smaller files).
 #include "attnviz/render/png.hpp"
 
 #include <fmt/format.h>
 
+#include <libdeflate.h>
+
 #include <algorithm>
-// Debian's libstb.so has the implementation compiled in: no STB_IMAGE_WRITE_IMPLEMENTATION here.
-#include <stb/stb_image_write.h>
+#include <cstdlib>
+#include <memory>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/atomic_file.hpp"
@@ -42,10 +45,57 @@ void fill_block(Image& image, int x0, int y0, int size, Rgb c) {
   }
 }
 
-void append_bytes(void* context, void* data, int size) {
-  static_cast<std::string*>(context)->append(static_cast<const char*>(data),
-                                             static_cast<size_t>(size));
+// libdeflate level 4: measured on 512² heatmap figures, within a few % of level 9's size at a
+// fraction of its time (bench/png_bench.sh).
+constexpr int k_deflate_level = 4;
+
+void append_u32(std::string& out, uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xFF));
 }
+
+// A PNG chunk: length, type, data, CRC-32 of type + data.
+void append_chunk(std::string& out, const char* type, std::string_view data) {
+  append_u32(out, static_cast<uint32_t>(data.size()));
+  const size_t start = out.size();
+  out.append(type, 4);
+  out.append(data);
+  append_u32(out, libdeflate_crc32(0, out.data() + start, out.size() - start));
+}
+
+// Filtered scanlines: each row prefixed by its filter type. Per row the filter (None, Sub or Up)
+// with the least sum of |signed bytes| wins — libpng's heuristic; Up turns the repeated rows of
+// upscaled cells into zeros, Sub the runs inside a row.
+std::string filtered_rows(const Image& image) {
+  const size_t stride = static_cast<size_t>(image.width) * 3;
+  std::string out;
+  out.reserve((stride + 1) * static_cast<size_t>(image.height));
+  std::string candidates[3];
+  for (int y = 0; y < image.height; ++y) {
+    const uint8_t* row = image.rgb.data() + static_cast<size_t>(y) * stride;
+    const uint8_t* up = y > 0 ? row - stride : nullptr;
+    long best_cost = -1;
+    int best = 0;
+    for (int f = 0; f < 3; ++f) {
+      std::string& c = candidates[f];
+      c.resize(stride);
+      long cost = 0;
+      for (size_t k = 0; k < stride; ++k) {
+        const uint8_t pred = f == 1 ? (k >= 3 ? row[k - 3] : 0) : f == 2 ? (up ? up[k] : 0) : 0;
+        const auto b = static_cast<uint8_t>(row[k] - pred);
+        c[k] = static_cast<char>(b);
+        cost += b < 128 ? b : 256 - b;
+      }
+      if (best_cost < 0 || cost < best_cost) best_cost = cost, best = f;
+    }
+    out.push_back(static_cast<char>(best));
+    out.append(candidates[best]);
+  }
+  return out;
+}
+
+struct CompressorDeleter {
+  void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+};
 
 }  // namespace
 
@@ -90,12 +140,24 @@ std::string encode_png(const Image& image) {
     throw Error(fmt::format("encode png: image {}×{} has {} bytes, expected {}", image.width,
                             image.height, image.rgb.size(), expected));
   }
-  std::string bytes;
-  if (stbi_write_png_to_func(append_bytes, &bytes, image.width, image.height, 3, image.rgb.data(),
-                             image.width * 3) == 0) {
-    throw Error(fmt::format("encode png: stb_image_write failed on a {}×{} image", image.width,
-                            image.height));
-  }
+  const std::string raw = filtered_rows(image);
+  // A compressor per call: they are not thread-safe, and allocating one is cheap next to a figure.
+  std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor(
+      libdeflate_alloc_compressor(k_deflate_level));
+  if (!compressor) throw Error("encode png: libdeflate could not allocate a compressor");
+  std::string idat(libdeflate_zlib_compress_bound(compressor.get(), raw.size()), '\0');
+  const size_t n = libdeflate_zlib_compress(compressor.get(), raw.data(), raw.size(), idat.data(),
+                                            idat.size());
+  if (n == 0) throw Error(fmt::format("encode png: deflate failed on a {}×{} image", image.width, image.height));
+  idat.resize(n);
+  std::string ihdr;
+  append_u32(ihdr, static_cast<uint32_t>(image.width));
+  append_u32(ihdr, static_cast<uint32_t>(image.height));
+  ihdr += std::string("\x08\x02\x00\x00\x00", 5);  // 8-bit RGB, deflate, adaptive filters, no interlace
+  std::string bytes("\x89PNG\r\n\x1a\n", 8);
+  append_chunk(bytes, "IHDR", ihdr);
+  append_chunk(bytes, "IDAT", idat);
+  append_chunk(bytes, "IEND", {});
   return bytes;
 }
 

@@ -1,4 +1,5 @@
-// Tables of attention scores and weights: aligned text (display-width aware), RFC 4180 CSV, JSON.
+// Tables of attention scores and weights: aligned text (display-width aware, optionally coloured
+// by value), RFC 4180 CSV, JSON, Markdown.
 #include "attnviz/render/table.hpp"
 
 #include <fmt/format.h>
@@ -37,10 +38,21 @@ std::vector<std::string> cell_texts(const Matrix& values, const Mask& mask, int 
   return out;
 }
 
+// A padded value cell with its background coloured by value (and black or white text by luma).
+std::string coloured_cell(const std::string& padded, float v, const TableStyle& style) {
+  const Rgb bg = colormap(style.cmap, colormap_position(v, style.vmin, style.vmax));
+  const bool light = 0.299f * bg.r + 0.587f * bg.g + 0.114f * bg.b > 140.0f;
+  const std::string fg = light ? "30" : "97";
+  if (style.color == ColorMode::truecolor) {
+    return fmt::format("\x1b[{};48;2;{};{};{}m{}\x1b[0m", fg, bg.r, bg.g, bg.b, padded);
+  }
+  return fmt::format("\x1b[{};48;5;{}m{}\x1b[0m", fg, ansi256_index(bg), padded);
+}
+
 std::string render_text(const std::string& title, const Matrix& values, const Mask& mask,
                         const std::vector<std::string>& rows, const std::vector<std::string>& cols,
-                        int precision) {
-  const auto cells = cell_texts(values, mask, precision, k_masked_text);
+                        const TableStyle& style) {
+  const auto cells = cell_texts(values, mask, style.precision, k_masked_text);
   const auto n_cols = static_cast<size_t>(values.cols());
   std::vector<std::string> row_labels, col_labels;
   for (const auto& label : rows) row_labels.push_back(printable_text(label));
@@ -67,7 +79,12 @@ std::string render_text(const std::string& title, const Matrix& values, const Ma
     out += pad_to_width(row_labels[i], label_width);
     for (size_t j = 0; j < n_cols; ++j) {
       out += k_column_gap;
-      out += pad_to_width(cells[i * n_cols + j], widths[j], true);
+      std::string cell = pad_to_width(cells[i * n_cols + j], widths[j], true);
+      const auto ii = static_cast<Eigen::Index>(i), jj = static_cast<Eigen::Index>(j);
+      if (style.color != ColorMode::none && mask.allowed(ii, jj, values.cols())) {
+        cell = coloured_cell(cell, values(ii, jj), style);
+      }
+      out += cell;
     }
     out += '\n';
   }
@@ -96,6 +113,32 @@ std::string render_csv(const Matrix& values, const Mask& mask, const std::vector
   for (size_t i = 0; i < rows.size(); ++i) {
     out += csv_field(rows[i]);
     for (size_t j = 0; j < cols.size(); ++j) out += ',' + cells[i * cols.size() + j];
+    out += '\n';
+  }
+  return out;
+}
+
+std::string markdown_field(std::string_view field) {
+  std::string out;
+  for (char c : printable_text(field)) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string render_markdown(const std::string& title, const Matrix& values, const Mask& mask,
+                            const std::vector<std::string>& rows,
+                            const std::vector<std::string>& cols, int precision) {
+  const auto cells = cell_texts(values, mask, precision, k_masked_text);
+  std::string out = "**" + markdown_field(title) + "**\n\n| query |";
+  for (const auto& label : cols) out += ' ' + markdown_field(label) + " |";
+  out += "\n|---|";
+  for (size_t j = 0; j < cols.size(); ++j) out += "---:|";
+  out += '\n';
+  for (size_t i = 0; i < rows.size(); ++i) {
+    out += "| " + markdown_field(rows[i]) + " |";
+    for (size_t j = 0; j < cols.size(); ++j) out += ' ' + cells[i * cols.size() + j] + " |";
     out += '\n';
   }
   return out;
@@ -140,7 +183,8 @@ TableFormat parse_table_format(const std::string& name) {
   if (name == "text") return TableFormat::text;
   if (name == "csv") return TableFormat::csv;
   if (name == "json") return TableFormat::json;
-  throw usage_error(fmt::format("unknown table format '{}' (known: text, csv, json)", name));
+  if (name == "markdown") return TableFormat::markdown;
+  throw usage_error(fmt::format("unknown table format '{}' (known: text, csv, json, markdown)", name));
 }
 
 std::string render_table(const std::string& title, const Matrix& values, const Mask& mask,
@@ -154,11 +198,13 @@ std::string render_table(const std::string& title, const Matrix& values, const M
   const auto cols = detail::labels_or_indices(col_labels, values.cols());
   switch (style.format) {
     case TableFormat::text:
-      return render_text(title, values, mask, rows, cols, style.precision);
+      return render_text(title, values, mask, rows, cols, style);
     case TableFormat::csv:
       return render_csv(values, mask, rows, cols, style.precision);
     case TableFormat::json:
       return render_json(title, values, mask, rows, cols);
+    case TableFormat::markdown:
+      return render_markdown(title, values, mask, rows, cols, style.precision);
   }
   throw Error("table: unknown format");
 }

@@ -1,34 +1,151 @@
-// --png: gathers one map, renders it through the colour map and writes it atomically.
+// --png: pools each selected map as its blocks arrive, then queues its figure, raw image, mask
+// figure and grid thumbnail to the writer pool.
 #include "attnviz/sinks/png_sink.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "attnviz/core/error.hpp"
-#include "attnviz/render/png.hpp"
 
 namespace attnviz {
+namespace {
 
-PngSink::PngSink(std::filesystem::path dir, HeadSelection selection, ColormapId cmap)
-    : dir_(std::move(dir)), selection_(selection), cmap_(cmap) {
+constexpr int k_thumb_cells = 96;  // grid thumbnails: at most this many cells per side
+
+std::string group_name(const HeadId& id) {
+  return (id.stack.empty() ? "" : id.stack + ".") + site_name(id.site);
+}
+
+MaskMatrix allowed_of(const CountMatrix& counts) { return (counts.array() > 0).cast<uint8_t>(); }
+
+// The caption's statement of how the picture was made: the reader of a paper needs it.
+std::string caption(const MapInfo& info, const PngOptions& o, const PoolGrid& g, float vmax) {
+  std::string s = fmt::format("mask: {} · {}×{} tokens · colour {}", info.mask->describe(),
+                              info.n_query, info.n_key,
+                              o.shared_scale ? "[0, 1] shared" : fmt::format("[0, {:.3g}] head max", vmax));
+  if (o.style.log) s += " · log scale";
+  if (g.pool > 1) s += fmt::format(" · {}-pooled {}×{} tokens per cell", pool_mode_name(o.pool), g.pool, g.pool);
+  return s;
+}
+
+}  // namespace
+
+PngSink::PngSink(std::filesystem::path dir, PngOptions options)
+    : dir_(std::move(dir)), options_(std::move(options)) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir_.string(), ec.message()));
+  if (options_.max_pixels < 16) throw usage_error("--max-pixels must be at least 16");
+  writer_ = std::make_unique<PngWriter>(options_.threads);
+}
+
+void PngSink::submit(const std::filesystem::path& path, std::function<Image()> render) {
+  writer_->submit(path, std::move(render));
+  written_.push_back(path);
+}
+
+const CountMatrix& PngSink::counts_for(const MapInfo& info, const PoolGrid& grid) {
+  if (!counts_.counts || counts_.mask != info.mask || counts_.grid.n_query != grid.n_query ||
+      counts_.grid.n_key != grid.n_key) {
+    counts_ = {info.mask, grid, std::make_shared<const CountMatrix>(allowed_counts(*info.mask, grid))};
+  }
+  return *counts_.counts;
 }
 
 void PngSink::begin_map(const MapInfo& info) {
-  current_ = selection_.matches(info.id) ? std::make_unique<GatheredMap>(info) : nullptr;
+  current_.reset();
+  if (!options_.selection.matches(info.id)) return;
+  const PoolGrid grid = PoolGrid::for_map(info.n_query, info.n_key, options_.max_pixels);
+  current_.emplace(grid);
+  const std::string group = group_name(info.id);
+  if (!info.mask->is_none() && mask_written_[group] != info.mask) {
+    mask_written_[group] = info.mask;
+    write_mask_figure(info, grid);
+  }
 }
 
 void PngSink::on_block(const AttentionBlock& block) {
-  if (current_) current_->add(block);
+  if (current_) current_->add(block.row_begin, block.probs);
+}
+
+void PngSink::write_mask_figure(const MapInfo& info, const PoolGrid& grid) {
+  const CountMatrix& counts = counts_for(info, grid);
+  FigureMap axes;
+  axes.allowed = allowed_of(counts);
+  axes.pool = grid.pool;
+  axes.n_query = grid.n_query, axes.n_key = grid.n_key;
+  axes.query_labels = *info.query_labels, axes.key_labels = *info.key_labels;
+  Matrix fraction = counts.cast<float>();
+  for (Eigen::Index i = 0; i < fraction.rows(); ++i) {
+    for (Eigen::Index j = 0; j < fraction.cols(); ++j) {  // pairs in the cell (edges hold fewer)
+      const int rows = std::min(grid.pool, grid.n_query - static_cast<int>(i) * grid.pool);
+      const int cols = std::min(grid.pool, grid.n_key - static_cast<int>(j) * grid.pool);
+      fraction(i, j) /= static_cast<float>(rows * cols);
+    }
+  }
+  HeadId layer_id = info.id;
+  const std::string title = fmt::format("{} · {} · mask: {}", options_.model_name,
+                                        layer_id.title().substr(0, layer_id.title().rfind(" · head")),
+                                        info.mask->describe());
+  const std::string cap = grid.pool > 1 ? fmt::format("{}×{} tokens per cell, shaded by the allowed fraction", grid.pool, grid.pool)
+                                        : fmt::format("{}×{} tokens", grid.n_query, grid.n_key);
+  submit(dir_ / fmt::format("{}.mask.png", info.id.map_name()),
+         [title, cap, axes = std::move(axes), fraction = std::move(fraction), style = options_.style] {
+           return mask_figure(title, cap, axes, fraction, style);
+         });
 }
 
 void PngSink::end_map(const MapInfo& info) {
   if (!current_) return;
-  const auto path = dir_ / fmt::format("{}.head{}.png", info.id.map_name(), info.id.head);
-  write_png(path, heatmap_image(current_->probs, *info.mask, cmap_, 0.0f, 1.0f));
-  written_.push_back(path);
+  const PoolGrid grid = current_->grid();
+  const CountMatrix& counts = counts_for(info, grid);
+  FigureMap map;
+  map.values = current_->values(options_.pool, counts);
+  map.allowed = allowed_of(counts);
+  map.pool = grid.pool;
+  map.n_query = grid.n_query, map.n_key = grid.n_key;
+  map.query_labels = *info.query_labels, map.key_labels = *info.key_labels;
+  FigureStyle style = options_.style;
+  style.vmin = 0.0f;
+  // per-head: [0, this head's largest weight], so a head whose weights are all small over a long
+  // input still shows its pattern; shared: the fixed range of probabilities, comparable across
+  // heads without holding every map.
+  style.vmax = options_.shared_scale ? 1.0f : std::max(map.values.maxCoeff(), 1e-6f);
+  const std::string base = fmt::format("{}.head{}", info.id.map_name(), info.id.head);
+
+  // The grid's thumbnail: this map pooled further to ≤ k_thumb_cells per side.
+  const int factor = (std::max(grid.cells_q, grid.cells_k) + k_thumb_cells - 1) / k_thumb_cells;
+  const CountMatrix thumb_counts = coarsen_counts(counts, factor);
+  Thumbnail thumb{info.id.layer, info.id.head, current_->coarsened(factor).values(options_.pool, thumb_counts),
+                  allowed_of(thumb_counts), style.vmin, style.vmax};
+  grids_[group_name(info.id)].push_back(std::move(thumb));
   current_.reset();
+
+  if (options_.raw) {
+    Mask cells;  // the pooled allowed matrix as a file mask, for heatmap_image
+    cells.matrix = map.allowed;
+    submit(dir_ / (base + ".raw.png"), [values = map.values, cells, style] {
+      return heatmap_image(values, cells, style.cmap, style.vmin, style.vmax);
+    });
+  }
+  const std::string title = fmt::format("{} · {}", options_.model_name, info.id.title());
+  submit(dir_ / (base + ".png"),
+         [title, cap = caption(info, options_, grid, style.vmax), map = std::move(map), style] {
+           return heatmap_figure(title, cap, map, style);
+         });
+}
+
+void PngSink::finish() {
+  for (auto& [group, thumbs] : grids_) {
+    const std::string title = fmt::format("{} · {}-attention · layers × heads", options_.model_name,
+                                          group);
+    submit(dir_ / (group + ".grid.png"), [title, thumbs = std::move(thumbs), style = options_.style] {
+      return grid_figure(title, thumbs, style);
+    });
+  }
+  grids_.clear();
+  writer_->wait();
 }
 
 }  // namespace attnviz

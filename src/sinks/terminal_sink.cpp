@@ -39,13 +39,25 @@ void TerminalSink::print_tables(const GatheredMap& map) {
   const MapInfo& info = map.info;
   auto emit = [&](const std::string& what, const Matrix& values) {
     const std::string title = fmt::format("{} {} · {}", options_.model_name, info.id.title(), what);
+    // Coloured backgrounds (colour on only): weights over [0, max]; scores on the diverging map
+    // centred on 0 over ± the largest finite |score|.
+    TableStyle style = options_.table_style;
+    if (&values == &map.scores) {
+      const float m = values.array().isFinite().select(values.array().abs(), 0.0f).maxCoeff();
+      style.cmap = ColormapId::diverging, style.vmin = -std::max(m, 1e-6f), style.vmax = std::max(m, 1e-6f);
+    } else {
+      style.vmin = 0.0f, style.vmax = std::max(values.maxCoeff(), 1e-6f);
+    }
     std::string text = render_table(title, values, *info.mask, *info.query_labels,
-                                    *info.key_labels, options_.table_style);
+                                    *info.key_labels, style);
     if (options_.table_style.format == TableFormat::json) {
       json_tables_.push_back(std::move(text));
     } else {
       out_ << text;
-      if (options_.table_style.format == TableFormat::text) out_ << '\n';  // a blank line between tables
+      if (options_.table_style.format == TableFormat::text ||
+          options_.table_style.format == TableFormat::markdown) {
+        out_ << '\n';  // a blank line between tables
+      }
     }
   };
   if (options_.table == TableKind::scores || options_.table == TableKind::both) {

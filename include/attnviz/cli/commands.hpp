@@ -8,5 +8,7 @@ namespace attnviz {
 void add_run_command(CLI::App& app);
 void add_init_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
+void add_stats_command(CLI::App& app);  // src/cli/stats_command.cpp
+void add_check_command(CLI::App& app);  // src/cli/check_command.cpp
 
 }  // namespace attnviz

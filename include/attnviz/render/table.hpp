@@ -6,20 +6,28 @@
 
 #include "attnviz/compute/mask.hpp"
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/render/colormap.hpp"
+#include "attnviz/render/terminal.hpp"
 
 namespace attnviz {
 
-enum class TableFormat { text, csv, json };
+enum class TableFormat { text, csv, json, markdown };
 TableFormat parse_table_format(const std::string& name);  // usage Error on unknown names
 
 struct TableStyle {
   TableFormat format = TableFormat::text;
   int precision = 3;  // digits after the decimal point
+  // text only: each value cell's background coloured by its value through cmap over [vmin, vmax]
+  // (text black or white for contrast) when color is not none.
+  ColorMode color = ColorMode::none;
+  ColormapId cmap = ColormapId::viridis;
+  float vmin = 0.0f, vmax = 1.0f;
 };
 
 // text: columns aligned by display width (CJK labels count 2 columns), masked cells shown as "-",
 // header row of key labels; csv: RFC 4180 quoting, first column "query"; json: {"title","queries",
-// "keys","values"} with masked cells null.
+// "keys","values"} with masked cells null; markdown: a GitHub table under the title in bold, values
+// right-aligned, masked cells "-", "|" in labels escaped.
 std::string render_table(const std::string& title, const Matrix& values, const Mask& mask,
                          const std::vector<std::string>& row_labels,
                          const std::vector<std::string>& col_labels, const TableStyle& style);

@@ -1,31 +1,67 @@
-// --png DIR: one viridis PNG per selected head, written as soon as its map is complete.
+// --png DIR: a labelled figure per selected head, a layer × head overview grid per (stack, site),
+// and a mask figure per distinct mask; rendered and written by a pool of threads.
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
-#include "attnviz/render/colormap.hpp"
+#include "attnviz/render/figure.hpp"
+#include "attnviz/render/pooled_map.hpp"
+#include "attnviz/render/png_writer.hpp"
 #include "attnviz/sinks/gather.hpp"
 
 namespace attnviz {
 
-// Files are named "{map}.head{h}.png" (layer0.self.head3.png); each is written atomically.
-// Only one map is held at a time.
+struct PngOptions {
+  HeadSelection selection;
+  FigureStyle style;           // colour map, --log, fonts (vmin / vmax are set per map)
+  bool shared_scale = false;   // --scale shared: every map on [0, 1]; per-head: [0, head max]
+  PoolMode pool = PoolMode::max;
+  int max_pixels = 2048;       // maps with more tokens per side are pooled to this many cells
+  bool raw = false;            // also {map}.head{h}.raw.png: one pixel block per cell, no text
+  std::string model_name;
+  int threads = 0;             // writer pool size; 0 = hardware_concurrency
+};
+
+// Files (each written atomically):
+//   {map}.head{h}.png      the labelled figure (layer0.self.head3.png, decoder.layer1.cross.head0.png)
+//   {map}.head{h}.raw.png  with --png-raw
+//   {stack.}{site}.grid.png  the overview grid at the end (self.grid.png, encoder.self.grid.png)
+//   {map}.mask.png         the mask, at the first map of each (stack, site) using a new mask
+//                          (layer0.self.mask.png); none for an all-allowed mask
+// Memory: one pooled map (≤ max_pixels² cells) in progress, at most 2 × threads queued figures,
+// and thumbnails of ≤ 96² cells for the grids.
 class PngSink : public AttentionSink {
  public:
-  PngSink(std::filesystem::path dir, HeadSelection selection, ColormapId cmap);
+  PngSink(std::filesystem::path dir, PngOptions options);
   void begin_map(const MapInfo& info) override;
   void on_block(const AttentionBlock& block) override;
   void end_map(const MapInfo& info) override;
+  void finish() override;
   const std::vector<std::filesystem::path>& written() const { return written_; }
 
  private:
+  struct Counts {  // allowed pairs per cell, shared by every head under one mask
+    std::shared_ptr<const Mask> mask;
+    PoolGrid grid;
+    std::shared_ptr<const CountMatrix> counts;
+  };
+  const CountMatrix& counts_for(const MapInfo& info, const PoolGrid& grid);
+  void write_mask_figure(const MapInfo& info, const PoolGrid& grid);
+  void submit(const std::filesystem::path& path, std::function<Image()> render);
+
   std::filesystem::path dir_;
-  HeadSelection selection_;
-  ColormapId cmap_;
-  std::unique_ptr<GatheredMap> current_;
+  PngOptions options_;
+  std::optional<PooledMap> current_;
+  Counts counts_;
+  std::map<std::string, std::shared_ptr<const Mask>> mask_written_;  // "{stack.}{site}" → last mask drawn
+  std::map<std::string, std::vector<Thumbnail>> grids_;     // "{stack.}{site}" → thumbnails
   std::vector<std::filesystem::path> written_;
+  std::unique_ptr<PngWriter> writer_;  // last: destroyed (joined) first
 };
 
 }  // namespace attnviz

@@ -1,0 +1,78 @@
+// Per-head softmax-saturation statistics, streamed over row blocks, with the unscaled
+// counterfactual, logit variances against the independence prediction, attention-sink mass and a
+// head role label.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnviz/analysis/row_stats.hpp"
+#include "attnviz/compute/attention_block.hpp"
+#include "attnviz/sinks/gather.hpp"
+
+namespace attnviz {
+
+struct StatsOptions {
+  double saturation = 0.99;  // a row is saturated when its max weight >= this
+  double temperature = 1.0;  // counterfactual logits = raw q·k / temperature (1 = simply unscaled)
+  HeadSelection selection;   // heads to analyse (--layer / --site / --head)
+};
+
+// Role thresholds: a positional role needs a mean mass >= k_role_mass on its key, "broad" a mean
+// normalised entropy >= k_role_broad_entropy, "concentrated" a mean max weight >= k_role_mass.
+inline constexpr double k_role_mass = 0.5;
+inline constexpr double k_role_broad_entropy = 0.9;
+
+enum class HeadRole { broad, sink, previous, diagonal, concentrated, mixed };
+// "broad", "sink", "previous-token", "self", "concentrated", "mixed"
+const char* role_name(HeadRole role);
+std::optional<HeadRole> parse_role(const std::string& name);
+
+// Pooled figures of one head, or of several heads (a layer, everything): merge() adds them up.
+struct HeadStats {
+  HeadId id;      // for a pooled group: the first head's id
+  int heads = 0;  // how many heads were pooled
+  int n_query = 0, n_key = 0, d_k = 0;
+  double scale = 1.0;
+  std::string mask;                // Mask::describe()
+  int64_t fully_masked_rows = 0;   // rows with no allowed key: no figures (a zero row), see `check`
+  int64_t single_key_rows = 0;     // rows with one allowed key: one-hot by construction
+  RowSummary scaled;               // the softmax the model computed
+  RowSummary unscaled;             // the counterfactual: softmax(q·k / temperature)
+  Moments raw_logits;              // q·k over allowed cells
+  Moments scaled_logits;           // scale · q·k over allowed cells
+  Summary predicted_raw_variance;  // d_k · var(q) · var(k) per head (independence prediction)
+  Summary predicted_scaled_variance;  // scale² · d_k · var(q) · var(k) per head
+  Summary q_variance, k_variance;
+
+  void merge(const HeadStats& other);
+  HeadRole role() const;  // from `scaled`, thresholds above
+};
+
+// An AttentionSink that keeps one HeadStats per selected map and never more than one row of
+// scratch: every figure is a running sum over the rows of each block.
+class StatsCollector : public AttentionSink {
+ public:
+  explicit StatsCollector(StatsOptions options) : options_(std::move(options)) {}
+  void begin_map(const MapInfo& info) override;
+  void on_block(const AttentionBlock& block) override;
+  void end_map(const MapInfo& info) override;
+
+  const std::vector<HeadStats>& heads() const { return heads_; }
+  const StatsOptions& options() const { return options_; }
+
+ private:
+  StatsOptions options_;
+  std::vector<HeadStats> heads_;
+  bool active_ = false;  // the current map is selected
+  std::vector<uint8_t> allowed_;
+  std::vector<double> logits_;
+  std::vector<float> counterfactual_;
+};
+
+// Heads pooled per (stack, layer, site), in order of first appearance; and all heads pooled.
+std::vector<HeadStats> pool_by_layer(const std::vector<HeadStats>& heads);
+HeadStats pool_all(const std::vector<HeadStats>& heads);
+
+}  // namespace attnviz

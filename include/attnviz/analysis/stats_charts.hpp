@@ -1,0 +1,32 @@
+// `stats --png DIR`: a layer × head grid coloured by one statistic, and a histogram of row max
+// weights with the model's scale beside the unscaled counterfactual.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "attnviz/analysis/head_stats.hpp"
+#include "attnviz/analysis/stats_report.hpp"
+#include "attnviz/render/png.hpp"
+
+namespace attnviz {
+
+// Rows = (stack, layer, site) in forward order, columns = heads; each cell coloured by metric
+// (viridis; shares and normalised figures over [0, 1], others over their own min..max) and labelled
+// with its value. Empty cells (a head the selection left out) are hatched.
+Image stats_grid_chart(const std::vector<HeadStats>& heads, const StatsMetric& metric,
+                       const std::string& title);
+// Bars per bin of max weight (k_histogram_bins over [0, 1]): scaled and unscaled side by side,
+// pooled over every head; a dashed line marks the saturation threshold.
+Image max_weight_histogram_chart(const std::vector<HeadStats>& heads, const StatsOptions& options,
+                                 const std::string& title);
+
+// Writes DIR/stats.grid.{metric}.png and DIR/stats.max_weight.png (atomically); returns the paths.
+std::vector<std::filesystem::path> write_stats_charts(const std::filesystem::path& dir,
+                                                      const std::vector<HeadStats>& heads,
+                                                      const StatsMetric& metric,
+                                                      const StatsOptions& options,
+                                                      const std::string& model_name);
+
+}  // namespace attnviz

@@ -1,0 +1,91 @@
+// Figures for papers: a labelled heatmap per head (title, token labels, colour bar, hatched masked
+// cells), a layer × head grid of thumbnails of a whole model, and mask matrices.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnviz/compute/mask.hpp"
+#include "attnviz/core/matrix.hpp"
+#include "attnviz/render/canvas.hpp"
+#include "attnviz/render/colormap.hpp"
+#include "attnviz/render/png.hpp"
+
+namespace attnviz {
+
+// How values become colours, and the fonts of the text.
+struct FigureStyle {
+  ColormapId cmap = ColormapId::viridis;
+  float vmin = 0.0f;  // colour map [0, 1] spans [vmin, vmax]
+  float vmax = 1.0f;
+  // log10 colour scale over [vmin, vmax], where a vmin ≤ 0 becomes vmax · 1e-4 (probabilities
+  // are often exactly 0); smaller values take the lowest colour.
+  bool log = false;
+  bool cell_values = true;  // print each value in its cell when the cells are large enough
+  std::shared_ptr<const FontSet> fonts = nullptr;  // nullptr = FontSet::default_set()
+};
+
+// value → position on the colour map under style (linear or log), clamped to [0, 1].
+float figure_position(float value, const FigureStyle& style);
+
+// Masked cells: grey stripes on light grey, a pattern no colour map contains.
+inline constexpr Rgb k_hatch_background{225, 225, 225};
+inline constexpr Rgb k_hatch_stripe{150, 150, 150};
+
+// One map as drawn: cells (possibly pooled) plus the token labels of the original axes.
+struct FigureMap {
+  Matrix values;                        // [cells_q, cells_k]
+  MaskMatrix allowed;                   // [cells_q, cells_k]: 0 = every pair in the cell masked
+  int pool = 1;                         // tokens per cell along each axis
+  std::vector<std::string> query_labels;  // one per token (n_query); empty = indices
+  std::vector<std::string> key_labels;    // one per token (n_key); empty = indices
+  int n_query = 0, n_key = 0;           // tokens
+};
+
+// Where the parts of a heatmap figure are, in pixels (for tests and for callers adding marks).
+struct Rect {
+  int x = 0, y = 0, w = 0, h = 0;
+};
+struct HeatmapLayout {
+  Rect title;     // the title line
+  Rect map;       // the cells: cell (i, j) is [map.x + j·cell, +cell) × [map.y + i·cell, +cell)
+  int cell = 1;   // pixels per cell side
+  Rect colorbar;  // top = position 1, bottom = position 0
+  Rect row_labels, col_labels;
+  int width = 0, height = 0;
+};
+
+// The layout heatmap_figure uses for this map (depends on the fonts through label widths).
+HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map,
+                                    const FigureStyle& style);
+// The per-head figure: title, caption (the second line: mask, scale, pooling), query labels down
+// the left, key labels rotated above the map (thinned to one per line height, then prefixed by
+// their index), the colour bar with ticks on the right, masked cells hatched.
+Image heatmap_figure(const std::string& title, const std::string& caption, const FigureMap& map,
+                     const FigureStyle& style);
+
+// A vertical colour bar in rect (top = vmax) with ticks and values to its right; returns the
+// x just past the tick labels. Public so other figures (charts of statistics) share it.
+int draw_colorbar(Canvas& canvas, const Rect& rect, const FigureStyle& style);
+
+// One thumbnail of the overview grid: a small map (already pooled) and its own style range.
+struct Thumbnail {
+  int layer = 0, head = 0;
+  Matrix values;       // [cells_q, cells_k]
+  MaskMatrix allowed;  // [cells_q, cells_k]
+  float vmin = 0.0f, vmax = 1.0f;
+};
+// The layer × head grid ("model view" as one image): rows = layers, columns = heads, labelled;
+// one colour bar when all thumbnails share a range, else a bar labelled "per head".
+Image grid_figure(const std::string& title, const std::vector<Thumbnail>& thumbs,
+                  const FigureStyle& style, int thumb_px = 96);
+
+// The mask as a matrix with the heatmap's axes and labels (axes.values is unused): allowed cells
+// dark blue, masked cells hatched; a pooled cell with only some pairs allowed is shaded by its
+// allowed fraction [cells_q, cells_k] (1 = all allowed).
+Image mask_figure(const std::string& title, const std::string& caption, const FigureMap& axes,
+                  const Matrix& allowed_fraction, const FigureStyle& style);
+
+}  // namespace attnviz

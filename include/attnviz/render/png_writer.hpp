@@ -1,0 +1,49 @@
+// Renders and writes PNG files on a small pool of threads, so that drawing and encoding the
+// figure of head h overlaps the computation of head h + 1.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "attnviz/render/png.hpp"
+
+namespace attnviz {
+
+class PngWriter {
+ public:
+  // threads = 0: std::thread::hardware_concurrency() (at least 1).
+  explicit PngWriter(int threads = 0);
+  ~PngWriter();  // waits for the queued jobs; failures then are dropped (call wait() to see them)
+  PngWriter(const PngWriter&) = delete;
+  PngWriter& operator=(const PngWriter&) = delete;
+
+  // Queues render → encode_png → write_file_atomically(path). Blocks while 2 × threads jobs are
+  // pending, so memory stays bounded however fast maps arrive.
+  void submit(std::filesystem::path path, std::function<Image()> render);
+  // Waits until every queued job is done; rethrows the first failure.
+  void wait();
+  int threads() const { return static_cast<int>(workers_.size()); }
+
+ private:
+  struct Job {
+    std::filesystem::path path;
+    std::function<Image()> render;
+  };
+  void work();
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Job> queue_;
+  int running_ = 0;
+  bool stopping_ = false;
+  std::exception_ptr failure_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace attnviz

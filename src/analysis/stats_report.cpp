@@ -1,0 +1,204 @@
+// `attnviz stats` as a terminal table: the key figures of each head beside its unscaled
+// counterfactual.
+#include "attnviz/analysis/stats_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/text/unicode.hpp"
+
+namespace attnviz {
+
+namespace {
+
+constexpr StatsMetric k_metrics[] = {
+    {"max_weight", "mean max weight", [](const HeadStats& h) { return h.scaled.max_weight.mean(); },
+     true},
+    {"entropy", "mean entropy (nats)", [](const HeadStats& h) { return h.scaled.entropy.mean(); },
+     false},
+    {"entropy_normalized", "mean entropy / log(allowed keys)",
+     [](const HeadStats& h) { return h.scaled.entropy_normalized.mean(); }, true},
+    {"effective_keys", "mean effective keys exp(H)",
+     [](const HeadStats& h) { return h.scaled.effective_keys.mean(); }, false},
+    {"top_gap", "mean top-1 - top-2 score gap",
+     [](const HeadStats& h) { return h.scaled.top_gap.mean(); }, false},
+    {"jacobian", "mean softmax Jacobian norm",
+     [](const HeadStats& h) { return h.scaled.jacobian_norm.mean(); }, false},
+    {"saturated", "share of saturated rows",
+     [](const HeadStats& h) { return h.scaled.saturated_share(); }, true},
+    {"sink", "mean weight on the first key",
+     [](const HeadStats& h) { return h.scaled.first_key.mean(); }, true},
+    {"previous", "mean weight on the previous token",
+     [](const HeadStats& h) { return h.scaled.previous.mean(); }, true},
+    {"diagonal", "mean weight on the diagonal",
+     [](const HeadStats& h) { return h.scaled.diagonal.mean(); }, true},
+    {"raw_variance", "variance of q.k", [](const HeadStats& h) { return h.raw_logits.variance(); },
+     false},
+    {"scaled_variance", "variance of the scaled scores",
+     [](const HeadStats& h) { return h.scaled_logits.variance(); }, false},
+    {"predicted_variance", "d_k var(q) var(k)",
+     [](const HeadStats& h) { return h.predicted_raw_variance.mean(); }, false},
+    {"unscaled_saturated", "share of saturated rows, unscaled",
+     [](const HeadStats& h) { return h.unscaled.saturated_share(); }, true},
+    {"unscaled_entropy", "mean entropy (nats), unscaled",
+     [](const HeadStats& h) { return h.unscaled.entropy.mean(); }, false},
+    {"extra_saturated", "rows that would saturate only unscaled",
+     [](const HeadStats& h) { return double(h.unscaled.saturated_rows - h.scaled.saturated_rows); },
+     false},
+};
+
+std::string fixed(double x, int precision) {
+  return std::isfinite(x) ? fmt::format("{:.{}f}", x, precision) : "-";
+}
+std::string percent(double share) {
+  return std::isfinite(share) ? fmt::format("{:.1f}%", 100.0 * share) : "-";
+}
+
+const char* const k_header[] = {"map",  "head", "role",   "max w",  "H",    "H/ln n", "keys",
+                                "gap",  "J_F",  "sat",    "var qk", "pred", "var s",  "sink",
+                                "prev", "self", "cf sat", "+rows",  "cf H"};
+constexpr size_t k_columns = std::size(k_header);
+
+std::vector<std::string> text_row(const HeadStats& h, const std::string& map,
+                                  const std::string& head, const std::string& role, int p) {
+  return {map,
+          head,
+          role,
+          fixed(h.scaled.max_weight.mean(), p),
+          fixed(h.scaled.entropy.mean(), p),
+          fixed(h.scaled.entropy_normalized.mean(), p),
+          fixed(h.scaled.effective_keys.mean(), p),
+          fixed(h.scaled.top_gap.mean(), p),
+          fixed(h.scaled.jacobian_norm.mean(), p),
+          percent(h.scaled.saturated_share()),
+          fixed(h.raw_logits.variance(), p),
+          fixed(h.predicted_raw_variance.mean(), p),
+          fixed(h.scaled_logits.variance(), p),
+          fixed(h.scaled.first_key.mean(), p),
+          fixed(h.scaled.previous.mean(), p),
+          fixed(h.scaled.diagonal.mean(), p),
+          percent(h.unscaled.saturated_share()),
+          fmt::format("{:+d}", h.unscaled.saturated_rows - h.scaled.saturated_rows),
+          fixed(h.unscaled.entropy.mean(), p)};
+}
+
+// Columns padded to their display width; text columns (map, role) left-aligned, numbers right.
+// markdown: the same cells between pipes, with an alignment row under the header (GitHub tables).
+std::string align(const std::vector<std::vector<std::string>>& rows, bool markdown) {
+  std::vector<int> widths(k_columns, 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < k_columns; ++c) widths[c] = std::max(widths[c], display_width(row[c]));
+  }
+  const auto left = [](size_t c) { return c == 0 || c == 2; };
+  std::string out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::string line = markdown ? "| " : "";
+    for (size_t c = 0; c < k_columns; ++c) {
+      if (c) line += markdown ? " | " : "  ";
+      line += pad_to_width(rows[r][c], widths[c], !left(c));
+    }
+    if (markdown) line += " |";
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + '\n';
+    if (markdown && r == 0) {
+      for (size_t c = 0; c < k_columns; ++c) {
+        out += left(c) ? "|:" + std::string(std::max(2, widths[c]), '-') + ' '
+                       : "| " + std::string(std::max(2, widths[c]), '-') + ':';
+      }
+      out += "|\n";
+    }
+  }
+  return out;
+}
+
+std::string group_name(const HeadStats& h) {
+  return printable_text(h.id.map_name());
+}
+
+std::string render_text(const std::vector<HeadStats>& shown, const std::vector<HeadStats>& layers,
+                        const HeadStats& all, const StatsOptions& stats,
+                        const StatsReportOptions& report) {
+  const bool markdown = report.format == TableFormat::markdown;
+  const int p = report.precision;
+  std::vector<std::vector<std::string>> rows;
+  rows.emplace_back(std::begin(k_header), std::end(k_header));
+  for (const auto& h : shown) {
+    rows.push_back(text_row(h, group_name(h), std::to_string(h.id.head), role_name(h.role()), p));
+  }
+  for (const auto& l : layers) rows.push_back(text_row(l, group_name(l), "all", "", p));
+  if (layers.size() > 1) rows.push_back(text_row(all, "all", "all", "", p));
+  const std::string counterfactual =
+      stats.temperature == 1.0 ? "q·k unscaled" : fmt::format("q·k / {:g}", stats.temperature);
+  const std::string title = fmt::format("{} · attention statistics · saturated: max weight >= {:g}",
+                                        printable_text(report.model_name), stats.saturation);
+  std::string out = markdown ? "**" + title + "**\n\n" : title + '\n';
+  out += align(rows, markdown);
+  if (markdown) out += '\n';
+  out += fmt::format(
+      "H = -Σ p ln p (nats) · keys = exp(H) · gap = top-1 - top-2 score · J_F = ‖diag(p) - p "
+      "pᵀ‖_F\n"
+      "var qk = var(q·k), pred = d_k·var(q)·var(k), var s = var(scale·q·k) · sink/prev/self = mean "
+      "weight on key 0 / i-1 / i\n"
+      "cf = counterfactual softmax({}) · +rows = rows that would saturate only then\n"
+      "role: sink/previous-token/self when that key holds >= {:g} of the weight, broad when H/ln n "
+      ">= {:g}, concentrated when max w >= {:g}, else mixed\n",
+      counterfactual, k_role_mass, k_role_broad_entropy, k_role_mass);
+  return out;
+}
+
+}  // namespace
+
+std::span<const StatsMetric> stats_metrics() {
+  return k_metrics;
+}
+
+const StatsMetric& find_stats_metric(const std::string& name, const std::string& flag) {
+  std::string known;
+  for (const auto& m : k_metrics) {
+    if (name == m.name) return m;
+    known += known.empty() ? m.name : std::string(", ") + m.name;
+  }
+  throw usage_error(fmt::format("{} '{}': unknown statistic (known: {})", flag, name, known));
+}
+
+std::vector<HeadStats> order_heads(const std::vector<HeadStats>& heads,
+                                   const StatsReportOptions& report) {
+  std::vector<HeadStats> out;
+  for (const auto& h : heads) {
+    if (!report.role || h.role() == *report.role) out.push_back(h);
+  }
+  if (report.sort) {
+    const auto& metric = find_stats_metric(*report.sort, "--sort");
+    // NaN (a figure the head lacks) sorts last either way; ties keep forward order.
+    std::stable_sort(out.begin(), out.end(), [&](const HeadStats& a, const HeadStats& b) {
+      const double x = metric.value(a), y = metric.value(b);
+      if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
+      return report.ascending ? x < y : x > y;
+    });
+  }
+  if (report.top > 0 && out.size() > static_cast<size_t>(report.top)) out.resize(report.top);
+  return out;
+}
+
+std::string render_stats(const std::vector<HeadStats>& heads, const StatsOptions& stats,
+                         const StatsReportOptions& report) {
+  const auto layers = pool_by_layer(heads);
+  const HeadStats all = pool_all(heads);
+  const auto shown = order_heads(heads, report);
+  switch (report.format) {
+    case TableFormat::text:
+    case TableFormat::markdown:
+      return render_text(shown, layers, all, stats, report);
+    case TableFormat::csv:
+      return detail::stats_csv(shown, layers, all, stats);
+    case TableFormat::json:
+      return detail::stats_json(shown, layers, all, stats, report);
+  }
+  throw Error("stats: unknown format");
+}
+
+}  // namespace attnviz

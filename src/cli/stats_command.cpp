@@ -1,0 +1,102 @@
+// `attnviz stats`: softmax-saturation statistics per layer × head, with the unscaled
+// counterfactual.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "attnviz/analysis/stats_charts.hpp"
+#include "attnviz/analysis/stats_report.hpp"
+#include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/prepare.hpp"
+#include "attnviz/core/error.hpp"
+
+namespace attnviz {
+
+namespace {
+
+struct StatsArgs {
+  InputArgs in;
+  double saturation = 0.99;
+  double temperature = 1.0;
+  std::string format = "text";
+  int precision = 3;
+  std::string sort, role;
+  bool ascending = false;
+  int top = 0;
+  std::string png_dir;
+  std::string chart = "saturated";
+};
+
+StatsReportOptions report_options(const StatsArgs& a) {
+  StatsReportOptions r;
+  r.format = parse_table_format(a.format);
+  r.precision = a.precision;
+  if (!a.sort.empty()) r.sort = find_stats_metric(a.sort, "--sort").name;
+  r.ascending = a.ascending;
+  if (!a.role.empty()) {
+    r.role = parse_role(a.role);
+    if (!r.role) {
+      throw usage_error(
+          fmt::format("--role '{}': unknown role (known: broad, sink, previous-token, self, "
+                      "concentrated, mixed)",
+                      a.role));
+    }
+  }
+  r.top = a.top;
+  return r;
+}
+
+void stats_command(const StatsArgs& a) {
+  StatsReportOptions report = report_options(a);  // flag errors before the model loads
+  if (!a.png_dir.empty()) find_stats_metric(a.chart, "--chart");
+  const PreparedRun run = prepare_run(a.in);
+  report.model_name = run.model.name;
+  StatsCollector stats(StatsOptions{a.saturation, a.temperature, run.selection});
+  const ForwardResult result = forward(run.model, run.inputs, run.options, &stats);
+  for (const auto& w : result.warnings) std::cerr << "attnviz: warning: " << w << '\n';
+  if (stats.heads().empty()) {
+    throw usage_error("no attention map matches --layer / --site / --head");
+  }
+  std::cout << render_stats(stats.heads(), stats.options(), report);
+  std::cout.flush();
+  if (!a.png_dir.empty()) {
+    write_stats_charts(a.png_dir, stats.heads(), find_stats_metric(a.chart, "--chart"),
+                       stats.options(), report.model_name);
+  }
+}
+
+}  // namespace
+
+void add_stats_command(CLI::App& app) {
+  auto args = std::make_shared<StatsArgs>();
+  CLI::App* cmd = app.add_subcommand("stats",
+                                     "softmax saturation, entropy, sinks and head roles per head, "
+                                     "with the unscaled counterfactual");
+  add_input_flags(*cmd, args->in);
+  cmd->add_option("--saturation", args->saturation,
+                  "a row is saturated when its max weight >= this")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--temperature", args->temperature,
+                  "counterfactual logits = q·k / T (default 1: simply unscaled)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--format", args->format, "text, csv, json (every figure) or markdown")
+      ->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
+  cmd->add_option("--precision", args->precision, "digits after the decimal point (text)")
+      ->check(CLI::Range(0, 9));
+  cmd->add_option("--sort", args->sort,
+                  "sort heads by a statistic, largest first (e.g. entropy, saturated, sink)");
+  cmd->add_flag("--ascending", args->ascending, "with --sort: smallest first");
+  cmd->add_option(
+      "--role", args->role,
+      "only heads with this role: broad, sink, previous-token, self, concentrated, mixed");
+  cmd->add_option("--top", args->top, "only the first N heads (after --sort)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--png", args->png_dir,
+                  "write charts into this folder (layer × head grid, histogram)");
+  cmd->add_option("--chart", args->chart,
+                  "statistic of the grid chart (default saturated; e.g. entropy, sink)");
+  cmd->callback([args] { stats_command(*args); });
+}
+
+}  // namespace attnviz

@@ -1,0 +1,268 @@
+// Canvas drawing (rectangles, hatching, lines, blits, text) and FontSet construction.
+#include "attnviz/render/canvas.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/text/unicode.hpp"
+#include "font.hpp"
+
+namespace attnviz {
+namespace {
+
+bool is_font_path(const std::string& spec) {
+  const std::filesystem::path p(spec);
+  const std::string ext = p.extension().string();
+  return spec.find('/') != std::string::npos || ext == ".ttf" || ext == ".otf" || ext == ".ttc";
+}
+
+bool is_generic_family(const std::string& spec) {
+  const std::string family = spec.substr(0, spec.find(':'));
+  return family.empty() || family == "sans-serif" || family == "sans" || family == "serif" ||
+         family == "monospace";
+}
+
+// One glyph of a laid-out string: which font, which glyph, and its pen position in pixels.
+struct PlacedGlyph {
+  int font = 0;
+  int glyph = 0;
+  float pen = 0.0f;
+};
+
+struct Layout {
+  std::vector<PlacedGlyph> glyphs;
+  float width = 0.0f;
+};
+
+// Invalid bytes become U+FFFD and control characters escapes (printable_text), so every label
+// draws as something visible.
+std::vector<char32_t> code_points(std::string_view utf8) {
+  return decode_utf8(printable_text(utf8));
+}
+
+Layout layout_text(const FontSet& fonts, std::string_view utf8, float pixel_size) {
+  Layout out;
+  float pen = 0.0f;
+  for (const char32_t cp : code_points(utf8)) {
+    const int f = fonts.font_for(cp);
+    const detail::LoadedFont& font = fonts.font(f);
+    const float scale = font.scale(pixel_size);
+    const int g = font.glyph(cp);
+    if (!out.glyphs.empty() && out.glyphs.back().font == f) {
+      pen += font.kern(out.glyphs.back().glyph, g, scale);
+    }
+    out.glyphs.push_back({f, g, pen});
+    pen += font.advance(g, scale);
+  }
+  out.width = pen;
+  return out;
+}
+
+uint8_t blend(uint8_t below, uint8_t over, int alpha) {
+  return static_cast<uint8_t>(below + ((over - below) * alpha + 127) / 255);
+}
+
+}  // namespace
+
+// ---- FontSet ----
+
+FontSet::FontSet(std::vector<std::unique_ptr<detail::LoadedFont>> fonts) : fonts_(std::move(fonts)) {
+  if (fonts_.empty()) throw Error("font set: no fonts");
+}
+FontSet::~FontSet() = default;
+
+std::shared_ptr<const FontSet> FontSet::find(const std::string& spec) {
+  detail::FontFile primary;
+  if (is_font_path(spec)) {
+    if (!std::filesystem::is_regular_file(spec)) {
+      throw usage_error(fmt::format("--font {}: no such font file", spec));
+    }
+    primary = {spec, 0};
+  } else {
+    const std::string pattern = spec.empty() ? "sans-serif" : spec;
+    primary = detail::fontconfig_match(pattern, !is_generic_family(pattern));
+    if (primary.path.empty()) {
+      if (!spec.empty()) throw usage_error(fmt::format("--font {}: fontconfig has no such font", spec));
+      throw Error("fontconfig found no font at all (install fonts-dejavu-core)");
+    }
+  }
+  std::vector<std::unique_ptr<detail::LoadedFont>> fonts;
+  fonts.push_back(std::make_unique<detail::LoadedFont>(primary.path, primary.face_index));
+  const detail::FontFile cjk = detail::fontconfig_cjk_fallback();
+  if (!cjk.path.empty() && fonts.front()->glyph(U'\u4E2D') == 0) {
+    fonts.push_back(std::make_unique<detail::LoadedFont>(cjk.path, cjk.face_index));
+  }
+  return std::make_shared<const FontSet>(std::move(fonts));
+}
+
+std::shared_ptr<const FontSet> FontSet::default_set() {
+  static std::once_flag once;
+  static std::shared_ptr<const FontSet> set;
+  std::call_once(once, [] { set = find(""); });
+  return set;
+}
+
+std::shared_ptr<const FontSet> FontSet::from_files(const std::vector<std::filesystem::path>& files) {
+  std::vector<std::unique_ptr<detail::LoadedFont>> fonts;
+  for (const auto& f : files) fonts.push_back(std::make_unique<detail::LoadedFont>(f, 0));
+  return std::make_shared<const FontSet>(std::move(fonts));
+}
+
+std::vector<std::filesystem::path> FontSet::files() const {
+  std::vector<std::filesystem::path> out;
+  for (const auto& f : fonts_) out.push_back(f->path);
+  return out;
+}
+
+int FontSet::font_for(char32_t cp) const {
+  for (size_t k = 0; k < fonts_.size(); ++k) {
+    if (fonts_[k]->glyph(cp) != 0) return static_cast<int>(k);
+  }
+  return 0;
+}
+
+const detail::LoadedFont& FontSet::font(int index) const {
+  return *fonts_.at(static_cast<size_t>(index));
+}
+
+// ---- Canvas: shapes ----
+
+Canvas::Canvas(int width, int height, Rgb background, std::shared_ptr<const FontSet> fonts)
+    : fonts_(std::move(fonts)) {
+  if (width <= 0 || height <= 0) {
+    throw Error(fmt::format("canvas: size {}×{} must be positive", width, height));
+  }
+  image_.width = width;
+  image_.height = height;
+  image_.rgb.resize(static_cast<size_t>(width) * static_cast<size_t>(height) * 3);
+  for (size_t k = 0; k < image_.rgb.size(); k += 3) {
+    image_.rgb[k] = background.r, image_.rgb[k + 1] = background.g, image_.rgb[k + 2] = background.b;
+  }
+}
+
+const FontSet& Canvas::fonts() const {
+  if (!fonts_) fonts_ = FontSet::default_set();
+  return *fonts_;
+}
+
+void Canvas::fill_rect(int x, int y, int w, int h, Rgb color) {
+  const int x0 = std::max(x, 0), x1 = std::min(x + w, width());
+  const int y0 = std::max(y, 0), y1 = std::min(y + h, height());
+  for (int py = y0; py < y1; ++py) {
+    uint8_t* p = image_.rgb.data() + (static_cast<size_t>(py) * width() + x0) * 3;
+    for (int px = x0; px < x1; ++px, p += 3) p[0] = color.r, p[1] = color.g, p[2] = color.b;
+  }
+}
+
+void Canvas::stroke_rect(int x, int y, int w, int h, Rgb color, int thickness) {
+  fill_rect(x, y, w, thickness, color);
+  fill_rect(x, y + h - thickness, w, thickness, color);
+  fill_rect(x, y, thickness, h, color);
+  fill_rect(x + w - thickness, y, thickness, h, color);
+}
+
+void Canvas::hatch_rect(int x, int y, int w, int h, Rgb background, Rgb stripe, int spacing) {
+  fill_rect(x, y, w, h, background);
+  spacing = std::max(spacing, 2);
+  const int x0 = std::max(x, 0), x1 = std::min(x + w, width());
+  const int y0 = std::max(y, 0), y1 = std::min(y + h, height());
+  // Stripes on absolute coordinates (x + y ≡ 0 mod spacing), so neighbouring masked cells join
+  // into one continuous hatch.
+  for (int py = y0; py < y1; ++py) {
+    for (int px = x0; px < x1; ++px) {
+      if ((px + py) % spacing == 0) image_.set(px, py, stripe);
+    }
+  }
+}
+
+void Canvas::draw_line(int x0, int y0, int x1, int y1, Rgb color) {
+  const int dx = std::abs(x1 - x0), dy = -std::abs(y1 - y0);
+  const int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+  int err = dx + dy;
+  for (;;) {
+    if (x0 >= 0 && y0 >= 0 && x0 < width() && y0 < height()) image_.set(x0, y0, color);
+    if (x0 == x1 && y0 == y1) break;
+    const int e2 = 2 * err;
+    if (e2 >= dy) err += dy, x0 += sx;
+    if (e2 <= dx) err += dx, y0 += sy;
+  }
+}
+
+void Canvas::blit(const Image& src, int x, int y) {
+  const int x0 = std::max(x, 0), x1 = std::min(x + src.width, width());
+  if (x0 >= x1) return;
+  for (int py = std::max(y, 0); py < std::min(y + src.height, height()); ++py) {
+    const uint8_t* from = src.rgb.data() + (static_cast<size_t>(py - y) * src.width + (x0 - x)) * 3;
+    uint8_t* to = image_.rgb.data() + (static_cast<size_t>(py) * width() + x0) * 3;
+    std::copy(from, from + static_cast<size_t>(x1 - x0) * 3, to);
+  }
+}
+
+// ---- Canvas: text ----
+
+int Canvas::draw_text(int x, int baseline_y, std::string_view utf8, const TextStyle& style) {
+  const Layout layout = layout_text(fonts(), utf8, style.pixel_size);
+  const int w = static_cast<int>(std::lround(layout.width));
+  const int shift = style.align == TextAlign::center ? w / 2 : style.align == TextAlign::end ? w : 0;
+  const bool up = style.direction == TextDirection::up;
+  const int start = up ? baseline_y + shift : x - shift;  // where the pen starts along the text
+  for (const PlacedGlyph& pg : layout.glyphs) {
+    const detail::LoadedFont& font = fonts().font(pg.font);
+    const detail::GlyphBitmap b = font.rasterise(pg.glyph, font.scale(style.pixel_size));
+    const int pen = static_cast<int>(std::lround(pg.pen));
+    for (int j = 0; j < b.height; ++j) {
+      for (int i = 0; i < b.width; ++i) {
+        const int a = b.coverage[static_cast<size_t>(j) * b.width + i];
+        if (a == 0) continue;
+        // Text space (u along the text, v down from the baseline) → canvas; `up` turns +u into -y
+        // and +v into +x (glyph tops point left).
+        const int u = pen + b.x0 + i, v = b.y0 + j;
+        const int px = up ? x + v : start + u;
+        const int py = up ? start - u - 1 : baseline_y + v;
+        if (px < 0 || py < 0 || px >= width() || py >= height()) continue;
+        uint8_t* p = image_.rgb.data() + (static_cast<size_t>(py) * width() + px) * 3;
+        p[0] = blend(p[0], style.color.r, a);
+        p[1] = blend(p[1], style.color.g, a);
+        p[2] = blend(p[2], style.color.b, a);
+      }
+    }
+  }
+  return w;
+}
+
+int Canvas::text_width(std::string_view utf8, float pixel_size) const {
+  return static_cast<int>(std::lround(layout_text(fonts(), utf8, pixel_size).width));
+}
+
+LineMetrics Canvas::line_metrics(float pixel_size) const {
+  const detail::LoadedFont& font = fonts().font(0);
+  int ascent = 0, descent = 0, gap = 0;
+  stbtt_GetFontVMetrics(&font.info, &ascent, &descent, &gap);
+  const float scale = font.scale(pixel_size);
+  LineMetrics m;
+  m.ascent = static_cast<int>(std::ceil(static_cast<float>(ascent) * scale));
+  m.descent = static_cast<int>(std::ceil(static_cast<float>(-descent) * scale));
+  m.line_height = m.ascent + m.descent + static_cast<int>(std::lround(static_cast<float>(gap) * scale));
+  return m;
+}
+
+std::string Canvas::fit_text(std::string_view utf8, float pixel_size, int max_width) const {
+  const std::string text = printable_text(utf8);
+  if (text_width(text, pixel_size) <= max_width) return text;
+  const int ellipsis = text_width("…", pixel_size);
+  std::string out;
+  size_t k = 0;
+  while (k < text.size()) {
+    size_t next = k + 1;  // printable_text is valid UTF-8: skip continuation bytes
+    while (next < text.size() && (static_cast<unsigned char>(text[next]) & 0xC0) == 0x80) ++next;
+    if (text_width(text.substr(0, next), pixel_size) + ellipsis > max_width) break;
+    k = next;
+  }
+  return text.substr(0, k) + "…";
+}
+
+}  // namespace attnviz

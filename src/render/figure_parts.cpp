@@ -1,0 +1,139 @@
+// Parts shared by the figures: colour positions, the colour bar, cells, thinned axis labels.
+#include "figure_parts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnviz {
+
+namespace {
+constexpr float k_log_floor = 1e-4f;  // a log scale spans 4 decades below vmax when vmin ≤ 0
+
+float log_low(const FigureStyle& style) {
+  return style.vmin > 0.0f ? style.vmin : style.vmax * k_log_floor;
+}
+}  // namespace
+
+float figure_position(float value, const FigureStyle& style) {
+  if (!style.log) return colormap_position(value, style.vmin, style.vmax);
+  const float lo = log_low(style);
+  if (!(lo > 0.0f) || !(style.vmax > lo)) return 0.0f;
+  if (std::isnan(value) || value <= lo) return 0.0f;
+  return colormap_position(std::log10(value), std::log10(lo), std::log10(style.vmax));
+}
+
+int draw_colorbar(Canvas& canvas, const Rect& r, const FigureStyle& style) {
+  for (int y = 0; y < r.h; ++y) {
+    const float t = r.h > 1 ? 1.0f - static_cast<float>(y) / static_cast<float>(r.h - 1) : 1.0f;
+    canvas.fill_rect(r.x, r.y + y, r.w, 1, colormap(style.cmap, t));
+  }
+  canvas.stroke_rect(r.x - 1, r.y - 1, r.w + 2, r.h + 2, detail::k_muted);
+  // Ticks: 5 even values (linear) or each power of ten in range (log).
+  std::vector<float> ticks;
+  if (style.log) {
+    const float lo = log_low(style);
+    for (int e = static_cast<int>(std::ceil(std::log10(lo) - 1e-6f));
+         std::pow(10.0f, static_cast<float>(e)) <= style.vmax * (1 + 1e-6f); ++e) {
+      ticks.push_back(std::pow(10.0f, static_cast<float>(e)));
+    }
+    if (ticks.size() < 2) ticks = {lo, style.vmax};
+  } else {
+    for (int k = 0; k <= 4; ++k) ticks.push_back(style.vmin + (style.vmax - style.vmin) * k / 4.0f);
+  }
+  const LineMetrics m = canvas.line_metrics(detail::k_tick_px);
+  int right = r.x + r.w;
+  for (const float v : ticks) {
+    const float t = figure_position(v, style);
+    const int y = r.y + static_cast<int>(std::lround((1.0f - t) * static_cast<float>(r.h - 1)));
+    canvas.fill_rect(r.x + r.w, y, 4, 1, detail::k_text);
+    const int w = canvas.draw_text(r.x + r.w + 7, y + (m.ascent - m.descent) / 2,
+                                   detail::format_value(v),
+                                   {.pixel_size = detail::k_tick_px, .color = detail::k_text});
+    right = std::max(right, r.x + r.w + 7 + w);
+  }
+  return right;
+}
+
+namespace detail {
+
+std::string format_value(float v) {
+  if (v == 0.0f) return "0";
+  const float a = std::fabs(v);
+  if (a >= 1e-2f && a < 1e4f) {
+    std::string s = fmt::format("{:.3f}", v);
+    while (s.back() == '0') s.pop_back();  // 0.250 → 0.25, 1.000 → 1.
+    if (s.back() == '.') s.pop_back();
+    return s;
+  }
+  return fmt::format("{:.0e}", v);
+}
+
+AxisLabels thin_labels(const Canvas& canvas, const std::vector<std::string>& labels, int n,
+                       float px_per_token) {
+  AxisLabels out;
+  const float line = static_cast<float>(canvas.line_metrics(k_label_px).line_height);
+  out.step = std::max(1, static_cast<int>(std::ceil(line / std::max(px_per_token, 1e-3f))));
+  // Round the step up to 1, 2, 5 × 10^k so the labelled indices are easy to read.
+  if (out.step > 1) {
+    int base = 1;
+    while (base * 10 < out.step) base *= 10;
+    out.step = out.step <= base ? base : out.step <= 2 * base ? 2 * base
+                                     : out.step <= 5 * base ? 5 * base : 10 * base;
+  }
+  for (int t = 0; t < n; t += out.step) {
+    const std::string label = labels.empty() ? std::to_string(t) : labels[static_cast<size_t>(t)];
+    const std::string text =
+        out.step > 1 && !labels.empty() ? fmt::format("{} {}", t, label) : label;
+    out.tokens.push_back(t);
+    out.texts.push_back(canvas.fit_text(text, k_label_px, k_max_label_px));
+  }
+  return out;
+}
+
+int widest(const Canvas& canvas, const AxisLabels& labels) {
+  int w = 0;
+  for (const auto& t : labels.texts) w = std::max(w, canvas.text_width(t, k_label_px));
+  return w;
+}
+
+void draw_row_labels(Canvas& canvas, const AxisLabels& labels, int x_right, int y_top,
+                     float px_per_token) {
+  const LineMetrics m = canvas.line_metrics(k_label_px);
+  for (size_t k = 0; k < labels.tokens.size(); ++k) {
+    const int centre = y_top + static_cast<int>((labels.tokens[k] + 0.5f) * px_per_token);
+    canvas.fill_rect(x_right + 5, centre, 4, 1, k_muted);  // tick, apart from the text
+    canvas.draw_text(x_right, centre + (m.ascent - m.descent) / 2, labels.texts[k],
+                     {.pixel_size = k_label_px, .color = k_text, .align = TextAlign::end});
+  }
+}
+
+void draw_col_labels(Canvas& canvas, const AxisLabels& labels, int x_left, int y_bottom,
+                     float px_per_token) {
+  const LineMetrics m = canvas.line_metrics(k_label_px);
+  for (size_t k = 0; k < labels.tokens.size(); ++k) {
+    const int centre = x_left + static_cast<int>((labels.tokens[k] + 0.5f) * px_per_token);
+    canvas.fill_rect(centre, y_bottom + 5, 1, 4, k_muted);  // tick, apart from the text
+    // Rotated text: its baseline is a vertical line; glyphs extend ascent to its left.
+    canvas.draw_text(centre + (m.ascent - m.descent) / 2, y_bottom, labels.texts[k],
+                     {.pixel_size = k_label_px, .color = k_text, .direction = TextDirection::up});
+  }
+}
+
+void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
+                const MaskMatrix& allowed, const FigureStyle& style) {
+  for (Eigen::Index i = 0; i < values.rows(); ++i) {
+    for (Eigen::Index j = 0; j < values.cols(); ++j) {
+      const int cx = x + static_cast<int>(j) * cell, cy = y + static_cast<int>(i) * cell;
+      if (allowed(i, j) == 0) {
+        canvas.hatch_rect(cx, cy, cell, cell, k_hatch_background, k_hatch_stripe);
+      } else {
+        canvas.fill_rect(cx, cy, cell, cell, colormap(style.cmap, figure_position(values(i, j), style)));
+      }
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace attnviz

@@ -1,0 +1,45 @@
+// Internal parts shared by the figures: font sizes, cells through the colour map, thinned and
+// rotated axis labels.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attnviz/render/canvas.hpp"
+#include "attnviz/render/figure.hpp"
+
+namespace attnviz::detail {
+
+inline constexpr int k_margin = 16;
+inline constexpr float k_title_px = 17.0f;
+inline constexpr float k_caption_px = 12.0f;
+inline constexpr float k_label_px = 12.0f;
+inline constexpr float k_tick_px = 11.0f;
+inline constexpr int k_max_label_px = 150;  // longer token labels are cut with "…"
+inline constexpr Rgb k_text{30, 30, 30};
+inline constexpr Rgb k_muted{100, 100, 100};
+
+// The tokens that get a label along an axis of n tokens drawn at px_per_token pixels each: every
+// `step`-th, where step keeps labels a line apart. Thinned labels carry their index ("128 cat").
+struct AxisLabels {
+  std::vector<int> tokens;
+  std::vector<std::string> texts;
+  int step = 1;
+};
+AxisLabels thin_labels(const Canvas& canvas, const std::vector<std::string>& labels, int n,
+                       float px_per_token);
+// Widest label in pixels.
+int widest(const Canvas& canvas, const AxisLabels& labels);
+// Query labels right-aligned against x_right, centred on their rows from y_top.
+void draw_row_labels(Canvas& canvas, const AxisLabels& labels, int x_right, int y_top,
+                     float px_per_token);
+// Key labels rotated to read upwards, starting just above y_bottom, centred on their columns.
+void draw_col_labels(Canvas& canvas, const AxisLabels& labels, int x_left, int y_bottom,
+                     float px_per_token);
+// Cells as cell × cell squares at rect's top left; masked cells hatched.
+void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
+                const MaskMatrix& allowed, const FigureStyle& style);
+// A short number for ticks and cells: 0.25, 1e-03, 12.5.
+std::string format_value(float v);
+
+}  // namespace attnviz::detail

@@ -1,0 +1,120 @@
+// Font files: fontconfig look-ups (primary and CJK fallback) and stb_truetype loading / rasterising.
+#include "font.hpp"
+
+#include <fmt/format.h>
+#include <fontconfig/fontconfig.h>
+
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+#include "attnviz/core/error.hpp"
+
+namespace attnviz::detail {
+namespace {
+
+constexpr FcChar32 k_cjk_probe = 0x4E2D;  // '中': a font covering it draws Chinese tokens
+
+struct PatternDeleter {
+  void operator()(FcPattern* p) const { FcPatternDestroy(p); }
+};
+using PatternPtr = std::unique_ptr<FcPattern, PatternDeleter>;
+struct FontSetDeleter {
+  void operator()(FcFontSet* s) const { FcFontSetDestroy(s); }
+};
+
+struct ConfigDeleter {
+  void operator()(FcConfig* c) const { FcConfigDestroy(c); }
+};
+
+// One configuration per process, loaded on first use and destroyed at exit (fonts are read into
+// memory when a FontSet is built, so nothing refers to it afterwards; and LeakSanitizer stays quiet).
+FcConfig* config() {
+  static const std::unique_ptr<FcConfig, ConfigDeleter> cfg(FcInitLoadConfigAndFonts());
+  if (!cfg) throw Error("fontconfig: cannot load its configuration (is fontconfig installed?)");
+  return cfg.get();
+}
+
+PatternPtr prepared_pattern(const std::string& pattern) {
+  PatternPtr p(FcNameParse(reinterpret_cast<const FcChar8*>(pattern.c_str())));
+  if (!p) throw usage_error(fmt::format("--font {}: not a fontconfig pattern", pattern));
+  FcConfigSubstitute(config(), p.get(), FcMatchPattern);
+  FcDefaultSubstitute(p.get());
+  return p;
+}
+
+FontFile file_of(FcPattern* font) {
+  FcChar8* file = nullptr;
+  int index = 0;
+  if (FcPatternGetString(font, FC_FILE, 0, &file) != FcResultMatch || !file) return {};
+  FcPatternGetInteger(font, FC_INDEX, 0, &index);
+  return {reinterpret_cast<const char*>(file), index};
+}
+
+}  // namespace
+
+LoadedFont::LoadedFont(std::filesystem::path file, int face_index) : path(std::move(file)) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open font file", path.string()));
+  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  const int offset = stbtt_GetFontOffsetForIndex(bytes.data(), face_index);
+  if (bytes.empty() || offset < 0 || stbtt_InitFont(&info, bytes.data(), offset) == 0) {
+    throw Error(fmt::format("{}: not a TrueType/OpenType font (face {})", path.string(), face_index));
+  }
+}
+
+float LoadedFont::advance(int g, float scale) const {
+  int advance_width = 0, left_bearing = 0;
+  stbtt_GetGlyphHMetrics(&info, g, &advance_width, &left_bearing);
+  return static_cast<float>(advance_width) * scale;
+}
+
+float LoadedFont::kern(int g1, int g2, float scale) const {
+  return static_cast<float>(stbtt_GetGlyphKernAdvance(&info, g1, g2)) * scale;
+}
+
+GlyphBitmap LoadedFont::rasterise(int g, float scale) const {
+  GlyphBitmap b;
+  int x1 = 0, y1 = 0;
+  stbtt_GetGlyphBitmapBox(&info, g, scale, scale, &b.x0, &b.y0, &x1, &y1);
+  b.width = x1 - b.x0;
+  b.height = y1 - b.y0;
+  if (b.width <= 0 || b.height <= 0) return {};
+  b.coverage.assign(static_cast<size_t>(b.width) * static_cast<size_t>(b.height), 0);
+  stbtt_MakeGlyphBitmap(&info, b.coverage.data(), b.width, b.height, b.width, scale, scale, g);
+  return b;
+}
+
+FontFile fontconfig_match(const std::string& pattern, bool require_family) {
+  PatternPtr p = prepared_pattern(pattern);
+  FcChar8* wanted = nullptr;
+  FcPatternGetString(p.get(), FC_FAMILY, 0, &wanted);
+  FcResult result = FcResultNoMatch;
+  PatternPtr match(FcFontMatch(config(), p.get(), &result));
+  if (!match || result != FcResultMatch) return {};
+  if (require_family && wanted) {
+    bool found = false;
+    FcChar8* family = nullptr;
+    for (int k = 0; FcPatternGetString(match.get(), FC_FAMILY, k, &family) == FcResultMatch; ++k) {
+      found = found || FcStrCmpIgnoreCase(family, wanted) == 0;
+    }
+    if (!found) return {};
+  }
+  return file_of(match.get());
+}
+
+FontFile fontconfig_cjk_fallback() {
+  PatternPtr p = prepared_pattern("sans-serif:lang=zh");
+  FcResult result = FcResultNoMatch;
+  std::unique_ptr<FcFontSet, FontSetDeleter> sorted(
+      FcFontSort(config(), p.get(), FcFalse, nullptr, &result));
+  if (!sorted) return {};
+  for (int i = 0; i < sorted->nfont; ++i) {
+    FcCharSet* charset = nullptr;
+    if (FcPatternGetCharSet(sorted->fonts[i], FC_CHARSET, 0, &charset) != FcResultMatch) continue;
+    if (FcCharSetHasChar(charset, k_cjk_probe)) return file_of(sorted->fonts[i]);
+  }
+  return {};
+}
+
+}  // namespace attnviz::detail

@@ -1,0 +1,50 @@
+// Internal: one loaded font file (bytes + stbtt_fontinfo) and glyph rasterisation, for canvas.cpp.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <stb/stb_truetype.h>
+
+namespace attnviz::detail {
+
+// A coverage bitmap of one glyph (0 = none, 255 = full), placed relative to the pen position on
+// the baseline: its top-left pixel is at (pen_x + x0, baseline + y0).
+struct GlyphBitmap {
+  int width = 0, height = 0, x0 = 0, y0 = 0;
+  std::vector<unsigned char> coverage;
+};
+
+struct LoadedFont {
+  std::filesystem::path path;
+  std::vector<unsigned char> bytes;  // stbtt_fontinfo points into these
+  stbtt_fontinfo info{};
+
+  // Reads face `face_index` of a .ttf / .otf / .ttc file; throws Error naming the path.
+  LoadedFont(std::filesystem::path file, int face_index);
+  LoadedFont(const LoadedFont&) = delete;
+  LoadedFont& operator=(const LoadedFont&) = delete;
+
+  int glyph(char32_t cp) const { return stbtt_FindGlyphIndex(&info, static_cast<int>(cp)); }
+  float scale(float pixel_size) const { return stbtt_ScaleForPixelHeight(&info, pixel_size); }
+  // Advance of glyph g in pixels (unscaled font units × scale).
+  float advance(int g, float scale) const;
+  float kern(int g1, int g2, float scale) const;
+  GlyphBitmap rasterise(int g, float scale) const;
+};
+
+// Fontconfig look-ups. The file and face index of the best match for a fontconfig pattern
+// ("sans-serif", "DejaVu Sans:bold"), or an empty path when nothing matches. Fontconfig always
+// substitutes something; with require_family the match must carry the pattern's first family
+// (case-insensitive), so `--font Nosuch` is an error rather than a silent DejaVu.
+struct FontFile {
+  std::filesystem::path path;
+  int face_index = 0;
+};
+FontFile fontconfig_match(const std::string& pattern, bool require_family = false);
+// The first font of FcFontSort("sans-serif:lang=zh") whose charset covers U+4E2D ('中'), or an
+// empty path when none does.
+FontFile fontconfig_cjk_fallback();
+
+}  // namespace attnviz::detail

@@ -1,0 +1,128 @@
+// The per-head figure: title and caption, query / key labels, cells, colour bar, masked legend.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/render/figure.hpp"
+#include "figure_parts.hpp"
+
+namespace attnviz {
+namespace {
+
+using namespace detail;
+
+constexpr int k_map_target = 480;  // the map's long side aims for this many pixels
+constexpr int k_max_cell = 64;
+constexpr int k_bar_w = 16;
+constexpr int k_bar_min_h = 160;
+constexpr int k_gap = 8;
+
+int cell_size(const FigureMap& map) {
+  const int longest = static_cast<int>(std::max(map.values.rows(), map.values.cols()));
+  return std::clamp((k_map_target + longest - 1) / longest, 1, k_max_cell);
+}
+
+float px_per_token(const FigureMap& map, int cell) {
+  return static_cast<float>(cell) / static_cast<float>(map.pool);
+}
+
+void check_map(const FigureMap& map) {
+  if (map.values.size() == 0 || map.allowed.rows() != map.values.rows() ||
+      map.allowed.cols() != map.values.cols() || map.n_query <= 0 || map.n_key <= 0) {
+    throw Error(fmt::format("figure: values [{}, {}] and mask [{}, {}] of a {}×{} map disagree",
+                            map.values.rows(), map.values.cols(), map.allowed.rows(),
+                            map.allowed.cols(), map.n_query, map.n_key));
+  }
+}
+
+bool any_masked(const FigureMap& map) { return (map.allowed.array() == 0).any(); }
+
+// Values inside cells when a formatted value fits: small, unpooled maps only.
+void draw_cell_values(Canvas& canvas, const HeatmapLayout& l, const FigureMap& map,
+                      const FigureStyle& style) {
+  const float size = std::clamp(static_cast<float>(l.cell) * 0.28f, 9.0f, 13.0f);
+  if (!style.cell_values || map.pool != 1 || canvas.text_width("0.00", size) > l.cell - 4) return;
+  const LineMetrics m = canvas.line_metrics(size);
+  for (Eigen::Index i = 0; i < map.values.rows(); ++i) {
+    for (Eigen::Index j = 0; j < map.values.cols(); ++j) {
+      if (map.allowed(i, j) == 0) continue;
+      const Rgb c = colormap(style.cmap, figure_position(map.values(i, j), style));
+      const bool light = 0.299f * c.r + 0.587f * c.g + 0.114f * c.b > 140.0f;  // luma
+      const std::string text = fmt::format("{:.2f}", map.values(i, j));
+      canvas.draw_text(l.map.x + static_cast<int>(j) * l.cell + l.cell / 2,
+                       l.map.y + static_cast<int>(i) * l.cell + (l.cell + m.ascent - m.descent) / 2,
+                       text, {.pixel_size = size, .color = light ? Rgb{0, 0, 0} : Rgb{255, 255, 255},
+                              .align = TextAlign::center});
+    }
+  }
+}
+
+}  // namespace
+
+HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map,
+                                    const FigureStyle& style) {
+  check_map(map);
+  const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts);
+  HeatmapLayout l;
+  l.cell = cell_size(map);
+  const float ppt = px_per_token(map, l.cell);
+  const int row_w = widest(probe, thin_labels(probe, map.query_labels, map.n_query, ppt));
+  const int col_h = widest(probe, thin_labels(probe, map.key_labels, map.n_key, ppt)) + 2;
+  const LineMetrics tm = probe.line_metrics(k_title_px), cm = probe.line_metrics(k_caption_px);
+  const LineMetrics lm = probe.line_metrics(k_label_px);
+  l.title = {k_margin, k_margin, probe.text_width(title, k_title_px), tm.ascent + tm.descent};
+  const int header = l.title.y + l.title.h + k_gap / 2 + cm.line_height + k_gap;
+  // Left of the map: the rotated axis name "queries", the labels, ticks.
+  const int left = k_margin + lm.line_height + k_gap;
+  l.row_labels = {left, 0, row_w, 0};
+  l.col_labels = {0, header + lm.line_height, 0, col_h};
+  l.map = {left + row_w + k_gap + 2, l.col_labels.y + col_h + k_gap,
+           static_cast<int>(map.values.cols()) * l.cell, static_cast<int>(map.values.rows()) * l.cell};
+  l.row_labels.y = l.map.y, l.row_labels.h = l.map.h;
+  l.col_labels.x = l.map.x, l.col_labels.w = l.map.w;
+  l.colorbar = {l.map.x + l.map.w + 2 * k_gap + 4, l.map.y, k_bar_w, std::max(l.map.h, k_bar_min_h)};
+  const int bar_right = l.colorbar.x + k_bar_w + 8 + probe.text_width("0.0000", k_tick_px);
+  const int legend_w = any_masked(map) ? probe.text_width("masked", k_tick_px) + k_bar_w + 6 : 0;
+  l.width = std::max({bar_right, l.colorbar.x + legend_w, l.title.x + l.title.w}) + k_margin;
+  l.height = l.colorbar.y + l.colorbar.h + (legend_w > 0 ? 2 * k_bar_w : 0) + k_margin;
+  l.height = std::max(l.height, l.map.y + l.map.h + k_margin);
+  return l;
+}
+
+Image heatmap_figure(const std::string& title, const std::string& caption, const FigureMap& map,
+                     const FigureStyle& style) {
+  const HeatmapLayout l = heatmap_figure_layout(title, map, style);
+  Canvas canvas(l.width, l.height, Rgb{255, 255, 255}, style.fonts);
+  const LineMetrics tm = canvas.line_metrics(k_title_px), cm = canvas.line_metrics(k_caption_px);
+  const LineMetrics lm = canvas.line_metrics(k_label_px);
+  canvas.draw_text(l.title.x, l.title.y + tm.ascent, title, {.pixel_size = k_title_px, .color = k_text});
+  canvas.draw_text(l.title.x, l.title.y + l.title.h + k_gap / 2 + cm.ascent, caption,
+                   {.pixel_size = k_caption_px, .color = k_muted});
+  // Axis names: "keys" over the key labels, "queries" rotated along the query labels.
+  canvas.draw_text(l.map.x, l.col_labels.y - lm.descent - 2, "keys →",
+                   {.pixel_size = k_label_px, .color = k_muted});
+  // Rotated to read upwards, so "←" points down the query axis.
+  canvas.draw_text(k_margin + lm.ascent, l.map.y, "← queries",
+                   {.pixel_size = k_label_px, .color = k_muted, .align = TextAlign::end,
+                    .direction = TextDirection::up});
+  const float ppt = px_per_token(map, l.cell);
+  draw_row_labels(canvas, thin_labels(canvas, map.query_labels, map.n_query, ppt), l.map.x - 10,
+                  l.map.y, ppt);
+  draw_col_labels(canvas, thin_labels(canvas, map.key_labels, map.n_key, ppt), l.map.x,
+                  l.map.y - 10, ppt);
+  draw_cells(canvas, l.map.x, l.map.y, l.cell, map.values, map.allowed, style);
+  canvas.stroke_rect(l.map.x - 1, l.map.y - 1, l.map.w + 2, l.map.h + 2, k_muted);
+  draw_cell_values(canvas, l, map, style);
+  draw_colorbar(canvas, l.colorbar, style);
+  if (any_masked(map)) {
+    const int y = l.colorbar.y + l.colorbar.h + k_bar_w / 2 + 4;
+    canvas.hatch_rect(l.colorbar.x, y, k_bar_w, k_bar_w, k_hatch_background, k_hatch_stripe);
+    canvas.draw_text(l.colorbar.x + k_bar_w + 6, y + k_bar_w - 3, "masked",
+                     {.pixel_size = k_tick_px, .color = k_text});
+  }
+  return canvas.take_image();
+}
+
+}  // namespace attnviz

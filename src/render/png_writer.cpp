@@ -1,0 +1,69 @@
+// The PNG writer pool: a bounded queue of render-and-write jobs and hardware_concurrency workers.
+#include "attnviz/render/png_writer.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "attnviz/io/atomic_file.hpp"
+
+namespace attnviz {
+
+PngWriter::PngWriter(int threads) {
+  // OpenBLAS keeps its own pool for the forward pass; encoding mostly runs while BLAS waits on the
+  // next head's small products, so hardware_concurrency workers measured best (bench/).
+  const int n = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  for (int k = 0; k < n; ++k) workers_.emplace_back([this] { work(); });
+}
+
+PngWriter::~PngWriter() {
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return queue_.empty() && running_ == 0; });
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  for (auto& w : workers_) w.join();
+}
+
+void PngWriter::submit(std::filesystem::path path, std::function<Image()> render) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return queue_.size() < 2 * workers_.size(); });
+  if (failure_) std::rethrow_exception(failure_);
+  queue_.push_back({std::move(path), std::move(render)});
+  changed_.notify_all();
+}
+
+void PngWriter::wait() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return queue_.empty() && running_ == 0; });
+  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+}
+
+void PngWriter::work() {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      ++running_;
+    }
+    changed_.notify_all();  // a slot in the queue is free
+    std::exception_ptr failed;
+    try {
+      write_file_atomically(job.path, encode_png(job.render()));
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    {
+      std::lock_guard lock(mutex_);
+      --running_;
+      if (failed && !failure_) failure_ = failed;
+    }
+    changed_.notify_all();
+  }
+}
+
+}  // namespace attnviz

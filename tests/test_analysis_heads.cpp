@@ -1,0 +1,221 @@
+// Head statistics streamed over blocks, against hand-built maps: q·k variance of random
+// unit-variance vectors, a causal first row, a constructed sink, previous-token and broad heads,
+// the counterfactual.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "attnviz/analysis/head_stats.hpp"
+#include "attnviz/compute/attention.hpp"
+#include "attnviz/core/random.hpp"
+
+using namespace attnviz;
+
+namespace {
+
+MapInfo make_info(int n_q, int n_k, int d_k, float scale, const Mask& mask, int layer = 0,
+                  int head = 0) {
+  MapInfo info;
+  info.id.layer = layer;
+  info.id.head = head;
+  info.n_heads = head + 1;
+  info.n_query = n_q;
+  info.n_key = n_k;
+  info.d_head = d_k;
+  info.scale = scale;
+  info.q_var = 1.0f;
+  info.k_var = 1.0f;
+  info.mask = std::make_shared<const Mask>(mask);
+  return info;
+}
+
+// Emits one map whose scaled scores are `scores`, with the softmax the compute uses, in blocks.
+void emit_map(AttentionSink& sink, const MapInfo& info, Matrix scores, int block_rows) {
+  Matrix probs(scores.rows(), scores.cols());
+  for (int i = 0; i < scores.rows(); ++i) {
+    masked_softmax_row(scores.row(i).data(), probs.row(i).data(), info.n_key, i, *info.mask);
+  }
+  sink.begin_map(info);
+  for (int r0 = 0; r0 < info.n_query; r0 += block_rows) {
+    const int r1 = std::min(info.n_query, r0 + block_rows);
+    sink.on_block(AttentionBlock(info, r0, r1, scores.middleRows(r0, r1 - r0),
+                                 probs.middleRows(r0, r1 - r0)));
+  }
+  sink.end_map(info);
+}
+
+HeadStats stats_of(const MapInfo& info, const Matrix& scores, StatsOptions options = {},
+                   int block_rows = 3) {
+  StatsCollector c(options);
+  emit_map(c, info, scores, block_rows);
+  REQUIRE(c.heads().size() == 1);
+  return c.heads()[0];
+}
+
+}  // namespace
+
+TEST_CASE("analysis heads: random unit-variance q, k with d_k = 64: var(q·k) ≈ 64, scaled ≈ 1") {
+  Random rng(42);
+  const int n = 128, d_k = 64;  // 16,384 (q, k) pairs
+  Matrix q(n, d_k), k(n, d_k), v = Matrix::Zero(n, 1), out(n, 1);
+  for (Eigen::Index i = 0; i < q.size(); ++i) q.data()[i] = rng.normal();
+  for (Eigen::Index i = 0; i < k.size(); ++i) k.data()[i] = rng.normal();
+  const Mask mask;
+  const MapInfo info = make_info(n, n, d_k, 1.0f / 8.0f, mask);
+  StatsCollector c(StatsOptions{});
+  c.begin_map(info);
+  scaled_dot_product_attention(out, q, k, v, mask, info.scale, 50,
+                               [&](int r0, int r1, ConstMatrixRef s, ConstMatrixRef p) {
+                                 c.on_block(AttentionBlock(info, r0, r1, s, p));
+                               });
+  c.end_map(info);
+  const HeadStats& h = c.heads()[0];
+  CHECK(h.raw_logits.count == n * n);
+  CHECK(h.raw_logits.variance() == doctest::Approx(64.0).epsilon(0.10));
+  CHECK(h.scaled_logits.variance() == doctest::Approx(1.0).epsilon(0.10));
+  CHECK(h.predicted_raw_variance.mean() == 64.0);  // d_k · 1 · 1
+  CHECK(h.predicted_scaled_variance.mean() == 1.0);
+  // Unscaled, logits of standard deviation 8 make most rows far sharper than scaled ones.
+  CHECK(h.unscaled.saturated_rows > h.scaled.saturated_rows);
+  CHECK(h.unscaled.entropy.mean() < h.scaled.entropy.mean());
+}
+
+TEST_CASE(
+    "analysis heads: equal causal scores: row 0 is one-hot by construction, row i uniform over "
+    "i+1") {
+  Mask mask;
+  mask.causal = true;
+  const HeadStats h = stats_of(make_info(4, 4, 4, 0.5f, mask), Matrix::Zero(4, 4));
+  CHECK(h.scaled.rows == 4);
+  CHECK(h.single_key_rows == 1);
+  CHECK(h.scaled.saturated_rows == 1);  // row 0 only: max weights 1, 1/2, 1/3, 1/4
+  CHECK(h.scaled.saturated_share() == 0.25);
+  CHECK(h.scaled.max_weight.mean() == doctest::Approx((1 + 1 / 2.0 + 1 / 3.0 + 1 / 4.0) / 4));
+  CHECK(h.scaled.max_weight.min == doctest::Approx(0.25));
+  CHECK(h.scaled.entropy.mean() ==
+        doctest::Approx((std::log(2.0) + std::log(3.0) + std::log(4.0)) / 4));
+  CHECK(h.scaled.entropy.min == 0.0);
+  CHECK(h.scaled.effective_keys.mean() == doctest::Approx(2.5));  // (1 + 2 + 3 + 4) / 4
+  CHECK(h.scaled.entropy_normalized.count == 3);  // row 0 has one key: no normalised entropy
+  CHECK(h.scaled.entropy_normalized.mean() == doctest::Approx(1.0));
+  CHECK(h.scaled.jacobian_norm.min == 0.0);  // the one-hot row
+  CHECK(h.scaled.previous.mean() == doctest::Approx((1 / 2.0 + 1 / 3.0 + 1 / 4.0) / 3));
+  CHECK(h.raw_logits.count == 10);  // 1 + 2 + 3 + 4 allowed cells
+  CHECK(h.raw_logits.variance() == 0.0);
+  CHECK(h.role() == HeadRole::broad);
+}
+
+TEST_CASE("analysis heads: a large first-key logit makes a sink that saturates only unscaled") {
+  // q = 1⁴ for every row, k_0 = 3·1⁴, other keys 0: q·k_0 = 12, q·k_j = 0; scale 1/sqrt(4) = 1/2.
+  const int n = 8;
+  Matrix q = Matrix::Ones(n, 4), k = Matrix::Zero(n, 4);
+  k.row(0).setConstant(3.0f);
+  const Matrix scores = 0.5f * q * k.transpose();
+  const Mask mask;
+  const HeadStats h = stats_of(make_info(n, n, 4, 0.5f, mask), scores);
+  // scaled: p_0 = e⁶ / (e⁶ + 7) = 0.98297… < 0.99; unscaled: e¹² / (e¹² + 7) = 0.99957… >= 0.99
+  const double p_scaled = std::exp(6.0) / (std::exp(6.0) + 7),
+               p_unscaled = std::exp(12.0) / (std::exp(12.0) + 7);
+  CHECK(h.scaled.first_key.mean() == doctest::Approx(p_scaled));
+  CHECK(h.unscaled.first_key.mean() == doctest::Approx(p_unscaled));
+  CHECK(h.role() == HeadRole::sink);
+  CHECK(h.scaled.saturated_rows == 0);
+  CHECK(h.unscaled.saturated_rows == n);
+  CHECK(h.scaled.top_gap.mean() == doctest::Approx(6.0));
+  CHECK(h.unscaled.top_gap.mean() == doctest::Approx(12.0));
+  // the entropy falls: H = −p log p − (1 − p) log((1 − p)/7)
+  const auto entropy = [](double p) { return -p * std::log(p) - (1 - p) * std::log((1 - p) / 7); };
+  CHECK(h.scaled.entropy.mean() == doctest::Approx(entropy(p_scaled)));
+  CHECK(h.unscaled.entropy.mean() == doctest::Approx(entropy(p_unscaled)));
+}
+
+TEST_CASE("analysis heads: --temperature divides q·k: [8, 0] saturates at T = 1 but not at T = 2") {
+  const Mask mask;
+  Matrix scores(1, 2);
+  scores << 1.0f, 0.0f;  // scale 1/8 of q·k = [8, 0]
+  const MapInfo info = make_info(1, 2, 64, 1.0f / 8, mask);
+  HeadStats h = stats_of(info, scores);
+  CHECK(h.scaled.max_weight.mean() ==
+        doctest::Approx(std::exp(1.0) / (1 + std::exp(1.0))));                       // 0.731
+  CHECK(h.unscaled.max_weight.mean() == doctest::Approx(1 / (1 + std::exp(-8.0))));  // 0.99966
+  CHECK(h.unscaled.saturated_rows == 1);
+  h = stats_of(info, scores, StatsOptions{.saturation = 0.99, .temperature = 2.0, .selection = {}});
+  CHECK(h.unscaled.max_weight.mean() == doctest::Approx(1 / (1 + std::exp(-4.0))));  // 0.98201
+  CHECK(h.unscaled.saturated_rows == 0);
+}
+
+TEST_CASE(
+    "analysis heads: constructed previous-token and self heads are labelled; thresholds hold") {
+  const int n = 6;
+  const Mask mask;
+  Matrix prev = Matrix::Zero(n, n), diag = Matrix::Zero(n, n);
+  for (int i = 0; i < n; ++i) {
+    prev(i, std::max(0, i - 1)) = 10.0f;
+    diag(i, i) = 10.0f;
+  }
+  const MapInfo info = make_info(n, n, 4, 0.5f, mask);
+  CHECK(stats_of(info, prev).role() == HeadRole::previous);
+  CHECK(stats_of(info, diag).role() == HeadRole::diagonal);
+  // Weight 0.45 on the diagonal (below k_role_mass), 5 × 0.11 elsewhere: H / ln 6 = 0.878 < 0.9,
+  // so neither broad, positional nor concentrated.
+  Matrix mild = Matrix::Zero(n, n);
+  for (int i = 0; i < n; ++i) mild(i, i) = static_cast<float>(std::log(0.45 / 0.11));
+  const HeadStats h = stats_of(info, mild);
+  CHECK(h.scaled.diagonal.mean() == doctest::Approx(0.45));
+  CHECK(h.scaled.entropy_normalized.mean() == doctest::Approx(0.878).epsilon(1e-3));
+  CHECK(h.role() == HeadRole::mixed);
+}
+
+TEST_CASE("analysis heads: figures do not depend on the block size; unselected maps are skipped") {
+  Random rng(7);
+  Matrix s(9, 9);
+  for (Eigen::Index i = 0; i < s.size(); ++i) s.data()[i] = 3.0f * rng.normal();
+  Mask mask;
+  mask.causal = true;
+  mask.n_pad_keys = 1;
+  const MapInfo info = make_info(9, 9, 4, 0.5f, mask);
+  const HeadStats a = stats_of(info, s, {}, 1), b = stats_of(info, s, {}, 256);
+  CHECK(a.scaled.entropy.sum == doctest::Approx(b.scaled.entropy.sum));
+  CHECK(a.unscaled.jacobian_norm.sum == doctest::Approx(b.unscaled.jacobian_norm.sum));
+  CHECK(a.raw_logits.variance() == doctest::Approx(b.raw_logits.variance()));
+  CHECK(a.fully_masked_rows == 0);
+  CHECK(a.scaled.rows == 9);
+
+  StatsOptions only_head_1;
+  only_head_1.selection.head = 1;
+  StatsCollector c(only_head_1);
+  emit_map(c, make_info(9, 9, 4, 0.5f, mask, 0, 0), s, 4);
+  emit_map(c, make_info(9, 9, 4, 0.5f, mask, 0, 1), s, 4);
+  REQUIRE(c.heads().size() == 1);
+  CHECK(c.heads()[0].id.head == 1);
+}
+
+TEST_CASE("analysis heads: fully masked rows get no figures; heads pool per layer and overall") {
+  MaskMatrix m = MaskMatrix::Ones(3, 3);
+  m.row(1).setZero();
+  Mask mask;
+  mask.matrix = m;
+  StatsCollector c(StatsOptions{});
+  for (int layer = 0; layer < 3; ++layer) {
+    for (int head = 0; head < 2; ++head) {
+      MapInfo info = make_info(3, 3, 4, 0.5f, mask, layer, head);
+      if (layer == 2) info.id.stack = "decoder";
+      emit_map(c, info, Matrix::Zero(3, 3), 2);
+    }
+  }
+  REQUIRE(c.heads().size() == 6);
+  CHECK(c.heads()[0].fully_masked_rows == 1);
+  CHECK(c.heads()[0].scaled.rows == 2);
+  const auto layers = pool_by_layer(c.heads());
+  REQUIRE(layers.size() == 3);
+  CHECK(layers[1].id.layer == 1);
+  CHECK(layers[2].id.stack == "decoder");
+  CHECK(layers[0].heads == 2);
+  CHECK(layers[0].scaled.rows == 4);
+  CHECK(layers[0].fully_masked_rows == 2);
+  const HeadStats all = pool_all(c.heads());
+  CHECK(all.heads == 6);
+  CHECK(all.scaled.rows == 12);
+  CHECK(all.scaled.entropy.mean() ==
+        doctest::Approx(std::log(3.0)));  // every live row uniform over 3
+}

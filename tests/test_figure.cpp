@@ -1,0 +1,137 @@
+// Golden pixel checks of the figures at fixed sizes: cell colours, hatched masked cells, the colour
+// bar's ends, label ink beside the right row / column, the title, the log scale, the grid.
+#include <doctest/doctest.h>
+
+#include <ostream>
+
+#include "attnviz/render/figure.hpp"
+
+using namespace attnviz;
+
+namespace attnviz {
+inline std::ostream& operator<<(std::ostream& os, const Rgb& c) {
+  return os << '(' << int{c.r} << ", " << int{c.g} << ", " << int{c.b} << ')';
+}
+}  // namespace attnviz
+
+namespace {
+
+const Rgb k_white{255, 255, 255};
+
+int ink(const Image& im, const Rect& r) {
+  int n = 0;
+  for (int y = r.y; y < r.y + r.h; ++y)
+    for (int x = r.x; x < r.x + r.w; ++x) n += im.at(x, y) != k_white;
+  return n;
+}
+
+// A 3 × 3 map with the last key of the first row masked.
+FigureMap small_map() {
+  FigureMap m;
+  m.values.resize(3, 3);
+  m.values << 0.6f, 0.4f, 0.0f, 0.2f, 0.3f, 0.5f, 0.1f, 0.1f, 0.8f;
+  m.allowed = MaskMatrix::Ones(3, 3);
+  m.allowed(0, 2) = 0;
+  m.n_query = m.n_key = 3;
+  m.query_labels = {"The", "cat", "猫"};
+  m.key_labels = {"The", "cat", "猫"};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("figure: cells carry the colour map's colours and masked cells are hatched") {
+  const FigureMap m = small_map();
+  const FigureStyle style{.cell_values = false};
+  const HeatmapLayout l = heatmap_figure_layout("t", m, style);
+  const Image im = heatmap_figure("t", "caption", m, style);
+  REQUIRE(im.width == l.width);
+  REQUIRE(im.height == l.height);
+  CHECK(l.cell == 64);  // 480 / 3 capped at 64
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      if (m.allowed(i, j) == 0) continue;
+      const int x = l.map.x + j * l.cell + l.cell / 2, y = l.map.y + i * l.cell + l.cell / 2;
+      CHECK(im.at(x, y) == colormap(ColormapId::viridis, m.values(i, j)));
+    }
+  }
+  // The masked cell holds only the hatch's two greys, never a colour of the map (not even 0's).
+  int stripes = 0, ground = 0;
+  for (int y = l.map.y + 2; y < l.map.y + l.cell - 2; ++y) {
+    for (int x = l.map.x + 2 * l.cell + 2; x < l.map.x + 3 * l.cell - 2; ++x) {
+      const Rgb c = im.at(x, y);
+      stripes += c == k_hatch_stripe;
+      ground += c == k_hatch_background;
+      CHECK(c != colormap(ColormapId::viridis, 0.0f));
+    }
+  }
+  CHECK(stripes > 100);
+  CHECK(ground > 1000);
+}
+
+TEST_CASE("figure: colour bar ends, title, and labels beside their own row and column") {
+  const FigureMap m = small_map();
+  const FigureStyle style{.cmap = ColormapId::magma, .cell_values = false};
+  const HeatmapLayout l = heatmap_figure_layout("layer 0 · head 0", m, style);
+  const Image im = heatmap_figure("layer 0 · head 0", "c", m, style);
+  const int bx = l.colorbar.x + l.colorbar.w / 2;
+  CHECK(im.at(bx, l.colorbar.y) == colormap(ColormapId::magma, 1.0f));
+  CHECK(im.at(bx, l.colorbar.y + l.colorbar.h - 1) == colormap(ColormapId::magma, 0.0f));
+  CHECK(ink(im, {l.colorbar.x + l.colorbar.w + 6, l.colorbar.y - 6, 40, l.colorbar.h + 12}) > 50);
+  CHECK(ink(im, l.title) > 100);
+  for (int i = 0; i < 3; ++i) {  // query label i: ink left of the map in row i's band only
+    const Rect band{l.row_labels.x, l.map.y + i * l.cell + 8, l.row_labels.w, l.cell - 16};
+    CHECK(ink(im, band) > 20);
+  }
+  CHECK(ink(im, {l.row_labels.x, l.map.y + l.map.h + 2, l.row_labels.w, 10}) == 0);
+  for (int j = 0; j < 3; ++j) {  // key label j: ink above column j's middle
+    const Rect band{l.map.x + j * l.cell + 16, l.col_labels.y, l.cell - 32, l.col_labels.h};
+    CHECK(ink(im, band) > 20);
+  }
+}
+
+TEST_CASE("figure: cell values are printed in small maps") {
+  FigureMap m = small_map();
+  const FigureStyle with{.cell_values = true}, without{.cell_values = false};
+  const HeatmapLayout l = heatmap_figure_layout("t", m, with);
+  const Image a = heatmap_figure("t", "c", m, with), b = heatmap_figure("t", "c", m, without);
+  int differ = 0;
+  for (int y = l.map.y; y < l.map.y + l.cell; ++y)
+    for (int x = l.map.x; x < l.map.x + l.cell; ++x) differ += a.at(x, y) != b.at(x, y);
+  CHECK(differ > 30);  // "0.60" drawn in cell (0, 0)
+}
+
+TEST_CASE("figure: log scale puts vmax · 1e-2 in the middle and clamps at 1e-4") {
+  const FigureStyle log{.vmin = 0.0f, .vmax = 1.0f, .log = true};
+  CHECK(figure_position(1.0f, log) == doctest::Approx(1.0f));
+  CHECK(figure_position(1e-2f, log) == doctest::Approx(0.5f));
+  CHECK(figure_position(1e-6f, log) == 0.0f);
+  CHECK(figure_position(0.0f, log) == 0.0f);
+  const FigureStyle lin{.vmin = 0.0f, .vmax = 0.5f};
+  CHECK(figure_position(0.25f, lin) == doctest::Approx(0.5f));
+}
+
+TEST_CASE("figure: grid thumbnails sit in layer rows and head columns") {
+  std::vector<Thumbnail> thumbs;
+  for (int layer = 0; layer < 2; ++layer) {
+    for (int head = 0; head < 3; ++head) {
+      Thumbnail t{layer, head, Matrix::Constant(4, 4, 0.25f * (layer * 3 + head) / 5.0f * 4.0f),
+                  MaskMatrix::Ones(4, 4), 0.0f, 1.0f};
+      thumbs.push_back(t);
+    }
+  }
+  const Image im = grid_figure("grid", thumbs, FigureStyle{}, 96);
+  // Find thumbnail (1, 2) by scanning for its unique colour; it must lie right of and below (0, 0).
+  const Rgb c00 = colormap(ColormapId::viridis, 0.0f), c12 = colormap(ColormapId::viridis, 1.0f);
+  int x00 = -1, y00 = -1, x12 = -1, y12 = -1;
+  for (int y = 0; y < im.height && x12 < 0; ++y) {
+    for (int x = 0; x < im.width; ++x) {
+      if (x00 < 0 && im.at(x, y) == c00) x00 = x, y00 = y;
+      if (x12 < 0 && im.at(x, y) == c12 && x < im.width - 100) x12 = x, y12 = y;
+    }
+  }
+  REQUIRE(x00 >= 0);
+  REQUIRE(x12 >= 0);
+  CHECK(x12 - x00 == 2 * (96 + 6));
+  CHECK(y12 - y00 == 96 + 6);
+}

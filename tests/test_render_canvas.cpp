@@ -1,0 +1,109 @@
+// Tests of the drawing canvas: clipped rectangles, hatching, blits, and text in real fonts found
+// through fontconfig (the fonts of scripts/install-deps.sh), including Chinese via the CJK fallback.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/render/canvas.hpp"
+
+using namespace attnviz;
+
+namespace {
+
+const Rgb k_white{255, 255, 255};
+const Rgb k_black{0, 0, 0};
+
+// The ink of a region: the set of (x, y) whose pixel differs from white, as one string key.
+std::string ink(const Image& im, int x0, int y0, int x1, int y1) {
+  std::string out;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) out += im.at(x, y) == k_white ? '.' : '#';
+  return out;
+}
+
+int ink_count(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '#')); }
+
+}  // namespace
+
+TEST_CASE("canvas: fill, stroke and blit are clipped to the image") {
+  Canvas c(10, 8, k_white);
+  c.fill_rect(-5, -5, 8, 7, Rgb{1, 2, 3});  // covers [0, 3) × [0, 2)
+  CHECK(c.image().at(2, 1) == Rgb{1, 2, 3});
+  CHECK(c.image().at(3, 1) == k_white);
+  CHECK(c.image().at(2, 2) == k_white);
+  c.stroke_rect(4, 3, 4, 4, k_black);
+  CHECK(c.image().at(4, 3) == k_black);
+  CHECK(c.image().at(7, 6) == k_black);
+  CHECK(c.image().at(5, 4) == k_white);  // inside the outline
+  Canvas small(3, 3, Rgb{9, 9, 9});
+  c.blit(small.image(), 8, 6);  // only 2 × 2 of it lands
+  CHECK(c.image().at(9, 7) == Rgb{9, 9, 9});
+  CHECK(c.image().at(8, 6) == Rgb{9, 9, 9});
+}
+
+TEST_CASE("canvas: hatching draws stripes on x + y ≡ 0 (mod spacing) over the background") {
+  Canvas c(12, 12, k_white);
+  c.hatch_rect(2, 2, 8, 8, Rgb{200, 200, 200}, Rgb{100, 100, 100}, 4);
+  CHECK(c.image().at(4, 4) == Rgb{100, 100, 100});
+  CHECK(c.image().at(5, 4) == Rgb{200, 200, 200});
+  CHECK(c.image().at(1, 3) == k_white);  // outside the rectangle stays untouched
+}
+
+TEST_CASE("canvas: Latin text draws ink at the baseline, width grows with the text") {
+  Canvas c(200, 40, k_white);
+  const int w = c.draw_text(10, 28, "Attention", {.pixel_size = 20.0f, .color = k_black});
+  CHECK(w == c.text_width("Attention", 20.0f));
+  CHECK(w > c.text_width("Att", 20.0f));
+  CHECK(w > 40);
+  const LineMetrics m = c.line_metrics(20.0f);
+  CHECK(m.ascent > 10);
+  CHECK(ink_count(ink(c.image(), 10, 28 - m.ascent, 10 + w, 28)) > 50);  // above the baseline
+  CHECK(ink_count(ink(c.image(), 0, 0, 10, 40)) == 0);                   // nothing left of x
+  CHECK(ink_count(ink(c.image(), 10 + w + 2, 0, 200, 40)) == 0);         // nothing past the end
+}
+
+TEST_CASE("canvas: rotated text runs upwards from (x, y) and glyphs lie left of x") {
+  Canvas c(40, 200, k_white);
+  const TextStyle up{.pixel_size = 20.0f, .color = k_black, .direction = TextDirection::up};
+  const int w = c.draw_text(30, 180, "Attention", up);
+  CHECK(ink_count(ink(c.image(), 0, 180 - w, 30, 180)) > 50);  // glyph tops point left
+  CHECK(ink_count(ink(c.image(), 0, 0, 40, 180 - w - 2)) == 0);
+  CHECK(ink_count(ink(c.image(), 0, 181, 40, 200)) == 0);
+}
+
+TEST_CASE("canvas: Chinese characters draw as distinct glyphs through the CJK fallback") {
+  auto fonts = FontSet::default_set();
+  REQUIRE(fonts->files().size() >= 2);  // install-deps.sh installs a CJK font
+  CHECK(fonts->font_for(U'中') != 0);
+  CHECK(fonts->font_for(U'A') == 0);
+  std::set<std::string> shapes;
+  for (const char* s : {"猫", "狗", "中"}) {
+    Canvas c(40, 40, k_white, fonts);
+    c.draw_text(4, 30, s, {.pixel_size = 28.0f, .color = k_black});
+    shapes.insert(ink(c.image(), 0, 0, 40, 40));
+  }
+  CHECK(shapes.size() == 3);
+  // A .notdef box is an outline with an empty middle: a real 中 has ink on its centre stroke.
+  Canvas c(40, 40, k_white, fonts);
+  const int w = c.draw_text(4, 30, "中", {.pixel_size = 28.0f, .color = k_black});
+  CHECK(w > 20);  // a wide glyph
+  CHECK(ink_count(ink(c.image(), 4 + w / 2 - 2, 8, 4 + w / 2 + 2, 28)) > 20);
+}
+
+TEST_CASE("canvas: fit_text cuts with an ellipsis; --font errors are usage errors") {
+  Canvas c(10, 10, k_white);
+  CHECK(c.fit_text("short", 12.0f, 500) == "short");
+  const std::string cut = c.fit_text("a rather long token label", 12.0f, 60);
+  CHECK(cut.ends_with("…"));
+  CHECK(c.text_width(cut, 12.0f) <= 60);
+  CHECK_THROWS_AS(FontSet::find("/nonexistent/font.ttf"), Error);
+  try {
+    FontSet::find("No Such Font Family 12345");
+    FAIL("expected a usage error");
+  } catch (const Error& e) {
+    CHECK(e.exit_code() == k_exit_usage);
+  }
+  CHECK(FontSet::find("DejaVu Sans")->files().front().filename() == "DejaVuSans.ttf");
+}
