@@ -10,7 +10,7 @@ cmake --build build -j"$(nproc)" --target attnviz >/dev/null
 
 run() { echo "\$ attnviz $*" >&2; build/attnviz "$@"; echo; }
 
-# Causal self-attention over an English sentence: one heatmap per head, head 0's weight table.
+# Causal self-attention over an English sentence: head 0 as a heatmap and a weight table, PNG figures.
 run run --model samples/mha --tokens samples/english.txt --causal --head 0 --png out/demo/english
 # Chinese tokens label the axes (display width, not bytes).
 run run --model samples/mha --tokens samples/chinese.txt --head 1 --table none
@@ -21,8 +21,10 @@ run run --model samples/mha --tokens samples/cross/target.txt --source-tokens sa
 # decoder causal self-attention and decoder cross-attention.
 run run --model samples/transformer --tokens samples/cross/target.txt --source-tokens samples/cross/source.txt \
   --head 0 --table none
+# Why divide by sqrt(d_k)? Saturation statistics per head, beside the unscaled counterfactual.
+run stats --model samples/mha --tokens samples/english.txt --causal --png out/demo/stats
 # Seed 001's mask = zeros: every key is masked; attnviz says so instead of drawing uniform rows.
 printf 'a b c d\n' | build/attnviz run --model samples/mha --tokens - --mask samples/mask_all_zeros.txt \
-  --head 0 --table none || true
+  --head 0 --table none --check || echo "(exit $?: the check found the fully masked rows)" >&2
 echo "PNGs written to out/demo/:" >&2
 find out/demo -name '*.png' | sort >&2
