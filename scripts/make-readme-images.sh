@@ -1,19 +1,45 @@
 #!/usr/bin/env bash
-# Regenerates the pictures in README.md from the bundled samples (run after scripts/demo.sh built attnviz).
+# Regenerates the pictures in README.md from the bundled samples: figures from `run --png`, and a
+# terminal screenshot (attnviz in a tmux pane, captured with its colours, drawn by attnviz_ansi_to_png).
+# Run after scripts/demo.sh built attnviz; ATTNVIZ_BUILD names another build folder (default build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build=${ATTNVIZ_BUILD:-build}
 out=docs/images
 mkdir -p "$out"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-build/attnviz run -m samples/mha -t samples/english.txt --causal --head 0 --table none --no-heatmap --png "$tmp/en"
-build/attnviz run -m samples/mha -t samples/cross/target.txt --source-tokens samples/cross/source.txt \
+session="attnviz-readme-$$"  # a tmux server of its own (-L), so no user session is touched
+trap 'tmux -L "$session" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
+
+"$build/attnviz" run -m samples/mha -t samples/english.txt --causal --head 0 --table none --no-heatmap --png "$tmp/en"
+"$build/attnviz" run -m samples/mha -t samples/cross/target.txt --source-tokens samples/cross/source.txt \
   --head 2 --table none --no-heatmap --png "$tmp/cross"
 cp "$tmp/en/layer0.self.head0.png" "$out/english-causal-head0.png"
 cp "$tmp/en/layer0.self.mask.png" "$out/english-causal-mask.png"
-build/attnviz run -m samples/mha -t samples/chinese.txt --table none --no-heatmap --png "$tmp/zh"
+"$build/attnviz" run -m samples/mha -t samples/chinese.txt --table none --no-heatmap --png "$tmp/zh"
 cp "$tmp/zh/layer0.self.head0.png" "$out/chinese-head0.png"
 cp "$tmp/zh/self.grid.png" "$out/chinese-grid.png"
 cp "$tmp/cross/layer0.cross.head2.png" "$out/cross-head2.png"
-build/attnviz run -m samples/mha -t samples/english.txt --causal --head 0 --color=never --width 80 \
+"$build/attnviz" run -m samples/mha -t samples/english.txt --causal --head 0 --color=never --width 80 \
   > "$out/terminal-english.txt"
+
+# The terminal screenshot: each command after a prompt in a 120 × 50 pane, 24-bit colour. The
+# commands are shell text, printed as shown and then run (a backslash-newline continues a line).
+cmake --build "$build" --target attnviz_ansi_to_png >/dev/null
+commands=(
+  "attnviz run -m samples/mha -t samples/chinese.txt --layer 0 --table none --color=always --width 118"
+  "attnviz run -m samples/transformer -t samples/cross/target.txt --source-tokens samples/cross/source.txt \\
+    --layer 1 --site cross --table none --color=always --width 118"
+)
+{
+  echo 'export COLORTERM=truecolor'
+  for c in "${commands[@]}"; do
+    printf 'printf "\\033[32m$\\033[0m %%s\\n" %q\n' "$c"
+    printf '%q/%s\n' "$build" "$c"
+  done
+  printf 'tmux wait-for -S %q\nsleep 60\n' "$session"
+} > "$tmp/shot.sh"
+tmux -L "$session" new-session -d -s shot -x 120 -y 50 "bash $tmp/shot.sh"
+timeout 60 tmux -L "$session" wait-for "$session"
+tmux -L "$session" capture-pane -t shot -e -p > "$tmp/terminal.ansi"
+"$build/attnviz_ansi_to_png" "$out/terminal.png" --columns 120 < "$tmp/terminal.ansi"

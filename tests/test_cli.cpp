@@ -20,7 +20,8 @@ TEST_CASE("cli: the sample runs and --save holds every head's scores and probs")
   const auto r = run_attnviz("run -m samples/mha -t samples/english.txt --causal --color=never --save " +
                              (dir / "maps.safetensors").string());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(contains(r.out, "layer 0 · self · head 3"));
+  CHECK(contains(r.out, "mha · layer 0 · self · mask: causal\n"));  // the heads side by side
+  CHECK(contains(r.out, "head 3"));
   const auto file = SafetensorsFile::open(dir / "maps.safetensors");
   REQUIRE(file.find("layer0.self.probs"));
   CHECK(file.find("layer0.self.probs")->shape == std::vector<int64_t>{4, 10, 10});

@@ -4,8 +4,10 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
 
+#include "attnviz/text/unicode.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -64,4 +66,32 @@ TEST_CASE("render cli: --format markdown prints a GitHub table; colour paints ta
   const auto plain = run_attnviz("run -m samples/mha -t samples/english.txt --causal --head 0 "
                                  "--no-heatmap --color=never");
   CHECK(plain.out.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("render cli: every site's heads side by side within --width, each followed by its table") {
+  const auto r = run_attnviz("run -m samples/transformer -t samples/cross/target.txt --source-tokens "
+                             "samples/cross/source.txt --color=never --width 60");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  size_t at = 0;
+  for (const char* site : {"encoder · layer 0 · self", "encoder · layer 1 · self",
+                           "decoder · layer 0 · self", "decoder · layer 0 · cross",
+                           "decoder · layer 1 · self", "decoder · layer 1 · cross"}) {
+    CAPTURE(site);
+    at = r.out.find(std::string("transformer · ") + site + " · mask: ", at);  // the heatmaps
+    REQUIRE(at != std::string::npos);
+    at = r.out.find(std::string("transformer ") + site + " · head 0 · weights", at);  // the table
+    REQUIRE(at != std::string::npos);
+  }
+  const auto heatmaps = run_attnviz("run -m samples/transformer -t samples/cross/target.txt "
+                                    "--source-tokens samples/cross/source.txt --color=never "
+                                    "--width 60 --table none --layer 1 --site cross");
+  REQUIRE(heatmaps.exit_code == 0);
+  CHECK(heatmaps.out.find("transformer · decoder · layer 1 · cross · mask: none\n") == 0);
+  CHECK(heatmaps.out.find("head 3") != std::string::npos);
+  CHECK(heatmaps.out.find("layer 0") == std::string::npos);
+  std::istringstream lines(heatmaps.out);
+  for (std::string line; std::getline(lines, line);) {
+    CAPTURE(line);
+    CHECK(attnviz::display_width(line) <= 60);
+  }
 }

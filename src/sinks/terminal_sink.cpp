@@ -1,4 +1,5 @@
-// The terminal view: heatmaps and tables printed map by map.
+// The terminal view: heads side by side per (stack, layer, site), or one heatmap per map, and
+// tables after the heatmaps of their site.
 #include "attnviz/sinks/terminal_sink.hpp"
 
 #include <fmt/format.h>
@@ -6,37 +7,104 @@
 #include <algorithm>
 
 namespace attnviz {
+namespace {
+
+bool same_site(const HeadId& a, const HeadId& b) {
+  return a.stack == b.stack && a.layer == b.layer && a.site == b.site;
+}
+
+// "mha · layer 0 · self · mask: causal" (the stack after the model when there is one).
+std::string site_title(const std::string& model_name, const MapInfo& info) {
+  const HeadId& id = info.id;
+  const std::string stack = id.stack.empty() ? "" : id.stack + " · ";
+  return fmt::format("{} · {}layer {} · {} · mask: {}", model_name, stack, id.layer,
+                     site_name(id.site), info.mask->describe());
+}
+
+const std::vector<std::string>& labels_of(const std::vector<std::string>* labels) {
+  static const std::vector<std::string> k_none;
+  return labels ? *labels : k_none;
+}
+
+}  // namespace
+
+bool TerminalSink::single_heatmap(const MapInfo& info) const {
+  return options_.heatmaps.head.has_value() || info.n_heads <= 1 || info.n_query == 0 ||
+         info.n_key == 0;
+}
 
 void TerminalSink::begin_map(const MapInfo& info) {
-  const bool wanted = (options_.draw_heatmaps && options_.heatmaps.matches(info.id)) ||
-                      (options_.table != TableKind::none && options_.tables.matches(info.id));
-  current_ = wanted ? std::make_unique<GatheredMap>(info) : nullptr;
+  const bool heatmap = options_.draw_heatmaps && options_.heatmaps.matches(info.id);
+  const bool table = options_.table != TableKind::none && options_.tables.matches(info.id);
+  panel_open_ = heatmap && !single_heatmap(info);
+  if (panel_open_) add_panel(info);
+  current_ = table || (heatmap && !panel_open_) ? std::make_unique<GatheredMap>(info) : nullptr;
+}
+
+void TerminalSink::add_panel(const MapInfo& info) {
+  if (group_ && !same_site(group_->info.id, info.id)) flush_group();
+  if (!group_) {
+    std::vector<std::string> titles;
+    for (int h = 0; h < info.n_heads; ++h) titles.push_back(fmt::format("head {}", h));
+    MultiplesPlan plan = plan_multiples(info.n_query, info.n_key, titles,
+                                        labels_of(info.query_labels), options_.heatmap_style.width);
+    group_.emplace(PanelGroup{info, std::move(plan), {}});
+  }
+  group_->panels.push_back({fmt::format("head {}", info.id.head), PooledMap(group_->plan.grid)});
 }
 
 void TerminalSink::on_block(const AttentionBlock& block) {
   if (current_) current_->add(block);
+  if (panel_open_) group_->panels.back().map.add(block.row_begin, block.probs);
 }
 
 void TerminalSink::end_map(const MapInfo& info) {
-  if (!current_) return;
-  const std::string title = fmt::format("{} · {} · mask: {}", options_.model_name, info.id.title(),
-                                        info.mask->describe());
-  if (options_.draw_heatmaps && options_.heatmaps.matches(info.id)) {
+  if (current_ && !panel_open_ && options_.draw_heatmaps && options_.heatmaps.matches(info.id)) {
     // Colours span [0, this head's largest weight] (the legend says so): a head's pattern stays
     // visible even when its weights are all small, as they are over long inputs.
     HeatmapStyle style = options_.heatmap_style;
     style.vmin = 0.0f;
     style.vmax = std::max(current_->probs.maxCoeff(), 1e-6f);
-    out_ << render_heatmap(title, current_->probs, *info.mask, *info.query_labels,
-                           *info.key_labels, style)
+    const std::string title = fmt::format("{} · {} · mask: {}", options_.model_name,
+                                          info.id.title(), info.mask->describe());
+    out_ << render_heatmap(title, current_->probs, *info.mask, labels_of(info.query_labels),
+                           labels_of(info.key_labels), style)
          << '\n';
   }
-  if (options_.table != TableKind::none && options_.tables.matches(info.id)) print_tables(*current_);
+  if (current_ && options_.table != TableKind::none && options_.tables.matches(info.id)) {
+    pending_tables_ += tables_text(*current_);
+  }
   current_.reset();
+  const bool last_head = info.id.head == info.n_heads - 1;
+  if (!group_ || (panel_open_ && last_head)) flush_group();
+  panel_open_ = false;
 }
 
-void TerminalSink::print_tables(const GatheredMap& map) {
+// Draws the waiting site's heads (if any), then the tables that belong after them.
+void TerminalSink::flush_group() {
+  if (group_) {
+    // One colour scale for the site's heads, [0, their largest weight], so panels side by side
+    // compare and one legend serves them all. Max pooling keeps each head's largest weight.
+    HeatmapStyle style = options_.heatmap_style;
+    style.vmin = 0.0f;
+    style.vmax = 1e-6f;
+    for (const auto& panel : group_->panels) {
+      style.vmax = std::max(style.vmax, panel.map.values(PoolMode::max, CountMatrix()).maxCoeff());
+    }
+    const MapInfo& info = group_->info;
+    out_ << render_multiples(site_title(options_.model_name, info), group_->plan, group_->panels,
+                             *info.mask, labels_of(info.query_labels), labels_of(info.key_labels),
+                             style)
+         << '\n';
+    group_.reset();
+  }
+  out_ << pending_tables_;
+  pending_tables_.clear();
+}
+
+std::string TerminalSink::tables_text(const GatheredMap& map) {
   const MapInfo& info = map.info;
+  std::string text;
   auto emit = [&](const std::string& what, const Matrix& values) {
     const std::string title = fmt::format("{} {} · {}", options_.model_name, info.id.title(), what);
     // Coloured backgrounds (colour on only): weights over [0, max]; scores on the diverging map
@@ -44,20 +112,21 @@ void TerminalSink::print_tables(const GatheredMap& map) {
     TableStyle style = options_.table_style;
     if (&values == &map.scores) {
       const float m = values.array().isFinite().select(values.array().abs(), 0.0f).maxCoeff();
-      style.cmap = ColormapId::diverging, style.vmin = -std::max(m, 1e-6f), style.vmax = std::max(m, 1e-6f);
+      style.cmap = ColormapId::diverging, style.vmin = -std::max(m, 1e-6f),
+      style.vmax = std::max(m, 1e-6f);
     } else {
       style.vmin = 0.0f, style.vmax = std::max(values.maxCoeff(), 1e-6f);
     }
-    std::string text = render_table(title, values, *info.mask, *info.query_labels,
-                                    *info.key_labels, style);
+    std::string table = render_table(title, values, *info.mask, labels_of(info.query_labels),
+                                     labels_of(info.key_labels), style);
     if (options_.table_style.format == TableFormat::json) {
-      json_tables_.push_back(std::move(text));
-    } else {
-      out_ << text;
-      if (options_.table_style.format == TableFormat::text ||
-          options_.table_style.format == TableFormat::markdown) {
-        out_ << '\n';  // a blank line between tables
-      }
+      json_tables_.push_back(std::move(table));
+      return;
+    }
+    text += table;
+    if (options_.table_style.format == TableFormat::text ||
+        options_.table_style.format == TableFormat::markdown) {
+      text += '\n';  // a blank line between tables
     }
   };
   if (options_.table == TableKind::scores || options_.table == TableKind::both) {
@@ -66,9 +135,11 @@ void TerminalSink::print_tables(const GatheredMap& map) {
   if (options_.table == TableKind::probs || options_.table == TableKind::both) {
     emit("weights (softmax)", map.probs);
   }
+  return text;
 }
 
 void TerminalSink::finish() {
+  flush_group();
   if (options_.table_style.format != TableFormat::json || json_tables_.empty()) return;
   out_ << "[\n";
   for (size_t i = 0; i < json_tables_.size(); ++i) {

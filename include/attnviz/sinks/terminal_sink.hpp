@@ -1,7 +1,9 @@
-// The terminal view: a heatmap per selected head, and score / weight tables of the chosen head.
+// The terminal view: the selected heads of each layer side by side (or one heatmap for --head),
+// and score / weight tables of the chosen head.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24,8 +26,12 @@ struct TerminalOptions {
   std::string model_name;
 };
 
-// Prints each map as soon as it is complete, so only one map is held at a time. JSON tables are
-// collected and printed as one array at the end, so stdout is a single JSON document.
+// With one head selected (--head, or a one-head model) each map is printed as one heatmap as soon
+// as it ends. Otherwise the heads of a (stack, layer, site) are drawn side by side once its last
+// head ends: each head is max-pooled to the panel size as its blocks arrive, so the sink holds at
+// most one site's panels (O(heads × panel cells), never N × N). Tables of a map follow the
+// heatmaps of its site. JSON tables are collected and printed as one array at the end, so stdout
+// is a single JSON document.
 class TerminalSink : public AttentionSink {
  public:
   TerminalSink(std::ostream& out, TerminalOptions options) : out_(out), options_(std::move(options)) {}
@@ -35,10 +41,23 @@ class TerminalSink : public AttentionSink {
   void finish() override;
 
  private:
-  void print_tables(const GatheredMap& map);
+  // The heads of one (stack, layer, site) waiting to be drawn side by side.
+  struct PanelGroup {
+    MapInfo info;  // of the first head: sizes, mask and labels shared by the site's heads
+    MultiplesPlan plan;
+    std::vector<TerminalPanel> panels;
+  };
+
+  bool single_heatmap(const MapInfo& info) const;
+  void add_panel(const MapInfo& info);
+  void flush_group();
+  std::string tables_text(const GatheredMap& map);
   std::ostream& out_;
   TerminalOptions options_;
-  std::unique_ptr<GatheredMap> current_;
+  std::unique_ptr<GatheredMap> current_;  // the whole map, only for a table or a single heatmap
+  bool panel_open_ = false;               // the current map is pooled into group_'s last panel
+  std::optional<PanelGroup> group_;
+  std::string pending_tables_;  // tables printed after their site's heatmaps
   std::vector<std::string> json_tables_;
 };
 
