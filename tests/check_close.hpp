@@ -1,40 +1,56 @@
-// check_close: compare two matrices, printing the first mismatches and the max difference (llm.c style).
+// check_close: compare two arrays, printing the first mismatches and the max difference (llm.c style).
 #pragma once
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 
 #include "attnviz/core/matrix.hpp"
 
 namespace attnviz::test {
 
-inline float max_abs_diff(const Matrix& a, const Matrix& b) {
-  return (a - b).cwiseAbs().maxCoeff();
+struct CloseReport {
+  int64_t mismatches = 0;  // elements with !(|a − e| <= tolerance): NaN is a mismatch
+  float worst = 0.0f;      // the largest difference, NaN when any difference is NaN
+  std::string first;       // the first 5 mismatches, one per line
+};
+
+// index_of(i) names element i for the report ("[2, 3]").
+inline CloseReport compare_close(std::span<const float> actual, std::span<const float> expected,
+                                 float tolerance, const std::function<std::string(size_t)>& index_of) {
+  CloseReport r;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const float d = std::fabs(actual[i] - expected[i]);
+    if (d <= tolerance) {
+      if (d > r.worst) r.worst = d;
+      continue;
+    }
+    if (r.mismatches++ < 5) {
+      r.first += fmt::format("  {} actual {:.7g} expected {:.7g} diff {:.3g}\n", index_of(i), actual[i],
+                             expected[i], d);
+    }
+    if (std::isnan(d) || d > r.worst) r.worst = d;
+    if (std::isnan(d)) break;  // nothing can be worse; the report already names it
+  }
+  return r;
 }
 
 inline void check_close(const Matrix& actual, const Matrix& expected, float tolerance,
                         const std::string& what) {
   REQUIRE_MESSAGE(actual.rows() == expected.rows(), what << ": rows " << actual.rows() << " vs " << expected.rows());
   REQUIRE_MESSAGE(actual.cols() == expected.cols(), what << ": cols " << actual.cols() << " vs " << expected.cols());
-  float worst = 0.0f;
-  int shown = 0;
-  std::string report;
-  for (Eigen::Index i = 0; i < actual.rows(); ++i) {
-    for (Eigen::Index j = 0; j < actual.cols(); ++j) {
-      const float d = std::fabs(actual(i, j) - expected(i, j));
-      if (!(d <= tolerance) && shown < 5) {
-        report += fmt::format("  [{}, {}] actual {:.7g} expected {:.7g} diff {:.3g}\n", i, j,
-                              actual(i, j), expected(i, j), d);
-        ++shown;
-      }
-      if (!(d <= worst)) worst = d;
-    }
-  }
-  CHECK_MESSAGE(worst <= tolerance,
-                what << ": max abs diff " << worst << " > " << tolerance << "\n" << report);
+  const auto cols = static_cast<size_t>(expected.cols());
+  const CloseReport r = compare_close(
+      std::span<const float>(actual.data(), static_cast<size_t>(actual.size())),
+      std::span<const float>(expected.data(), static_cast<size_t>(expected.size())), tolerance,
+      [cols](size_t i) { return fmt::format("[{}, {}]", i / cols, i % cols); });
+  CHECK_MESSAGE(r.mismatches == 0, what << ": " << r.mismatches << " elements differ by more than "
+                                        << tolerance << ", max abs diff " << r.worst << "\n" << r.first);
 }
 
 }  // namespace attnviz::test

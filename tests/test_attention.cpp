@@ -193,3 +193,10 @@ TEST_CASE("attention: softmax is stable for huge logits (row max subtracted)") {
   CHECK(c.probs.allFinite());
   CHECK(c.probs(0, 0) == doctest::Approx(1.0 / (1.0 + std::exp(-1.0))).epsilon(1e-3));
 }
+
+TEST_CASE("attention: the test helper check_close treats NaN as a mismatch wherever it is") {
+  const std::vector<float> actual{NAN, 0.0f, 0.0f}, expected{0.0f, 0.0f, 0.0f};
+  const auto r = attnviz::test::compare_close(actual, expected, 1e-5f, [](size_t i) { return std::to_string(i); });
+  CHECK(r.mismatches == 1);
+  CHECK(std::isnan(r.worst));
+}

@@ -1,6 +1,7 @@
 // The CLI end to end: exit codes, messages, --save contents, formats, atomic outputs.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "attnviz/io/npy.hpp"
@@ -107,6 +108,14 @@ TEST_CASE("cli: bad input gets a clear error and its exit code") {
       {"run -m samples/mha -t samples/english.txt --bogus", "", "bogus", 2},
       {"run -m samples/mha --ids '1 x'", "", "'x' is not a token id", 1},
       {"inspect samples/english.txt", "", "samples/english.txt", 1},
+      {"run -m samples/mha -t samples/english.txt --qk-scale inf", "", "--qk-scale 'inf'", 2},
+      {"run -m samples/mha -t samples/english.txt --head 9", "", "--head 9: the model has 4 heads (0-3)", 2},
+      {"run -m samples/mha -t samples/english.txt --layer 5", "", "--layer / --site select no attention map", 2},
+      {"run -m samples/transformer -t samples/cross/target.txt --source-tokens samples/cross/source.txt --format csv",
+       "", "--format csv writes one table, but 6 maps are selected", 2},
+      {"run -m samples/mha -t samples/cross/target.txt --source-tokens samples/cross/source.txt --causal", "",
+       "a lone attention module given a source does not have", 2},
+      {"run -m samples/mha -t samples/english.txt --heads 0", "", "'0' is not a positive number", 2},
   };
   for (const auto& c : cases) {
     const auto r = run_attnviz(c.args, c.stdin_text);
@@ -135,4 +144,19 @@ TEST_CASE("cli: --png writes one PNG per selected head") {
     REQUIRE(std::filesystem::exists(png));
     CHECK(attnviz::test::slurp(png).substr(1, 3) == "PNG");
   }
+}
+
+TEST_CASE("cli: a long --ids list is a list, not a file name") {
+  std::string ids;
+  for (int i = 0; i < 3000; ++i) ids += std::to_string(i % 7) + " ";
+  const auto r = run_attnviz("run -m samples/mha --ids '" + ids + "' --no-heatmap --table none");
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+}
+
+TEST_CASE("cli: a shard index that names no tensor is an error, not a crash") {
+  TempDir dir;
+  std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map": {}})";
+  const auto r = run_attnviz("inspect " + dir.path().string());
+  CHECK(r.exit_code == 1);
+  CHECK(contains(r.err, "\"weight_map\" names no tensor"));
 }

@@ -13,6 +13,7 @@
 
 #include "attnviz/core/tensor.hpp"
 #include "attnviz/io/safetensors.hpp"
+#include "check_close.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -75,21 +76,12 @@ bool compare_tensor(const std::string& what, const Tensor& actual, const Tensor&
                     << attnviz::shape_string(expected.shape));
     return false;
   }
-  float worst = 0.0f;
-  int shown = 0;
-  std::string report;
-  for (size_t i = 0; i < expected.data.size(); ++i) {
-    const float d = std::fabs(actual.data[i] - expected.data[i]);
-    if (!(d <= tolerance) && shown < 5) {
-      report += fmt::format("  {} actual {:.7g} expected {:.7g} diff {:.3g}\n",
-                            index_string(static_cast<int64_t>(i), expected.shape), actual.data[i],
-                            expected.data[i], d);
-      ++shown;
-    }
-    if (!(d <= worst)) worst = d;  // NaN counts as the worst
-  }
-  CHECK_MESSAGE(worst <= tolerance, what << ": max abs diff " << worst << " > " << tolerance << "\n" << report);
-  return worst <= tolerance;
+  const auto r = attnviz::test::compare_close(actual.data, expected.data, tolerance, [&](size_t i) {
+    return index_string(static_cast<int64_t>(i), expected.shape);
+  });
+  CHECK_MESSAGE(r.mismatches == 0, what << ": " << r.mismatches << " elements differ by more than "
+                                        << tolerance << ", max abs diff " << r.worst << "\n" << r.first);
+  return r.mismatches == 0;
 }
 
 std::string tensor_names(const SafetensorsFile& file) {

@@ -172,3 +172,14 @@ TEST_CASE("stack: unknown names, a wrong layout and a missing layer tensor are c
                                          "layout torch-encoder), expected shape [8, 32]"),
                        Error);
 }
+
+TEST_CASE("stack: a layout file with an unknown role names it") {
+  TempDir dir;
+  const std::vector<float> z(4, 0.0f);
+  write_safetensors(dir / "m.safetensors", {{"w", {2, 2}, z.data()}}, {});
+  std::ofstream(dir / "map.json") << R"({"roles": {"encoder.self.query.weight": "w"}})";
+  ConfigOverrides o;
+  o.layout_file = (dir / "map.json").string();
+  CHECK_THROWS_WITH_AS(load_model(dir / "m.safetensors", o),
+                       doctest::Contains("\"encoder.self.query.weight\" is not a role"), Error);
+}

@@ -46,7 +46,7 @@ constexpr StatsMetric k_metrics[] = {
      [](const HeadStats& h) { return h.unscaled.saturated_share(); }, true},
     {"unscaled_entropy", "mean entropy (nats), unscaled",
      [](const HeadStats& h) { return h.unscaled.entropy.mean(); }, false},
-    {"extra_saturated", "rows that would saturate only unscaled",
+    {"extra_saturated", "saturated rows unscaled minus saturated rows scaled",
      [](const HeadStats& h) { return double(h.unscaled.saturated_rows - h.scaled.saturated_rows); },
      false},
 };
@@ -143,7 +143,7 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
       "pᵀ‖_F\n"
       "var qk = var(q·k), pred = d_k·var(q)·var(k), var s = var(scale·q·k) · sink/prev/self = mean "
       "weight on key 0 / i-1 / i\n"
-      "cf = counterfactual softmax({}) · +rows = rows that would saturate only then\n"
+      "cf = counterfactual softmax({}) · +rows = saturated rows then minus now (negative when the counterfactual is softer)\n"
       "role: sink/previous-token/self when that key holds >= {:g} of the weight, broad when H/ln n "
       ">= {:g}, concentrated when max w >= {:g}, else mixed\n",
       counterfactual, k_role_mass, k_role_broad_entropy, k_role_mass);
@@ -151,10 +151,6 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
 }
 
 }  // namespace
-
-std::span<const StatsMetric> stats_metrics() {
-  return k_metrics;
-}
 
 const StatsMetric& find_stats_metric(const std::string& name, const std::string& flag) {
   std::string known;

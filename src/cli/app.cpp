@@ -31,6 +31,10 @@ int run_cli(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     std::cerr << "attnviz: error: out of memory\n";
     return k_exit_runtime;
+  } catch (const std::exception& e) {  // a library or OS error that escaped as something else
+    std::cout.flush();
+    std::cerr << "attnviz: error: " << e.what() << '\n';
+    return k_exit_runtime;
   }
   return k_exit_ok;
 }

@@ -37,7 +37,8 @@ Sequence resolve_sequence(const Model& model, const std::string& tokens, const s
                                   "{}embeddings of that width", model.name, width, c.d_model, flag));
   }
   if (!ids.empty()) {
-    const bool is_file = ids == "-" || std::filesystem::is_regular_file(ids);
+    std::error_code ec;  // a long id list is no file name: is_regular_file must not throw on it
+    const bool is_file = ids == "-" || std::filesystem::is_regular_file(ids, ec);
     return embed_ids(model, parse_ids(is_file ? read_text_file(ids) : ids, is_file ? ids : flag + "ids"));
   }
   if (!tokens.empty()) return embed_tokens(model, read_tokens(tokens));

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 
 #include "attnviz/cli/inputs.hpp"
 #include "attnviz/core/error.hpp"
@@ -17,7 +18,7 @@ std::optional<float> parse_qk_scale(const std::string& text) {
   if (text == "none") return 1.0f;
   float value = 0.0f;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !(value > 0.0f)) {
+  if (ec != std::errc() || end != text.data() + text.size() || !(value > 0.0f) || !std::isfinite(value)) {
     throw usage_error(fmt::format("--qk-scale '{}': expected a positive number or none", text));
   }
   return value;
@@ -38,8 +39,14 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
   in.target_mask.n_pad_keys = a.pad;
   in.target_mask.window = a.window;
   in.source_mask.n_pad_keys = a.source_pad;
-  if (a.mask_file.empty()) return;
   const bool on_cross = model.config.arch == Arch::mha && in.source;
+  if (on_cross && (a.causal || a.pad > 0 || a.window > 0)) {
+    // A lone attention module given a source makes only a cross map: there is no target
+    // self-attention for these masks to apply to.
+    throw usage_error("--causal, --pad and --window mask the target's self-attention, which a lone "
+                      "attention module given a source does not have: use --source-pad or --mask");
+  }
+  if (a.mask_file.empty()) return;
   Mask& m = on_cross ? in.source_mask : in.target_mask;
   m.matrix = read_mask_file(a.mask_file, n_target, on_cross ? n_source : n_target);
 }

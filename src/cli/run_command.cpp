@@ -61,14 +61,37 @@ PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap
   return p;
 }
 
+// The maps --layer / --site / --head pick must exist, and csv holds one table: both checked before
+// anything runs, so a wrong selection prints nothing but the error.
+void check_selection(const PreparedRun& run, const TerminalOptions& t) {
+  const Config& c = run.model.config;
+  if (run.selection.head && *run.selection.head >= c.n_heads) {
+    throw usage_error(fmt::format("--head {}: the model has {} heads (0-{})", *run.selection.head,
+                                  c.n_heads, c.n_heads - 1));
+  }
+  int matched = 0;
+  for (const HeadId& id : attention_sites(c, run.inputs.source.has_value())) {
+    HeadId any_head = id;
+    any_head.head = run.selection.head.value_or(0);
+    matched += run.selection.matches(any_head) ? 1 : 0;
+  }
+  if (matched == 0) throw usage_error("--layer / --site select no attention map of this model");
+  if (t.table_style.format == TableFormat::csv && t.table != TableKind::none && matched > 1) {
+    throw usage_error(fmt::format("--format csv writes one table, but {} maps are selected: choose one "
+                                  "with --layer and --site", matched));
+  }
+}
+
 }  // namespace
 
 void run_command(const RunArgs& a) {
   const ColormapId cmap = parse_colormap(a.cmap);
   const PreparedRun run = prepare_run(a.in);
 
+  TerminalOptions terminal = terminal_options(a, run, cmap);
+  check_selection(run, terminal);
   SinkList sinks;
-  sinks.add(std::make_unique<TerminalSink>(std::cout, terminal_options(a, run, cmap)));
+  sinks.add(std::make_unique<TerminalSink>(std::cout, std::move(terminal)));
   if (!a.png_dir.empty()) sinks.add(std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap)));
   SaveSink* save = nullptr;
   if (!a.save.empty()) {

@@ -7,6 +7,7 @@
 
 #include "attnviz/analysis/stats_charts.hpp"
 #include "attnviz/analysis/stats_report.hpp"
+#include "attnviz/cli/validators.hpp"
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/core/error.hpp"
@@ -79,7 +80,7 @@ void add_stats_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--temperature", args->temperature,
                   "counterfactual logits = q·k / T (default 1: simply unscaled)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--format", args->format, "text, csv, json (every figure) or markdown")
       ->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
   cmd->add_option("--precision", args->precision, "digits after the decimal point (text)")
@@ -91,7 +92,7 @@ void add_stats_command(CLI::App& app) {
       "--role", args->role,
       "only heads with this role: broad, sink, previous-token, self, concentrated, mixed");
   cmd->add_option("--top", args->top, "only the first N heads (after --sort)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--png", args->png_dir,
                   "write charts into this folder (layer × head grid, histogram)");
   cmd->add_option("--chart", args->chart,

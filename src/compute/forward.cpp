@@ -22,6 +22,32 @@ std::string format_row_list(const std::vector<int>& rows) {
   return out;
 }
 
+std::vector<HeadId> attention_sites(const Config& c, bool has_source) {
+  std::vector<HeadId> ids;
+  auto add = [&ids](const std::string& stack, int layers, bool cross) {
+    for (int l = 0; l < layers; ++l) {
+      ids.push_back(HeadId{stack, l, Site::self, 0});
+      if (cross) ids.push_back(HeadId{stack, l, Site::cross, 0});
+    }
+  };
+  switch (c.arch) {
+    case Arch::mha:
+      ids.push_back(HeadId{"", 0, has_source ? Site::cross : Site::self, 0});
+      break;
+    case Arch::encoder:
+      add("", c.n_encoder_layers, false);
+      break;
+    case Arch::decoder:
+      add("", c.n_decoder_layers, c.decoder_cross);
+      break;
+    case Arch::encoder_decoder:
+      add("encoder", c.n_encoder_layers, false);
+      add("decoder", c.n_decoder_layers, true);
+      break;
+  }
+  return ids;
+}
+
 namespace {
 
 // Everything about one attention site of a stack except the layer index.

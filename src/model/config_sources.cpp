@@ -55,12 +55,22 @@ bool same(const nlohmann::json& a, const nlohmann::json& b) {
   return a == b;
 }
 
+// "gelu_new" (HF) and "gelu_tanh" (--activation) name one function: compare canonical names.
+void canonical_activations(ConfigSource& s) {
+  for (const char* key : {"activation", "activation_function", "hidden_act"}) {
+    auto it = s.values.find(key);
+    if (it == s.values.end() || !it->second.is_string()) continue;
+    if (auto a = parse_activation(it->second.get<std::string>())) it->second = activation_name(*a);
+  }
+}
+
 }  // namespace
 
 ConfigSources::ConfigSources(const TensorSource& tensors, const ConfigOverrides& flags) {
   ConfigSource meta{tensors.description() + " __metadata__", {}};
   for (const auto& [key, text] : tensors.metadata()) meta.values[key] = metadata_value(text);
   sources_ = {meta, config_json(tensors.dir()), flag_source(flags)};
+  for (auto& s : sources_) canonical_activations(s);
 }
 
 std::optional<nlohmann::json> ConfigSources::agreed(const std::vector<std::string>& keys) const {

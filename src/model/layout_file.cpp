@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <regex>
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
@@ -21,7 +22,19 @@ T field(const nlohmann::json& j, const char* key, T fallback, const std::string&
   }
 }
 
+// The role names layout.hpp lists; a typo would otherwise surface later as an unrelated missing tensor.
+bool known_role(const std::string& role) {
+  static const std::regex k_roles(
+      R"(embed\.(token|position|token_type|norm\.(weight|bias))|)"
+      R"((encoder|decoder)\.((self|cross)\.(q|k|v|out|qkv)|ffn\.(up|down)|norm_(self|cross|ffn)|final_norm)\.(weight|bias))");
+  return std::regex_match(role, k_roles);
+}
+
 RolePattern role_pattern(const std::string& role, const nlohmann::json& v, const std::string& file) {
+  if (!known_role(role)) {
+    throw Error(fmt::format("{}: \"{}\" is not a role (see the roles in README.md: embed.token, "
+                            "decoder.self.qkv.weight, encoder.ffn.up.bias, …)", file, role));
+  }
   if (v.is_string()) return {role, v.get<std::string>(), false};
   if (v.is_object() && v.contains("pattern") && v["pattern"].is_string()) {
     return {role, v["pattern"].get<std::string>(), field(v, "transpose", false, file)};

@@ -35,6 +35,7 @@ std::vector<fs::path> shards_of_index(const fs::path& index_path) {
     }
     files.insert(file.get<std::string>());
   }
+  if (files.empty()) throw Error(fmt::format("{}: \"weight_map\" names no tensor", index_path.string()));
   std::vector<fs::path> paths;
   for (const auto& f : files) paths.push_back(index_path.parent_path() / f);
   return paths;

@@ -106,12 +106,6 @@ std::shared_ptr<const FontSet> FontSet::default_set() {
   return set;
 }
 
-std::shared_ptr<const FontSet> FontSet::from_files(const std::vector<std::filesystem::path>& files) {
-  std::vector<std::unique_ptr<detail::LoadedFont>> fonts;
-  for (const auto& f : files) fonts.push_back(std::make_unique<detail::LoadedFont>(f, 0));
-  return std::make_shared<const FontSet>(std::move(fonts));
-}
-
 std::vector<std::filesystem::path> FontSet::files() const {
   std::vector<std::filesystem::path> out;
   for (const auto& f : fonts_) out.push_back(f->path);

@@ -19,7 +19,6 @@ struct StatsMetric {
   double (*value)(const HeadStats& head);
   bool unit_range = false;  // a share or a weight: always in [0, 1] (charts colour over [0, 1])
 };
-std::span<const StatsMetric> stats_metrics();
 // The metric of that name; usage Error listing the known names otherwise (flag names the option).
 const StatsMetric& find_stats_metric(const std::string& name, const std::string& flag);
 

@@ -39,6 +39,10 @@ struct ForwardResult {
 ForwardResult forward(const Model& model, const ForwardInputs& inputs, const ForwardOptions& options,
                       AttentionSink* sink);
 
+// Every (stack, layer, site) forward emits for this model, in order (head 0 each), so a caller can
+// check a selection before running.
+std::vector<HeadId> attention_sites(const Config& config, bool has_source);
+
 // "0-3, 7" for warnings.
 std::string format_row_list(const std::vector<int>& rows);
 

@@ -1,4 +1,5 @@
-// Attention masks: which keys a query may attend to. allowed(i, j) is the single source of truth.
+// Attention masks: which keys a query may attend to. allowed(i, j) defines them; the attention
+// kernel uses the equivalent contiguous key range per row for speed (tested against allowed()).
 #pragma once
 
 #include <cstdint>

@@ -13,8 +13,6 @@ namespace attnviz {
 struct Linear {
   Matrix weight;   // [out_features, in_features]
   RowVector bias;  // [out_features], or empty when bias=False
-  int in_features() const { return static_cast<int>(weight.cols()); }
-  int out_features() const { return static_cast<int>(weight.rows()); }
 };
 
 // nn.LayerNorm(D): γ and β (β empty for nanoGPT's bias=False).

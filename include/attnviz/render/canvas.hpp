@@ -37,8 +37,6 @@ class FontSet {
   static std::shared_ptr<const FontSet> find(const std::string& spec = "");
   // The default set (find("")), loaded once per process and then shared.
   static std::shared_ptr<const FontSet> default_set();
-  // Exactly these files, in order (face 0 of each); throws Error on an unreadable or bad file.
-  static std::shared_ptr<const FontSet> from_files(const std::vector<std::filesystem::path>& files);
 
   FontSet(const FontSet&) = delete;
   FontSet& operator=(const FontSet&) = delete;
@@ -51,7 +49,7 @@ class FontSet {
   int font_for(char32_t cp) const;
   const detail::LoadedFont& font(int index) const;
 
-  // Internal: use find / default_set / from_files.
+  // Internal: use find / default_set.
   explicit FontSet(std::vector<std::unique_ptr<detail::LoadedFont>> fonts);
 
  private:
