@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/text/unicode.hpp"
 
 namespace attnviz::detail {
 namespace {
@@ -47,39 +48,6 @@ std::string known_dtypes() {
   std::vector<std::string_view> names;
   for (const auto& d : k_dtypes) names.push_back(d.name);
   return fmt::format("{}", fmt::join(names, ", "));
-}
-
-// Offset of the first byte that does not begin a valid UTF-8 sequence, or npos. Overlong forms,
-// surrogates and code points past U+10FFFF are invalid, as for Rust's str::from_utf8.
-size_t find_invalid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto lead = static_cast<unsigned char>(s[i]);
-    size_t n_cont = 0;
-    uint32_t cp = 0;
-    uint32_t min_cp = 0;
-    if (lead < 0x80) {
-      ++i;
-      continue;
-    } else if ((lead & 0xE0) == 0xC0) {
-      n_cont = 1, cp = lead & 0x1F, min_cp = 0x80;
-    } else if ((lead & 0xF0) == 0xE0) {
-      n_cont = 2, cp = lead & 0x0F, min_cp = 0x800;
-    } else if ((lead & 0xF8) == 0xF0) {
-      n_cont = 3, cp = lead & 0x07, min_cp = 0x10000;
-    } else {
-      return i;
-    }
-    if (s.size() - i <= n_cont) return i;
-    for (size_t k = 1; k <= n_cont; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      if ((b & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    if (cp < min_cp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-    i += n_cont + 1;
-  }
-  return std::string_view::npos;
 }
 
 // A JSON value for messages: its type and its text, shortened (on a UTF-8 boundary) if long.
@@ -122,9 +90,10 @@ json parse_json_watching_duplicates(std::string_view header, std::optional<Dupli
 
 // UTF-8, then JSON, then "an object", then no duplicate keys: the first failure is reported.
 json parse_header(std::string_view header, const std::string& file) {
-  if (const size_t bad = find_invalid_utf8(header); bad != std::string_view::npos) {
+  // Overlong forms, surrogates and code points past U+10FFFF are invalid, as for Rust's str::from_utf8.
+  if (const auto bad = attnviz::find_invalid_utf8(header)) {
     throw Error(fmt::format("{}: header is not valid UTF-8: byte 0x{:02x} at header offset {}",
-                            file, static_cast<unsigned char>(header[bad]), bad));
+                            file, static_cast<unsigned char>(header[*bad]), *bad));
   }
   std::optional<DuplicateKey> dup;
   json root;
