@@ -8,6 +8,7 @@
 #include "attnviz/analysis/head_stats.hpp"
 #include "attnviz/compute/attention.hpp"
 #include "attnviz/core/random.hpp"
+#include "emit_blocks.hpp"
 
 using namespace attnviz;
 
@@ -35,13 +36,7 @@ void emit_map(AttentionSink& sink, const MapInfo& info, Matrix scores, int block
   for (int i = 0; i < scores.rows(); ++i) {
     masked_softmax_row(scores.row(i).data(), probs.row(i).data(), info.n_key, i, *info.mask);
   }
-  sink.begin_map(info);
-  for (int r0 = 0; r0 < info.n_query; r0 += block_rows) {
-    const int r1 = std::min(info.n_query, r0 + block_rows);
-    sink.on_block(AttentionBlock(info, r0, r1, scores.middleRows(r0, r1 - r0),
-                                 probs.middleRows(r0, r1 - r0)));
-  }
-  sink.end_map(info);
+  attnviz::test::emit_blocks(sink, info, scores, probs, block_rows);
 }
 
 HeadStats stats_of(const MapInfo& info, const Matrix& scores, StatsOptions options = {},

@@ -8,6 +8,7 @@
 
 #include "attnviz/analysis/check.hpp"
 #include "attnviz/compute/attention.hpp"
+#include "emit_blocks.hpp"
 #include "run_cli.hpp"
 
 using namespace attnviz;
@@ -36,13 +37,7 @@ std::vector<Finding> check_map(const Mask& mask, const Matrix& scores, const Mat
                                int block_rows = 2) {
   const MapInfo info = make_info(int(probs.rows()), int(probs.cols()), mask);
   CheckCollector c;
-  c.begin_map(info);
-  for (int r0 = 0; r0 < info.n_query; r0 += block_rows) {
-    const int r1 = std::min(info.n_query, r0 + block_rows);
-    c.on_block(AttentionBlock(info, r0, r1, scores.middleRows(r0, r1 - r0),
-                              probs.middleRows(r0, r1 - r0)));
-  }
-  c.end_map(info);
+  attnviz::test::emit_blocks(c, info, scores, probs, block_rows);
   return c.findings();
 }
 

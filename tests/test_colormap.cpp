@@ -10,15 +10,9 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/colormap.hpp"
+#include "print_rgb.hpp"
 
 using namespace attnviz;
-
-namespace attnviz {
-// So doctest prints colours in failed checks.
-inline std::ostream& operator<<(std::ostream& os, const Rgb& c) {
-  return os << '(' << int{c.r} << ", " << int{c.g} << ", " << int{c.b} << ')';
-}
-}  // namespace attnviz
 
 TEST_CASE("colormap: viridis endpoints and samples equal matplotlib's") {
   // /usr/bin/python3 -c "from matplotlib import cm; print([round(x*255) for x in

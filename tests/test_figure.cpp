@@ -5,14 +5,9 @@
 #include <ostream>
 
 #include "attnviz/render/figure.hpp"
+#include "print_rgb.hpp"
 
 using namespace attnviz;
-
-namespace attnviz {
-inline std::ostream& operator<<(std::ostream& os, const Rgb& c) {
-  return os << '(' << int{c.r} << ", " << int{c.g} << ", " << int{c.b} << ')';
-}
-}  // namespace attnviz
 
 namespace {
 

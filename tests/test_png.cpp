@@ -14,15 +14,9 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/colormap.hpp"
 #include "attnviz/render/png.hpp"
+#include "print_rgb.hpp"
 
 using namespace attnviz;
-
-namespace attnviz {
-// So doctest prints colours in failed checks.
-inline std::ostream& operator<<(std::ostream& os, const Rgb& c) {
-  return os << '(' << int{c.r} << ", " << int{c.g} << ", " << int{c.b} << ')';
-}
-}  // namespace attnviz
 
 namespace {
 
