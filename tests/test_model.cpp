@@ -121,22 +121,59 @@ TEST_CASE("embedding: hash embedding is deterministic per token and unit-varianc
   CHECK(std::abs(var - 1.0) < 0.06);
 }
 
-TEST_CASE("embedding: a vocabulary maps tokens to table rows, [UNK] catches the rest") {
-  TempDir dir;
+namespace {
+// A d_model 8, 2-head lone attention module in `dir`, with an embedding table when a vocab is given.
+void init_tiny(const TempDir& dir, std::vector<std::string> vocab) {
   InitOptions o;
   o.d_model = 8;
   o.n_heads = 2;
-  o.vocab = {"[UNK]", "the", "cat"};
+  o.vocab = std::move(vocab);
   init_model(dir.path(), o);
+}
+}  // namespace
+
+TEST_CASE("embedding: a vocabulary maps tokens to table rows, [UNK] catches the rest") {
+  TempDir dir;
+  init_tiny(dir, {"[UNK]", "the", "cat"});
   const Model m = load_model(dir.path(), {});
   REQUIRE(m.vocab.size() == 3);
   const Sequence s = embed_tokens(m, {"cat", "the", "dog"});
   CHECK(s.x.row(0) == m.weights.embed.token->row(2));
   CHECK(s.x.row(1) == m.weights.embed.token->row(1));
   CHECK(s.x.row(2) == m.weights.embed.token->row(0));
+  // The label shows what the model saw, and a note counts the unknown tokens.
+  CHECK(s.labels == std::vector<std::string>{"cat", "the", "[UNK]"});
+  REQUIRE(s.notes.size() == 1);
+  CHECK(s.notes[0].find("1 of 3 tokens are not in") != std::string::npos);
+  CHECK(s.notes[0].find("vocab.txt and are embedded as [UNK] (id 0): dog") != std::string::npos);
   const Sequence ids = embed_ids(m, {2, 1});
   CHECK(ids.labels == std::vector<std::string>{"cat", "the"});
   CHECK(error_of([&] { embed_ids(m, {3}); }).find("past the embedding table's 3 rows") != std::string::npos);
+}
+
+TEST_CASE("embedding: a model with an embedding table but no vocabulary is never fed hash vectors") {
+  TempDir dir;
+  init_tiny(dir, {"[UNK]", "the", "cat"});
+  std::filesystem::remove(dir / "vocab.txt");
+  std::ofstream(dir / "vocab.json") << "{}";
+  std::ofstream(dir / "merges.txt") << "#version: 0.2\n";
+  const Model m = load_model(dir.path(), {});
+  const std::string e = error_of([&] { embed_tokens(m, {"the", "cat"}); });
+  CHECK(e.find("has a token embedding table (3 rows)") != std::string::npos);
+  CHECK(e.find("looked for " + (dir / "vocab.txt").string()) != std::string::npos);
+  CHECK(e.find("found vocab.json, merges.txt: attnviz does not read these tokenizers yet") != std::string::npos);
+  CHECK(e.find("give --ids") != std::string::npos);
+  CHECK(embed_ids(m, {2, 1}).x.row(0) == m.weights.embed.token->row(2));  // ids still work
+}
+
+TEST_CASE("embedding: without a table tokens are hash-embedded, and a note says so") {
+  TempDir dir;
+  init_tiny(dir, {});
+  const Model m = load_model(dir.path(), {});
+  const Sequence s = embed_tokens(m, {"the", "cat"});
+  CHECK(s.x.row(1) == hash_embedding("cat", 8));
+  REQUIRE(s.notes.size() == 1);
+  CHECK(s.notes[0].find("no token embedding table: tokens are embedded as hash vectors") != std::string::npos);
 }
 
 TEST_CASE("embedding: too many tokens and a wrong width are errors") {

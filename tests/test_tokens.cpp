@@ -24,3 +24,10 @@ TEST_CASE("tokens: ids parse from spaces, commas and newlines; junk is rejected"
   CHECK_THROWS_WITH_AS(parse_ids("-1", "ids"), "ids: '-1' is not a token id (a non-negative integer)", Error);
   CHECK_THROWS_WITH_AS(parse_ids(" ", "ids"), "ids: no token ids", Error);
 }
+
+TEST_CASE("tokens: a UTF-8 byte order mark is dropped, not glued to the first token") {
+  CHECK(split_tokens("\xEF\xBB\xBF[CLS] the", "x") == std::vector<std::string>{"[CLS]", "the"});
+  CHECK(parse_ids("\xEF\xBB\xBF" "5 3", "ids") == std::vector<int64_t>{5, 3});
+  // Only a leading mark: inside the text U+FEFF is a character like any other.
+  CHECK(split_tokens("a \xEF\xBB\xBF" "b", "x") == std::vector<std::string>{"a", "\xEF\xBB\xBF" "b"});
+}

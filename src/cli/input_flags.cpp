@@ -30,7 +30,12 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
       ->check(non_negative_number());
   cmd.add_option("--window", in.window, "sliding-window mask: query i sees keys with |i - j| < W")
       ->check(non_negative_number());
-  cmd.add_option("--mask", in.mask_file, "0/1 mask matrix [queries, keys] (text or .npy)");
+  cmd.add_option("--mask", in.mask_file,
+                 "mask [queries, keys] (text or .npy): 0/1, bool or additive 0/-inf");
+  cmd.add_option("--mask-convention", in.mask_convention,
+                 "what --mask values mean: auto, keep (1 = attend), block (1/True = masked, as "
+                 "nn.MultiheadAttention), additive (0 / -inf)")
+      ->check(CLI::IsMember({"auto", "keep", "block", "additive"}));
   cmd.add_option("--qk-scale", in.qk_scale,
                  "factor on q·k: a number, or none (default 1/sqrt(d_k))");
   cmd.add_option("--block-rows", in.block_rows, "query rows per streamed block")

@@ -1,4 +1,4 @@
-// Turning --tokens / --ids / --embeddings / --mask into sequences and masks, with clear errors.
+// Turning --tokens / --ids / --embeddings into sequences, with clear errors.
 #include "attnviz/cli/inputs.hpp"
 
 #include <fmt/format.h>
@@ -44,55 +44,6 @@ Sequence resolve_sequence(const Model& model, const std::string& tokens, const s
   if (!tokens.empty()) return embed_tokens(model, read_tokens(tokens));
   throw usage_error(fmt::format("no {} input: give {}tokens, {}ids or {}embeddings", role, flag, flag,
                                 flag));
-}
-
-namespace {
-
-MaskMatrix parse_mask_text(const std::string& path) {
-  const std::string text = read_text_file(path);
-  std::vector<std::vector<uint8_t>> rows;
-  size_t line_no = 0;
-  for (size_t start = 0; start <= text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    ++line_no;
-    std::vector<uint8_t> row;
-    for (size_t i = start; i < end; ++i) {
-      const char c = text[i];
-      if (c == '0' || c == '1') {
-        row.push_back(static_cast<uint8_t>(c - '0'));
-      } else if (c != ' ' && c != ',' && c != '\t' && c != '\r') {
-        throw Error(fmt::format("{}: line {}: '{}' is not 0 or 1", path, line_no, c));
-      }
-    }
-    if (!row.empty()) {
-      if (!rows.empty() && row.size() != rows.front().size()) {
-        throw Error(fmt::format("{}: line {} has {} entries, the first row has {}", path, line_no,
-                                row.size(), rows.front().size()));
-      }
-      rows.push_back(std::move(row));
-    }
-    start = end + 1;
-  }
-  if (rows.empty()) throw Error(fmt::format("{}: the mask file is empty", path));
-  MaskMatrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].size()));
-  for (size_t i = 0; i < rows.size(); ++i) {
-    for (size_t j = 0; j < rows[i].size(); ++j) m(Eigen::Index(i), Eigen::Index(j)) = rows[i][j];
-  }
-  return m;
-}
-
-}  // namespace
-
-MaskMatrix read_mask_file(const std::string& path, int n_query, int n_key) {
-  MaskMatrix m = std::filesystem::path(path).extension() == ".npy"
-                     ? MaskMatrix((read_npy(path).array() != 0.0f).cast<uint8_t>())
-                     : parse_mask_text(path);
-  if (m.rows() != n_query || m.cols() != n_key) {
-    throw Error(fmt::format("{}: mask is [{}, {}], expected [{}, {}] (queries × keys)", path, m.rows(),
-                            m.cols(), n_query, n_key));
-  }
-  return m;
 }
 
 }  // namespace attnviz

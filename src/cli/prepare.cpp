@@ -5,8 +5,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <iostream>
 
 #include "attnviz/cli/inputs.hpp"
+#include "attnviz/cli/mask_file.hpp"
 #include "attnviz/core/error.hpp"
 
 namespace attnviz {
@@ -48,7 +50,8 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
   }
   if (a.mask_file.empty()) return;
   Mask& m = on_cross ? in.source_mask : in.target_mask;
-  m.matrix = read_mask_file(a.mask_file, n_target, on_cross ? n_source : n_target);
+  m.matrix = read_mask_file(a.mask_file, n_target, on_cross ? n_source : n_target,
+                            parse_mask_convention(a.mask_convention));
 }
 
 }  // namespace
@@ -74,6 +77,12 @@ PreparedRun prepare_run(const InputArgs& a) {
         resolve_sequence(run.model, a.source_tokens, a.source_ids, a.source_embeddings, "source");
   }
   resolve_masks(a, run.model, run.inputs);
+  // What the user should know about how the input was embedded (unknown tokens, hash vectors).
+  const Sequence* source = run.inputs.source ? &*run.inputs.source : nullptr;
+  for (const Sequence* seq : {static_cast<const Sequence*>(&run.inputs.target), source}) {
+    if (!seq) continue;
+    for (const auto& note : seq->notes) std::cerr << "attnviz: note: " << note << '\n';
+  }
   run.options.scale = parse_qk_scale(a.qk_scale);
   run.options.block_rows = a.block_rows;
   run.selection.layer = a.layer;

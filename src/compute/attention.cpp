@@ -40,9 +40,16 @@ void masked_softmax_row(float* scores, float* probs, int n_k, int query, const M
   const float row_max = hi > lo ? s.segment(lo, hi - lo).maxCoeff() : k_neg_inf;
   p.setZero();
   if (row_max == k_neg_inf) return;  // every key masked: a zero row, reported by the caller
-  // exp(-inf) = 0 keeps file-masked keys at exactly 0; Eigen vectorises exp over the range.
+  // Eigen vectorises exp over the range. Its vectorised exp(-inf) is not exactly 0 in every
+  // build (about 2.9e-39 without -march=native), so file-masked keys are zeroed explicitly
+  // before the sum: a masked key gets exactly 0, as masked_fill(-inf) + softmax gives.
   auto live = p.segment(lo, hi - lo);
   live = (s.segment(lo, hi - lo) - row_max).exp();
+  if (mask.matrix) {
+    for (int j = lo; j < hi; ++j) {
+      if ((*mask.matrix)(query, j) == 0) p[j] = 0.0f;
+    }
+  }
   live *= 1.0f / live.sum();  // the sum is >= 1: the max element contributes exp(0)
 }
 

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,57 +53,125 @@ std::string read_whole_file(const std::filesystem::path& path) {
   return bytes;
 }
 
-// Reads one value of type T (float or double) stored with the given byte order.
+// Reads one value of type T stored with the given byte order.
 template <typename T>
-float read_value(const char* p, bool big_endian) {
+T read_raw(const char* p, bool big_endian) {
   char raw[sizeof(T)];
   std::memcpy(raw, p, sizeof(T));
   if (big_endian) std::reverse(raw, raw + sizeof(T));
   T v;
   std::memcpy(&v, raw, sizeof(T));
-  return static_cast<float>(v);  // IEEE conversion: f64 values beyond float range become ±inf
+  return v;
 }
 
-// Decodes the data in file order into `values`, then places it: C order is row-major already;
-// Fortran order is column-major, i.e. element (i, j) sits at j * rows + i.
-Matrix decode(const detail::NpyHeader& h, const char* data) {
-  const auto rows = static_cast<Eigen::Index>(h.rows);
-  const auto cols = static_cast<Eigen::Index>(h.cols);
-  std::vector<float> values(static_cast<size_t>(h.rows * h.cols));
-  for (size_t k = 0; k < values.size(); ++k) {
-    const char* p = data + k * h.item_size;
-    values[k] =
-        h.item_size == 4 ? read_value<float>(p, h.big_endian) : read_value<double>(p, h.big_endian);
+// One item of any dtype the header admits, widened to double: exact for bool, every integer up to
+// 2^53 in magnitude, float32 and float64.
+double read_item(const detail::NpyHeader& h, const char* p) {
+  const bool be = h.big_endian;
+  switch (h.kind) {
+    case 'b': return *p != 0 ? 1.0 : 0.0;
+    case 'f': return h.item_size == 4 ? read_raw<float>(p, be) : read_raw<double>(p, be);
+    case 'i':
+      switch (h.item_size) {
+        case 1: return read_raw<int8_t>(p, be);
+        case 2: return read_raw<int16_t>(p, be);
+        case 4: return read_raw<int32_t>(p, be);
+        default: return static_cast<double>(read_raw<int64_t>(p, be));
+      }
+    default:
+      switch (h.item_size) {
+        case 1: return read_raw<uint8_t>(p, be);
+        case 2: return read_raw<uint16_t>(p, be);
+        case 4: return read_raw<uint32_t>(p, be);
+        default: return static_cast<double>(read_raw<uint64_t>(p, be));
+      }
   }
+}
+
+// The item at C-order position k of a Fortran-order array: the first index varies fastest there.
+uint64_t fortran_offset(const std::vector<int64_t>& shape, uint64_t k) {
+  uint64_t offset = 0, stride = 1;
+  std::vector<uint64_t> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {  // C order: the last index varies fastest
+    const auto n = static_cast<uint64_t>(shape[d]);
+    index[d] = k % n;
+    k /= n;
+  }
+  for (size_t d = 0; d < shape.size(); ++d) {
+    offset += index[d] * stride;
+    stride *= static_cast<uint64_t>(shape[d]);
+  }
+  return offset;
+}
+
+// Reads the file, parses the header and checks the data size against the shape.
+struct RawNpy {
+  std::string bytes;
+  detail::NpyHeader header;
+};
+
+RawNpy read_raw_npy(const std::filesystem::path& path) {
+  RawNpy raw{read_whole_file(path), {}};
+  const std::string file = path.string();
+  const detail::NpyHeader& h = raw.header = detail::parse_npy_header(raw.bytes, file);
+  const std::string shape = fmt::format("({})", fmt::join(h.shape, ", "));
+  // parse_npy_header checked n_items × item_size for overflow; now the data must match it.
+  const uint64_t need = h.n_items * h.item_size;
+  const uint64_t have = raw.bytes.size() - h.data_start;
+  if (have < need) {
+    throw Error(fmt::format("{}: data is {} bytes but shape {} of '{}' needs {} (file truncated?)",
+                            file, have, shape, h.descr, need));
+  }
+  if (have > need) {
+    throw Error(fmt::format("{}: data is {} bytes but shape {} of '{}' needs {}: {} trailing bytes",
+                            file, have, shape, h.descr, need, have - need));
+  }
+  return raw;
+}
+
+}  // namespace
+
+NpyArray read_npy_array(const std::filesystem::path& path, const NpyShapeCheck& check) {
+  RawNpy raw = read_raw_npy(path);
+  const detail::NpyHeader& h = raw.header;
+  if (check) check(h.shape, h.kind);  // before decoding: a huge array of the wrong shape costs nothing
+  NpyArray a{h.shape, h.kind, h.descr, std::vector<double>(h.n_items)};
+  const char* data = raw.bytes.data() + h.data_start;
+  for (uint64_t k = 0; k < h.n_items; ++k) {
+    const uint64_t at = h.fortran_order ? fortran_offset(h.shape, k) : k;
+    a.values[k] = read_item(h, data + at * h.item_size);
+  }
+  return a;
+}
+
+Matrix read_npy(const std::filesystem::path& path) {
+  RawNpy raw = read_raw_npy(path);
+  const detail::NpyHeader& h = raw.header;
+  const std::string file = path.string();
+  if (h.kind != 'f') {
+    throw Error(fmt::format("{}: unsupported npy descr '{}' (expected '<f4', '>f4', '<f8' or '>f8')",
+                            file, h.descr));
+  }
+  if (h.shape.size() != 2) {
+    const std::string shape = h.shape.size() == 1 ? fmt::format("({},)", h.shape[0])
+                                                   : fmt::format("({})", fmt::join(h.shape, ", "));
+    throw Error(fmt::format("{}: npy shape {} is {}-D; attnviz reads 2-D arrays only", file, shape,
+                            h.shape.size()));
+  }
+  const auto rows = static_cast<Eigen::Index>(h.shape[0]);
+  const auto cols = static_cast<Eigen::Index>(h.shape[1]);
+  // IEEE conversion: f64 values beyond float range become ±inf.
+  std::vector<float> values(h.n_items);
+  const char* data = raw.bytes.data() + h.data_start;
+  for (uint64_t k = 0; k < h.n_items; ++k) {
+    values[k] = static_cast<float>(read_item(h, data + k * h.item_size));
+  }
+  // Fortran order is column-major: element (i, j) sits at j * rows + i.
   if (h.fortran_order) {
     using ColMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
     return Eigen::Map<const ColMajor>(values.data(), rows, cols);
   }
   return Eigen::Map<const Matrix>(values.data(), rows, cols);
-}
-
-}  // namespace
-
-Matrix read_npy(const std::filesystem::path& path) {
-  const std::string bytes = read_whole_file(path);
-  const std::string file = path.string();
-  const detail::NpyHeader h = detail::parse_npy_header(bytes, file);
-  // parse_npy_header checked rows × cols × item_size for overflow; now the data must match it.
-  const uint64_t need = h.rows * h.cols * h.item_size;
-  const uint64_t have = bytes.size() - h.data_start;
-  if (have < need) {
-    throw Error(
-        fmt::format("{}: data is {} bytes but shape ({}, {}) of '{}' needs {} (file "
-                    "truncated?)",
-                    file, have, h.rows, h.cols, h.descr, need));
-  }
-  if (have > need) {
-    throw Error(
-        fmt::format("{}: data is {} bytes but shape ({}, {}) of '{}' needs {}: {} trailing "
-                    "bytes",
-                    file, have, h.rows, h.cols, h.descr, need, have - need));
-  }
-  return decode(h, bytes.data() + h.data_start);
 }
 
 void write_npy(const std::filesystem::path& path, const Matrix& m) {

@@ -174,36 +174,46 @@ const T& require(const std::map<std::string, PyValue>& dict, const std::string& 
   return *value;
 }
 
+// numpy's array-protocol type strings for the dtypes attnviz reads: byte order, kind, item size.
 void set_descr(NpyHeader& h, const std::string& descr, const std::string& file) {
-  // '=' is native order, which is little-endian on every host attnviz builds for.
-  const bool known_order =
-      descr.size() == 3 && (descr[0] == '<' || descr[0] == '>' || descr[0] == '=');
-  const std::string_view type = descr.size() == 3 ? std::string_view(descr).substr(1) : "";
-  if (!known_order || (type != "f4" && type != "f8")) {
-    throw Error(fmt::format(
-        "{}: unsupported npy descr '{}' (expected '<f4', '>f4', '<f8' or '>f8')", file, descr));
+  const auto unsupported = [&] {
+    return Error(fmt::format("{}: unsupported npy descr '{}' (expected a bool, integer or float "
+                             "dtype such as '<f4', '<f8', '|b1', '<i8' or '|u1')",
+                             file, descr));
+  };
+  // '=' is native order, which is little-endian on every host attnviz builds for; '|' means
+  // byte order does not apply (one-byte items).
+  if (descr.size() != 3 || std::string_view("<>=|").find(descr[0]) == std::string_view::npos) {
+    throw unsupported();
   }
+  const char kind = descr[1];
+  const int size = descr[2] - '0';
+  const bool ok = (kind == 'b' && size == 1) || ((kind == 'i' || kind == 'u') &&
+                                                 (size == 1 || size == 2 || size == 4 || size == 8)) ||
+                  (kind == 'f' && (size == 4 || size == 8));
+  if (!ok || (descr[0] == '|' && size != 1)) throw unsupported();
   h.descr = descr;
+  h.kind = kind;
   h.big_endian = descr[0] == '>';
-  h.item_size = type == "f4" ? 4 : 8;
+  h.item_size = static_cast<uint64_t>(size);
 }
 
 void set_shape(NpyHeader& h, const std::vector<int64_t>& shape, const std::string& file) {
-  if (shape.size() != 2) {
-    throw Error(fmt::format("{}: npy shape {} is {}-D; attnviz reads 2-D arrays only", file,
-                            tuple_repr(shape), shape.size()));
+  uint64_t n_items = 1, n_bytes = 0;
+  bool overflow = false;
+  for (const int64_t d : shape) {
+    if (d < 0) {
+      throw Error(fmt::format("{}: npy shape {} has a negative dimension", file, tuple_repr(shape)));
+    }
+    overflow |= __builtin_mul_overflow(n_items, static_cast<uint64_t>(d), &n_items);
   }
-  if (shape[0] < 0 || shape[1] < 0) {
-    throw Error(fmt::format("{}: npy shape {} has a negative dimension", file, tuple_repr(shape)));
-  }
-  h.rows = static_cast<uint64_t>(shape[0]);
-  h.cols = static_cast<uint64_t>(shape[1]);
-  uint64_t n_bytes = 0;
-  if (__builtin_mul_overflow(h.rows, h.cols, &n_bytes) ||
-      __builtin_mul_overflow(n_bytes, h.item_size, &n_bytes)) {
+  overflow |= __builtin_mul_overflow(n_items, h.item_size, &n_bytes);
+  if (overflow) {
     throw Error(fmt::format("{}: npy shape {} of '{}' overflows 64 bits", file, tuple_repr(shape),
                             h.descr));
   }
+  h.shape = shape;
+  h.n_items = n_items;
 }
 
 }  // namespace

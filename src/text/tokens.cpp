@@ -21,6 +21,7 @@ bool is_space(char c) {
 }  // namespace
 
 std::vector<std::string> split_tokens(std::string_view text, const std::string& what) {
+  text = strip_utf8_bom(text);
   if (auto bad = find_invalid_utf8(text)) {
     throw Error(fmt::format("{}: invalid UTF-8 at byte {}", what, *bad));
   }
@@ -52,6 +53,7 @@ std::vector<std::string> read_tokens(const std::string& path) {
 }
 
 std::vector<int64_t> parse_ids(std::string_view text, const std::string& what) {
+  text = strip_utf8_bom(text);
   std::vector<int64_t> ids;
   size_t i = 0;
   auto is_sep = [](char c) { return is_space(c) || c == ','; };

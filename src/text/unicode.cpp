@@ -189,4 +189,8 @@ std::string pad_to_width(std::string_view text, int columns, bool align_right) {
   return align_right ? spaces + std::string(text) : std::string(text) + spaces;
 }
 
+std::string_view strip_utf8_bom(std::string_view text) {
+  return text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text;
+}
+
 }  // namespace attnviz

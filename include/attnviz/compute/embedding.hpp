@@ -13,8 +13,9 @@ namespace attnviz {
 
 // A sequence entering the attention stack: one row of x per token, labelled for the axes.
 struct Sequence {
-  std::vector<std::string> labels;
-  Matrix x;  // [n, d_model]
+  std::vector<std::string> labels;  // what the model saw: "[UNK]" where a token was unknown
+  Matrix x;                         // [n, d_model]
+  std::vector<std::string> notes;   // for stderr: unknown tokens counted, hash embeddings used
 };
 
 // The embedding of a token for a model without a vocabulary: x ~ N(0, 1)^d_model drawn from the
@@ -22,9 +23,10 @@ struct Sequence {
 // vectors, so repeated words attend alike; any token file runs on any random model.
 RowVector hash_embedding(std::string_view token, int d_model);
 
-// Tokens to vectors: with a vocabulary and a table, token → id (vocab.txt line) → table row
-// ([UNK] for unknown tokens when the vocabulary has it, else an error naming the token);
-// otherwise hash_embedding. Then, as the model's config says: × sqrt(d_model) (annotated
+// Tokens to vectors: with a table, token → id (vocab.txt line) → table row ([UNK] for unknown
+// tokens when the vocabulary has it — labelled [UNK] and counted in a note — else an error naming
+// the token); a table without a vocabulary is a usage error naming what was looked for (a model
+// with trained embeddings is never fed hash vectors); without a table, hash_embedding (noted). Then, as the model's config says: × sqrt(d_model) (annotated
 // transformer), + positions (learned rows or sinusoidal), + token type 0 (BERT), LayerNorm (BERT).
 // Rejects more tokens than config.max_positions.
 Sequence embed_tokens(const Model& model, const std::vector<std::string>& tokens);

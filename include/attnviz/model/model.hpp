@@ -15,6 +15,8 @@ struct Model {
   Config config;
   Weights weights;
   std::vector<std::string> vocab;  // id → token (vocab.txt beside the weights), empty when none
+  std::filesystem::path vocab_path;             // where vocab.txt was looked for, for messages
+  std::vector<std::string> tokenizer_files;     // tokenizer files beside the weights attnviz cannot read yet
 };
 
 // Loads a .safetensors file, a model folder (config.json + model.safetensors, or shards with

@@ -14,6 +14,10 @@ namespace attnviz {
 // or nullopt when text is valid.
 std::optional<size_t> find_invalid_utf8(std::string_view text);
 
+// The text without a leading UTF-8 byte order mark (EF BB BF), which editors on Windows add and
+// which is not part of the first token.
+std::string_view strip_utf8_bom(std::string_view text);
+
 // Code points of valid UTF-8 text; throws Error naming the byte offset of an invalid sequence.
 std::vector<char32_t> decode_utf8(std::string_view text);
 // text with every invalid UTF-8 byte replaced by U+FFFD (token pieces of byte-level BPE may split
