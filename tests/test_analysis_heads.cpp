@@ -83,8 +83,11 @@ TEST_CASE(
   const HeadStats h = stats_of(make_info(4, 4, 4, 0.5f, mask), Matrix::Zero(4, 4));
   CHECK(h.scaled.rows == 4);
   CHECK(h.single_key_rows == 1);
-  CHECK(h.scaled.saturated_rows == 1);  // row 0 only: max weights 1, 1/2, 1/3, 1/4
-  CHECK(h.scaled.saturated_share() == 0.25);
+  // Max weights 1, 1/2, 1/3, 1/4: row 0's 1 is one key, not a saturated softmax; the share is
+  // over the 3 rows that had a choice.
+  CHECK(h.scaled.choice_rows == 3);
+  CHECK(h.scaled.saturated_rows == 0);
+  CHECK(h.scaled.saturated_share() == 0.0);
   CHECK(h.scaled.max_weight.mean() == doctest::Approx((1 + 1 / 2.0 + 1 / 3.0 + 1 / 4.0) / 4));
   CHECK(h.scaled.max_weight.min == doctest::Approx(0.25));
   CHECK(h.scaled.entropy.mean() ==

@@ -50,12 +50,12 @@ TEST_CASE("stats: the text table of a hand-known head, byte for byte") {
   report.model_name = "hand";
   const std::string expected =
       "hand · attention statistics · saturated: max weight >= 0.99\n"
-      "map          head  role   max w      H  H/ln n   keys    gap    J_F    sat  var qk   pred  "
+      "map          head  role   max w      H  H/ln n   keys    gap    J_F   sat  var qk   pred  "
       "var s   sink   prev   self  cf sat  +rows   cf H\n"
-      "layer0.self     0  broad  0.521  0.795   1.000  2.500  0.000  0.351  25.0%   0.000  4.000  "
-      "0.000  0.521  0.361  0.521   25.0%     +0  0.795\n"
-      "layer0.self   all         0.521  0.795   1.000  2.500  0.000  0.351  25.0%   0.000  4.000  "
-      "0.000  0.521  0.361  0.521   25.0%     +0  0.795\n";
+      "layer0.self     0  broad  0.521  0.795   1.000  2.500  0.000  0.351  0.0%   0.000  4.000  "
+      "0.000  0.521  0.361  0.521    0.0%     +0  0.795\n"
+      "layer0.self   all         0.521  0.795   1.000  2.500  0.000  0.351  0.0%   0.000  4.000  "
+      "0.000  0.521  0.361  0.521    0.0%     +0  0.795\n";
   const std::string out = render_stats(equal_causal_head(), StatsOptions{}, report);
   CHECK(out.substr(0, expected.size()) == expected);
   CHECK(contains(out, "cf = counterfactual softmax(q·k unscaled)"));
@@ -83,8 +83,9 @@ TEST_CASE("stats cli: zero embeddings give equal scores: JSON figures by hand") 
     CHECK(h["mask"] == "causal");
     CHECK(h["rows"] == 4);
     CHECK(h["single_key_rows"] == 1);
-    CHECK(h["scaled"]["saturated_rows"] == 1);
-    CHECK(h["scaled"]["saturated_share"] == 0.25);
+    CHECK(h["scaled"]["choice_rows"] == 3);  // row 0 has one key: one-hot, not saturated
+    CHECK(h["scaled"]["saturated_rows"] == 0);
+    CHECK(h["scaled"]["saturated_share"] == 0.0);
     CHECK(h["scaled"]["entropy"]["mean"].get<double>() ==
           doctest::Approx((std::log(6.0) + std::log(4.0)) / 4));
     CHECK(h["scaled"]["effective_keys"]["mean"].get<double>() == doctest::Approx(2.5));
@@ -94,7 +95,11 @@ TEST_CASE("stats cli: zero embeddings give equal scores: JSON figures by hand") 
     CHECK(h["extra_saturated_rows"] == 0);
     CHECK(h["logits"]["raw_variance"].get<double>() == doctest::Approx(0.0));
     CHECK(h["scaled"]["max_weight_histogram"].size() == 20);
-    CHECK(h["scaled"]["max_weight_histogram"][19] == 1);  // the one-hot row 0
+    // Rows 1-3 (max weights 1/2, 1/3, 1/4 → bins 10, 6, 5); the one-key row 0 is not counted.
+    CHECK(h["scaled"]["max_weight_histogram"][19] == 0);
+    CHECK(h["scaled"]["max_weight_histogram"][10] == 1);
+    CHECK(h["scaled"]["max_weight_histogram"][6] == 1);
+    CHECK(h["scaled"]["max_weight_histogram"][5] == 1);
   }
   REQUIRE(j["layers"].size() == 1);
   CHECK(j["layers"][0]["heads"] == 4);

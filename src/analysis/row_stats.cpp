@@ -124,12 +124,15 @@ RowFigures row_figures(std::span<const float> probs, std::span<const double> log
   r.first_key = n_key > 0 ? weight(0) : 0.0;
   r.previous = query >= 1 && query - 1 < n_key ? weight(query - 1) : k_nan;
   r.diagonal = query < n_key ? weight(query) : k_nan;
-  r.saturated = r.max_weight >= saturation;
+  // A row with one allowed key (row 0 of a causal map) is one-hot by construction: its weight 1.0 is
+  // no evidence of a sharp softmax, so only rows that had a choice can be saturated.
+  r.saturated = r.n_allowed >= 2 && r.max_weight >= saturation;
   return r;
 }
 
 void RowSummary::add(const RowFigures& row) {
   ++rows;
+  if (row.n_allowed >= 2) ++choice_rows;
   if (row.saturated) ++saturated_rows;
   max_weight.add(row.max_weight);
   entropy.add(row.entropy);
@@ -140,11 +143,14 @@ void RowSummary::add(const RowFigures& row) {
   first_key.add(row.first_key);
   previous.add(row.previous);
   diagonal.add(row.diagonal);
-  if (std::isfinite(row.max_weight)) ++max_weight_histogram[histogram_bin(row.max_weight)];
+  if (row.n_allowed >= 2 && std::isfinite(row.max_weight)) {
+    ++max_weight_histogram[histogram_bin(row.max_weight)];
+  }
 }
 
 void RowSummary::merge(const RowSummary& other) {
   rows += other.rows;
+  choice_rows += other.choice_rows;
   saturated_rows += other.saturated_rows;
   max_weight.merge(other.max_weight);
   entropy.merge(other.entropy);
@@ -160,7 +166,7 @@ void RowSummary::merge(const RowSummary& other) {
 }
 
 double RowSummary::saturated_share() const {
-  return rows == 0 ? k_nan : static_cast<double>(saturated_rows) / static_cast<double>(rows);
+  return choice_rows == 0 ? k_nan : static_cast<double>(saturated_rows) / static_cast<double>(choice_rows);
 }
 
 }  // namespace attnviz

@@ -38,6 +38,7 @@ Json summary_json(const Summary& s) {
 
 Json figures_json(const RowSummary& r) {
   Json j;
+  j["choice_rows"] = r.choice_rows;  // rows with >= 2 allowed keys: the denominator of saturated_share
   j["saturated_rows"] = r.saturated_rows;
   j["saturated_share"] = number(r.saturated_share());
   j["max_weight"] = summary_json(r.max_weight);

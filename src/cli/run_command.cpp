@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "attnviz/analysis/check.hpp"
+#include "attnviz/analysis/non_finite.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/sinks/png_sink.hpp"
@@ -100,9 +101,14 @@ void run_command(const RunArgs& a) {
     sinks.add(std::move(sink));
   }
   CheckCollector* check = nullptr;
+  NonFiniteMonitor* non_finite = nullptr;  // --check reports NaN / inf itself
   if (a.check) {
     auto sink = std::make_unique<CheckCollector>();
     check = sink.get();
+    sinks.add(std::move(sink));
+  } else {
+    auto sink = std::make_unique<NonFiniteMonitor>();
+    non_finite = sink.get();
     sinks.add(std::move(sink));
   }
 
@@ -114,6 +120,7 @@ void run_command(const RunArgs& a) {
   }
   sinks.finish();
   std::cout.flush();
+  if (non_finite) std::cerr << non_finite->warnings();
   if (check) {  // stdout holds the run's output: the findings go to stderr
     for (const auto& f : check->findings()) std::cerr << "attnviz: check: " << f.message() << '\n';
     if (!check->findings().empty()) throw Error(check->summary(), k_exit_check_failed);

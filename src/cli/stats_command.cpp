@@ -5,12 +5,14 @@
 #include <iostream>
 #include <memory>
 
+#include "attnviz/analysis/non_finite.hpp"
 #include "attnviz/analysis/stats_charts.hpp"
 #include "attnviz/analysis/stats_report.hpp"
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/sinks/sink_list.hpp"
 
 namespace attnviz {
 
@@ -53,9 +55,16 @@ void stats_command(const StatsArgs& a) {
   if (!a.png_dir.empty()) find_stats_metric(a.chart, "--chart");
   const PreparedRun run = prepare_run(a.in);
   report.model_name = run.model.name;
-  StatsCollector stats(StatsOptions{a.saturation, a.temperature, run.selection});
-  const ForwardResult result = forward(run.model, run.inputs, run.options, &stats);
+  auto collector = std::make_unique<StatsCollector>(StatsOptions{a.saturation, a.temperature, run.selection});
+  auto monitor = std::make_unique<NonFiniteMonitor>();
+  const StatsCollector& stats = *collector;
+  const NonFiniteMonitor& non_finite = *monitor;
+  SinkList sinks;
+  sinks.add(std::move(collector));
+  sinks.add(std::move(monitor));
+  const ForwardResult result = forward(run.model, run.inputs, run.options, &sinks);
   for (const auto& w : result.warnings) std::cerr << "attnviz: warning: " << w << '\n';
+  std::cerr << non_finite.warnings();
   if (stats.heads().empty()) {
     throw usage_error("no attention map matches --layer / --site / --head");
   }

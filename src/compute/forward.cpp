@@ -178,6 +178,11 @@ ForwardResult forward(const Model& model, const ForwardInputs& in, const Forward
       break;
     }
   }
+  const auto bad = (!result.hidden.array().isFinite()).count();
+  if (bad > 0) {
+    result.warnings.push_back(fmt::format("the final hidden states hold {} NaN or inf values of {}", bad,
+                                          result.hidden.size()));
+  }
   return result;
 }
 

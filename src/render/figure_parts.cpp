@@ -128,6 +128,8 @@ void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
       const int cx = x + static_cast<int>(j) * cell, cy = y + static_cast<int>(i) * cell;
       if (allowed(i, j) == 0) {
         canvas.hatch_rect(cx, cy, cell, cell, k_hatch_background, k_hatch_stripe);
+      } else if (!std::isfinite(values(i, j))) {
+        canvas.fill_rect(cx, cy, cell, cell, k_non_finite_rgb);
       } else {
         canvas.fill_rect(cx, cy, cell, cell, colormap(style.cmap, figure_position(values(i, j), style)));
       }

@@ -38,6 +38,13 @@ void check_map(const FigureMap& map) {
 }
 
 bool any_masked(const FigureMap& map) { return (map.allowed.array() == 0).any(); }
+// An allowed cell holding NaN or ±inf: drawn magenta and explained in the legend.
+bool any_non_finite(const FigureMap& map) {
+  return ((map.allowed.array() != 0) && !map.values.array().isFinite()).any();
+}
+// Legend entries under the colour bar: a swatch and its meaning, one per line.
+int legend_entries(const FigureMap& map) { return (any_masked(map) ? 1 : 0) + (any_non_finite(map) ? 1 : 0); }
+constexpr const char* k_non_finite_label = "NaN / inf";
 
 // Values inside cells when a formatted value fits: small, unpooled maps only.
 void draw_cell_values(Canvas& canvas, const HeatmapLayout& l, const FigureMap& map,
@@ -47,7 +54,7 @@ void draw_cell_values(Canvas& canvas, const HeatmapLayout& l, const FigureMap& m
   const LineMetrics m = canvas.line_metrics(size);
   for (Eigen::Index i = 0; i < map.values.rows(); ++i) {
     for (Eigen::Index j = 0; j < map.values.cols(); ++j) {
-      if (map.allowed(i, j) == 0) continue;
+      if (map.allowed(i, j) == 0 || !std::isfinite(map.values(i, j))) continue;
       const Rgb c = colormap(style.cmap, figure_position(map.values(i, j), style));
       const bool light = 0.299f * c.r + 0.587f * c.g + 0.114f * c.b > 140.0f;  // luma
       const std::string text = fmt::format("{:.2f}", map.values(i, j));
@@ -84,9 +91,12 @@ HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& m
   l.col_labels.x = l.map.x, l.col_labels.w = l.map.w;
   l.colorbar = {l.map.x + l.map.w + 2 * k_gap + 4, l.map.y, k_bar_w, std::max(l.map.h, k_bar_min_h)};
   const int bar_right = l.colorbar.x + k_bar_w + 8 + probe.text_width("0.0000", k_tick_px);
-  const int legend_w = any_masked(map) ? probe.text_width("masked", k_tick_px) + k_bar_w + 6 : 0;
+  const int n_legend = legend_entries(map);
+  const int legend_w =
+      n_legend > 0 ? probe.text_width(any_non_finite(map) ? k_non_finite_label : "masked", k_tick_px) + k_bar_w + 6
+                   : 0;
   l.width = std::max({bar_right, l.colorbar.x + legend_w, l.title.x + l.title.w}) + k_margin;
-  l.height = l.colorbar.y + l.colorbar.h + (legend_w > 0 ? 2 * k_bar_w : 0) + k_margin;
+  l.height = l.colorbar.y + l.colorbar.h + (n_legend > 0 ? (1 + n_legend) * k_bar_w : 0) + k_margin;
   l.height = std::max(l.height, l.map.y + l.map.h + k_margin);
   return l;
 }
@@ -116,10 +126,16 @@ Image heatmap_figure(const std::string& title, const std::string& caption, const
   canvas.stroke_rect(l.map.x - 1, l.map.y - 1, l.map.w + 2, l.map.h + 2, k_muted);
   draw_cell_values(canvas, l, map, style);
   draw_colorbar(canvas, l.colorbar, style);
+  int y = l.colorbar.y + l.colorbar.h + k_bar_w / 2 + 4;
   if (any_masked(map)) {
-    const int y = l.colorbar.y + l.colorbar.h + k_bar_w / 2 + 4;
     canvas.hatch_rect(l.colorbar.x, y, k_bar_w, k_bar_w, k_hatch_background, k_hatch_stripe);
     canvas.draw_text(l.colorbar.x + k_bar_w + 6, y + k_bar_w - 3, "masked",
+                     {.pixel_size = k_tick_px, .color = k_text});
+    y += k_bar_w + 4;
+  }
+  if (any_non_finite(map)) {
+    canvas.fill_rect(l.colorbar.x, y, k_bar_w, k_bar_w, k_non_finite_rgb);
+    canvas.draw_text(l.colorbar.x + k_bar_w + 6, y + k_bar_w - 3, k_non_finite_label,
                      {.pixel_size = k_tick_px, .color = k_text});
   }
   return canvas.take_image();

@@ -7,6 +7,7 @@
 #include <libdeflate.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 
@@ -125,9 +126,10 @@ Image heatmap_image(const Matrix& values, const Mask& mask, ColormapId cmap, flo
   image.rgb.assign(static_cast<size_t>(image.width) * static_cast<size_t>(image.height) * 3, 0);
   for (Eigen::Index i = 0; i < values.rows(); ++i) {
     for (Eigen::Index j = 0; j < values.cols(); ++j) {
-      const Rgb c = mask.allowed(i, j, values.cols())
-                        ? colormap(cmap, colormap_position(values(i, j), vmin, vmax))
-                        : k_masked_rgb;
+      const float v = values(i, j);
+      const Rgb c = !mask.allowed(i, j, values.cols()) ? k_masked_rgb
+                    : std::isfinite(v)                 ? colormap(cmap, colormap_position(v, vmin, vmax))
+                                                       : k_non_finite_rgb;
       fill_block(image, static_cast<int>(j) * cell, static_cast<int>(i) * cell, cell, c);
     }
   }

@@ -4,10 +4,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "attnviz/core/error.hpp"
 
 namespace attnviz {
+
+namespace {
+// max that keeps a NaN once seen (std::max drops it), so a cell holding a NaN weight is drawn as
+// non-finite instead of as its other weights.
+void max_into(float& m, float v) {
+  if (std::isnan(v) || v > m) m = v;
+}
+}  // namespace
 
 PoolMode parse_pool_mode(const std::string& name) {
   if (name == "max") return PoolMode::max;
@@ -62,8 +71,7 @@ void PooledMap::add(int row_begin, ConstMatrixRef probs) {
     const Eigen::Index ci = (row_begin + r) / p;
     for (Eigen::Index j = 0; j < probs.cols(); ++j) {
       const float v = probs(r, j);
-      float& m = max_(ci, j / p);
-      m = std::max(m, v);
+      max_into(max_(ci, j / p), v);
       sum_(ci, j / p) += v;
     }
   }
@@ -89,8 +97,7 @@ PooledMap PooledMap::coarsened(int factor) const {
   if (g.pool > 1 && out.sum_.size() == 0) out.sum_ = Matrix::Zero(g.cells_q, g.cells_k);
   for (int i = 0; i < grid_.cells_q; ++i) {
     for (int j = 0; j < grid_.cells_k; ++j) {
-      float& m = out.max_(i / factor, j / factor);
-      m = std::max(m, max_(i, j));
+      max_into(out.max_(i / factor, j / factor), max_(i, j));
       if (g.pool > 1) out.sum_(i / factor, j / factor) += grid_.pool == 1 ? max_(i, j) : sum_(i, j);
     }
   }

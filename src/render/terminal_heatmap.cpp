@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,7 @@ detail::CellGrid pool_cells(const Matrix& values, const Mask& mask, const Layout
       const float t = colormap_position(values(i, j), style.vmin, style.vmax);
       cell.t = cell.masked ? t : std::max(cell.t, t);
       cell.masked = false;
+      cell.non_finite = cell.non_finite || !std::isfinite(values(i, j));
     }
   }
   return grid;

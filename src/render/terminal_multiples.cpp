@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,8 +38,9 @@ detail::CellGrid to_cells(const PooledMap& map, const CountMatrix& counts,
   for (int i = 0; i < grid.rows; ++i) {
     for (int j = 0; j < grid.cols; ++j) {
       // Masked weights are 0 and allowed ones ≥ 0: the cell's max is the max over allowed pairs.
-      grid.cells.push_back(
-          {colormap_position(values(i, j), style.vmin, style.vmax), counts(i, j) == 0});
+      // The pooled max keeps a NaN (PooledMap), so a cell with one is drawn as non-finite.
+      grid.cells.push_back({colormap_position(values(i, j), style.vmin, style.vmax), counts(i, j) == 0,
+                            counts(i, j) > 0 && !std::isfinite(values(i, j))});
     }
   }
   return grid;

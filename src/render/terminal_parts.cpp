@@ -16,6 +16,7 @@ namespace {
 constexpr std::string_view k_ramp = " .:-=+*#%@";  // value vmin → ' ', vmax → '@'
 constexpr char k_masked_char = '/';                // never confused with a weight of 0 (' ')
 constexpr Rgb k_masked_rgb{128, 128, 128};
+constexpr char k_non_finite_char = '!';            // NaN / inf: not a value of the ramp
 constexpr std::string_view k_upper_half = "▀";
 constexpr std::string_view k_full_block = "█";
 constexpr std::string_view k_reset = "\x1b[0m";
@@ -30,6 +31,7 @@ std::string colour_escape(ColorMode mode, bool foreground, std::optional<Rgb> c)
 }
 
 Rgb cell_colour(const TermCell& cell, ColormapId cmap) {
+  if (cell.non_finite) return k_non_finite_rgb;
   return cell.masked ? k_masked_rgb : colormap(cmap, cell.t);
 }
 
@@ -40,8 +42,9 @@ std::string ascii_row(const CellGrid& grid, int q) {
   std::string out;
   for (int c = 0; c < grid.cols; ++c) {
     const TermCell& cell = grid.at(q, c);
-    const char ch =
-        cell.masked ? k_masked_char : k_ramp[static_cast<size_t>(std::lround(cell.t * last))];
+    const char ch = cell.non_finite ? k_non_finite_char
+                    : cell.masked   ? k_masked_char
+                                    : k_ramp[static_cast<size_t>(std::lround(cell.t * last))];
     out.append(static_cast<size_t>(grid.cell_columns), ch);
   }
   return out;
@@ -123,8 +126,9 @@ void append_key_list(std::string& out, const std::vector<std::string>& col_label
 void append_legend(std::string& out, const HeatmapStyle& style) {
   const std::string lo = fmt::format("{:.3f}", style.vmin), hi = fmt::format("{:.3f}", style.vmax);
   if (style.color == ColorMode::none) {
-    out += truncate_to_width(fmt::format("{} [{}] {}  {} masked", lo, k_ramp, hi, k_masked_char),
-                             style.width);
+    const std::string nan_note = style.non_finite ? fmt::format("  {} NaN/inf", k_non_finite_char) : "";
+    out += truncate_to_width(
+        fmt::format("{} [{}] {}  {} masked{}", lo, k_ramp, hi, k_masked_char, nan_note), style.width);
     out += '\n';
     return;
   }
@@ -143,9 +147,13 @@ void append_legend(std::string& out, const HeatmapStyle& style) {
     out += colour_escape(style.color, true, colormap(style.cmap, t));
     out += k_full_block;
   }
-  out +=
-      fmt::format("{} {}  {}{}{}{}\n", k_reset, hi, colour_escape(style.color, true, k_masked_rgb),
-                  k_full_block, k_reset, masked_note);
+  out += fmt::format("{} {}  {}{}{}{}", k_reset, hi, colour_escape(style.color, true, k_masked_rgb),
+                     k_full_block, k_reset, masked_note);
+  if (style.non_finite) {
+    out += fmt::format("  {}{}{} NaN/inf", colour_escape(style.color, true, k_non_finite_rgb), k_full_block,
+                       k_reset);
+  }
+  out += '\n';
 }
 
 std::string trim_right(std::string text) {

@@ -17,6 +17,7 @@ inline constexpr int k_min_width = 8;
 struct TermCell {
   float t = 0.0f;
   bool masked = true;
+  bool non_finite = false;  // NaN or ±inf: drawn '!' / magenta, never as a colour of the map
 };
 
 // A pooled map ready to draw: rows × cols cells, cell_columns characters per key (and, in

@@ -20,12 +20,16 @@ std::string group_name(const HeadId& id) {
 MaskMatrix allowed_of(const CountMatrix& counts) { return (counts.array() > 0).cast<uint8_t>(); }
 
 // The caption's statement of how the picture was made: the reader of a paper needs it.
-std::string caption(const MapInfo& info, const PngOptions& o, const PoolGrid& g, float vmax) {
+std::string caption(const MapInfo& info, const PngOptions& o, const FigureMap& map, float vmax) {
   std::string s = fmt::format("mask: {} · {}×{} tokens · colour {}", info.mask->describe(),
                               info.n_query, info.n_key,
                               o.shared_scale ? "[0, 1] shared" : fmt::format("[0, {:.3g}] head max", vmax));
+  const auto non_finite = ((map.allowed.array() != 0) && !map.values.array().isFinite()).count();
+  if (non_finite > 0) s += fmt::format(" · {} NaN/inf {} (magenta)", non_finite, non_finite == 1 ? "cell" : "cells");
   if (o.style.log) s += " · log scale";
-  if (g.pool > 1) s += fmt::format(" · {}-pooled {}×{} tokens per cell", pool_mode_name(o.pool), g.pool, g.pool);
+  if (map.pool > 1) {
+    s += fmt::format(" · {}-pooled {}×{} tokens per cell", pool_mode_name(o.pool), map.pool, map.pool);
+  }
   return s;
 }
 
@@ -111,7 +115,7 @@ void PngSink::end_map(const MapInfo& info) {
   // per-head: [0, this head's largest weight], so a head whose weights are all small over a long
   // input still shows its pattern; shared: the fixed range of probabilities, comparable across
   // heads without holding every map.
-  style.vmax = options_.shared_scale ? 1.0f : std::max(map.values.maxCoeff(), 1e-6f);
+  style.vmax = options_.shared_scale ? 1.0f : finite_max(map.values, 1e-6f);
   const std::string base = fmt::format("{}.head{}", info.id.map_name(), info.id.head);
 
   // The grid's thumbnail: this map pooled further to ≤ k_thumb_cells per side.
@@ -131,7 +135,7 @@ void PngSink::end_map(const MapInfo& info) {
   }
   const std::string title = fmt::format("{} · {}", options_.model_name, info.id.title());
   submit(dir_ / (base + ".png"),
-         [title, cap = caption(info, options_, grid, style.vmax), map = std::move(map), style] {
+         [title, cap = caption(info, options_, map, style.vmax), map = std::move(map), style] {
            return heatmap_figure(title, cap, map, style);
          });
 }

@@ -64,7 +64,8 @@ void TerminalSink::end_map(const MapInfo& info) {
     // visible even when its weights are all small, as they are over long inputs.
     HeatmapStyle style = options_.heatmap_style;
     style.vmin = 0.0f;
-    style.vmax = std::max(current_->probs.maxCoeff(), 1e-6f);
+    style.vmax = finite_max(current_->probs, 1e-6f);
+    style.non_finite = !current_->probs.allFinite();
     const std::string title = fmt::format("{} · {} · mask: {}", options_.model_name,
                                           info.id.title(), info.mask->describe());
     out_ << render_heatmap(title, current_->probs, *info.mask, labels_of(info.query_labels),
@@ -89,7 +90,9 @@ void TerminalSink::flush_group() {
     style.vmin = 0.0f;
     style.vmax = 1e-6f;
     for (const auto& panel : group_->panels) {
-      style.vmax = std::max(style.vmax, panel.map.values(PoolMode::max, CountMatrix()).maxCoeff());
+      const Matrix pooled = panel.map.values(PoolMode::max, CountMatrix());
+      style.vmax = finite_max(pooled, style.vmax);
+      style.non_finite = style.non_finite || !pooled.allFinite();
     }
     const MapInfo& info = group_->info;
     out_ << render_multiples(site_title(options_.model_name, info), group_->plan, group_->panels,
@@ -115,7 +118,7 @@ std::string TerminalSink::tables_text(const GatheredMap& map) {
       style.cmap = ColormapId::diverging, style.vmin = -std::max(m, 1e-6f),
       style.vmax = std::max(m, 1e-6f);
     } else {
-      style.vmin = 0.0f, style.vmax = std::max(values.maxCoeff(), 1e-6f);
+      style.vmin = 0.0f, style.vmax = finite_max(values, 1e-6f);
     }
     std::string table = render_table(title, values, *info.mask, labels_of(info.query_labels),
                                      labels_of(info.key_labels), style);

@@ -51,7 +51,7 @@ struct RowFigures {
   double first_key = 0.0;           // weight on key 0 (attention sink)
   double previous = 0.0;            // weight on key i − 1
   double diagonal = 0.0;            // weight on key i
-  bool saturated = false;           // max_weight >= the saturation threshold
+  bool saturated = false;           // n_allowed >= 2 and max_weight >= the saturation threshold
 };
 
 // probs and logits are one row over every key; allowed[j] != 0 where the mask lets query `query`
@@ -70,15 +70,16 @@ double softmax_jacobian_norm(std::span<const float> probs, std::span<const uint8
 
 // Pooled row figures of one head (or of a layer, or of everything).
 struct RowSummary {
-  int64_t rows = 0;  // rows with at least one allowed key
+  int64_t rows = 0;         // rows with at least one allowed key
+  int64_t choice_rows = 0;  // rows with two or more: the only ones that can be saturated
   int64_t saturated_rows = 0;
   Summary max_weight, entropy, entropy_normalized, effective_keys, top_gap, jacobian_norm;
   Summary first_key, previous, diagonal;
-  Histogram max_weight_histogram{};
+  Histogram max_weight_histogram{};  // of rows with a choice (one-key rows are 1.0 by construction)
 
   void add(const RowFigures& row);
   void merge(const RowSummary& other);
-  double saturated_share() const;  // saturated_rows / rows; NaN when there are no rows
+  double saturated_share() const;  // saturated_rows / choice_rows; NaN when there are none
 };
 
 }  // namespace attnviz

@@ -31,6 +31,7 @@ struct HeatmapStyle {
   int width = 80;     // total columns available, labels included
   float vmin = 0.0f;  // values map to [vmin, vmax] → colour map [0, 1]
   float vmax = 1.0f;
+  bool non_finite = false;  // some cell is NaN or ±inf: the legend explains its mark
 };
 
 // A heatmap of `values` (rows = queries, cols = keys): a title line; the map with query labels
