@@ -2,11 +2,14 @@
 // through fontconfig (the fonts of scripts/install-deps.sh), including Chinese via the CJK fallback.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/canvas.hpp"
+#include "temp_dir.hpp"
 
 using namespace attnviz;
 
@@ -106,4 +109,34 @@ TEST_CASE("canvas: fit_text cuts with an ellipsis; --font errors are usage error
     CHECK(e.exit_code() == k_exit_usage);
   }
   CHECK(FontSet::find("DejaVu Sans")->files().front().filename() == "DejaVuSans.ttf");
+}
+
+TEST_CASE("canvas: a truncated or garbage font file is an Error naming it, not a read past the buffer") {
+  const std::filesystem::path real = FontSet::find("DejaVu Sans")->files().front();
+  const std::string bytes = attnviz::test::slurp(real);
+  REQUIRE(bytes.size() > 4096);
+  attnviz::test::TempDir dir;
+  struct Case {
+    std::string name, content, message;
+  };
+  const Case cases[] = {
+      {"truncated.ttf", bytes.substr(0, 4096), "runs past the end of the file"},
+      {"half.ttf", bytes.substr(0, bytes.size() / 2), "runs past the end of the file"},
+      {"directory-only.ttf", bytes.substr(0, 20), "the directory of"},
+      {"garbage.ttf", std::string(64, '\x01'), "not a usable TrueType/OpenType font"},
+      {"tiny.ttf", "ttf", "3 bytes, too short for a font header"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    std::ofstream(dir / c.name, std::ios::binary) << c.content;
+    try {
+      (void)FontSet::find((dir / c.name).string());
+      FAIL("the bad font was accepted");
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      CHECK_MESSAGE(msg.find((dir / c.name).string()) != std::string::npos, msg);
+      CHECK_MESSAGE(msg.find(c.message) != std::string::npos, msg);
+      CHECK(e.exit_code() == k_exit_runtime);
+    }
+  }
 }
