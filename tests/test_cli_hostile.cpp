@@ -33,6 +33,8 @@ TEST_CASE("cli hostile: a FIFO, a directory or a device where a file is read end
       {"run -m samples/mha -t " + d, d + ": is a directory, expected a file"},
       {"run -m samples/mha -t " + fifo, fifo + ": is not a regular file"},
       {"run -m samples/mha -t /dev/zero", "/dev/zero: is not a regular file"},
+      {"run -m samples/mha --embeddings " + fifo, fifo + ": is not a regular file"},
+      {"run -m samples/mha --embeddings /dev/zero", "/dev/zero: is not a regular file"},
       {"run -m samples/mha -t samples/english.txt --layout-file " + d, d + ": is a directory, expected a file"},
   };
   for (const auto& c : cases) {
@@ -59,6 +61,18 @@ TEST_CASE("cli hostile: escape sequences in tensor names and metadata are printe
   CHECK(run.exit_code == 1);
   CHECK(!contains(run.err, "\x1b"));
   CHECK(contains(run.err, "(w\\x1b]52;c;aGk=\\x07)"));
+}
+
+TEST_CASE("cli hostile: every error message is printed with control characters escaped") {
+  TempDir dir;
+  const std::string header = "{\"x\\u001b[2J\":{\"dtype\":\"Q9\",\"shape\":[],\"data_offsets\":[0,0]}}";
+  std::string bytes(8, '\0');
+  bytes[0] = static_cast<char>(header.size());
+  std::ofstream(dir / "m.safetensors", std::ios::binary) << bytes << header;
+  const auto r = run_attnviz("inspect " + (dir / "m.safetensors").string());
+  CHECK(r.exit_code == 1);
+  CHECK(!contains(r.err, "\x1b"));
+  CHECK_MESSAGE(contains(r.err, "tensor 'x\\x1b[2J': unknown dtype 'Q9'"), r.err);
 }
 
 TEST_CASE("cli hostile: a truncated font given to --font is exit 1 naming the font file") {

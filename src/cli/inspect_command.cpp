@@ -21,7 +21,7 @@ void print_model(const std::filesystem::path& path, const ConfigOverrides& overr
     const Model model = load_model(path, overrides);
     std::cout << "\nmodel: " << describe_config(model.config) << '\n';
   } catch (const Error& e) {
-    std::cout << "\nmodel: not runnable as it is: " << e.what() << '\n';
+    std::cout << "\nmodel: not runnable as it is: " << printable_text(e.what()) << '\n';
   }
 }
 
