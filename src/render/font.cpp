@@ -4,15 +4,10 @@
 #include <fmt/format.h>
 #include <fontconfig/fontconfig.h>
 
-#include <cstring>
-#include <functional>
 #include <memory>
-#include <set>
-#include <string_view>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/text_file.hpp"
-#include "attnviz/text/unicode.hpp"
 
 namespace attnviz::detail {
 namespace {
@@ -53,71 +48,6 @@ FontFile file_of(FcPattern* font) {
   if (FcPatternGetString(font, FC_FILE, 0, &file) != FcResultMatch || !file) return {};
   FcPatternGetInteger(font, FC_INDEX, 0, &index);
   return {reinterpret_cast<const char*>(file), index};
-}
-
-}  // namespace
-
-namespace {
-
-uint32_t be16(const std::vector<unsigned char>& b, uint64_t at) { return uint32_t(b[at]) << 8 | b[at + 1]; }
-uint32_t be32(const std::vector<unsigned char>& b, uint64_t at) { return be16(b, at) << 16 | be16(b, at + 2); }
-
-// Bytes stbtt_InitFont reads at fixed offsets inside a table (head.indexToLocFormat at 50,
-// hhea.numberOfHMetrics at 34, maxp.numGlyphs at 4, cmap's numTables at 2); 0 = no fixed field.
-uint64_t min_table_length(std::string_view tag) {
-  if (tag == "head") return 54;
-  if (tag == "hhea") return 36;
-  if (tag == "maxp") return 6;
-  if (tag == "cmap") return 4;
-  return 0;
-}
-
-// Offset of face `face` in the file: 0 for a lone font, from the header of a .ttc collection.
-uint64_t face_offset(const std::vector<unsigned char>& b, int face, const std::function<void(std::string)>& fail) {
-  if (std::memcmp(b.data(), "ttcf", 4) != 0) {
-    if (face != 0) fail("a single font has only face 0");
-    return 0;
-  }
-  if (face < 0 || uint64_t(face) >= be32(b, 8)) fail(fmt::format("the collection has {} faces", be32(b, 8)));
-  if (16 + 4 * uint64_t(face) > b.size()) fail("the collection header runs past the end of the file");
-  return be32(b, 12 + 4 * uint64_t(face));
-}
-
-// stb_truetype trusts every offset in the file (no bounds checks): check the table directory,
-// every table's extent, the fixed fields it reads and its cmap records against the file size
-// first, so a truncated or garbage font is an Error, not a read past the buffer.
-void check_font_bounds(const std::vector<unsigned char>& b, int face, const std::string& file) {
-  const auto fail = [&](const std::string& why) {
-    throw Error(fmt::format("{}: not a usable TrueType/OpenType font (face {}): {}", file, face, why));
-  };
-  if (b.size() < 12) fail(fmt::format("{} bytes, too short for a font header", b.size()));
-  const uint64_t dir = face_offset(b, face, fail);
-  if (dir + 12 > b.size()) fail("the table directory starts past the end of the file");
-  const uint64_t n_tables = be16(b, dir + 4);
-  if (dir + 12 + 16 * n_tables > b.size()) fail(fmt::format("the directory of {} tables is truncated", n_tables));
-  std::set<std::string> tags;
-  for (uint64_t i = 0; i < n_tables; ++i) {
-    const uint64_t at = dir + 12 + 16 * i;
-    const std::string tag(reinterpret_cast<const char*>(&b[at]), 4);
-    const uint64_t offset = be32(b, at + 8), length = be32(b, at + 12);
-    if (offset + length > b.size()) {
-      fail(fmt::format("table '{}' ({} bytes at {}) runs past the end of the file ({} bytes; truncated?)",
-                       printable_text(tag), length, offset, b.size()));
-    }
-    if (length < min_table_length(tag)) fail(fmt::format("table '{}' is only {} bytes", printable_text(tag), length));
-    if (tag == "cmap") {
-      const uint64_t n_maps = be16(b, offset + 2);
-      if (4 + 8 * n_maps > length) fail("the cmap table's encoding records are truncated");
-      for (uint64_t m = 0; m < n_maps; ++m) {
-        if (be32(b, offset + 4 + 8 * m + 4) + 4 > length) fail("a cmap subtable lies outside the cmap table");
-      }
-    }
-    tags.insert(tag);
-  }
-  for (const char* tag : {"cmap", "head", "hhea", "hmtx"}) {
-    if (!tags.count(tag)) fail(fmt::format("no '{}' table", tag));
-  }
-  if (!tags.count("CFF ") && !(tags.count("glyf") && tags.count("loca"))) fail("no glyph outlines (glyf + loca, or CFF)");
 }
 
 }  // namespace
