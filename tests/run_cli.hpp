@@ -12,6 +12,10 @@
 
 namespace attnviz::test {
 
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 struct CliResult {
   int exit_code = -1;
   std::string out;

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "attnviz/compute/attention.hpp"
@@ -132,6 +133,18 @@ TEST_CASE("attention: random inputs match the naive triple loop, every mask, eve
       check_close(out, expected, 1e-5f, "output " + mask->describe());
     }
   }
+}
+
+TEST_CASE("attention: --window 2147483647 sees every key (i + window must not overflow)") {
+  Random rng(11);
+  const Matrix q = random_matrix(rng, 9, 8), k = random_matrix(rng, 9, 8), v = random_matrix(rng, 9, 4);
+  Mask wide;
+  wide.window = std::numeric_limits<int>::max();  // |i - j| < window holds for every pair
+  Matrix out, probs;
+  const Matrix expected = naive_attention(q, k, v, Mask{}, 0.5f, probs);  // no mask at all
+  auto c = run(out, q, k, v, wide, 0.5f, 4);
+  check_close(c.probs, probs, 1e-6f, "probs window(INT_MAX) vs none");
+  check_close(out, expected, 1e-5f, "output window(INT_MAX) vs none");
 }
 
 TEST_CASE("attention: every row sums to 1 and the causal upper triangle is exactly 0") {

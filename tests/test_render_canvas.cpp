@@ -2,11 +2,14 @@
 // through fontconfig (the fonts of scripts/install-deps.sh), including Chinese via the CJK fallback.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/canvas.hpp"
+#include "temp_dir.hpp"
 
 using namespace attnviz;
 
@@ -106,4 +109,55 @@ TEST_CASE("canvas: fit_text cuts with an ellipsis; --font errors are usage error
     CHECK(e.exit_code() == k_exit_usage);
   }
   CHECK(FontSet::find("DejaVu Sans")->files().front().filename() == "DejaVuSans.ttf");
+}
+
+namespace {
+// A copy of a TrueType font whose loca entry for glyph 3 points far past the glyf table (a whole
+// file, but glyph data stb_truetype would read outside the buffer).
+std::string with_glyph_offset_past_glyf(std::string font) {
+  const auto u16 = [&](size_t at) { return size_t(uint8_t(font[at])) << 8 | uint8_t(font[at + 1]); };
+  const auto u32 = [&](size_t at) { return u16(at) << 16 | u16(at + 2); };
+  size_t loca = 0, head = 0;
+  for (size_t i = 0; i < u16(4); ++i) {
+    const std::string tag = font.substr(12 + 16 * i, 4);
+    if (tag == "loca") loca = u32(12 + 16 * i + 8);
+    if (tag == "head") head = u32(12 + 16 * i + 8);
+  }
+  REQUIRE((loca != 0 && head != 0));
+  const bool long_offsets = u16(head + 50) != 0;
+  const size_t at = loca + (long_offsets ? 4 : 2) * 3;
+  for (size_t k = 0; k < (long_offsets ? 4u : 2u); ++k) font[at + k] = '\xff';
+  return font;
+}
+}  // namespace
+
+TEST_CASE("canvas: a truncated or garbage font file is an Error naming it, not a read past the buffer") {
+  const std::filesystem::path real = FontSet::find("DejaVu Sans")->files().front();
+  const std::string bytes = attnviz::test::slurp(real);
+  REQUIRE(bytes.size() > 4096);
+  attnviz::test::TempDir dir;
+  struct Case {
+    std::string name, content, message;
+  };
+  const Case cases[] = {
+      {"truncated.ttf", bytes.substr(0, 4096), "runs past the end of the file"},
+      {"half.ttf", bytes.substr(0, bytes.size() / 2), "runs past the end of the file"},
+      {"directory-only.ttf", bytes.substr(0, 20), "the directory of"},
+      {"garbage.ttf", std::string(64, '\x01'), "not a usable TrueType/OpenType font"},
+      {"tiny.ttf", "ttf", "3 bytes, too short for a font header"},
+      {"bad-loca.ttf", with_glyph_offset_past_glyf(bytes), "glyph 3 starts past the end of glyf"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    std::ofstream(dir / c.name, std::ios::binary) << c.content;
+    try {
+      (void)FontSet::find((dir / c.name).string());
+      FAIL("the bad font was accepted");
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      CHECK_MESSAGE(msg.find((dir / c.name).string()) != std::string::npos, msg);
+      CHECK_MESSAGE(msg.find(c.message) != std::string::npos, msg);
+      CHECK(e.exit_code() == k_exit_runtime);
+    }
+  }
 }

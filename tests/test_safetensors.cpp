@@ -1,6 +1,7 @@
 // Tests for the safetensors reader and writer: files hand-built byte by byte in the layout of the
 // reference implementation, every malformed case rejected with its own message, and round trips.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstdint>
@@ -379,6 +380,27 @@ TEST_CASE("safetensors: rejects a data buffer shorter than the last offset") {
 TEST_CASE("safetensors: rejects a data buffer longer than the last offset") {
   check_rejected(file_bytes(one_tensor(k_w_ok), k_two_floats + "xyz"),
                  {"data buffer is 11 bytes but the tensors end at 8: 3 trailing bytes"});
+}
+
+TEST_CASE("safetensors: rejects a header nested 200,000 deep, in a tensor or in __metadata__") {
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  check_rejected(file_bytes(padded("{\"w\":" + deep + "}"), ""), {"header: JSON nests deeper than 128 levels"});
+  check_rejected(file_bytes(padded("{\"__metadata__\":{\"a\":" + deep + "}}"), ""),
+                 {"header: JSON nests deeper than 128 levels (at byte"});
+}
+
+TEST_CASE("safetensors: rejects a number out of double's range (1e309) as invalid JSON") {
+  check_rejected(file_bytes(padded(one_tensor(R"({"dtype":"F32","shape":[1e309],"data_offsets":[0,8]})")),
+                             k_two_floats),
+                 {"header is not valid JSON", "1e309"});
+}
+
+TEST_CASE("safetensors: a FIFO is refused at once, not waited on") {
+  TempDir dir;
+  const fs::path fifo = dir / "m.safetensors";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH_AS((void)SafetensorsFile::open(fifo), (fifo.string() + ": not a regular file").c_str(),
+                       attnviz::Error);
 }
 
 // ---- writing -----------------------------------------------------------------------------------

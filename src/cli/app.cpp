@@ -7,6 +7,7 @@
 
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/text/unicode.hpp"
 
 namespace attnviz {
 
@@ -26,14 +27,16 @@ int run_cli(int argc, char** argv) {
     return code == 0 ? k_exit_ok : k_exit_usage;
   } catch (const Error& e) {
     std::cout.flush();
-    std::cerr << "attnviz: error: " << e.what() << '\n';
+    // Messages quote names from the files (tensor names, keys): escape control characters, so an
+    // ESC or OSC 52 inside a hostile file cannot drive the terminal.
+    std::cerr << "attnviz: error: " << printable_text(e.what()) << '\n';
     return e.exit_code();
   } catch (const std::bad_alloc&) {
     std::cerr << "attnviz: error: out of memory\n";
     return k_exit_runtime;
   } catch (const std::exception& e) {  // a library or OS error that escaped as something else
     std::cout.flush();
-    std::cerr << "attnviz: error: " << e.what() << '\n';
+    std::cerr << "attnviz: error: " << printable_text(e.what()) << '\n';
     return k_exit_runtime;
   }
   return k_exit_ok;

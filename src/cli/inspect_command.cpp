@@ -9,6 +9,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/model/tensor_source.hpp"
 #include "attnviz/model/model.hpp"
+#include "attnviz/text/unicode.hpp"
 
 namespace attnviz {
 
@@ -20,30 +21,37 @@ void print_model(const std::filesystem::path& path, const ConfigOverrides& overr
     const Model model = load_model(path, overrides);
     std::cout << "\nmodel: " << describe_config(model.config) << '\n';
   } catch (const Error& e) {
-    std::cout << "\nmodel: not runnable as it is: " << e.what() << '\n';
+    std::cout << "\nmodel: not runnable as it is: " << printable_text(e.what()) << '\n';
   }
 }
 
 void inspect(const std::filesystem::path& path, const ConfigOverrides& overrides) {
   const TensorSource src = TensorSource::open(path);
   const auto names = src.names();
+  // Names and metadata are the file's bytes: escaped as token labels are, so ESC / OSC 52 in them
+  // cannot drive the terminal; widths are display columns.
+  std::vector<std::string> shown;
+  for (const auto& n : names) shown.push_back(printable_text(n));
   size_t name_width = 6;
-  for (const auto& n : names) name_width = std::max(name_width, n.size());
+  for (const auto& n : shown) name_width = std::max(name_width, static_cast<size_t>(display_width(n)));
   std::cout << fmt::format("{}\n{} tensors\n\n", src.description(), names.size());
   const auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
-    std::cout << fmt::format("{:<{}}  {:<5}  {:<20}  {:>12}\n", a, name_width, b, c, d);
+    std::cout << fmt::format("{}  {:<5}  {:<20}  {:>12}\n", pad_to_width(a, static_cast<int>(name_width)), b,
+                             c, d);
   };
   row("tensor", "dtype", "shape", "bytes");
   uint64_t total = 0;
-  for (const auto& n : names) {
-    const TensorInfo& t = src.info(n);
-    row(n, t.dtype, shape_string(t.shape), std::to_string(t.end - t.begin));
+  for (size_t i = 0; i < names.size(); ++i) {
+    const TensorInfo& t = src.info(names[i]);
+    row(shown[i], t.dtype, shape_string(t.shape), std::to_string(t.end - t.begin));
     total += t.end - t.begin;
   }
   row("total", "", "", std::to_string(total));
   if (!src.metadata().empty()) {
     std::cout << "\nmetadata\n";
-    for (const auto& [key, value] : src.metadata()) std::cout << fmt::format("  {} = {}\n", key, value);
+    for (const auto& [key, value] : src.metadata()) {
+      std::cout << fmt::format("  {} = {}\n", printable_text(key), printable_text(value));
+    }
   }
   print_model(path, overrides);
 }

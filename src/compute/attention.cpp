@@ -15,13 +15,14 @@ namespace {
 
 // Keys [lo, hi) that causal, padding and window masks leave to query i: always one contiguous range.
 std::pair<int, int> allowed_range(const Mask& mask, int i, int n_k) {
-  int lo = 0, hi = n_k - mask.n_pad_keys;
-  if (mask.causal) hi = std::min(hi, i + 1);
+  // 64-bit: i + window overflows int for --window 2147483647; the results lie in [0, n_k].
+  int64_t lo = 0, hi = int64_t{n_k} - mask.n_pad_keys;
+  if (mask.causal) hi = std::min<int64_t>(hi, int64_t{i} + 1);
   if (mask.window > 0) {
-    lo = std::max(lo, i - mask.window + 1);
-    hi = std::min(hi, i + mask.window);
+    lo = std::max<int64_t>(lo, int64_t{i} - mask.window + 1);
+    hi = std::min<int64_t>(hi, int64_t{i} + mask.window);
   }
-  return {lo, std::max(lo, hi)};
+  return {static_cast<int>(lo), static_cast<int>(std::max(lo, hi))};
 }
 
 }  // namespace

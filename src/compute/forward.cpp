@@ -146,6 +146,13 @@ ForwardResult forward(const Model& model, const ForwardInputs& in, const Forward
 
   switch (c.arch) {
     case Arch::mha:
+      // Self-attention feeds the target to k and v too: they must read d_model-wide rows (a
+      // k weight [8, 7] would otherwise be multiplied with 8-wide rows, wrong in Release).
+      if (!in.source && (c.kdim != c.d_model || c.vdim != c.d_model)) {
+        throw usage_error(fmt::format("{}: keys and values are {} / {} wide (kdim / vdim), not d_model {}: "
+                                      "self-attention needs them equal; give a source input of width {}",
+                                      model.name, c.kdim, c.vdim, c.d_model, c.kdim));
+      }
       result.hidden = in.source ? run.lone_attention(spec_of(source_mask, in.target, *in.source), Site::cross)
                                 : run.lone_attention(self, Site::self);
       break;

@@ -2,15 +2,11 @@
 // Format: numpy/lib/format.py — magic, version, header length, a Python dict literal, raw data.
 #include "attnviz/io/npy.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -18,6 +14,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/atomic_file.hpp"
+#include "attnviz/io/text_file.hpp"
 #include "npy_header.hpp"
 
 namespace attnviz {
@@ -31,27 +28,9 @@ constexpr size_t k_align = 64;
 // header can be rewritten in place; we do the same to write byte-identical files.
 constexpr size_t k_growth_axis_digits = 21;
 
-std::string read_whole_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    throw Error(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
-  }
-  std::string bytes;
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw Error(fmt::format("{}: cannot read: {}", path.string(), std::strerror(err)));
-    }
-    if (n == 0) break;
-    bytes.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return bytes;
-}
+// .npy inputs are binary arrays, not text: a larger cap than text's, still bounded (a float64
+// [16384, 16384] array is 2 GiB).
+constexpr size_t k_max_npy_bytes = size_t{4} << 30;
 
 // Reads one value of type T stored with the given byte order.
 template <typename T>
@@ -111,7 +90,7 @@ struct RawNpy {
 };
 
 RawNpy read_raw_npy(const std::filesystem::path& path) {
-  RawNpy raw{read_whole_file(path), {}};
+  RawNpy raw{read_regular_file(path.string(), k_max_npy_bytes), {}};  // no FIFO, no device
   const std::string file = path.string();
   const detail::NpyHeader& h = raw.header = detail::parse_npy_header(raw.bytes, file);
   const std::string shape = fmt::format("({})", fmt::join(h.shape, ", "));

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/json.hpp"
 #include "attnviz/text/unicode.hpp"
 
 namespace attnviz::detail {
@@ -95,11 +96,12 @@ json parse_header(std::string_view header, const std::string& file) {
     throw Error(fmt::format("{}: header is not valid UTF-8: byte 0x{:02x} at header offset {}",
                             file, static_cast<unsigned char>(header[*bad]), *bad));
   }
+  check_json_depth(header, file + ": header");  // before nlohmann, whose dump() recurses
   std::optional<DuplicateKey> dup;
   json root;
   try {
     root = parse_json_watching_duplicates(header, dup);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e309
     throw Error(fmt::format("{}: header is not valid JSON: {}", file, e.what()));
   }
   if (!root.is_object()) {

@@ -5,9 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <limits>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/json.hpp"
 
 namespace attnviz::detail {
 
@@ -15,8 +16,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr std::string_view k_flags = "the command line";  // ConfigSource::where of the flags
+
 // safetensors metadata values are strings: "4" means 4, "true" true, "1e-05" 1e-05.
 nlohmann::json metadata_value(const std::string& text) {
+  // Too deep for nlohmann's recursive dump(): keep it as the text it is, like any object or array.
+  if (find_json_too_deep(text) != std::string::npos) return nlohmann::json(text);
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   return j.is_discarded() || j.is_object() || j.is_array() ? nlohmann::json(text) : j;
 }
@@ -25,20 +30,14 @@ ConfigSource config_json(const fs::path& dir) {
   const fs::path file = dir / "config.json";
   ConfigSource s{file.string(), {}};
   if (!fs::exists(file)) return s;
-  std::ifstream in(file);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", file.string(), e.what()));
-  }
+  const nlohmann::json j = read_json_file(file);
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", file.string()));
   for (const auto& [key, value] : j.items()) s.values[key] = value;
   return s;
 }
 
 ConfigSource flag_source(const ConfigOverrides& f) {
-  ConfigSource s{"the command line", {}};
+  ConfigSource s{std::string(k_flags), {}};
   if (f.n_heads) s.values["n_heads"] = *f.n_heads;
   if (f.norm_first) s.values["norm_first"] = *f.norm_first;
   if (f.activation) s.values["activation"] = *f.activation;
@@ -73,40 +72,58 @@ ConfigSources::ConfigSources(const TensorSource& tensors, const ConfigOverrides&
   for (auto& s : sources_) canonical_activations(s);
 }
 
-std::optional<nlohmann::json> ConfigSources::agreed(const std::vector<std::string>& keys) const {
-  std::optional<nlohmann::json> value;
-  std::string first_where, first_key;
+std::optional<ConfigSources::Found> ConfigSources::find(const std::vector<std::string>& keys) const {
+  std::optional<Found> found;
   for (const auto& s : sources_) {
     for (const auto& key : keys) {
       auto it = s.values.find(key);
       if (it == s.values.end() || it->second.is_null()) continue;
-      if (value && !same(*value, it->second)) {
+      if (found && !same(found->value, it->second)) {
         throw usage_error(fmt::format("{} = {} in {} contradicts {} = {} in {}", key,
-                                      it->second.dump(), s.where, first_key, value->dump(),
-                                      first_where));
+                                      it->second.dump(), s.where, found->key, found->value.dump(),
+                                      found->where));
       }
-      if (!value) {
-        value = it->second;
-        first_where = s.where;
-        first_key = key;
-      }
+      if (!found) found = Found{it->second, s.where, key};
     }
   }
-  return value;
+  return found;
 }
 
-std::optional<int> ConfigSources::integer(const std::vector<std::string>& keys) const {
-  auto v = agreed(keys);
-  if (!v) return std::nullopt;
-  if (!v->is_number_integer()) throw Error(fmt::format("{}: expected an integer, got {}", keys[0], v->dump()));
-  return v->get<int>();
+// "<where>: <key> = <value>: expected <range>"; a usage error when the value came from a flag.
+Error ConfigSources::out_of_range(const Found& f, const std::string& range) {
+  const std::string msg = fmt::format("{}: {} = {}: expected {}", f.where, f.key, f.value.dump(), range);
+  return f.where == k_flags ? usage_error(msg) : Error(msg);
 }
 
-std::optional<double> ConfigSources::number(const std::vector<std::string>& keys) const {
-  auto v = agreed(keys);
-  if (!v) return std::nullopt;
-  if (!v->is_number()) throw Error(fmt::format("{}: expected a number, got {}", keys[0], v->dump()));
-  return v->get<double>();
+std::optional<nlohmann::json> ConfigSources::agreed(const std::vector<std::string>& keys) const {
+  auto f = find(keys);
+  return f ? std::optional<nlohmann::json>(f->value) : std::nullopt;
+}
+
+// Read as 64-bit (get<int> would turn 4294967298 into 2), then checked against int's range.
+std::optional<int> ConfigSources::integer(const std::vector<std::string>& keys, int min) const {
+  auto f = find(keys);
+  if (!f) return std::nullopt;
+  const nlohmann::json& v = f->value;
+  constexpr int64_t k_max = std::numeric_limits<int>::max();
+  bool fits = false;
+  if (v.is_number_unsigned()) fits = v.get<uint64_t>() <= uint64_t(k_max) && int64_t(v.get<uint64_t>()) >= min;
+  else if (v.is_number_integer()) fits = v.get<int64_t>() >= min && v.get<int64_t>() <= k_max;
+  if (!fits) {
+    throw out_of_range(*f, fmt::format("an integer in [{}, {}]", min, std::numeric_limits<int>::max()));
+  }
+  return static_cast<int>(v.get<int64_t>());
+}
+
+std::optional<double> ConfigSources::number(const std::vector<std::string>& keys, double above,
+                                            double below) const {
+  auto f = find(keys);
+  if (!f) return std::nullopt;
+  const nlohmann::json& v = f->value;
+  if (!v.is_number() || !(v.get<double>() > above && v.get<double>() < below)) {  // NaN fails too
+    throw out_of_range(*f, fmt::format("a number in ({:g}, {:g})", above, below));
+  }
+  return v.get<double>();
 }
 
 std::optional<bool> ConfigSources::boolean(const std::vector<std::string>& keys) const {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnviz/core/error.hpp"
 #include "attnviz/model/config.hpp"
 #include "attnviz/model/tensor_source.hpp"
 
@@ -26,14 +27,22 @@ class ConfigSources {
   // The value every source that has one of `keys` (aliases, e.g. n_head / num_attention_heads)
   // agrees on; a disagreement between sources is a usage error naming both.
   std::optional<nlohmann::json> agreed(const std::vector<std::string>& keys) const;
-  std::optional<int> integer(const std::vector<std::string>& keys) const;
-  std::optional<double> number(const std::vector<std::string>& keys) const;
+  // An integer in [min, INT_MAX]; else an Error naming the source, the key, the range and the value.
+  std::optional<int> integer(const std::vector<std::string>& keys, int min = 1) const;
+  // A finite number in the open interval (above, below); else an Error as for integer.
+  std::optional<double> number(const std::vector<std::string>& keys, double above, double below) const;
   std::optional<bool> boolean(const std::vector<std::string>& keys) const;
   std::optional<std::string> text(const std::vector<std::string>& keys) const;
   // config.json's model_type (Hugging Face), for layout detection.
   std::string model_type() const;
 
  private:
+  struct Found {
+    nlohmann::json value;
+    std::string where, key;  // the first source that has it, and under which alias
+  };
+  std::optional<Found> find(const std::vector<std::string>& keys) const;
+  static Error out_of_range(const Found& f, const std::string& range);
   std::vector<ConfigSource> sources_;
 };
 

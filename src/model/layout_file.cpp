@@ -1,11 +1,11 @@
 // A user's layout mapping file: roles → tensor-name patterns for a checkpoint nobody anticipated.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <regex>
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/json.hpp"
 #include "attnviz/model/layout.hpp"
 
 namespace attnviz {
@@ -47,14 +47,7 @@ RolePattern role_pattern(const std::string& role, const nlohmann::json& v, const
 
 Layout read_layout_file(const std::filesystem::path& path) {
   const std::string file = path.string();
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open layout file", file));
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", file, e.what()));
-  }
+  const nlohmann::json j = read_json_file(path);
   if (!j.is_object() || !j.contains("roles") || !j["roles"].is_object()) {
     throw Error(fmt::format("{}: expected an object with a \"roles\" object", file));
   }
@@ -66,7 +59,12 @@ Layout read_layout_file(const std::filesystem::path& path) {
   l.norm_first = field(j, "norm_first", false, file);
   l.causal = field(j, "causal", l.arch == Arch::decoder, file);
   l.decoder_cross = field(j, "decoder_cross", false, file);
-  l.layer_norm_eps = field(j, "layer_norm_eps", 1e-5f, file);
+  // Read as double and range-checked: get<float> of 1e300 is inf, and a negative eps is no epsilon.
+  const double eps = field(j, "layer_norm_eps", 1e-5, file);
+  if (!(eps > 0.0 && eps < 1.0)) {
+    throw Error(fmt::format("{}: \"layer_norm_eps\" = {:g}: expected a number in (0, 1)", file, eps));
+  }
+  l.layer_norm_eps = static_cast<float>(eps);
   const auto act = parse_activation(field<std::string>(j, "activation", "relu", file));
   if (!act) throw Error(fmt::format("{}: \"activation\" must be relu, gelu or gelu_tanh", file));
   l.activation = *act;

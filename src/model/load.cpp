@@ -1,10 +1,13 @@
 // Loading a model: open the tensors, choose the layout, derive the config, bind weights to roles.
 #include <fmt/format.h>
 
-#include <fstream>
+#include <limits>
+#include <sstream>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/text_file.hpp"
 #include "attnviz/model/model.hpp"
+#include "attnviz/text/unicode.hpp"
 #include "binder.hpp"
 #include "config_sources.hpp"
 
@@ -22,8 +25,9 @@ std::optional<std::string> matching_prefix(const TensorSource& src, const Layout
     const std::string name = prefix + detail::with_layer(layout.detect, 0);
     if (!src.has(name)) continue;
     const auto& s = src.info(name).shape;
-    const bool rows3 = s.size() == 2 && s[0] == 3 * s[1];
-    const bool cols3 = s.size() == 2 && s[1] == 3 * s[0];
+    // s[0] == 3 * s[1], by division: 3 * s[1] overflows int64 for a shape like [0, 2^62].
+    const bool rows3 = s.size() == 2 && s[0] % 3 == 0 && s[0] / 3 == s[1];
+    const bool cols3 = s.size() == 2 && s[1] % 3 == 0 && s[1] / 3 == s[0];
     if (layout.detect_fused == FusedShape::rows && !rows3) continue;
     if (layout.detect_fused == FusedShape::cols && !cols3) continue;
     return prefix;
@@ -44,7 +48,8 @@ std::pair<Layout, std::string> choose_layout(const TensorSource& src, const Conf
   }
   std::string names;
   const auto all = src.names();
-  for (size_t i = 0; i < all.size() && i < 6; ++i) names += (i ? ", " : "") + all[i];
+  // Names are the file's bytes: escaped, so ESC or OSC 52 in a name cannot drive the terminal.
+  for (size_t i = 0; i < all.size() && i < 6; ++i) names += (i ? ", " : "") + printable_text(all[i]);
   throw Error(fmt::format("{}: no known layout fits these tensor names ({}{}); name one with --layout "
                           "or map the names with --layout-file",
                           src.description(), names, all.size() > 6 ? ", …" : ""));
@@ -52,30 +57,54 @@ std::pair<Layout, std::string> choose_layout(const TensorSource& src, const Conf
 
 const std::vector<std::string> k_heads_keys{"n_heads", "n_head", "num_attention_heads", "nhead", "num_heads"};
 
+// Dimension `dim` of the matrix bound to `role`: the tensor must be a matrix and the width fit
+// in int and be > 0 (a zero d_k makes every score 0 / sqrt(0), every map NaN).
+int width(const Binder& b, const std::string& role, size_t dim, int64_t divisor = 1) {
+  const auto s = b.shape(role);
+  if (s.size() != 2) {
+    throw Error(fmt::format("tensor '{}' has shape {}, expected a matrix [out, in]",
+                            printable_text(*b.name(role)), shape_string(s)));
+  }
+  const int64_t w = s[dim] / divisor;
+  if (w < 1 || w > std::numeric_limits<int>::max()) {
+    throw Error(fmt::format("tensor '{}' has shape {}: width {} must be in [1, {}]",
+                            printable_text(*b.name(role)), shape_string(s), w,
+                            std::numeric_limits<int>::max()));
+  }
+  return static_cast<int>(w);
+}
+
 void derive_widths(Config& c, const Binder& b, const std::string& site) {
-  if (b.has(site + ".qkv.weight")) {
-    const auto s = b.shape(site + ".qkv.weight");  // [3C, C]
+  const std::string qkv = site + ".qkv.weight";
+  if (b.has(qkv)) {
+    const auto s = b.shape(qkv);  // [3C, C]
     if (s.size() != 2 || s[0] % 3 != 0) {
       throw Error(fmt::format("fused q/k/v weight '{}' has shape {}, expected [3C, C]",
-                              *b.name(site + ".qkv.weight"), shape_string(s)));
+                              printable_text(*b.name(qkv)), shape_string(s)));
     }
-    c.d_model = c.kdim = c.vdim = static_cast<int>(s[1]);
-    c.d_qk = c.d_v = static_cast<int>(s[0] / 3);
+    c.d_model = c.kdim = c.vdim = width(b, qkv, 1);
+    c.d_qk = c.d_v = width(b, qkv, 0, 3);
     return;
   }
   for (const char* part : {"q", "k", "v"}) {
-    const std::string role = site + "." + part + ".weight";
-    if (!b.has(role)) throw Error(b.missing(role, 0));
-    if (b.shape(role).size() != 2) {
-      throw Error(fmt::format("tensor '{}' has shape {}, expected a matrix [out, in]", *b.name(role),
-                              shape_string(b.shape(role))));
-    }
+    if (!b.has(site + "." + part + ".weight")) throw Error(b.missing(site + "." + part + ".weight", 0));
   }
-  c.d_qk = static_cast<int>(b.shape(site + ".q.weight")[0]);
-  c.d_model = static_cast<int>(b.shape(site + ".q.weight")[1]);
-  c.kdim = static_cast<int>(b.shape(site + ".k.weight")[1]);
-  c.d_v = static_cast<int>(b.shape(site + ".v.weight")[0]);
-  c.vdim = static_cast<int>(b.shape(site + ".v.weight")[1]);
+  c.d_qk = width(b, site + ".q.weight", 0);
+  c.d_model = width(b, site + ".q.weight", 1);
+  c.kdim = width(b, site + ".k.weight", 1);
+  c.d_v = width(b, site + ".v.weight", 0);
+  c.vdim = width(b, site + ".v.weight", 1);
+}
+
+// Inside a transformer layer, self-attention's keys and values read the same d_model-wide input
+// as its queries (only a lone nn.MultiheadAttention may have its own kdim / vdim, for a source).
+void check_self_widths(const Config& c, const Binder& b, const std::string& site) {
+  if (c.arch == Arch::mha || (c.kdim == c.d_model && c.vdim == c.d_model)) return;
+  const std::string role = site + (c.kdim != c.d_model ? ".k.weight" : ".v.weight");
+  throw Error(fmt::format("tensor '{}' has shape {}, but self-attention keys and values read the "
+                          "d_model = {} wide input: expected [{}, {}]",
+                          printable_text(*b.name(role)), shape_string(b.shape(role)), c.d_model,
+                          b.shape(role)[0], c.d_model));
 }
 
 void check_declared(const ConfigSources& cfg, const std::vector<std::string>& keys, int actual) {
@@ -95,8 +124,9 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   }
   c.causal = cfg.boolean({"causal"}).value_or(layout.causal);
   c.norm_first = cfg.boolean({"norm_first"}).value_or(layout.norm_first);
+  // (0, 1): a negative eps takes sqrt of a negative variance, 1e300 becomes inf as a float.
   c.layer_norm_eps = static_cast<float>(
-      cfg.number({"layer_norm_eps", "layer_norm_epsilon"}).value_or(layout.layer_norm_eps));
+      cfg.number({"layer_norm_eps", "layer_norm_epsilon"}, 0.0, 1.0).value_or(layout.layer_norm_eps));
   c.activation = layout.activation;
   if (auto name = cfg.text({"activation", "activation_function", "hidden_act"})) {
     auto a = parse_activation(*name);
@@ -104,7 +134,8 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
     c.activation = *a;
   }
   c.scale_embeddings = cfg.boolean({"scale_embeddings"}).value_or(layout.scale_embeddings);
-  c.pe_base = static_cast<float>(cfg.number({"pe_base"}).value_or(10000.0));
+  c.pe_base = static_cast<float>(
+      cfg.number({"pe_base"}, 0.0, double(std::numeric_limits<float>::max())).value_or(10000.0));
   c.positional = c.max_positions > 0 && layout.positional == Positional::learned ? Positional::learned
                                                                                  : layout.positional;
   if (auto name = cfg.text({"positional"})) {
@@ -121,7 +152,9 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
 // BERT's vocab.txt: one token per line, line number = id (a CRLF file keeps its ids).
 std::vector<std::string> read_vocab(const fs::path& path) {
   std::vector<std::string> vocab;
-  std::ifstream in(path);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return vocab;
+  std::istringstream in(read_text_file(path.string()));  // bounded, regular files only
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     vocab.push_back(line);
@@ -161,10 +194,11 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   const bool has_decoder = c.arch == Arch::decoder || c.arch == Arch::encoder_decoder;
   const std::string first = has_encoder ? "encoder" : "decoder";
   derive_widths(c, b, first + ".self");
-  if (b.has(first + ".ffn.up.weight")) c.d_ff = static_cast<int>(b.shape(first + ".ffn.up.weight")[0]);
-  if (b.has("embed.token")) c.vocab_size = static_cast<int>(b.shape("embed.token")[0]);
-  if (b.has("embed.position")) c.max_positions = static_cast<int>(b.shape("embed.position")[0]);
-  if (b.has("embed.token_type")) c.type_vocab_size = static_cast<int>(b.shape("embed.token_type")[0]);
+  check_self_widths(c, b, first + ".self");
+  if (b.has(first + ".ffn.up.weight")) c.d_ff = width(b, first + ".ffn.up.weight", 0);
+  if (b.has("embed.token")) c.vocab_size = width(b, "embed.token", 0);
+  if (b.has("embed.position")) c.max_positions = width(b, "embed.position", 0);
+  if (b.has("embed.token_type")) c.type_vocab_size = width(b, "embed.token_type", 0);
   derive_hyperparameters(c, layout, cfg);
 
   Weights& w = model.weights;

@@ -3,11 +3,12 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/json.hpp"
+#include "attnviz/text/unicode.hpp"
 
 namespace attnviz {
 
@@ -17,37 +18,58 @@ namespace {
 
 constexpr std::string_view k_compiled_prefix = "_orig_mod.";  // torch.compile wraps the module
 
-std::vector<fs::path> shards_of_index(const fs::path& index_path) {
-  std::ifstream in(index_path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", index_path.string(), e.what()));
+// model.safetensors.index.json's "weight_map": tensor name → shard file name.
+using WeightMap = std::map<std::string, std::string>;
+
+// A shard must be a plain file name in the index's folder: "../x" or "/etc/x" would read files
+// the user never pointed attnviz at.
+void check_shard_name(const fs::path& index_path, const std::string& tensor, const std::string& file) {
+  const std::string where = fmt::format("{}: weight_map[\"{}\"] = \"{}\"", index_path.string(),
+                                        printable_text(tensor), printable_text(file));
+  if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos) {
+    throw Error(where + ": expected a shard file name inside the index's folder (no '/', not '..')");
   }
+  if (!fs::is_regular_file(index_path.parent_path() / file)) {
+    throw Error(where + ": no such shard file in " + index_path.parent_path().string());
+  }
+}
+
+WeightMap read_weight_map(const fs::path& index_path) {
+  const nlohmann::json j = read_json_file(index_path);
   if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object()) {
     throw Error(fmt::format("{}: expected an object with a \"weight_map\" object", index_path.string()));
   }
-  std::set<std::string> files;
+  WeightMap map;
   for (const auto& [name, file] : j["weight_map"].items()) {
     if (!file.is_string()) {
-      throw Error(fmt::format("{}: weight_map[\"{}\"] is not a file name", index_path.string(), name));
+      throw Error(fmt::format("{}: weight_map[\"{}\"] is not a file name", index_path.string(),
+                              printable_text(name)));
     }
-    files.insert(file.get<std::string>());
+    check_shard_name(index_path, name, file.get<std::string>());
+    map.emplace(name, file.get<std::string>());
   }
-  if (files.empty()) throw Error(fmt::format("{}: \"weight_map\" names no tensor", index_path.string()));
+  if (map.empty()) throw Error(fmt::format("{}: \"weight_map\" names no tensor", index_path.string()));
+  return map;
+}
+
+std::vector<fs::path> shard_paths(const fs::path& index_path, const WeightMap& map) {
+  std::set<std::string> files;
+  for (const auto& [name, file] : map) files.insert(file);
   std::vector<fs::path> paths;
   for (const auto& f : files) paths.push_back(index_path.parent_path() / f);
   return paths;
+}
+
+fs::path index_of(const fs::path& path) {
+  if (!fs::is_directory(path) || fs::exists(path / "model.safetensors")) return {};
+  const fs::path index = path / "model.safetensors.index.json";
+  return fs::exists(index) ? index : fs::path();
 }
 
 std::vector<fs::path> weight_files(const fs::path& path) {
   if (!fs::exists(path)) throw Error(fmt::format("{}: no such file or directory", path.string()));
   if (!fs::is_directory(path)) return {path};
   if (fs::exists(path / "model.safetensors")) return {path / "model.safetensors"};
-  if (fs::exists(path / "model.safetensors.index.json")) {
-    return shards_of_index(path / "model.safetensors.index.json");
-  }
   std::vector<fs::path> found;
   for (const auto& entry : fs::directory_iterator(path)) {
     if (entry.path().extension() == ".safetensors") found.push_back(entry.path());
@@ -64,12 +86,29 @@ std::vector<fs::path> weight_files(const fs::path& path) {
 
 TensorSource TensorSource::open(const fs::path& path) {
   TensorSource src;
-  const auto files = weight_files(path);
+  const fs::path index = index_of(path);
+  const WeightMap weight_map = index.empty() ? WeightMap() : read_weight_map(index);
+  const auto files = index.empty() ? weight_files(path) : shard_paths(index, weight_map);
   src.dir_ = fs::is_directory(path) ? path : path.parent_path();
   src.description_ = files.size() == 1 ? files.front().string()
                                        : fmt::format("{} ({} shards)", path.string(), files.size());
   for (const auto& f : files) src.add_file(f);
+  src.check_weight_map(index, weight_map);
   return src;
+}
+
+// Each tensor the index names must be in the shard it names: a wrong entry would otherwise surface
+// as a misleading "missing tensor" or "no known layout".
+void TensorSource::check_weight_map(const fs::path& index, const std::map<std::string, std::string>& map) const {
+  for (const auto& [name, shard] : map) {
+    const fs::path shard_path = index.parent_path() / shard;
+    bool found = false;
+    for (const auto& f : files_) found = found || (f->path() == shard_path && f->find(name));
+    if (!found) {
+      throw Error(fmt::format("{}: tensor '{}' is not in shard {}, where the index puts it",
+                              index.string(), printable_text(name), shard_path.string()));
+    }
+  }
 }
 
 void TensorSource::add_file(const fs::path& path) {

@@ -4,11 +4,10 @@
 #include <fmt/format.h>
 #include <fontconfig/fontconfig.h>
 
-#include <fstream>
-#include <iterator>
 #include <memory>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/text_file.hpp"
 
 namespace attnviz::detail {
 namespace {
@@ -54,11 +53,12 @@ FontFile file_of(FcPattern* font) {
 }  // namespace
 
 LoadedFont::LoadedFont(std::filesystem::path file, int face_index) : path(std::move(file)) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open font file", path.string()));
-  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  // Bounded, regular files only; 256 MiB holds the largest CJK collections.
+  const std::string data = read_regular_file(path.string(), size_t{256} << 20);
+  bytes.assign(data.begin(), data.end());
+  check_font_bounds(bytes, face_index, path.string());
   const int offset = stbtt_GetFontOffsetForIndex(bytes.data(), face_index);
-  if (bytes.empty() || offset < 0 || stbtt_InitFont(&info, bytes.data(), offset) == 0) {
+  if (offset < 0 || stbtt_InitFont(&info, bytes.data(), offset) == 0) {
     throw Error(fmt::format("{}: not a TrueType/OpenType font (face {})", path.string(), face_index));
   }
 }

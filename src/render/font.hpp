@@ -34,6 +34,11 @@ struct LoadedFont {
   GlyphBitmap rasterise(int g, float scale) const;
 };
 
+// stb_truetype trusts every offset in a font file (no bounds checks), so the bytes are checked
+// first (font_check.cpp): table directory, table extents, the fixed fields stbtt_InitFont reads,
+// cmap records, hmtx and loca against their counts. Throws Error naming `file` and the fault.
+void check_font_bounds(const std::vector<unsigned char>& bytes, int face_index, const std::string& file);
+
 // Fontconfig look-ups. The file and face index of the best match for a fontconfig pattern
 // ("sans-serif", "DejaVu Sans:bold"), or an empty path when nothing matches. Fontconfig always
 // substitutes something; with require_family the match must carry the pattern's first family

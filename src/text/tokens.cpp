@@ -4,12 +4,9 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/text_file.hpp"
 #include "attnviz/text/unicode.hpp"
 
 namespace attnviz {
@@ -35,17 +32,6 @@ std::vector<std::string> split_tokens(std::string_view text, const std::string& 
   }
   if (tokens.empty()) throw Error(fmt::format("{}: no tokens (the input is empty)", what));
   return tokens;
-}
-
-std::string read_text_file(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    return ss.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open file", path));
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 std::vector<std::string> read_tokens(const std::string& path) {

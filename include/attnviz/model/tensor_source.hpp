@@ -35,6 +35,8 @@ class TensorSource {
   };
   std::map<std::string, Entry> index_;
   void add_file(const std::filesystem::path& path);
+  void check_weight_map(const std::filesystem::path& index,
+                        const std::map<std::string, std::string>& weight_map) const;
 };
 
 }  // namespace attnviz

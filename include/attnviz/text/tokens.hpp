@@ -6,15 +6,14 @@
 #include <string_view>
 #include <vector>
 
+#include "attnviz/io/text_file.hpp"  // read_text_file, bounded, for token and id files
+
 namespace attnviz {
 
 // Splits UTF-8 text on whitespace (space, tab, CR, LF, vertical tab, form feed) into tokens.
 // `what` names the source in messages. Throws Error for invalid UTF-8 (with the byte offset)
 // and for text that holds no token.
 std::vector<std::string> split_tokens(std::string_view text, const std::string& what);
-
-// Reads a whole file, or standard input when path is "-". Throws Error naming the path.
-std::string read_text_file(const std::string& path);
 
 // read_text_file + split_tokens.
 std::vector<std::string> read_tokens(const std::string& path);
