@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -51,6 +52,41 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
   m.matrix = read_mask_file(a.mask_file, n_target, on_cross ? n_source : n_target);
 }
 
+// "0–3", or "0" for a single index.
+std::string index_range(int count) {
+  return count == 1 ? "0" : fmt::format("0\u2013{}", count - 1);
+}
+
+// --layer / --site / --head must name maps this model makes on this input: checked before anything
+// runs, naming what exists, so a wrong selection prints nothing but the error.
+void check_selection(const HeadSelection& sel, const Config& c, bool has_source) {
+  const std::vector<HeadId> sites = attention_sites(c, has_source);
+  int n_layers = 0;
+  bool has_self = false, has_cross = false;
+  for (const HeadId& id : sites) {
+    n_layers = std::max(n_layers, id.layer + 1);
+    (id.site == Site::self ? has_self : has_cross) = true;
+  }
+  if (sel.head && *sel.head >= c.n_heads) {
+    throw usage_error(fmt::format("--head {}: the model has {} head{} ({})", *sel.head, c.n_heads,
+                                  c.n_heads == 1 ? "" : "s", index_range(c.n_heads)));
+  }
+  if (sel.layer && *sel.layer >= n_layers) {
+    throw usage_error(fmt::format("--layer {}: the model has {} layer{} ({})", *sel.layer, n_layers,
+                                  n_layers == 1 ? "" : "s", index_range(n_layers)));
+  }
+  if (sel.site && !(*sel.site == Site::self ? has_self : has_cross)) {
+    throw usage_error(fmt::format("--site {}: this model{} has only {} attention",
+                                  site_name(*sel.site), has_source ? " on this input" : "",
+                                  has_self ? "self" : "cross"));
+  }
+  const bool any = std::any_of(sites.begin(), sites.end(), [&](HeadId id) {
+    id.head = sel.head.value_or(0);
+    return sel.matches(id);
+  });
+  if (!any) throw usage_error("--layer and --site together select no attention map of this model");
+}
+
 }  // namespace
 
 ConfigOverrides overrides_of(const InputArgs& a) {
@@ -79,6 +115,7 @@ PreparedRun prepare_run(const InputArgs& a) {
   run.selection.layer = a.layer;
   run.selection.head = a.head;
   if (!a.site.empty()) run.selection.site = a.site == "self" ? Site::self : Site::cross;
+  check_selection(run.selection, run.model.config, run.inputs.source.has_value());
   return run;
 }
 

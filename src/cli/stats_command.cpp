@@ -11,6 +11,7 @@
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/render/terminal.hpp"
 
 namespace attnviz {
 
@@ -27,6 +28,7 @@ struct StatsArgs {
   int top = 0;
   std::string png_dir;
   std::string chart = "saturated";
+  int width = 0;  // text: columns of the terminal (0 = detected)
 };
 
 StatsReportOptions report_options(const StatsArgs& a) {
@@ -45,6 +47,7 @@ StatsReportOptions report_options(const StatsArgs& a) {
     }
   }
   r.top = a.top;
+  if (r.format == TableFormat::text) r.width = a.width > 0 ? a.width : terminal_width();
   return r;
 }
 
@@ -97,6 +100,9 @@ void add_stats_command(CLI::App& app) {
                   "write charts into this folder (layer × head grid, histogram)");
   cmd->add_option("--chart", args->chart,
                   "statistic of the grid chart (default saturated; e.g. entropy, sink)");
+  cmd->add_option("--width", args->width,
+                  "text: terminal width in columns; wider tables are split (default: detected)")
+      ->check(CLI::Range(20, 10000));
   cmd->callback([args] { stats_command(*args); });
 }
 
