@@ -2,9 +2,11 @@
 // checked against the model before anything runs, flags that would mislead refused, JSON fields.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "attnviz/cli/parse_errors.hpp"
+#include "attnviz/sinks/scale_note.hpp"
 #include "run_cli.hpp"
 
 using namespace attnviz;
@@ -163,4 +165,43 @@ TEST_CASE("cli messages: inspect describes a lone module without layers, norms o
   CHECK(!contains(r.out, "d_ff"));
   CHECK(!contains(r.out, "post-norm"));
   CHECK(!contains(r.out, "1 layers"));
+}
+
+TEST_CASE("cli messages: tables and stats honour --width, or say on stderr that they cannot") {
+  auto r = run_attnviz("run -m samples/mha -t - --head 0 --no-heatmap --width 20 --color=never",
+                       "a b c");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // 1 label column + 2 keys × 7 = 15 fits 20; the third key goes to a second block.
+  CHECK(contains(r.out, "keys 0\u20131 of 3\n"));
+  CHECK(contains(r.out, "\nkey 2 of 3\n"));
+  CHECK(r.err.empty());
+  // Scores × 1e6 at 9 digits are 18 columns wide: with a label, 21 > 20.
+  r = run_attnviz(
+      "run -m samples/mha -t - --head 0 --no-heatmap --table scores --precision 9 "
+      "--qk-scale 1000000 --width 20 --color=never",
+      "a b");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(contains(r.err, "attnviz: warning: a column of 'mha layer 0 · self · head 0 · scores"));
+  CHECK(contains(r.err, "more than --width 20: lines are wider than the terminal\n"));
+  r = run_attnviz("stats -m samples/mha -t samples/english.txt --width 20");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // "layer0.self" + head + role = 24 columns before any figure.
+  CHECK(contains(r.err, "attnviz: warning: the stats table needs "));
+  CHECK(contains(r.err, "columns, more than --width 20\n"));
+}
+
+TEST_CASE("cli messages: the --qk-scale note of titles and figure captions") {
+  CHECK(scale_note(0.25, 16).empty());  // 1/√16: the default says nothing
+  CHECK(scale_note(1.0f / std::sqrt(64.0f), 64).empty());  // as multi_head computes it, in float
+  CHECK(scale_note(1.0, 16) == "q·k unscaled (not 1/√16)");
+  CHECK(scale_note(0.5, 16) == "q·k × 0.5 (not 1/√16)");
+}
+
+TEST_CASE("cli messages: stats states --qk-scale in its title") {
+  auto r = run_attnviz("stats -m samples/mha -t samples/english.txt --qk-scale none --width 200");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.rfind("mha · attention statistics · saturated: max weight >= 0.99 · q·k unscaled "
+                    "(not 1/√16)\n", 0) == 0);
+  r = run_attnviz("stats -m samples/mha -t samples/english.txt --width 200");
+  CHECK(r.out.rfind("mha · attention statistics · saturated: max weight >= 0.99\n", 0) == 0);
 }

@@ -102,7 +102,7 @@ TEST_CASE("table: text wider than the width is split into blocks of keys, labels
             .rfind("t\nkeys 0\u20132 of 4\n", 0) == 0);
 }
 
-TEST_CASE("table: row labels are cut for one key column; a column that cannot fit is reported") {
+TEST_CASE("table: labels are cut for one key column; a column that cannot fit is reported") {
   Matrix values(2, 2);
   values << 0.1f, 0.9f, 0.5f, 0.5f;
   TableStyle style = style_of(TableFormat::text);
@@ -121,6 +121,19 @@ TEST_CASE("table: row labels are cut for one key column; a column that cannot fi
   std::string note;
   CHECK(render_table("t", values, Mask{}, {"because", "it"}, {"x", "y"}, style, nullptr, &note) ==
         expected);
+  CHECK(note.empty());
+  style.width = 12;  // "abcdefghij" is cut to the 12 - 1 - 2 = 9 columns left beside "b"/"i"
+  CHECK(render_table("t", values, Mask{}, {"b", "i"}, {"abcdefghij", "y"}, style, nullptr, &note) ==
+        "t\n"
+        "key 0 of 2\n"
+        "   abcdefgh\u2026\n"
+        "b      0.100\n"
+        "i      0.500\n"
+        "\n"
+        "key 1 of 2\n"
+        "       y\n"
+        "b  0.900\n"
+        "i  0.500\n");
   CHECK(note.empty());
   style.width = 6;  // 1 + 2 + 5 = 8 columns at the least
   render_table("t", values, Mask{}, {"because", "it"}, {"x", "y"}, style, nullptr, &note);

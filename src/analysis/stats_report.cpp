@@ -190,8 +190,9 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
   if (layers.size() > 1) rows.push_back(text_row(all, "all", "all", "", p));
   const std::string counterfactual =
       stats.temperature == 1.0 ? "q·k unscaled" : fmt::format("q·k / {:g}", stats.temperature);
-  const std::string title = fmt::format("{} · attention statistics · saturated: max weight >= {:g}",
-                                        printable_text(report.model_name), stats.saturation);
+  const std::string title = fmt::format("{} · attention statistics · saturated: max weight >= {:g}{}",
+                                        printable_text(report.model_name), stats.saturation,
+                                        report.scale_note.empty() ? "" : " · " + report.scale_note);
   std::string out = markdown ? "**" + title + "**\n\n" : title + '\n';
   const std::vector<int> widths = column_widths(rows);
   const int width = markdown ? 0 : report.width;

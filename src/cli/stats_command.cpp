@@ -2,7 +2,9 @@
 // counterfactual.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <string_view>
 #include <memory>
 
 #include "attnviz/analysis/stats_charts.hpp"
@@ -12,6 +14,8 @@
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/terminal.hpp"
+#include "attnviz/sinks/scale_note.hpp"
+#include "attnviz/text/unicode.hpp"
 
 namespace attnviz {
 
@@ -51,6 +55,17 @@ StatsReportOptions report_options(const StatsArgs& a) {
   return r;
 }
 
+// The display width of the widest line of text.
+int widest_line(const std::string& text) {
+  int widest = 0;
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    widest = std::max(widest, display_width(std::string_view(text).substr(start, end - start)));
+    start = end + 1;
+  }
+  return widest;
+}
+
 void stats_command(const StatsArgs& a) {
   StatsReportOptions report = report_options(a);  // flag errors before the model loads
   if (!a.png_dir.empty()) find_stats_metric(a.chart, "--chart");
@@ -62,11 +77,20 @@ void stats_command(const StatsArgs& a) {
   if (stats.heads().empty()) {
     throw usage_error("no attention map matches --layer / --site / --head");
   }
-  std::cout << render_stats(stats.heads(), stats.options(), report);
+  // Every head shares --qk-scale: the first says whether the "scaled" figures use 1/sqrt(d_k).
+  report.scale_note = scale_note(stats.heads().front().scale, stats.heads().front().d_k);
+  const std::string table = render_stats(stats.heads(), stats.options(), report);
+  std::cout << table;
   std::cout.flush();
+  // Map, head and role are repeated in every block of columns: they alone may be too wide.
+  if (const int widest = widest_line(table); report.width > 0 && widest > report.width) {
+    std::cerr << fmt::format("attnviz: warning: the stats table needs {} columns, more than --width {}\n",
+                             widest, report.width);
+  }
   if (!a.png_dir.empty()) {
     write_stats_charts(a.png_dir, stats.heads(), find_stats_metric(a.chart, "--chart"),
-                       stats.options(), report.model_name);
+                       stats.options(),
+                       report.model_name + (report.scale_note.empty() ? "" : " · " + report.scale_note));
   }
 }
 

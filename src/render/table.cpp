@@ -98,41 +98,61 @@ std::string render_text_block(const Matrix& values, const Mask& mask,
   return out;
 }
 
-// Row labels are cut (with …) to leave room for the widest key column when the table is wider than
-// style.width; a key column that still does not fit is printed whole and reported in width_note.
+// What a text table prints: labels made printable (and cut to fit), the width of every column.
+struct TextColumns {
+  std::vector<std::string> row_labels, col_labels;
+  int label_width = 0;      // of the row labels
+  std::vector<int> widths;  // of each key column: its label or its widest value
+};
+
+// When a key column does not fit beside the row labels in `width` (> 0), labels are cut with …:
+// the row labels to leave room for the widest value, then each key label down to its values.
+// Returns the columns a line still needs when even that is too wide, else 0.
+int fit_columns(TextColumns& t, const std::vector<int>& value_widths, int width) {
+  const int gap = static_cast<int>(k_column_gap.size());
+  const int widest_value =
+      value_widths.empty() ? 0 : *std::max_element(value_widths.begin(), value_widths.end());
+  if (t.label_width + gap + widest_value > width) {
+    const int room = std::max(width - gap - widest_value, 1);
+    for (auto& label : t.row_labels) label = truncate_to_width(label, room);
+    t.label_width = std::min(t.label_width, room);
+  }
+  int needed = 0;
+  for (size_t j = 0; j < t.widths.size(); ++j) {
+    if (t.label_width + gap + t.widths[j] <= width) continue;
+    t.widths[j] = std::max(value_widths[j], width - gap - t.label_width);
+    t.col_labels[j] = truncate_to_width(t.col_labels[j], t.widths[j]);
+    needed = std::max(needed, t.label_width + gap + t.widths[j]);
+  }
+  return needed > width ? needed : 0;
+}
+
+// A key column that cannot fit even with its labels cut is printed whole and reported in
+// width_note.
 std::string render_text(const std::string& title, const Matrix& values, const Mask& mask,
                         const std::vector<std::string>& rows, const std::vector<std::string>& cols,
                         const TableStyle& style, std::string* width_note) {
   const auto cells = cell_texts(values, mask, style.precision, k_masked_text);
   const auto n_cols = static_cast<size_t>(values.cols());
-  std::vector<std::string> row_labels, col_labels;
-  for (const auto& label : rows) row_labels.push_back(printable_text(label));
-  for (const auto& label : cols) col_labels.push_back(printable_text(label));
-
-  int label_width = 0;
-  for (const auto& label : row_labels) label_width = std::max(label_width, display_width(label));
-  std::vector<int> widths(n_cols, 0);
-  int total = label_width;
+  TextColumns t;
+  for (const auto& label : rows) t.row_labels.push_back(printable_text(label));
+  for (const auto& label : cols) t.col_labels.push_back(printable_text(label));
+  for (const auto& label : t.row_labels) t.label_width = std::max(t.label_width, display_width(label));
+  std::vector<int> value_widths(n_cols, 0);
   for (size_t j = 0; j < n_cols; ++j) {
-    widths[j] = display_width(col_labels[j]);
-    for (size_t i = 0; i < row_labels.size(); ++i) {
-      widths[j] = std::max(widths[j], display_width(cells[i * n_cols + j]));
+    for (size_t i = 0; i < t.row_labels.size(); ++i) {
+      value_widths[j] = std::max(value_widths[j], display_width(cells[i * n_cols + j]));
     }
-    total += static_cast<int>(k_column_gap.size()) + widths[j];
+    t.widths.push_back(std::max(value_widths[j], display_width(t.col_labels[j])));
   }
-  const int gap = static_cast<int>(k_column_gap.size());
-  const int widest = n_cols ? *std::max_element(widths.begin(), widths.end()) : 0;
-  if (style.width > 0 && total > style.width && label_width + gap + widest > style.width) {
-    const int room = std::max(style.width - gap - widest, 1);
-    for (auto& label : row_labels) label = truncate_to_width(label, room);
-    label_width = std::min(label_width, room);
-    if (width_note && label_width + gap + widest > style.width) {
+  if (style.width > 0) {
+    const int needed = fit_columns(t, value_widths, style.width);
+    if (needed > 0 && width_note) {
       *width_note = fmt::format("a column of '{}' needs {} columns, more than --width {}: lines are "
-                                "wider than the terminal", title, label_width + gap + widest,
-                                style.width);
+                                "wider than the terminal", title, needed, style.width);
     }
   }
-
+  const auto& [row_labels, col_labels, label_width, widths] = t;
   const auto blocks = column_blocks(widths, label_width, style.width);
   std::string out = printable_text(title) + '\n';
   for (size_t b = 0; b < blocks.size(); ++b) {

@@ -17,7 +17,7 @@ bool same_site(const HeadId& a, const HeadId& b) {
 
 // " · q·k unscaled (not 1/√64)" when --qk-scale changed the softmax, else "".
 std::string scale_suffix(const MapInfo& info) {
-  const std::string note = scale_note(info);
+  const std::string note = scale_note(info.scale, info.d_head);
   return note.empty() ? note : " · " + note;
 }
 

@@ -7,16 +7,14 @@
 #include <cmath>
 #include <string>
 
-#include "attnviz/compute/attention_block.hpp"
-
 namespace attnviz {
 
 // "" for the default 1/sqrt(d_k); else "q·k unscaled (not 1/√64)" or "q·k × 0.5 (not 1/√64)".
-inline std::string scale_note(const MapInfo& info) {
-  const double standard = 1.0 / std::sqrt(static_cast<double>(info.d_head));
-  if (info.d_head <= 0 || std::fabs(info.scale - standard) <= 1e-6 * standard) return "";
-  const std::string factor = info.scale == 1.0f ? "unscaled" : fmt::format("× {:.4g}", info.scale);
-  return fmt::format("q·k {} (not 1/√{})", factor, info.d_head);
+inline std::string scale_note(double scale, int d_k) {
+  const double standard = 1.0 / std::sqrt(static_cast<double>(d_k));
+  if (d_k <= 0 || std::fabs(scale - standard) <= 1e-6 * standard) return "";
+  const std::string factor = scale == 1.0 ? "unscaled" : fmt::format("× {:.4g}", scale);
+  return fmt::format("q·k {} (not 1/√{})", factor, d_k);
 }
 
 }  // namespace attnviz
