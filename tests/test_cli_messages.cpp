@@ -167,6 +167,18 @@ TEST_CASE("cli messages: inspect describes a lone module without layers, norms o
   CHECK(!contains(r.out, "1 layers"));
 }
 
+TEST_CASE("cli messages: counts of one are singular") {
+  attnviz::test::TempDir dir;
+  auto r = run_attnviz("init -o " + (dir / "enc").string() + " --arch encoder --layers 1 --heads 1 "
+                       "--d-model 8");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  r = run_attnviz("inspect " + (dir / "enc").string());
+  CHECK_MESSAGE(contains(r.out, ", 1 layer, d_model 8, 1 head (d_k 8, d_v 8), d_ff 32, post-norm"), r.out);
+  r = run_attnviz("run -m samples/mha -t - --pad 2", "a");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "attnviz: error: --pad 2: there is only 1 token\n");
+}
+
 TEST_CASE("cli messages: tables and stats honour --width, or say on stderr that they cannot") {
   auto r = run_attnviz("run -m samples/mha -t - --head 0 --no-heatmap --width 20 --color=never",
                        "a b c");

@@ -7,6 +7,7 @@
 
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
 #include "attnviz/model/tensor_source.hpp"
 #include "attnviz/model/model.hpp"
 
@@ -29,7 +30,7 @@ void inspect(const std::filesystem::path& path, const ConfigOverrides& overrides
   const auto names = src.names();
   size_t name_width = 6;
   for (const auto& n : names) name_width = std::max(name_width, n.size());
-  std::cout << fmt::format("{}\n{} tensors\n\n", src.description(), names.size());
+  std::cout << fmt::format("{}\n{}\n\n", src.description(), count_of(static_cast<long long>(names.size()), "tensor"));
   const auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
     std::cout << fmt::format("{:<{}}  {:<5}  {:<20}  {:>12}\n", a, name_width, b, c, d);
   };

@@ -9,6 +9,7 @@
 
 #include "attnviz/cli/inputs.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
 
 namespace attnviz {
 
@@ -26,7 +27,10 @@ std::optional<float> parse_qk_scale(const std::string& text) {
 }
 
 void check_pad(int pad, int n, const char* flag) {
-  if (pad > n) throw usage_error(fmt::format("{} {}: there are only {} tokens", flag, pad, n));
+  if (pad > n) {
+    throw usage_error(
+        fmt::format("{} {}: there {} only {}", flag, pad, n == 1 ? "is" : "are", count_of(n, "token")));
+  }
 }
 
 // --mask applies to the map the target's queries make first: the cross map of a lone attention
@@ -68,12 +72,12 @@ void check_selection(const HeadSelection& sel, const Config& c, bool has_source)
     (id.site == Site::self ? has_self : has_cross) = true;
   }
   if (sel.head && *sel.head >= c.n_heads) {
-    throw usage_error(fmt::format("--head {}: the model has {} head{} ({})", *sel.head, c.n_heads,
-                                  c.n_heads == 1 ? "" : "s", index_range(c.n_heads)));
+    throw usage_error(fmt::format("--head {}: the model has {} ({})", *sel.head,
+                                  count_of(c.n_heads, "head"), index_range(c.n_heads)));
   }
   if (sel.layer && *sel.layer >= n_layers) {
-    throw usage_error(fmt::format("--layer {}: the model has {} layer{} ({})", *sel.layer, n_layers,
-                                  n_layers == 1 ? "" : "s", index_range(n_layers)));
+    throw usage_error(fmt::format("--layer {}: the model has {} ({})", *sel.layer,
+                                  count_of(n_layers, "layer"), index_range(n_layers)));
   }
   if (sel.site && !(*sel.site == Site::self ? has_self : has_cross)) {
     throw usage_error(fmt::format("--site {}: this model{} has only {} attention",
