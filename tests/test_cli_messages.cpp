@@ -27,6 +27,8 @@ TEST_CASE("cli messages: edit distance by hand, and suggestions only within 2 ed
   CHECK(closest_name("--casual", {"--model", "--causal", "--pad"}) == "--causal");
   CHECK(closest_name("--heaad", {"--heads", "--head"}) == "--head");  // 1 edit beats 2
   CHECK(closest_name("--bogus", {"--model", "--causal"}).empty());
+  CHECK(closest_name("-x", {"-h", "-t"}).empty());  // one edit, but all of its one letter
+  CHECK(closest_name("--lyer", {"--layer"}) == "--layer");
 }
 
 TEST_CASE("cli messages: an unknown option gets the prefix, a did-you-mean and exit 2") {

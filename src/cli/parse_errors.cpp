@@ -85,8 +85,10 @@ int edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string closest_name(const std::string& word, const std::vector<std::string>& candidates) {
+  // Fewer edits than the name has letters: -x is not "one edit from -h".
+  const auto letters = static_cast<int>(word.size() - std::min(word.find_first_not_of('-'), word.size()));
   std::string best;
-  int best_distance = k_max_suggestion_distance + 1;
+  int best_distance = std::min(k_max_suggestion_distance + 1, letters);
   for (const auto& c : candidates) {
     const int d = edit_distance(word, c);
     if (d < best_distance) best = c, best_distance = d;

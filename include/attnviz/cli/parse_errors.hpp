@@ -12,7 +12,8 @@ namespace attnviz {
 // Levenshtein distance (insertions, deletions, substitutions), for did-you-mean suggestions.
 int edit_distance(const std::string& a, const std::string& b);
 
-// The candidate closest to `word` within an edit distance of 2 (the first on a tie); "" if none.
+// The candidate closest to `word` within an edit distance of 2 and fewer edits than word has
+// letters after its dashes (the first on a tie); "" if none.
 std::string closest_name(const std::string& word, const std::vector<std::string>& candidates);
 
 // The lines to print for a parse error that is not a help or version request: the message
