@@ -20,7 +20,7 @@ const std::string k_mha = "run -m samples/mha -t samples/english.txt ";
 }  // namespace
 
 TEST_CASE("cli messages: edit distance by hand, and suggestions only within 2 edits") {
-  CHECK(edit_distance("kitten", "sitting") == 3);  // k→s, e→i, +g
+  CHECK(edit_distance("kitten", "sitting") == 3);     // k→s, e→i, +g
   CHECK(edit_distance("--casual", "--causal") == 2);  // s→u, u→s
   CHECK(edit_distance("", "abc") == 3);
   CHECK(edit_distance("abc", "abc") == 0);
@@ -40,7 +40,8 @@ TEST_CASE("cli messages: an unknown option gets the prefix, a did-you-mean and e
         "run 'attnviz run --help' for the options\n");
   r = run_attnviz("stats -m samples/mha -t samples/english.txt --sturation=0.9");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind("attnviz: error: unknown option --sturation; did you mean --saturation?\n", 0) == 0);
+  CHECK(r.err.rfind("attnviz: error: unknown option --sturation; did you mean --saturation?\n",
+                    0) == 0);
   r = run_attnviz(k_mha + "--bogus");
   CHECK(r.err.rfind("attnviz: error: unknown option --bogus\n", 0) == 0);
   r = run_attnviz("rn -m samples/mha");
@@ -49,8 +50,8 @@ TEST_CASE("cli messages: an unknown option gets the prefix, a did-you-mean and e
 }
 
 TEST_CASE("cli messages: every CLI11 error is an attnviz error; --help and --version exit 0") {
-  for (const std::string args : {"run -t samples/english.txt", "run -m samples/mha --head x",
-                                 "", "run -m samples/mha --table bogus"}) {
+  for (const std::string args : {"run -t samples/english.txt", "run -m samples/mha --head x", "",
+                                 "run -m samples/mha --table bogus"}) {
     CAPTURE(args);
     const auto r = run_attnviz(args);
     CHECK(r.exit_code == 2);
@@ -79,7 +80,8 @@ TEST_CASE("cli messages: --head, --layer and --site outside the model name what 
       {"run -m samples/transformer -t samples/cross/target.txt --source-tokens "
        "samples/cross/source.txt --layer 2",
        "attnviz: error: --layer 2: the model has 2 layers (0\u20131)\n"},
-      {k_mha + "--site cross", "attnviz: error: --site cross: this model has only self attention\n"},
+      {k_mha + "--site cross",
+       "attnviz: error: --site cross: this model has only self attention\n"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.args);
@@ -103,7 +105,8 @@ TEST_CASE("cli messages: --qk-scale none is stated in titles; the default scale 
   auto r = run_attnviz(k_mha + "--head 0 --qk-scale none --color=never --width 80");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   // d_k = 64 / 4 heads... samples/mha: d_qk 64 over 4 heads, so d_k = 16.
-  CHECK(r.out.rfind("mha · layer 0 · self · head 0 · mask: none · q·k unscaled (not 1/√16)\n", 0) == 0);
+  CHECK(r.out.rfind("mha · layer 0 · self · head 0 · mask: none · q·k unscaled (not 1/√16)\n", 0) ==
+        0);
   CHECK(contains(r.out, "weights (softmax) · q·k unscaled (not 1/√16)\n"));
   r = run_attnviz(k_mha + "--qk-scale 0.5 --color=never --width 80");
   CHECK(r.out.rfind("mha · layer 0 · self · mask: none · q·k × 0.5 (not 1/√16)\n", 0) == 0);
@@ -123,7 +126,7 @@ TEST_CASE("cli messages: run --format json carries stack, layer, site, head and 
     CHECK(j[k]["layer"] == 1);
     CHECK(j[k]["site"] == "cross");
     CHECK(j[k]["head"] == 2);
-    CHECK(j[k]["values"].size() == 8);     // 8 target queries
+    CHECK(j[k]["values"].size() == 8);      // 8 target queries
     CHECK(j[k]["values"][0].size() == 10);  // × 10 source keys
   }
   CHECK(j[0]["kind"] == "scores");
@@ -163,7 +166,8 @@ TEST_CASE("cli messages: check --format json lists findings as fields and keeps 
 TEST_CASE("cli messages: inspect describes a lone module without layers, norms or FFN") {
   const auto r = run_attnviz("inspect samples/mha");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(contains(r.out, "one attention module, d_model 128, 4 heads (d_k 16, d_v 16), out projection"));
+  CHECK(contains(r.out,
+                 "one attention module, d_model 128, 4 heads (d_k 16, d_v 16), out projection"));
   CHECK(!contains(r.out, "d_ff"));
   CHECK(!contains(r.out, "post-norm"));
   CHECK(!contains(r.out, "1 layers"));
@@ -171,11 +175,13 @@ TEST_CASE("cli messages: inspect describes a lone module without layers, norms o
 
 TEST_CASE("cli messages: counts of one are singular") {
   attnviz::test::TempDir dir;
-  auto r = run_attnviz("init -o " + (dir / "enc").string() + " --arch encoder --layers 1 --heads 1 "
+  auto r = run_attnviz("init -o " + (dir / "enc").string() +
+                       " --arch encoder --layers 1 --heads 1 "
                        "--d-model 8");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   r = run_attnviz("inspect " + (dir / "enc").string());
-  CHECK_MESSAGE(contains(r.out, ", 1 layer, d_model 8, 1 head (d_k 8, d_v 8), d_ff 32, post-norm"), r.out);
+  CHECK_MESSAGE(contains(r.out, ", 1 layer, d_model 8, 1 head (d_k 8, d_v 8), d_ff 32, post-norm"),
+                r.out);
   r = run_attnviz("run -m samples/mha -t - --pad 2", "a");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "attnviz: error: --pad 2: there is only 1 token\n");
@@ -205,7 +211,7 @@ TEST_CASE("cli messages: tables and stats honour --width, or say on stderr that 
 }
 
 TEST_CASE("cli messages: the --qk-scale note of titles and figure captions") {
-  CHECK(scale_note(0.25, 16).empty());  // 1/√16: the default says nothing
+  CHECK(scale_note(0.25, 16).empty());                     // 1/√16: the default says nothing
   CHECK(scale_note(1.0f / std::sqrt(64.0f), 64).empty());  // as multi_head computes it, in float
   CHECK(scale_note(1.0, 16) == "q·k unscaled (not 1/√16)");
   CHECK(scale_note(0.5, 16) == "q·k × 0.5 (not 1/√16)");
@@ -215,7 +221,8 @@ TEST_CASE("cli messages: stats states --qk-scale in its title") {
   auto r = run_attnviz("stats -m samples/mha -t samples/english.txt --qk-scale none --width 200");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.rfind("mha · attention statistics · saturated: max weight >= 0.99 · q·k unscaled "
-                    "(not 1/√16)\n", 0) == 0);
+                    "(not 1/√16)\n",
+                    0) == 0);
   r = run_attnviz("stats -m samples/mha -t samples/english.txt --width 200");
   CHECK(r.out.rfind("mha · attention statistics · saturated: max weight >= 0.99\n", 0) == 0);
 }

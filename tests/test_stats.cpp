@@ -66,7 +66,8 @@ TEST_CASE("stats: the text table of a hand-known head, byte for byte") {
   CHECK(contains(md, "\n|:----------- | ----:|:----- | -----:|"));
 }
 
-TEST_CASE("stats: a table wider than --width is split into column blocks repeating map, head, role") {
+TEST_CASE(
+    "stats: a table wider than --width is split into column blocks repeating map, head, role") {
   // The full-width lines of the byte-for-byte case above; at 80 columns they split after "sat"
   // (column 74; "var qk" would end at 82) and after "cf sat" (24 label columns + 51 = 75).
   const std::string full[] = {
@@ -91,7 +92,8 @@ TEST_CASE("stats: a table wider than --width is split into column blocks repeati
   size_t start = 0;
   while (start < out.size()) {
     const size_t end = out.find('\n', start);
-    CHECK_MESSAGE(display_width(out.substr(start, end - start)) <= 80, out.substr(start, end - start));
+    CHECK_MESSAGE(display_width(out.substr(start, end - start)) <= 80,
+                  out.substr(start, end - start));
     start = end + 1;
   }
   CHECK(contains(out, "cf = counterfactual softmax(q·k unscaled)"));

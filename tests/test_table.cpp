@@ -137,8 +137,9 @@ TEST_CASE("table: labels are cut for one key column; a column that cannot fit is
   CHECK(note.empty());
   style.width = 6;  // 1 + 2 + 5 = 8 columns at the least
   render_table("t", values, Mask{}, {"because", "it"}, {"x", "y"}, style, nullptr, &note);
-  CHECK(note == "a column of 't' needs 8 columns, more than --width 6: lines are wider than the "
-                "terminal");
+  CHECK(note ==
+        "a column of 't' needs 8 columns, more than --width 6: lines are wider than the "
+        "terminal");
 }
 
 TEST_CASE("table: csv 2x2 with RFC 4180 quoting and empty masked cells") {

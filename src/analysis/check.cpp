@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attnviz/core/plural.hpp"
 #include "attnviz/compute/forward.hpp"
+#include "attnviz/core/plural.hpp"
 
 namespace attnviz {
 

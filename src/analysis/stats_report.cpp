@@ -145,7 +145,8 @@ std::string align(const std::vector<std::vector<std::string>>& rows, const std::
   return out;
 }
 
-// text wrapped at spaces to `width` columns (0 = as it is); a word wider than the width stays whole.
+// text wrapped at spaces to `width` columns (0 = as it is); a word wider than the width stays
+// whole.
 std::string wrap_lines(const std::string& text, int width) {
   if (width <= 0) return text;
   std::string out, line, word;
@@ -190,9 +191,10 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
   if (layers.size() > 1) rows.push_back(text_row(all, "all", "all", "", p));
   const std::string counterfactual =
       stats.temperature == 1.0 ? "q·k unscaled" : fmt::format("q·k / {:g}", stats.temperature);
-  const std::string title = fmt::format("{} · attention statistics · saturated: max weight >= {:g}{}",
-                                        printable_text(report.model_name), stats.saturation,
-                                        report.scale_note.empty() ? "" : " · " + report.scale_note);
+  const std::string title =
+      fmt::format("{} · attention statistics · saturated: max weight >= {:g}{}",
+                  printable_text(report.model_name), stats.saturation,
+                  report.scale_note.empty() ? "" : " · " + report.scale_note);
   std::string out = markdown ? "**" + title + "**\n\n" : title + '\n';
   const std::vector<int> widths = column_widths(rows);
   const int width = markdown ? 0 : report.width;
@@ -202,15 +204,18 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
     out += align(rows, widths, blocks[b], markdown);
   }
   if (markdown) out += '\n';
-  out += wrap_lines(fmt::format(
-      "H = -Σ p ln p (nats) · keys = exp(H) · gap = top-1 - top-2 score · J_F = ‖diag(p) - p "
-      "pᵀ‖_F\n"
-      "var qk = var(q·k), pred = d_k·var(q)·var(k), var s = var(scale·q·k) · sink/prev/self = mean "
-      "weight on key 0 / i-1 / i\n"
-      "cf = counterfactual softmax({}) · +rows = saturated rows then minus now (negative when the counterfactual is softer)\n"
-      "role: sink/previous-token/self when that key holds >= {:g} of the weight, broad when H/ln n "
-      ">= {:g}, concentrated when max w >= {:g}, else mixed\n",
-      counterfactual, k_role_mass, k_role_broad_entropy, k_role_mass), width);
+  out += wrap_lines(
+      fmt::format(
+          "H = -Σ p ln p (nats) · keys = exp(H) · gap = top-1 - top-2 score · "
+          "J_F = ‖diag(p) - p pᵀ‖_F\n"
+          "var qk = var(q·k), pred = d_k·var(q)·var(k), var s = var(scale·q·k) · "
+          "sink/prev/self = mean weight on key 0 / i-1 / i\n"
+          "cf = counterfactual softmax({}) · +rows = saturated rows then minus now "
+          "(negative when the counterfactual is softer)\n"
+          "role: sink/previous-token/self when that key holds >= {:g} of the weight, "
+          "broad when H/ln n >= {:g}, concentrated when max w >= {:g}, else mixed\n",
+          counterfactual, k_role_mass, k_role_broad_entropy, k_role_mass),
+      width);
   return out;
 }
 

@@ -8,8 +8,8 @@
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
-#include "attnviz/model/tensor_source.hpp"
 #include "attnviz/model/model.hpp"
+#include "attnviz/model/tensor_source.hpp"
 
 namespace attnviz {
 
@@ -30,7 +30,8 @@ void inspect(const std::filesystem::path& path, const ConfigOverrides& overrides
   const auto names = src.names();
   size_t name_width = 6;
   for (const auto& n : names) name_width = std::max(name_width, n.size());
-  std::cout << fmt::format("{}\n{}\n\n", src.description(), count_of(static_cast<long long>(names.size()), "tensor"));
+  std::cout << fmt::format("{}\n{}\n\n", src.description(),
+                           count_of(static_cast<long long>(names.size()), "tensor"));
   const auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
     std::cout << fmt::format("{:<{}}  {:<5}  {:<20}  {:>12}\n", a, name_width, b, c, d);
   };

@@ -27,7 +27,8 @@ const CLI::App& current_command(const CLI::App& app) {
 std::vector<std::string> known_names(const CLI::App& command, bool options) {
   std::vector<std::string> names;
   if (!options) {
-    for (const CLI::App* sub : command.get_subcommands(std::function<bool(const CLI::App*)>{})) names.push_back(sub->get_name());
+    for (const CLI::App* sub : command.get_subcommands(std::function<bool(const CLI::App*)>{}))
+      names.push_back(sub->get_name());
     return names;
   }
   for (const CLI::Option* opt : command.get_options()) {
@@ -86,7 +87,8 @@ int edit_distance(const std::string& a, const std::string& b) {
 
 std::string closest_name(const std::string& word, const std::vector<std::string>& candidates) {
   // Fewer edits than the name has letters: -x is not "one edit from -h".
-  const auto letters = static_cast<int>(word.size() - std::min(word.find_first_not_of('-'), word.size()));
+  const auto letters =
+      static_cast<int>(word.size() - std::min(word.find_first_not_of('-'), word.size()));
   std::string best;
   int best_distance = std::min(k_max_suggestion_distance + 1, letters);
   for (const auto& c : candidates) {
@@ -109,8 +111,8 @@ std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& err
   }
   const std::string name =
       &command == &app ? app.get_name() : app.get_name() + " " + command.get_name();
-  return fmt::format("{}: error: {}\nrun '{} --help' for the options\n", app.get_name(),
-                     message, name);
+  return fmt::format("{}: error: {}\nrun '{} --help' for the options\n", app.get_name(), message,
+                     name);
 }
 
 }  // namespace attnviz

@@ -28,8 +28,8 @@ std::optional<float> parse_qk_scale(const std::string& text) {
 
 void check_pad(int pad, int n, const char* flag) {
   if (pad > n) {
-    throw usage_error(
-        fmt::format("{} {}: there {} only {}", flag, pad, n == 1 ? "is" : "are", count_of(n, "token")));
+    throw usage_error(fmt::format("{} {}: there {} only {}", flag, pad, n == 1 ? "is" : "are",
+                                  count_of(n, "token")));
   }
 }
 

@@ -4,14 +4,14 @@
 
 #include <algorithm>
 #include <iostream>
-#include <string_view>
 #include <memory>
+#include <string_view>
 
 #include "attnviz/analysis/stats_charts.hpp"
 #include "attnviz/analysis/stats_report.hpp"
-#include "attnviz/cli/validators.hpp"
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/prepare.hpp"
+#include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/terminal.hpp"
 #include "attnviz/sinks/scale_note.hpp"
@@ -84,13 +84,14 @@ void stats_command(const StatsArgs& a) {
   std::cout.flush();
   // Map, head and role are repeated in every block of columns: they alone may be too wide.
   if (const int widest = widest_line(table); report.width > 0 && widest > report.width) {
-    std::cerr << fmt::format("attnviz: warning: the stats table needs {} columns, more than --width {}\n",
-                             widest, report.width);
+    std::cerr << fmt::format(
+        "attnviz: warning: the stats table needs {} columns, more than --width {}\n", widest,
+        report.width);
   }
   if (!a.png_dir.empty()) {
-    write_stats_charts(a.png_dir, stats.heads(), find_stats_metric(a.chart, "--chart"),
-                       stats.options(),
-                       report.model_name + (report.scale_note.empty() ? "" : " · " + report.scale_note));
+    write_stats_charts(
+        a.png_dir, stats.heads(), find_stats_metric(a.chart, "--chart"), stats.options(),
+        report.model_name + (report.scale_note.empty() ? "" : " · " + report.scale_note));
   }
 }
 

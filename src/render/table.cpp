@@ -137,7 +137,8 @@ std::string render_text(const std::string& title, const Matrix& values, const Ma
   TextColumns t;
   for (const auto& label : rows) t.row_labels.push_back(printable_text(label));
   for (const auto& label : cols) t.col_labels.push_back(printable_text(label));
-  for (const auto& label : t.row_labels) t.label_width = std::max(t.label_width, display_width(label));
+  for (const auto& label : t.row_labels)
+    t.label_width = std::max(t.label_width, display_width(label));
   std::vector<int> value_widths(n_cols, 0);
   for (size_t j = 0; j < n_cols; ++j) {
     for (size_t i = 0; i < t.row_labels.size(); ++i) {
@@ -148,8 +149,10 @@ std::string render_text(const std::string& title, const Matrix& values, const Ma
   if (style.width > 0) {
     const int needed = fit_columns(t, value_widths, style.width);
     if (needed > 0 && width_note) {
-      *width_note = fmt::format("a column of '{}' needs {} columns, more than --width {}: lines are "
-                                "wider than the terminal", title, needed, style.width);
+      *width_note = fmt::format(
+          "a column of '{}' needs {} columns, more than --width {}: lines are "
+          "wider than the terminal",
+          title, needed, style.width);
     }
   }
   const auto& [row_labels, col_labels, label_width, widths] = t;
@@ -230,8 +233,8 @@ double shortest_double(float v) {
 }
 
 std::string render_json(const std::string& title, const Matrix& values, const Mask& mask,
-                        const std::vector<std::string>& rows,
-                        const std::vector<std::string>& cols, const TableId* id) {
+                        const std::vector<std::string>& rows, const std::vector<std::string>& cols,
+                        const TableId* id) {
   nlohmann::ordered_json doc;
   doc["title"] = title;
   if (id) {

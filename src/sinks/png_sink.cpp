@@ -26,7 +26,8 @@ std::string caption(const MapInfo& info, const PngOptions& o, const PoolGrid& g,
                               info.n_query, info.n_key,
                               o.shared_scale ? "[0, 1] shared" : fmt::format("[0, {:.3g}] head max", vmax));
   if (o.style.log) s += " · log scale";
-  if (const std::string note = scale_note(info.scale, info.d_head); !note.empty()) s += " · " + note;
+  if (const std::string note = scale_note(info.scale, info.d_head); !note.empty())
+    s += " · " + note;
   if (g.pool > 1) s += fmt::format(" · {}-pooled {}×{} tokens per cell", pool_mode_name(o.pool), g.pool, g.pool);
   return s;
 }

@@ -73,8 +73,9 @@ void TerminalSink::end_map(const MapInfo& info) {
     HeatmapStyle style = options_.heatmap_style;
     style.vmin = 0.0f;
     style.vmax = std::max(current_->probs.maxCoeff(), 1e-6f);
-    const std::string title = fmt::format("{} · {} · mask: {}{}", options_.model_name,
-                                          info.id.title(), info.mask->describe(), scale_suffix(info));
+    const std::string title =
+        fmt::format("{} · {} · mask: {}{}", options_.model_name, info.id.title(),
+                    info.mask->describe(), scale_suffix(info));
     out_ << render_heatmap(title, current_->probs, *info.mask, labels_of(info.query_labels),
                            labels_of(info.key_labels), style)
          << '\n';

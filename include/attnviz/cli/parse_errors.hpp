@@ -2,10 +2,9 @@
 // options and commands, and a pointer to the subcommand's --help.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 namespace attnviz {
 
