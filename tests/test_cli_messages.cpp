@@ -82,6 +82,9 @@ TEST_CASE("cli messages: --head, --layer and --site outside the model name what 
        "attnviz: error: --layer 2: the model has 2 layers (0\u20131)\n"},
       {k_mha + "--site cross",
        "attnviz: error: --site cross: this model has only self attention\n"},
+      {"run -m samples/mha -t samples/cross/target.txt --source-tokens samples/cross/source.txt "
+       "--site self",
+       "attnviz: error: --site self: this model on this input has only cross attention\n"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.args);
