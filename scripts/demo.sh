@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds attnviz and runs it on the bundled samples: terminal heatmaps,
-# a table of weights, and PNGs in out/demo/.
+# Installs what is missing, builds attnviz, installs it (bin/attnviz and its man page under
+# /usr/local, so `attnviz` is on PATH) and runs it on the bundled samples: terminal heatmaps, a
+# table of weights, and PNGs in out/demo/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
-cmake --build build -j"$(nproc)" --target attnviz >/dev/null
+cmake --build build -j"$(nproc)" >/dev/null
 
-run() { echo "\$ attnviz $*" >&2; build/attnviz "$@"; echo; }
+prefix=/usr/local
+attnviz=attnviz
+if [ "$(id -u)" -eq 0 ]; then
+  cmake --install build --prefix "$prefix" >/dev/null
+  echo "installed $prefix/bin/attnviz (man attnviz)" >&2
+else
+  echo "not root: attnviz is not installed; to put it on PATH run" >&2
+  echo "  sudo cmake --install build --prefix $prefix" >&2
+  attnviz=build/attnviz  # the demo runs the build's binary meanwhile
+fi
+command -v attnviz >/dev/null || attnviz=build/attnviz  # $prefix/bin not on this PATH
+
+run() { echo "\$ attnviz $*" >&2; "$attnviz" "$@"; echo; }
 
 # Causal self-attention over an English sentence: head 0 as a heatmap and a weight table, PNG figures.
 run run --model samples/mha --tokens samples/english.txt --causal --head 0 --png out/demo/english
@@ -24,7 +37,7 @@ run run --model samples/transformer --tokens samples/cross/target.txt --source-t
 # Why divide by sqrt(d_k)? Saturation statistics per head, beside the unscaled counterfactual.
 run stats --model samples/mha --tokens samples/english.txt --causal --png out/demo/stats
 # Seed 001's mask = zeros: every key is masked; attnviz says so instead of drawing uniform rows.
-printf 'a b c d\n' | build/attnviz run --model samples/mha --tokens - --mask samples/mask_all_zeros.txt \
+printf 'a b c d\n' | "$attnviz" run --model samples/mha --tokens - --mask samples/mask_all_zeros.txt \
   --head 0 --table none --check || echo "(exit $?: the check found the fully masked rows)" >&2
 echo "PNGs written to out/demo/:" >&2
 find out/demo -name '*.png' | sort >&2

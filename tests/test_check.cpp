@@ -153,7 +153,7 @@ TEST_CASE("check cli: a clean causal run passes with exit 0; --head narrows the 
   CHECK(r.out == "check: 1 map, no problems\n");
   r = run_attnviz("check -m samples/mha -t samples/english.txt --head 9");
   CHECK(r.exit_code == 2);
-  CHECK(contains(r.err, "no attention map matches"));
+  CHECK(contains(r.err, "attnviz: error: --head 9: the model has 4 heads (0–3)\n"));
 }
 
 TEST_CASE("check cli: `run --check` prints the run, then the problems on stderr, and exits 3") {

@@ -8,6 +8,7 @@
 #include "attnviz/analysis/stats_report.hpp"
 #include "attnviz/compute/attention.hpp"
 #include "attnviz/io/npy.hpp"
+#include "attnviz/text/unicode.hpp"
 #include "run_cli.hpp"
 
 using namespace attnviz;
@@ -63,6 +64,39 @@ TEST_CASE("stats: the text table of a hand-known head, byte for byte") {
   const std::string md = render_stats(equal_causal_head(), StatsOptions{}, report);
   CHECK(contains(md, "\n| layer0.self |    0 | broad | 0.521 | 0.795 |"));
   CHECK(contains(md, "\n|:----------- | ----:|:----- | -----:|"));
+}
+
+TEST_CASE(
+    "stats: a table wider than --width is split into column blocks repeating map, head, role") {
+  // The full-width lines of the byte-for-byte case above; at 80 columns they split after "sat"
+  // (column 73; "var qk" would end at 81) and after "cf sat" (24 label columns + 51 = 75).
+  const std::string full[] = {
+      "map          head  role   max w      H  H/ln n   keys    gap    J_F   sat  var qk   pred  "
+      "var s   sink   prev   self  cf sat  +rows   cf H",
+      "layer0.self     0  broad  0.521  0.795   1.000  2.500  0.000  0.351  0.0%   0.000  4.000  "
+      "0.000  0.521  0.361  0.521    0.0%     +0  0.795",
+      "layer0.self   all         0.521  0.795   1.000  2.500  0.000  0.351  0.0%   0.000  4.000  "
+      "0.000  0.521  0.361  0.521    0.0%     +0  0.795"};
+  std::string expected = "hand · attention statistics · saturated: max weight >= 0.99\n";
+  for (const auto& line : full) expected += line.substr(0, 73) + '\n';
+  expected += '\n';
+  for (const auto& line : full) expected += line.substr(0, 24) + line.substr(73, 51) + '\n';
+  expected += '\n';
+  for (const auto& line : full) expected += line.substr(0, 24) + line.substr(124) + '\n';
+  StatsReportOptions report;
+  report.model_name = "hand";
+  report.width = 80;
+  const std::string out = render_stats(equal_causal_head(), StatsOptions{}, report);
+  CHECK(out.substr(0, expected.size()) == expected);
+  // The notes below wrap at spaces: no line is wider than 80 columns.
+  size_t start = 0;
+  while (start < out.size()) {
+    const size_t end = out.find('\n', start);
+    CHECK_MESSAGE(display_width(out.substr(start, end - start)) <= 80,
+                  out.substr(start, end - start));
+    start = end + 1;
+  }
+  CHECK(contains(out, "cf = counterfactual softmax(q·k unscaled)"));
 }
 
 TEST_CASE("stats cli: zero embeddings give equal scores: JSON figures by hand") {
@@ -172,7 +206,7 @@ TEST_CASE("stats cli: bad flags are usage errors with their own messages") {
       {"--sort bogus", "--sort 'bogus': unknown statistic (known: max_weight, entropy,"},
       {"--chart bogus --png /tmp", "--chart 'bogus': unknown statistic"},
       {"--role bogus", "--role 'bogus': unknown role (known: broad, sink, previous-token, self"},
-      {"--layer 3", "no attention map matches --layer / --site / --head"},
+      {"--layer 3", "--layer 3: the model has 1 layer (0)"},
       {"--saturation 1.5", "--saturation"},
       {"--temperature 0", "--temperature"},
       {"--top 0", "--top"},

@@ -77,6 +77,71 @@ TEST_CASE("table: text precision and index labels") {
         expected);
 }
 
+TEST_CASE("table: text wider than the width is split into blocks of keys, labels repeated") {
+  Matrix values(2, 4);
+  values << 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f;
+  TableStyle style = style_of(TableFormat::text);
+  style.width = 20;  // label 1 + 2 keys × (2 + 5) = 15 fits; a third key would make 22
+  const std::string expected =
+      "t\n"
+      "keys 0\u20131 of 4\n"
+      "      k0     k1\n"
+      "a  0.100  0.200\n"
+      "b  0.500  0.600\n"
+      "\n"
+      "keys 2\u20133 of 4\n"
+      "      k2     k3\n"
+      "a  0.300  0.400\n"
+      "b  0.700  0.800\n";
+  std::string note;
+  CHECK(render_table("t", values, Mask{}, {"a", "b"}, {"k0", "k1", "k2", "k3"}, style, nullptr,
+                     &note) == expected);
+  CHECK(note.empty());
+  style.width = 22;  // now all four keys fit: 1 + 4 × 7 = 29 > 22, but three do (22)
+  CHECK(render_table("t", values, Mask{}, {"a", "b"}, {"k0", "k1", "k2", "k3"}, style)
+            .rfind("t\nkeys 0\u20132 of 4\n", 0) == 0);
+}
+
+TEST_CASE("table: labels are cut for one key column; a column that cannot fit is reported") {
+  Matrix values(2, 2);
+  values << 0.1f, 0.9f, 0.5f, 0.5f;
+  TableStyle style = style_of(TableFormat::text);
+  style.width = 10;  // "because" (7) + 2 + 5 = 14: labels cut to 10 - 2 - 5 = 3 columns
+  const std::string expected =
+      "t\n"
+      "key 0 of 2\n"
+      "         x\n"
+      "be\u2026  0.100\n"
+      "it   0.500\n"
+      "\n"
+      "key 1 of 2\n"
+      "         y\n"
+      "be\u2026  0.900\n"
+      "it   0.500\n";
+  std::string note;
+  CHECK(render_table("t", values, Mask{}, {"because", "it"}, {"x", "y"}, style, nullptr, &note) ==
+        expected);
+  CHECK(note.empty());
+  style.width = 12;  // "abcdefghij" is cut to the 12 - 1 - 2 = 9 columns left beside "b"/"i"
+  CHECK(render_table("t", values, Mask{}, {"b", "i"}, {"abcdefghij", "y"}, style, nullptr, &note) ==
+        "t\n"
+        "key 0 of 2\n"
+        "   abcdefgh\u2026\n"
+        "b      0.100\n"
+        "i      0.500\n"
+        "\n"
+        "key 1 of 2\n"
+        "       y\n"
+        "b  0.900\n"
+        "i  0.500\n");
+  CHECK(note.empty());
+  style.width = 6;  // 1 + 2 + 5 = 8 columns at the least
+  render_table("t", values, Mask{}, {"because", "it"}, {"x", "y"}, style, nullptr, &note);
+  CHECK(note ==
+        "a column of 't' needs 8 columns, more than --width 6: lines are wider than the "
+        "terminal");
+}
+
 TEST_CASE("table: csv 2x2 with RFC 4180 quoting and empty masked cells") {
   const std::string expected =
       "query,\"a,b\",\"say \"\"hi\"\"\"\n"

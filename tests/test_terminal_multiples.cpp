@@ -314,6 +314,32 @@ TEST_CASE("terminal multiples: colour panels pad by cells, not bytes, and reset 
   CHECK(lines[4].rfind("cat \x1b[38;2;", 0) == 0);
 }
 
+TEST_CASE("terminal multiples: one-column keys in colour give every query a labelled line") {
+  // 12 tokens, 2 heads, width 30: L = 3, 26 columns → 2 panels of M = 12, so keys are 1 column
+  // wide; two pixel rows per line would label only every other query (the old view).
+  Layer layer{std::make_shared<Mask>(), {}, {}};
+  for (int i = 0; i < 12; ++i) {
+    layer.query_labels.push_back("q" + std::to_string(i));
+    layer.key_labels.push_back("k" + std::to_string(i));
+  }
+  TerminalOptions options = ascii_options(30);
+  options.heatmap_style.color = ColorMode::truecolor;
+  std::ostringstream out;
+  TerminalSink sink(out, options);
+  const Matrix uniform = Matrix::Constant(12, 12, 1.0f / 12.0f);
+  feed(sink, layer.info(0, 2), uniform);
+  feed(sink, layer.info(1, 2), uniform);
+  const auto lines = lines_of(out.str());
+  REQUIRE(lines.size() >= 2 + 12);
+  for (int q = 0; q < 12; ++q) {
+    const std::string& line = lines[static_cast<size_t>(2 + q)];
+    CAPTURE(line);
+    CHECK(line.rfind(pad_to_width("q" + std::to_string(q), 3) + " \x1b[38;2;", 0) == 0);
+    CHECK(display_width(strip_escapes(line)) == 4 + 12 + 2 + 12);
+  }
+  CHECK(lines[2 + 12].rfind("keys: 0 k0", 0) == 0);  // no thirteenth map line
+}
+
 TEST_CASE("terminal multiples: bad plans and mismatched panels are rejected") {
   CHECK_THROWS_AS(plan_multiples(3, 3, {"head 0", "head 1"}, {}, 5), Error);
   CHECK_THROWS_AS(plan_multiples(3, 3, {}, {}, 40), Error);

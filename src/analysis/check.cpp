@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "attnviz/compute/forward.hpp"
+#include "attnviz/core/plural.hpp"
 
 namespace attnviz {
 
@@ -45,7 +46,7 @@ std::string Finding::message() const {
       return where("weights do not sum to 1") +
              fmt::format(": |sum - 1| up to {:.3g} (tolerance {:g})", worst, k_row_sum_tolerance);
     case Problem::non_finite:
-      return where("NaN or Inf") + fmt::format(": {} cells", static_cast<int64_t>(worst));
+      return where("NaN or Inf") + ": " + count_of(static_cast<long long>(worst), "cell");
   }
   return where("a problem");
 }

@@ -86,31 +86,89 @@ std::vector<std::string> text_row(const HeadStats& h, const std::string& map,
           fixed(h.unscaled.entropy.mean(), p)};
 }
 
-// Columns padded to their display width; text columns (map, role) left-aligned, numbers right.
-// markdown: the same cells between pipes, with an alignment row under the header (GitHub tables).
-std::string align(const std::vector<std::vector<std::string>>& rows, bool markdown) {
+constexpr size_t k_label_columns = 3;  // map, head, role: repeated in every block of columns
+constexpr int k_gap = 2;
+
+std::vector<int> column_widths(const std::vector<std::vector<std::string>>& rows) {
   std::vector<int> widths(k_columns, 0);
   for (const auto& row : rows) {
     for (size_t c = 0; c < k_columns; ++c) widths[c] = std::max(widths[c], display_width(row[c]));
   }
+  return widths;
+}
+
+// The figure columns of each block: as many as fit `width` after the label columns (0 = one
+// block); one figure per block at least.
+std::vector<std::vector<size_t>> column_blocks(const std::vector<int>& widths, int width) {
+  int labels = 0;
+  for (size_t c = 0; c < k_label_columns; ++c) labels += widths[c] + (c ? k_gap : 0);
+  std::vector<std::vector<size_t>> blocks(1);
+  int used = labels;
+  for (size_t c = k_label_columns; c < k_columns; ++c) {
+    if (width > 0 && blocks.back().size() > k_label_columns && used + k_gap + widths[c] > width) {
+      blocks.emplace_back();
+      used = labels;
+    }
+    if (blocks.back().empty()) {
+      for (size_t l = 0; l < k_label_columns; ++l) blocks.back().push_back(l);
+    }
+    blocks.back().push_back(c);
+    used += k_gap + widths[c];
+  }
+  return blocks;
+}
+
+// The chosen columns padded to their display width; text columns (map, role) left-aligned, numbers
+// right. markdown: the same cells between pipes, with an alignment row under the header (GitHub
+// tables).
+std::string align(const std::vector<std::vector<std::string>>& rows, const std::vector<int>& widths,
+                  const std::vector<size_t>& columns, bool markdown) {
   const auto left = [](size_t c) { return c == 0 || c == 2; };
   std::string out;
   for (size_t r = 0; r < rows.size(); ++r) {
     std::string line = markdown ? "| " : "";
-    for (size_t c = 0; c < k_columns; ++c) {
-      if (c) line += markdown ? " | " : "  ";
+    for (size_t c : columns) {
+      if (c != columns.front()) line += markdown ? " | " : "  ";
       line += pad_to_width(rows[r][c], widths[c], !left(c));
     }
     if (markdown) line += " |";
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + '\n';
     if (markdown && r == 0) {
-      for (size_t c = 0; c < k_columns; ++c) {
+      for (size_t c : columns) {
         out += left(c) ? "|:" + std::string(std::max(2, widths[c]), '-') + ' '
                        : "| " + std::string(std::max(2, widths[c]), '-') + ':';
       }
       out += "|\n";
     }
+  }
+  return out;
+}
+
+// text wrapped at spaces to `width` columns (0 = as it is); a word wider than the width stays
+// whole.
+std::string wrap_lines(const std::string& text, int width) {
+  if (width <= 0) return text;
+  std::string out, line, word;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    const std::string paragraph = text.substr(start, end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    line.clear();
+    size_t at = 0;
+    while (at <= paragraph.size()) {
+      const size_t space = std::min(paragraph.find(' ', at), paragraph.size());
+      word = paragraph.substr(at, space - at);
+      at = space + 1;
+      if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+        out += line + '\n';
+        line = "  " + word;  // continuation lines are indented
+      } else {
+        line += (line.empty() ? "" : " ") + word;
+      }
+    }
+    out += line + '\n';
   }
   return out;
 }
@@ -133,22 +191,33 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
   if (layers.size() > 1) rows.push_back(text_row(all, "all", "all", "", p));
   const std::string counterfactual =
       stats.temperature == 1.0 ? "q·k unscaled" : fmt::format("q·k / {:g}", stats.temperature);
-  const std::string title = fmt::format("{} · attention statistics · saturated: max weight >= {:g}",
-                                        printable_text(report.model_name), stats.saturation);
+  const std::string title =
+      fmt::format("{} · attention statistics · saturated: max weight >= {:g}{}",
+                  printable_text(report.model_name), stats.saturation,
+                  report.scale_note.empty() ? "" : " · " + report.scale_note);
   std::string out = markdown ? "**" + title + "**\n\n" : title + '\n';
-  out += align(rows, markdown);
+  const std::vector<int> widths = column_widths(rows);
+  const int width = markdown ? 0 : report.width;
+  const auto blocks = column_blocks(widths, width);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (b > 0) out += '\n';
+    out += align(rows, widths, blocks[b], markdown);
+  }
   if (markdown) out += '\n';
-  out += fmt::format(
-      "H = -Σ p ln p (nats) · keys = exp(H) · gap = top-1 - top-2 score · J_F = ‖diag(p) - p "
-      "pᵀ‖_F\n"
-      "var qk = var(q·k), pred = d_k·var(q)·var(k), var s = var(scale·q·k) · sink/prev/self = mean "
-      "weight on key 0 / i-1 / i\n"
-      "cf = counterfactual softmax({}) · +rows = saturated rows then minus now (negative when the counterfactual is softer)\n"
-      "sat = share of rows with >= 2 allowed keys whose max w >= the threshold: a row with one key (row 0 "
-      "of a causal map) is one-hot by construction and counted apart (single_key_rows in json)\n"
-      "role: sink/previous-token/self when that key holds >= {:g} of the weight, broad when H/ln n "
-      ">= {:g}, concentrated when max w >= {:g}, else mixed\n",
-      counterfactual, k_role_mass, k_role_broad_entropy, k_role_mass);
+  out += wrap_lines(
+      fmt::format(
+          "H = -Σ p ln p (nats) · keys = exp(H) · gap = top-1 - top-2 score · "
+          "J_F = ‖diag(p) - p pᵀ‖_F\n"
+          "var qk = var(q·k), pred = d_k·var(q)·var(k), var s = var(scale·q·k) · "
+          "sink/prev/self = mean weight on key 0 / i-1 / i\n"
+          "cf = counterfactual softmax({}) · +rows = saturated rows then minus now "
+          "(negative when the counterfactual is softer)\n"
+          "sat = share of rows with >= 2 allowed keys whose max w >= the threshold: a row with one key "
+          "(row 0 of a causal map) is one-hot by construction and counted apart (single_key_rows in json)\n"
+          "role: sink/previous-token/self when that key holds >= {:g} of the weight, "
+          "broad when H/ln n >= {:g}, concentrated when max w >= {:g}, else mixed\n",
+          counterfactual, k_role_mass, k_role_broad_entropy, k_role_mass),
+      width);
   return out;
 }
 

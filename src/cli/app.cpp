@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/parse_errors.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/text/unicode.hpp"
 
@@ -23,8 +24,10 @@ int run_cli(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints help / the usage message
-    return code == 0 ? k_exit_ok : k_exit_usage;
+    // --help and --version are "errors" with exit code 0: CLI11 prints them as it should.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << describe_parse_error(app, e);
+    return k_exit_usage;
   } catch (const Error& e) {
     std::cout.flush();
     // Messages quote names from the files (tensor names, keys): escape control characters, so an

@@ -7,9 +7,10 @@
 
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/model/tensor_source.hpp"
+#include "attnviz/core/plural.hpp"
 #include "attnviz/model/model.hpp"
 #include "attnviz/text/unicode.hpp"
+#include "attnviz/model/tensor_source.hpp"
 
 namespace attnviz {
 
@@ -34,7 +35,8 @@ void inspect(const std::filesystem::path& path, const ConfigOverrides& overrides
   for (const auto& n : names) shown.push_back(printable_text(n));
   size_t name_width = 6;
   for (const auto& n : shown) name_width = std::max(name_width, static_cast<size_t>(display_width(n)));
-  std::cout << fmt::format("{}\n{} tensors\n\n", src.description(), names.size());
+  std::cout << fmt::format("{}\n{}\n\n", src.description(),
+                           count_of(static_cast<long long>(names.size()), "tensor"));
   const auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
     std::cout << fmt::format("{}  {:<5}  {:<20}  {:>12}\n", pad_to_width(a, static_cast<int>(name_width)), b,
                              c, d);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "attnviz/cli/inputs.hpp"
 #include "attnviz/cli/mask_file.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
 
 namespace attnviz {
 
@@ -27,7 +29,10 @@ std::optional<float> parse_qk_scale(const std::string& text) {
 }
 
 void check_pad(int pad, int n, const char* flag) {
-  if (pad > n) throw usage_error(fmt::format("{} {}: there are only {} tokens", flag, pad, n));
+  if (pad > n) {
+    throw usage_error(fmt::format("{} {}: there {} only {}", flag, pad, n == 1 ? "is" : "are",
+                                  count_of(n, "token")));
+  }
 }
 
 // --mask applies to the map the target's queries make first: the cross map of a lone attention
@@ -54,6 +59,41 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
                             parse_mask_convention(a.mask_convention));
 }
 
+// "0–3", or "0" for a single index.
+std::string index_range(int count) {
+  return count == 1 ? "0" : fmt::format("0\u2013{}", count - 1);
+}
+
+// --layer / --site / --head must name maps this model makes on this input: checked before anything
+// runs, naming what exists, so a wrong selection prints nothing but the error.
+void check_selection(const HeadSelection& sel, const Config& c, bool has_source) {
+  const std::vector<HeadId> sites = attention_sites(c, has_source);
+  int n_layers = 0;
+  bool has_self = false, has_cross = false;
+  for (const HeadId& id : sites) {
+    n_layers = std::max(n_layers, id.layer + 1);
+    (id.site == Site::self ? has_self : has_cross) = true;
+  }
+  if (sel.head && *sel.head >= c.n_heads) {
+    throw usage_error(fmt::format("--head {}: the model has {} ({})", *sel.head,
+                                  count_of(c.n_heads, "head"), index_range(c.n_heads)));
+  }
+  if (sel.layer && *sel.layer >= n_layers) {
+    throw usage_error(fmt::format("--layer {}: the model has {} ({})", *sel.layer,
+                                  count_of(n_layers, "layer"), index_range(n_layers)));
+  }
+  if (sel.site && !(*sel.site == Site::self ? has_self : has_cross)) {
+    throw usage_error(fmt::format("--site {}: this model{} has only {} attention",
+                                  site_name(*sel.site), has_source ? " on this input" : "",
+                                  has_self ? "self" : "cross"));
+  }
+  const bool any = std::any_of(sites.begin(), sites.end(), [&](HeadId id) {
+    id.head = sel.head.value_or(0);
+    return sel.matches(id);
+  });
+  if (!any) throw usage_error("--layer and --site together select no attention map of this model");
+}
+
 }  // namespace
 
 ConfigOverrides overrides_of(const InputArgs& a) {
@@ -77,17 +117,21 @@ PreparedRun prepare_run(const InputArgs& a) {
         resolve_sequence(run.model, a.source_tokens, a.source_ids, a.source_embeddings, "source");
   }
   resolve_masks(a, run.model, run.inputs);
-  // What the user should know about how the input was embedded (unknown tokens, hash vectors).
-  const Sequence* source = run.inputs.source ? &*run.inputs.source : nullptr;
-  for (const Sequence* seq : {static_cast<const Sequence*>(&run.inputs.target), source}) {
-    if (!seq) continue;
-    for (const auto& note : seq->notes) std::cerr << "attnviz: note: " << note << '\n';
-  }
   run.options.scale = parse_qk_scale(a.qk_scale);
   run.options.block_rows = a.block_rows;
   run.selection.layer = a.layer;
   run.selection.head = a.head;
   if (!a.site.empty()) run.selection.site = a.site == "self" ? Site::self : Site::cross;
+  check_selection(run.selection, run.model.config, run.inputs.source.has_value());
+  // What the user should know about how the input was embedded (unknown tokens, hash vectors),
+  // once the command line is known to be good; a note the source shares with the target once.
+  std::vector<std::string> notes = run.inputs.target.notes;
+  if (run.inputs.source) {
+    for (const auto& note : run.inputs.source->notes) {
+      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+    }
+  }
+  for (const auto& note : notes) std::cerr << "attnviz: note: " << note << '\n';
   return run;
 }
 

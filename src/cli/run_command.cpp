@@ -17,6 +17,19 @@ namespace attnviz {
 
 namespace {
 
+// Heatmaps, figures and weight tables show probabilities, in [0, 1]: a diverging map would put its
+// neutral middle at 0.5 and read as signed. Score tables use the diverging map by themselves.
+ColormapId weights_colormap(const std::string& name) {
+  const ColormapId cmap = parse_colormap(name);
+  if (cmap == ColormapId::diverging) {
+    throw usage_error(
+        "--cmap diverging: a diverging map is for signed values (scores or differences), but "
+        "heatmaps and figures show attention weights in [0, 1]: use viridis, magma, inferno or "
+        "plasma (score tables are coloured on the diverging map already)");
+  }
+  return cmap;
+}
+
 TableKind parse_table_kind(const std::string& name) {
   if (name == "scores") return TableKind::scores;
   if (name == "both") return TableKind::both;
@@ -45,6 +58,7 @@ TerminalOptions terminal_options(const RunArgs& a, const PreparedRun& run, Color
   t.heatmap_style.width = a.width > 0 ? a.width : terminal_width();
   t.table_style.color = t.heatmap_style.color;  // value-coloured table cells when colour is on
   t.table_style.cmap = cmap;
+  if (t.table_style.format == TableFormat::text) t.table_style.width = t.heatmap_style.width;
   return t;
 }
 
@@ -62,22 +76,17 @@ PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap
   return p;
 }
 
-// The maps --layer / --site / --head pick must exist, and csv holds one table: both checked before
-// anything runs, so a wrong selection prints nothing but the error.
-void check_selection(const PreparedRun& run, const TerminalOptions& t) {
-  const Config& c = run.model.config;
-  if (run.selection.head && *run.selection.head >= c.n_heads) {
-    throw usage_error(fmt::format("--head {}: the model has {} heads (0-{})", *run.selection.head,
-                                  c.n_heads, c.n_heads - 1));
-  }
+// csv holds one table: checked before anything runs (prepare_run has checked that the selection
+// names maps that exist), so a wrong choice prints nothing but the error.
+void check_csv_selection(const PreparedRun& run, const TerminalOptions& t) {
+  if (t.table_style.format != TableFormat::csv || t.table == TableKind::none) return;
   int matched = 0;
-  for (const HeadId& id : attention_sites(c, run.inputs.source.has_value())) {
+  for (const HeadId& id : attention_sites(run.model.config, run.inputs.source.has_value())) {
     HeadId any_head = id;
     any_head.head = run.selection.head.value_or(0);
     matched += run.selection.matches(any_head) ? 1 : 0;
   }
-  if (matched == 0) throw usage_error("--layer / --site select no attention map of this model");
-  if (t.table_style.format == TableFormat::csv && t.table != TableKind::none && matched > 1) {
+  if (matched > 1) {
     throw usage_error(fmt::format("--format csv writes one table, but {} maps are selected: choose one "
                                   "with --layer and --site", matched));
   }
@@ -86,13 +95,15 @@ void check_selection(const PreparedRun& run, const TerminalOptions& t) {
 }  // namespace
 
 void run_command(const RunArgs& a) {
-  const ColormapId cmap = parse_colormap(a.cmap);
+  const ColormapId cmap = weights_colormap(a.cmap);
   const PreparedRun run = prepare_run(a.in);
 
   TerminalOptions terminal = terminal_options(a, run, cmap);
-  check_selection(run, terminal);
+  check_csv_selection(run, terminal);
   SinkList sinks;
-  sinks.add(std::make_unique<TerminalSink>(std::cout, std::move(terminal)));
+  auto terminal_sink = std::make_unique<TerminalSink>(std::cout, std::move(terminal));
+  const TerminalSink& view = *terminal_sink;
+  sinks.add(std::move(terminal_sink));
   if (!a.png_dir.empty()) sinks.add(std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap)));
   SaveSink* save = nullptr;
   if (!a.save.empty()) {
@@ -121,6 +132,7 @@ void run_command(const RunArgs& a) {
   sinks.finish();
   std::cout.flush();
   if (non_finite) std::cerr << non_finite->warnings();
+  for (const auto& note : view.notes()) std::cerr << "attnviz: warning: " << note << '\n';
   if (check) {  // stdout holds the run's output: the findings go to stderr
     for (const auto& f : check->findings()) std::cerr << "attnviz: check: " << f.message() << '\n';
     if (!check->findings().empty()) throw Error(check->summary(), k_exit_check_failed);

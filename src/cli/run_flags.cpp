@@ -33,7 +33,8 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("--width", args->width, "terminal width in columns (default: detected)")
       ->check(CLI::Range(20, 10000));
-  cmd->add_option("--cmap", args->cmap, "colour map: viridis, magma, inferno, plasma, diverging");
+  cmd->add_option("--cmap", args->cmap,
+                  "colour map of the weights: viridis, magma, inferno, plasma");
   cmd->add_flag("--no-heatmap", args->no_heatmap, "print tables only");
   cmd->add_flag("--check", args->check, "also check every map as `attnviz check` does (exit 3 on a problem)");
   cmd->callback([args] { run_command(*args); });

@@ -2,17 +2,22 @@
 // counterfactual.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
+#include <string_view>
 
 #include "attnviz/analysis/non_finite.hpp"
 #include "attnviz/analysis/stats_charts.hpp"
 #include "attnviz/analysis/stats_report.hpp"
-#include "attnviz/cli/validators.hpp"
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/prepare.hpp"
+#include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/sinks/sink_list.hpp"
+#include "attnviz/render/terminal.hpp"
+#include "attnviz/sinks/scale_note.hpp"
+#include "attnviz/text/unicode.hpp"
 
 namespace attnviz {
 
@@ -29,6 +34,7 @@ struct StatsArgs {
   int top = 0;
   std::string png_dir;
   std::string chart = "saturated";
+  int width = 0;  // text: columns of the terminal (0 = detected)
 };
 
 StatsReportOptions report_options(const StatsArgs& a) {
@@ -47,7 +53,19 @@ StatsReportOptions report_options(const StatsArgs& a) {
     }
   }
   r.top = a.top;
+  if (r.format == TableFormat::text) r.width = a.width > 0 ? a.width : terminal_width();
   return r;
+}
+
+// The display width of the widest line of text.
+int widest_line(const std::string& text) {
+  int widest = 0;
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    widest = std::max(widest, display_width(std::string_view(text).substr(start, end - start)));
+    start = end + 1;
+  }
+  return widest;
 }
 
 void stats_command(const StatsArgs& a) {
@@ -68,11 +86,21 @@ void stats_command(const StatsArgs& a) {
   if (stats.heads().empty()) {
     throw usage_error("no attention map matches --layer / --site / --head");
   }
-  std::cout << render_stats(stats.heads(), stats.options(), report);
+  // Every head shares --qk-scale: the first says whether the "scaled" figures use 1/sqrt(d_k).
+  report.scale_note = scale_note(stats.heads().front().scale, stats.heads().front().d_k);
+  const std::string table = render_stats(stats.heads(), stats.options(), report);
+  std::cout << table;
   std::cout.flush();
+  // Map, head and role are repeated in every block of columns: they alone may be too wide.
+  if (const int widest = widest_line(table); report.width > 0 && widest > report.width) {
+    std::cerr << fmt::format(
+        "attnviz: warning: the stats table needs {} columns, more than --width {}\n", widest,
+        report.width);
+  }
   if (!a.png_dir.empty()) {
-    write_stats_charts(a.png_dir, stats.heads(), find_stats_metric(a.chart, "--chart"),
-                       stats.options(), report.model_name);
+    write_stats_charts(
+        a.png_dir, stats.heads(), find_stats_metric(a.chart, "--chart"), stats.options(),
+        report.model_name + (report.scale_note.empty() ? "" : " · " + report.scale_note));
   }
 }
 
@@ -106,6 +134,9 @@ void add_stats_command(CLI::App& app) {
                   "write charts into this folder (layer × head grid, histogram)");
   cmd->add_option("--chart", args->chart,
                   "statistic of the grid chart (default saturated; e.g. entropy, sink)");
+  cmd->add_option("--width", args->width,
+                  "text: terminal width in columns; wider tables are split (default: detected)")
+      ->check(CLI::Range(20, 10000));
   cmd->callback([args] { stats_command(*args); });
 }
 

@@ -6,6 +6,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/text_file.hpp"
+#include "attnviz/core/plural.hpp"
 #include "attnviz/model/model.hpp"
 #include "attnviz/text/unicode.hpp"
 #include "binder.hpp"
@@ -228,17 +229,24 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
 }
 
 std::string describe_config(const Config& c) {
+  if (c.arch == Arch::mha) {  // no layers, norms or FFN: saying "post-norm, d_ff 0" would be wrong
+    return fmt::format(
+        "layout {}, {}, one attention module, d_model {}, {} (d_k {}, d_v {}), {}, {}{}", c.layout,
+        arch_name(c.arch), c.d_model, count_of(c.n_heads, "head"), c.d_k(), c.d_head_v(),
+        c.d_out > 0 ? "out projection" : "no out projection", c.causal ? "causal" : "not causal",
+        c.vocab_size ? fmt::format(", vocab {}", c.vocab_size) : "");
+  }
   std::string layers = c.arch == Arch::encoder_decoder
                            ? fmt::format("{} + {} layers", c.n_encoder_layers, c.n_decoder_layers)
-                           : fmt::format("{} layers", std::max(c.n_encoder_layers, c.n_decoder_layers));
+                           : count_of(std::max(c.n_encoder_layers, c.n_decoder_layers), "layer");
   return fmt::format(
-      "layout {}, {}, {}, d_model {}, {} heads (d_k {}, d_v {}), d_ff {}, {}, {}, eps {:g}, {}{}, "
+      "layout {}, {}, {}, d_model {}, {} (d_k {}, d_v {}), d_ff {}, {}, {}, eps {:g}, {}{}, "
       "positions {}{}, vocab {}",
-      c.layout, arch_name(c.arch), layers, c.d_model, c.n_heads, c.d_k(), c.d_head_v(), c.d_ff,
-      c.norm_first ? "pre-norm" : "post-norm", activation_name(c.activation), c.layer_norm_eps,
-      c.causal ? "causal" : "not causal", c.decoder_cross ? ", cross-attention" : "",
-      positional_name(c.positional), c.max_positions ? fmt::format(" (max {})", c.max_positions) : "",
-      c.vocab_size);
+      c.layout, arch_name(c.arch), layers, c.d_model, count_of(c.n_heads, "head"), c.d_k(),
+      c.d_head_v(), c.d_ff, c.norm_first ? "pre-norm" : "post-norm", activation_name(c.activation),
+      c.layer_norm_eps, c.causal ? "causal" : "not causal",
+      c.decoder_cross ? ", cross-attention" : "", positional_name(c.positional),
+      c.max_positions ? fmt::format(" (max {})", c.max_positions) : "", c.vocab_size);
 }
 
 }  // namespace attnviz

@@ -49,35 +49,42 @@ std::string coloured_cell(const std::string& padded, float v, const TableStyle& 
   return fmt::format("\x1b[{};48;5;{}m{}\x1b[0m", fg, ansi256_index(bg), padded);
 }
 
-std::string render_text(const std::string& title, const Matrix& values, const Mask& mask,
-                        const std::vector<std::string>& rows, const std::vector<std::string>& cols,
-                        const TableStyle& style) {
-  const auto cells = cell_texts(values, mask, style.precision, k_masked_text);
-  const auto n_cols = static_cast<size_t>(values.cols());
-  std::vector<std::string> row_labels, col_labels;
-  for (const auto& label : rows) row_labels.push_back(printable_text(label));
-  for (const auto& label : cols) col_labels.push_back(printable_text(label));
-
-  int label_width = 0;
-  for (const auto& label : row_labels) label_width = std::max(label_width, display_width(label));
-  std::vector<int> widths(n_cols, 0);
-  for (size_t j = 0; j < n_cols; ++j) {
-    widths[j] = display_width(col_labels[j]);
-    for (size_t i = 0; i < row_labels.size(); ++i) {
-      widths[j] = std::max(widths[j], display_width(cells[i * n_cols + j]));
+// The columns of each block of a text table `width` columns wide: as many keys as fit after the
+// row labels, each key column its gap plus its width; one key per block at least.
+std::vector<std::pair<size_t, size_t>> column_blocks(const std::vector<int>& widths,
+                                                     int label_width, int width) {
+  std::vector<std::pair<size_t, size_t>> blocks;
+  size_t begin = 0;
+  int used = label_width;
+  for (size_t j = 0; j < widths.size(); ++j) {
+    const int need = static_cast<int>(k_column_gap.size()) + widths[j];
+    if (width > 0 && j > begin && used + need > width) {
+      blocks.emplace_back(begin, j);
+      begin = j, used = label_width;
     }
+    used += need;
   }
+  blocks.emplace_back(begin, widths.size());
+  return blocks;
+}
 
-  std::string out = printable_text(title) + '\n';
-  out += pad_to_width("", label_width);
-  for (size_t j = 0; j < n_cols; ++j) {
+// The key header and the rows of keys [begin, end), row labels padded to label_width.
+std::string render_text_block(const Matrix& values, const Mask& mask,
+                              const std::vector<std::string>& cells,
+                              const std::vector<std::string>& row_labels,
+                              const std::vector<std::string>& col_labels,
+                              const std::vector<int>& widths, int label_width,
+                              std::pair<size_t, size_t> keys, const TableStyle& style) {
+  const auto n_cols = static_cast<size_t>(values.cols());
+  std::string out = pad_to_width("", label_width);
+  for (size_t j = keys.first; j < keys.second; ++j) {
     out += k_column_gap;
     out += pad_to_width(col_labels[j], widths[j], true);
   }
   out += '\n';
   for (size_t i = 0; i < row_labels.size(); ++i) {
     out += pad_to_width(row_labels[i], label_width);
-    for (size_t j = 0; j < n_cols; ++j) {
+    for (size_t j = keys.first; j < keys.second; ++j) {
       out += k_column_gap;
       std::string cell = pad_to_width(cells[i * n_cols + j], widths[j], true);
       const auto ii = static_cast<Eigen::Index>(i), jj = static_cast<Eigen::Index>(j);
@@ -87,6 +94,79 @@ std::string render_text(const std::string& title, const Matrix& values, const Ma
       out += cell;
     }
     out += '\n';
+  }
+  return out;
+}
+
+// What a text table prints: labels made printable (and cut to fit), the width of every column.
+struct TextColumns {
+  std::vector<std::string> row_labels, col_labels;
+  int label_width = 0;      // of the row labels
+  std::vector<int> widths;  // of each key column: its label or its widest value
+};
+
+// When a key column does not fit beside the row labels in `width` (> 0), labels are cut with …:
+// the row labels to leave room for the widest value, then each key label down to its values.
+// Returns the columns a line still needs when even that is too wide, else 0.
+int fit_columns(TextColumns& t, const std::vector<int>& value_widths, int width) {
+  const int gap = static_cast<int>(k_column_gap.size());
+  const int widest_value =
+      value_widths.empty() ? 0 : *std::max_element(value_widths.begin(), value_widths.end());
+  if (t.label_width + gap + widest_value > width) {
+    const int room = std::max(width - gap - widest_value, 1);
+    for (auto& label : t.row_labels) label = truncate_to_width(label, room);
+    t.label_width = std::min(t.label_width, room);
+  }
+  int needed = 0;
+  for (size_t j = 0; j < t.widths.size(); ++j) {
+    if (t.label_width + gap + t.widths[j] <= width) continue;
+    t.widths[j] = std::max(value_widths[j], width - gap - t.label_width);
+    t.col_labels[j] = truncate_to_width(t.col_labels[j], t.widths[j]);
+    needed = std::max(needed, t.label_width + gap + t.widths[j]);
+  }
+  return needed > width ? needed : 0;
+}
+
+// A key column that cannot fit even with its labels cut is printed whole and reported in
+// width_note.
+std::string render_text(const std::string& title, const Matrix& values, const Mask& mask,
+                        const std::vector<std::string>& rows, const std::vector<std::string>& cols,
+                        const TableStyle& style, std::string* width_note) {
+  const auto cells = cell_texts(values, mask, style.precision, k_masked_text);
+  const auto n_cols = static_cast<size_t>(values.cols());
+  TextColumns t;
+  for (const auto& label : rows) t.row_labels.push_back(printable_text(label));
+  for (const auto& label : cols) t.col_labels.push_back(printable_text(label));
+  for (const auto& label : t.row_labels)
+    t.label_width = std::max(t.label_width, display_width(label));
+  std::vector<int> value_widths(n_cols, 0);
+  for (size_t j = 0; j < n_cols; ++j) {
+    for (size_t i = 0; i < t.row_labels.size(); ++i) {
+      value_widths[j] = std::max(value_widths[j], display_width(cells[i * n_cols + j]));
+    }
+    t.widths.push_back(std::max(value_widths[j], display_width(t.col_labels[j])));
+  }
+  if (style.width > 0) {
+    const int needed = fit_columns(t, value_widths, style.width);
+    if (needed > 0 && width_note) {
+      *width_note = fmt::format(
+          "a column of '{}' needs {} columns, more than --width {}: lines are "
+          "wider than the terminal",
+          title, needed, style.width);
+    }
+  }
+  const auto& [row_labels, col_labels, label_width, widths] = t;
+  const auto blocks = column_blocks(widths, label_width, style.width);
+  std::string out = printable_text(title) + '\n';
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (blocks.size() > 1) {
+      if (b > 0) out += '\n';
+      const auto [begin, end] = blocks[b];
+      out += end - begin == 1 ? fmt::format("key {} of {}\n", begin, n_cols)
+                              : fmt::format("keys {}\u2013{} of {}\n", begin, end - 1, n_cols);
+    }
+    out += render_text_block(values, mask, cells, row_labels, col_labels, widths, label_width,
+                             blocks[b], style);
   }
   return out;
 }
@@ -153,10 +233,17 @@ double shortest_double(float v) {
 }
 
 std::string render_json(const std::string& title, const Matrix& values, const Mask& mask,
-                        const std::vector<std::string>& rows,
-                        const std::vector<std::string>& cols) {
+                        const std::vector<std::string>& rows, const std::vector<std::string>& cols,
+                        const TableId* id) {
   nlohmann::ordered_json doc;
   doc["title"] = title;
+  if (id) {
+    doc["stack"] = id->stack;
+    doc["layer"] = id->layer;
+    doc["site"] = id->site;
+    doc["head"] = id->head;
+    doc["kind"] = id->kind;
+  }
   doc["queries"] = rows;
   doc["keys"] = cols;
   auto matrix = nlohmann::ordered_json::array();
@@ -189,7 +276,8 @@ TableFormat parse_table_format(const std::string& name) {
 
 std::string render_table(const std::string& title, const Matrix& values, const Mask& mask,
                          const std::vector<std::string>& row_labels,
-                         const std::vector<std::string>& col_labels, const TableStyle& style) {
+                         const std::vector<std::string>& col_labels, const TableStyle& style,
+                         const TableId* id, std::string* width_note) {
   detail::check_map_shapes("table", values, mask, row_labels, col_labels);
   if (style.precision < 0 || style.precision > 9) {
     throw usage_error(fmt::format("table precision {} is out of range [0, 9]", style.precision));
@@ -198,11 +286,11 @@ std::string render_table(const std::string& title, const Matrix& values, const M
   const auto cols = detail::labels_or_indices(col_labels, values.cols());
   switch (style.format) {
     case TableFormat::text:
-      return render_text(title, values, mask, rows, cols, style);
+      return render_text(title, values, mask, rows, cols, style, width_note);
     case TableFormat::csv:
       return render_csv(values, mask, rows, cols, style.precision);
     case TableFormat::json:
-      return render_json(title, values, mask, rows, cols);
+      return render_json(title, values, mask, rows, cols, id);
     case TableFormat::markdown:
       return render_markdown(title, values, mask, rows, cols, style.precision);
   }

@@ -35,6 +35,9 @@ detail::CellGrid to_cells(const PooledMap& map, const CountMatrix& counts,
   grid.rows = plan.grid.cells_q;
   grid.cols = plan.grid.cells_k;
   grid.cell_columns = plan.cell_columns;
+  // One-column keys would put two queries on a text line, one of them unlabelled: give each query
+  // (pooled row) a line of its own instead, as the ASCII view does.
+  grid.row_pixels = plan.cell_columns == 1 ? 2 : 0;
   for (int i = 0; i < grid.rows; ++i) {
     for (int j = 0; j < grid.cols; ++j) {
       // Masked weights are 0 and allowed ones ≥ 0: the cell's max is the max over allowed pairs.

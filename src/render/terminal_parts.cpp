@@ -51,15 +51,16 @@ std::string ascii_row(const CellGrid& grid, int q) {
 }
 
 int colour_line_count(const CellGrid& grid) {
-  return (grid.rows * grid.cell_columns + 1) / 2;
+  return (grid.rows * grid.pixel_rows() + 1) / 2;
 }
 
 std::string colour_row(const CellGrid& grid, int y, const HeatmapStyle& style) {
   const int cw = grid.cell_columns;
-  const int n_pixel_rows = grid.rows * cw;
-  const int upper_row = 2 * y / cw;
+  const int ph = grid.pixel_rows();
+  const int n_pixel_rows = grid.rows * ph;
+  const int upper_row = 2 * y / ph;
   const std::optional<int> lower_row =
-      2 * y + 1 < n_pixel_rows ? std::optional<int>((2 * y + 1) / cw) : std::nullopt;
+      2 * y + 1 < n_pixel_rows ? std::optional<int>((2 * y + 1) / ph) : std::nullopt;
   std::string out, previous;
   for (int c = 0; c < grid.cols; ++c) {
     const Rgb upper = cell_colour(grid.at(upper_row, c), style.cmap);
@@ -78,9 +79,9 @@ std::string colour_row(const CellGrid& grid, int y, const HeatmapStyle& style) {
 }
 
 std::optional<int> query_starting_on_line(const CellGrid& grid, int y) {
-  const int cw = grid.cell_columns;
-  const int q = (2 * y + cw - 1) / cw;  // the first pooled row starting on or after pixel row 2y
-  if (q < grid.rows && q * cw / 2 == y) return q;
+  const int ph = grid.pixel_rows();
+  const int q = (2 * y + ph - 1) / ph;  // the first pooled row starting on or after pixel row 2y
+  if (q < grid.rows && q * ph / 2 == y) return q;
   return std::nullopt;
 }
 

@@ -26,7 +26,11 @@ struct CellGrid {
   int rows = 0;
   int cols = 0;
   int cell_columns = 1;
+  // Colour: half-block pixel rows per query (0: cell_columns, square cells). 2 draws each query
+  // on a text line of its own, so every query line can carry its label.
+  int row_pixels = 0;
   std::vector<TermCell> cells;  // row-major [rows, cols]
+  int pixel_rows() const { return row_pixels > 0 ? row_pixels : cell_columns; }
   const TermCell& at(int row, int col) const {
     return cells[static_cast<size_t>(row) * static_cast<size_t>(cols) + static_cast<size_t>(col)];
   }

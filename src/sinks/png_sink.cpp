@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/sinks/scale_note.hpp"
 
 namespace attnviz {
 namespace {
@@ -27,6 +28,7 @@ std::string caption(const MapInfo& info, const PngOptions& o, const FigureMap& m
   const auto non_finite = ((map.allowed.array() != 0) && !map.values.array().isFinite()).count();
   if (non_finite > 0) s += fmt::format(" · {} NaN/inf {} (magenta)", non_finite, non_finite == 1 ? "cell" : "cells");
   if (o.style.log) s += " · log scale";
+  if (const std::string note = scale_note(info.scale, info.d_head); !note.empty()) s += " · " + note;
   if (map.pool > 1) {
     s += fmt::format(" · {}-pooled {}×{} tokens per cell", pool_mode_name(o.pool), map.pool, map.pool);
   }

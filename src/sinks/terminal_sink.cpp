@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "attnviz/sinks/scale_note.hpp"
+
 namespace attnviz {
 namespace {
 
@@ -13,12 +15,18 @@ bool same_site(const HeadId& a, const HeadId& b) {
   return a.stack == b.stack && a.layer == b.layer && a.site == b.site;
 }
 
+// " · q·k unscaled (not 1/√64)" when --qk-scale changed the softmax, else "".
+std::string scale_suffix(const MapInfo& info) {
+  const std::string note = scale_note(info.scale, info.d_head);
+  return note.empty() ? note : " · " + note;
+}
+
 // "mha · layer 0 · self · mask: causal" (the stack after the model when there is one).
 std::string site_title(const std::string& model_name, const MapInfo& info) {
   const HeadId& id = info.id;
   const std::string stack = id.stack.empty() ? "" : id.stack + " · ";
-  return fmt::format("{} · {}layer {} · {} · mask: {}", model_name, stack, id.layer,
-                     site_name(id.site), info.mask->describe());
+  return fmt::format("{} · {}layer {} · {} · mask: {}{}", model_name, stack, id.layer,
+                     site_name(id.site), info.mask->describe(), scale_suffix(info));
 }
 
 const std::vector<std::string>& labels_of(const std::vector<std::string>* labels) {
@@ -66,8 +74,9 @@ void TerminalSink::end_map(const MapInfo& info) {
     style.vmin = 0.0f;
     style.vmax = finite_max(current_->probs, 1e-6f);
     style.non_finite = !current_->probs.allFinite();
-    const std::string title = fmt::format("{} · {} · mask: {}", options_.model_name,
-                                          info.id.title(), info.mask->describe());
+    const std::string title =
+        fmt::format("{} · {} · mask: {}{}", options_.model_name, info.id.title(),
+                    info.mask->describe(), scale_suffix(info));
     out_ << render_heatmap(title, current_->probs, *info.mask, labels_of(info.query_labels),
                            labels_of(info.key_labels), style)
          << '\n';
@@ -108,7 +117,7 @@ void TerminalSink::flush_group() {
 std::string TerminalSink::tables_text(const GatheredMap& map) {
   const MapInfo& info = map.info;
   std::string text;
-  auto emit = [&](const std::string& what, const Matrix& values) {
+  auto emit = [&](const std::string& what, const char* kind, const Matrix& values) {
     const std::string title = fmt::format("{} {} · {}", options_.model_name, info.id.title(), what);
     // Coloured backgrounds (colour on only): weights over [0, max]; scores on the diverging map
     // centred on 0 over ± the largest finite |score|.
@@ -120,8 +129,11 @@ std::string TerminalSink::tables_text(const GatheredMap& map) {
     } else {
       style.vmin = 0.0f, style.vmax = finite_max(values, 1e-6f);
     }
+    const TableId id{info.id.stack, info.id.layer, site_name(info.id.site), info.id.head, kind};
+    std::string note;
     std::string table = render_table(title, values, *info.mask, labels_of(info.query_labels),
-                                     labels_of(info.key_labels), style);
+                                     labels_of(info.key_labels), style, &id, &note);
+    if (!note.empty()) notes_.push_back(std::move(note));
     if (options_.table_style.format == TableFormat::json) {
       json_tables_.push_back(std::move(table));
       return;
@@ -133,10 +145,10 @@ std::string TerminalSink::tables_text(const GatheredMap& map) {
     }
   };
   if (options_.table == TableKind::scores || options_.table == TableKind::both) {
-    emit(fmt::format("scores (q·k × {:.4g})", info.scale), map.scores);
+    emit(fmt::format("scores (q·k × {:.4g})", info.scale), "scores", map.scores);
   }
   if (options_.table == TableKind::probs || options_.table == TableKind::both) {
-    emit("weights (softmax)", map.probs);
+    emit("weights (softmax)" + scale_suffix(info), "probs", map.probs);
   }
   return text;
 }

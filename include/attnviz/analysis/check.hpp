@@ -48,6 +48,7 @@ class CheckCollector : public AttentionSink {
 
   const std::vector<Finding>& findings() const { return findings_; }
   int maps_checked() const { return maps_; }
+  int maps_with_problems() const { return maps_with_problems_; }
   // "check: 4 maps, no problems" or "check: 3 problems in 2 of 4 maps" (one line, no newline).
   std::string summary() const;
 
@@ -60,5 +61,11 @@ class CheckCollector : public AttentionSink {
   int maps_ = 0;
   int maps_with_problems_ = 0;
 };
+
+// `check --format json`: {"findings": [{"stack", "layer", "site", "head", "test", "rows", "value",
+// "threshold", "message"}…], "summary": {"maps", "maps_with_problems", "problems", "message"}}
+// (src/analysis/check_json.cpp). value/threshold: the worst leaked mass / |sum − 1| / non-finite
+// cell count and the limit it exceeded; null for a fully masked row.
+std::string check_json(const CheckCollector& check);
 
 }  // namespace attnviz

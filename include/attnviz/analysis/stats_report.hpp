@@ -30,6 +30,8 @@ struct StatsReportOptions {
   bool ascending = false;
   std::optional<HeadRole> role;  // keep only heads with this role
   int top = 0;                   // keep the first N heads after sorting (0 = all)
+  std::string scale_note;        // text: after the title, when --qk-scale replaced 1/sqrt(d_k)
+  int width = 0;  // text: split the columns into blocks this wide, wrap the notes (0 = no limit)
 };
 
 // Heads after --role, --sort, --top (pooled rows are computed before this, from every analysed

@@ -22,14 +22,29 @@ struct TableStyle {
   ColorMode color = ColorMode::none;
   ColormapId cmap = ColormapId::viridis;
   float vmin = 0.0f, vmax = 1.0f;
+  int width = 0;  // text only: split wider tables into blocks of keys (0 = no limit)
+};
+
+// Which map a table shows, as JSON fields beside the title: stack ("" for a single stack), layer,
+// site ("self" / "cross"), head, kind ("probs" / "scores").
+struct TableId {
+  std::string stack;
+  int layer = 0;
+  std::string site;
+  int head = 0;
+  std::string kind;
 };
 
 // text: columns aligned by display width (CJK labels count 2 columns), masked cells shown as "-",
-// header row of key labels; csv: RFC 4180 quoting, first column "query"; json: {"title","queries",
-// "keys","values"} with masked cells null; markdown: a GitHub table under the title in bold, values
-// right-aligned, masked cells "-", "|" in labels escaped.
+// header row of key labels; a table wider than style.width is split into blocks of keys, each
+// under "keys 0–9 of 40" and repeating the row labels (cut with … when even the widest key column
+// does not fit beside them; width_note then says so if it still does not). csv: RFC 4180 quoting,
+// first column "query". json: {"title", id's fields when given, "queries", "keys", "values"} with
+// masked cells null. markdown: a GitHub table under the title in bold, values right-aligned,
+// masked cells "-", "|" in labels escaped.
 std::string render_table(const std::string& title, const Matrix& values, const Mask& mask,
                          const std::vector<std::string>& row_labels,
-                         const std::vector<std::string>& col_labels, const TableStyle& style);
+                         const std::vector<std::string>& col_labels, const TableStyle& style,
+                         const TableId* id = nullptr, std::string* width_note = nullptr);
 
 }  // namespace attnviz

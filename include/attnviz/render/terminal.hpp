@@ -74,7 +74,8 @@ struct TerminalPanel {
 };
 
 // A title line; per row of panels: the panel titles, the maps (a query label on the line where its
-// pooled row starts; ASCII: one line per pooled query, colour: two pixel rows per line), a key
+// pooled row starts; ASCII: one line per pooled query, colour: two pixel rows per line, a whole
+// line per pooled query when keys are one column wide so that every query is labelled), a key
 // ruler under each panel when keys are ≥ 2 columns wide, and a blank line between rows of panels;
 // then the key list and one legend for style's [vmin, vmax]. Masked cells (no allowed pair in
 // the cell) are '/' or grey. No line exceeds style.width; trailing padding is trimmed.

@@ -39,6 +39,8 @@ class TerminalSink : public AttentionSink {
   void on_block(const AttentionBlock& block) override;
   void end_map(const MapInfo& info) override;
   void finish() override;
+  // What the view could not honour (a table column wider than the width), for stderr.
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   // The heads of one (stack, layer, site) waiting to be drawn side by side.
@@ -59,6 +61,7 @@ class TerminalSink : public AttentionSink {
   std::optional<PanelGroup> group_;
   std::string pending_tables_;  // tables printed after their site's heatmaps
   std::vector<std::string> json_tables_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace attnviz
