@@ -181,18 +181,19 @@ TEST_CASE("terminal heatmap: truecolor 2x1 map uses viridis endpoints in half bl
   CHECK(display_width(strip_escapes(lines[7])) == 6 + 20 + 6 + 2 + 1 + 7);
 }
 
-TEST_CASE("terminal heatmap: one-column cells pack two query rows per line") {
+TEST_CASE("terminal heatmap: one-column cells give each query a labelled line of its own") {
   Matrix values = Matrix::Zero(3, 30);
   values.row(1).setOnes();
   HeatmapStyle style;
   style.color = ColorMode::truecolor;
   style.width = 40;  // 38 columns for 30 keys → 1 column per key, no ruler
   const auto lines = lines_of(render_heatmap("t", values, Mask{}, {"a", "b", "c"}, {}, style));
-  REQUIRE(lines.size() == 4);
-  // Line 0: query a (fg, upper) over query b (bg, lower), labelled with the upper one.
-  CHECK(lines[1] == "a \x1b[38;2;68;1;84m\x1b[48;2;253;231;37m" + repeat("▀", 30) + "\x1b[0m");
-  // Line 1: query c on top, nothing below → the terminal's default background.
-  CHECK(lines[2] == "c \x1b[38;2;68;1;84m\x1b[49m" + repeat("▀", 30) + "\x1b[0m");
+  REQUIRE(lines.size() == 5);
+  // Both half-block pixels of a line belong to the same query (viridis(0) and viridis(1)), so no
+  // query goes unlabelled.
+  CHECK(lines[1] == "a \x1b[38;2;68;1;84m\x1b[48;2;68;1;84m" + repeat("▀", 30) + "\x1b[0m");
+  CHECK(lines[2] == "b \x1b[38;2;253;231;37m\x1b[48;2;253;231;37m" + repeat("▀", 30) + "\x1b[0m");
+  CHECK(lines[3] == "c \x1b[38;2;68;1;84m\x1b[48;2;68;1;84m" + repeat("▀", 30) + "\x1b[0m");
 }
 
 TEST_CASE("terminal heatmap: ansi256 uses the palette and masked cells are grey") {
@@ -278,4 +279,17 @@ TEST_CASE("terminal heatmap: bad shapes and a too narrow width are rejected") {
   CHECK_THROWS_AS(render_heatmap("t", values, mask, {}, {}, style), Error);
   style.width = 5;
   CHECK_THROWS_AS(render_heatmap("t", values, Mask{}, {}, {}, style), Error);
+}
+
+TEST_CASE("terminal: a colour heatmap with one-column keys labels every query on its own line") {
+  const int n = 30;
+  std::vector<std::string> labels;
+  for (int i = 0; i < n; ++i) labels.push_back("q" + std::to_string(i));
+  HeatmapStyle style;
+  style.color = ColorMode::truecolor;
+  style.width = 40;  // 30 keys in 40 columns: one column per key
+  const std::string out = render_heatmap("t", Matrix::Constant(n, n, 1.0f / n), Mask{}, labels, labels, style);
+  for (int i = 0; i < n; ++i) {
+    CHECK_MESSAGE(out.find("\n" + labels[i] + " ") != std::string::npos, labels[i]);
+  }
 }

@@ -47,6 +47,7 @@ detail::CellGrid pool_cells(const Matrix& values, const Mask& mask, const Layout
   grid.rows = lay.rows;
   grid.cols = lay.cols;
   grid.cell_columns = lay.cell_columns;
+  grid.row_pixels = lay.cell_columns == 1 ? 2 : 0;  // one text line per query, so each is labelled
   grid.cells.resize(static_cast<size_t>(lay.rows) * static_cast<size_t>(lay.cols));
   const Eigen::Index n_key = values.cols();
   for (Eigen::Index i = 0; i < values.rows(); ++i) {
