@@ -106,16 +106,7 @@ std::string csv_field(std::string_view field) {
 // Unix pipeline expects. The title has no place in CSV and is left out.
 std::string render_csv(const Matrix& values, const Mask& mask, const std::vector<std::string>& rows,
                        const std::vector<std::string>& cols, int precision) {
-  const auto cells = cell_texts(values, mask, precision, "");
-  std::string out = "query";
-  for (const auto& label : cols) out += ',' + csv_field(label);
-  out += '\n';
-  for (size_t i = 0; i < rows.size(); ++i) {
-    out += csv_field(rows[i]);
-    for (size_t j = 0; j < cols.size(); ++j) out += ',' + cells[i * cols.size() + j];
-    out += '\n';
-  }
-  return out;
+  return csv_table_header(cols, values.cols()) + csv_table_rows(values, 0, mask, rows, precision);
 }
 
 std::string markdown_field(std::string_view field) {
@@ -179,12 +170,43 @@ std::string render_json(const std::string& title, const Matrix& values, const Ma
 
 }  // namespace
 
+std::string csv_table_header(const std::vector<std::string>& col_labels, Eigen::Index n_cols) {
+  std::string out = "query";
+  for (const auto& label : detail::labels_or_indices(col_labels, n_cols)) out += ',' + csv_field(label);
+  return out + '\n';
+}
+
+std::string csv_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask,
+                           const std::vector<std::string>& row_labels, int precision) {
+  std::string out;
+  for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+    const Eigen::Index row = row_begin + i;
+    out += row_labels.empty() ? std::to_string(row) : csv_field(row_labels.at(static_cast<size_t>(row)));
+    for (Eigen::Index j = 0; j < rows.cols(); ++j) {
+      out += ',';
+      if (mask.allowed(row, j, rows.cols())) out += format_value(rows(i, j), precision);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
 TableFormat parse_table_format(const std::string& name) {
   if (name == "text") return TableFormat::text;
   if (name == "csv") return TableFormat::csv;
   if (name == "json") return TableFormat::json;
   if (name == "markdown") return TableFormat::markdown;
   throw usage_error(fmt::format("unknown table format '{}' (known: text, csv, json, markdown)", name));
+}
+
+const char* table_format_name(TableFormat format) {
+  switch (format) {
+    case TableFormat::text: return "text";
+    case TableFormat::csv: return "csv";
+    case TableFormat::json: return "json";
+    case TableFormat::markdown: return "markdown";
+  }
+  return "?";
 }
 
 std::string render_table(const std::string& title, const Matrix& values, const Mask& mask,

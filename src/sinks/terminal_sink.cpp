@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "attnviz/core/error.hpp"
+
 namespace attnviz {
 namespace {
 
@@ -33,12 +35,28 @@ bool TerminalSink::single_heatmap(const MapInfo& info) const {
          info.n_key == 0;
 }
 
+// Text, Markdown and JSON tables are built whole: past k_max_table_cells they are refused before
+// the map is gathered (N = 20,000 would need GBs), with the ways that do work.
+void TerminalSink::check_table_size(const MapInfo& info) const {
+  const int64_t cells = int64_t{info.n_query} * info.n_key;
+  if (cells <= k_max_table_cells) return;
+  throw usage_error(fmt::format(
+      "the table of {} is {}×{} = {} cells, more than the {} a {} table may hold; use --format csv "
+      "(streamed row by row), --table none, or a shorter input",
+      info.id.title(), info.n_query, info.n_key, cells, k_max_table_cells,
+      table_format_name(options_.table_style.format)));
+}
+
 void TerminalSink::begin_map(const MapInfo& info) {
   const bool heatmap = options_.draw_heatmaps && options_.heatmaps.matches(info.id);
   const bool table = options_.table != TableKind::none && options_.tables.matches(info.id);
+  stream_csv_ = table && options_.table_style.format == TableFormat::csv;
+  if (table && !stream_csv_) check_table_size(info);
   panel_open_ = heatmap && !single_heatmap(info);
   if (panel_open_) add_panel(info);
-  current_ = table || (heatmap && !panel_open_) ? std::make_unique<GatheredMap>(info) : nullptr;
+  const bool gather = (table && !stream_csv_) || (heatmap && !panel_open_);
+  current_ = gather ? std::make_unique<GatheredMap>(info) : nullptr;
+  if (stream_csv_) out_ << csv_table_header(labels_of(info.key_labels), info.n_key);
 }
 
 void TerminalSink::add_panel(const MapInfo& info) {
@@ -54,6 +72,11 @@ void TerminalSink::add_panel(const MapInfo& info) {
 }
 
 void TerminalSink::on_block(const AttentionBlock& block) {
+  if (stream_csv_) {  // csv holds one table (run checks it): probs or scores
+    out_ << csv_table_rows(options_.table == TableKind::scores ? block.scores : block.probs,
+                           block.row_begin, *block.info->mask, labels_of(block.info->query_labels),
+                           options_.table_style.precision);
+  }
   if (current_) current_->add(block);
   if (panel_open_) group_->panels.back().map.add(block.row_begin, block.probs);
 }
@@ -71,10 +94,12 @@ void TerminalSink::end_map(const MapInfo& info) {
                            labels_of(info.key_labels), style)
          << '\n';
   }
-  if (current_ && options_.table != TableKind::none && options_.tables.matches(info.id)) {
+  if (current_ && !stream_csv_ && options_.table != TableKind::none &&
+      options_.tables.matches(info.id)) {
     pending_tables_ += tables_text(*current_);
   }
   current_.reset();
+  stream_csv_ = false;
   const bool last_head = info.id.head == info.n_heads - 1;
   if (!group_ || (panel_open_ && last_head)) flush_group();
   panel_open_ = false;

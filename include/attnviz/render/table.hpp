@@ -13,6 +13,7 @@ namespace attnviz {
 
 enum class TableFormat { text, csv, json, markdown };
 TableFormat parse_table_format(const std::string& name);  // usage Error on unknown names
+const char* table_format_name(TableFormat format);        // "text", "csv", …
 
 struct TableStyle {
   TableFormat format = TableFormat::text;
@@ -31,5 +32,15 @@ struct TableStyle {
 std::string render_table(const std::string& title, const Matrix& values, const Mask& mask,
                          const std::vector<std::string>& row_labels,
                          const std::vector<std::string>& col_labels, const TableStyle& style);
+
+// CSV in pieces, for maps too large to hold (the terminal sink streams it as row blocks arrive):
+// the header line, then rows [row_begin, row_begin + rows.rows()) of the map. Labels empty: indices.
+std::string csv_table_header(const std::vector<std::string>& col_labels, Eigen::Index n_cols);
+std::string csv_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask,
+                           const std::vector<std::string>& row_labels, int precision);
+
+// Text, Markdown and JSON tables are built whole (aligned columns, one JSON document), so maps
+// with more cells than this are refused with a hint instead of filling memory; CSV streams.
+inline constexpr int64_t k_max_table_cells = 512 * 512;
 
 }  // namespace attnviz
