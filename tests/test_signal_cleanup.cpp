@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "attnviz/core/error.hpp"
 #include "attnviz/io/safetensors.hpp"
 #include "attnviz/io/signal_cleanup.hpp"
 #include "attnviz/io/staged_dir.hpp"
@@ -209,4 +210,19 @@ TEST_CASE("signal cleanup: run --save killed by SIGTERM while writing leaves no 
     return;
   }
   FAIL("the --save write was never seen in progress");
+}
+
+TEST_CASE("staged dir: a move that fails leaves the folder marked INCOMPLETE and says so") {
+  test::TempDir dir;
+  fs::create_directories(dir / "figs" / "a.png");  // a folder where a figure must go: rename fails
+  touch(dir / "figs" / "a.png" / "keep");
+  StagedDir staged(dir / "figs");
+  touch(staged.staging_path() / "a.png");
+  try {
+    staged.commit();
+    FAIL("expected an Error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("marked INCOMPLETE") != std::string::npos);
+  }
+  CHECK(fs::exists(dir / "figs" / k_incomplete_marker));
 }
