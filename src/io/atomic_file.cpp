@@ -14,7 +14,6 @@
 #include <fstream>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/signal_cleanup.hpp"
@@ -41,13 +40,13 @@ mode_t default_file_mode() {
 class TempFile {
  public:
   explicit TempFile(const std::filesystem::path& target) : target_(target) {
-    std::string pattern = target.string() + ".tmp-XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    fd_ = ::mkstemp(buf.data());
-    if (fd_ < 0) fail(fmt::format("cannot create temporary file {}", pattern));
-    temp_ = buf.data();
-    cleanup_slot_ = register_cleanup(temp_, CleanupKind::file);  // removed if SIGTERM arrives
+    const std::string pattern = target.string() + ".tmp-XXXXXX";
+    // Registered for removal on SIGINT/SIGTERM from the moment it exists.
+    RegisteredTemp temp = create_registered_temp(pattern, CleanupKind::file);
+    if (temp.fd < 0) fail(fmt::format("cannot create temporary file {}", pattern));
+    fd_ = temp.fd;
+    temp_ = std::move(temp.path);
+    cleanup_slot_ = temp.slot;
   }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;

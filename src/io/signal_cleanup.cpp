@@ -11,6 +11,8 @@
 #include <csignal>
 #include <cstring>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 namespace attnviz {
 namespace {
@@ -98,18 +100,54 @@ void install_signal_cleanup() {
   });
 }
 
-int register_cleanup(const std::string& path, CleanupKind kind) {
-  if (path.size() >= k_path_bytes) return -1;
+namespace {
+
+// A free slot, claimed (state k_writing, new version), or -1 when every slot is taken.
+int claim_slot() {
   for (int i = 0; i < k_slots; ++i) {
-    Slot& slot = g_slots[i];
     int expected = k_free;
-    if (!slot.state.compare_exchange_strong(expected, k_writing)) continue;
-    slot.version.fetch_add(1);
-    std::memcpy(slot.path, path.c_str(), path.size() + 1);
-    slot.state.store(kind == CleanupKind::file ? k_file : k_directory);
+    if (!g_slots[i].state.compare_exchange_strong(expected, k_writing)) continue;
+    g_slots[i].version.fetch_add(1);
     return i;
   }
   return -1;
+}
+
+int state_of(CleanupKind kind) { return kind == CleanupKind::file ? k_file : k_directory; }
+
+}  // namespace
+
+int register_cleanup(const std::string& path, CleanupKind kind) {
+  if (path.size() >= k_path_bytes) return -1;
+  const int slot = claim_slot();
+  if (slot < 0) return -1;
+  std::memcpy(g_slots[slot].path, path.c_str(), path.size() + 1);
+  g_slots[slot].state.store(state_of(kind));
+  return slot;
+}
+
+RegisteredTemp create_registered_temp(const std::string& pattern, CleanupKind kind) {
+  std::vector<char> own(pattern.begin(), pattern.end());
+  own.push_back('\0');
+  RegisteredTemp t;
+  t.slot = pattern.size() < k_path_bytes ? claim_slot() : -1;
+  char* name = own.data();
+  if (t.slot >= 0) {
+    // mkstemp / mkdtemp fill in the name inside the slot itself, so from the moment the file
+    // exists the handler knows its name: no window in which a signal would leave it behind.
+    name = g_slots[t.slot].path;
+    std::memcpy(name, own.data(), own.size());
+    g_slots[t.slot].state.store(state_of(kind));
+  }
+  const bool made = kind == CleanupKind::file ? (t.fd = ::mkstemp(name)) >= 0 : ::mkdtemp(name) != nullptr;
+  if (!made) {
+    const int err = errno;
+    unregister_cleanup(std::exchange(t.slot, -1));
+    errno = err;
+    return t;
+  }
+  t.path = name;
+  return t;
 }
 
 void unregister_cleanup(int slot) {

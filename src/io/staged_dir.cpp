@@ -2,7 +2,6 @@
 #include "attnviz/io/staged_dir.hpp"
 
 #include <fmt/format.h>
-#include <stdlib.h>
 
 #include <cerrno>
 #include <cstring>
@@ -41,13 +40,14 @@ StagedDir::StagedDir(const fs::path& dir) : final_(folder_name(dir)) {
   // A new DIR is staged beside it (renamed whole at the end); an existing one inside it, which
   // needs no write access to its parent (`--png .`).
   const bool exists = fs::exists(final_, ec);
-  std::string tmpl = exists ? (final_ / ".attnviz.tmp-XXXXXX").string() : final_.string() + ".tmp-XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) {
+  const std::string tmpl = exists ? (final_ / ".attnviz.tmp-XXXXXX").string() : final_.string() + ".tmp-XXXXXX";
+  RegisteredTemp temp = create_registered_temp(tmpl, CleanupKind::directory);
+  if (temp.path.empty()) {
     throw Error(fmt::format("{}: cannot create the staging folder {}: {}", dir.string(), tmpl,
                             std::strerror(errno)));
   }
-  staging_ = tmpl;
-  cleanup_slot_ = register_cleanup(staging_.string(), CleanupKind::directory);
+  staging_ = temp.path;
+  cleanup_slot_ = temp.slot;
 }
 
 StagedDir::~StagedDir() {

@@ -20,6 +20,15 @@ void install_signal_cleanup();
 int register_cleanup(const std::string& path, CleanupKind kind);
 void unregister_cleanup(int slot);
 
+// Creates a temp file (mkstemp: fd open) or folder (mkdtemp) from `pattern`, which ends in
+// "XXXXXX", registered from the instant it exists. On failure path is empty (errno says why).
+struct RegisteredTemp {
+  std::string path;
+  int fd = -1;    // files only
+  int slot = -1;  // for unregister_cleanup; -1 when the registry was full (then not registered)
+};
+RegisteredTemp create_registered_temp(const std::string& pattern, CleanupKind kind);
+
 // What the handler does, callable outside a handler for tests: removes every registered path.
 void remove_registered_paths();
 
