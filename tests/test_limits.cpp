@@ -86,12 +86,14 @@ TEST_CASE("limits: --save refuses labels that would pass the header limit at the
   CHECK_FALSE(std::filesystem::exists(dir / "maps.safetensors"));
 }
 
-TEST_CASE("limits: text, markdown and json tables past 512×512 cells are refused with a hint") {
+TEST_CASE("limits: text, markdown (and json --table both) tables past 512×512 cells are refused") {
   const auto mask = std::make_shared<const Mask>();
   for (TableFormat format : {TableFormat::text, TableFormat::markdown, TableFormat::json}) {
     CAPTURE(table_format_name(format));
     std::ostringstream out;
-    TerminalSink sink(out, table_options(format));
+    TerminalOptions options = table_options(format);
+    if (format == TableFormat::json) options.table = TableKind::both;  // two tables: not streamed
+    TerminalSink sink(out, options);
     const MapInfo big = map_info(513, 512, nullptr, mask);  // 262,656 cells: one row too many
     try {
       sink.begin_map(big);
@@ -102,7 +104,7 @@ TEST_CASE("limits: text, markdown and json tables past 512×512 cells are refuse
       CHECK(std::string(e.what()).find("--format csv") != std::string::npos);
     }
     // 512×512 exactly is allowed (begin_map gathers it; no block needs to be fed to tell).
-    TerminalSink ok(out, table_options(format));
+    TerminalSink ok(out, options);
     CHECK_NOTHROW(ok.begin_map(map_info(512, 512, nullptr, mask)));
   }
 }
@@ -141,4 +143,35 @@ TEST_CASE("limits: a csv table past the text limit is streamed, not refused") {
   const std::string text = out.str();
   CHECK(std::count(text.begin(), text.end(), '\n') == n + 1);
   CHECK(text.rfind("599,0.00,", std::string::npos) != std::string::npos);
+}
+
+TEST_CASE("limits: a json table is streamed block by block, the same bytes as the gathered array") {
+  const std::vector<std::string> keys = {"a", "b"};
+  Mask causal;
+  causal.causal = true;
+  const auto mask = std::make_shared<const Mask>(causal);
+  MapInfo info = map_info(3, 2, nullptr, mask);  // no query labels: indices
+  info.key_labels = &keys;
+  Matrix probs(3, 2);
+  probs << 1.0f, 0.0f, 0.25f, 0.75f, 0.5f, 0.5f;
+  std::ostringstream out;
+  TerminalSink sink(out, table_options(TableFormat::json));
+  test::emit_blocks(sink, info, probs, probs, 2);  // blocks of 2 rows and 1 row
+  MapInfo second = info;
+  second.id.layer = 1;  // the tables are of head 0, in every layer
+  test::emit_blocks(sink, second, probs, probs, 1);
+  sink.finish();
+  // Written by hand from render_table's JSON (tested byte for byte in test_table.cpp).
+  const std::string table =
+      R"j({"title":"m layer L · self · head 0 · weights (softmax)","queries":["0","1","2"],)j"
+      R"j("keys":["a","b"],"values":[[1.0,null],[0.25,0.75],[0.5,0.5]]})j";
+  std::string layer0 = table, layer1 = table;
+  layer0.replace(layer0.find("layer L"), 7, "layer 0");
+  layer1.replace(layer1.find("layer L"), 7, "layer 1");
+  CHECK(out.str() == "[\n" + layer0 + ",\n" + layer1 + "\n]\n");
+  // And the gathered path (--table both gathers; here: render_table) gives the same object.
+  TableStyle style;
+  style.format = TableFormat::json;
+  CHECK(render_table("m layer 0 · self · head 0 · weights (softmax)", probs, causal, {}, keys, style) ==
+        layer0 + "\n");
 }

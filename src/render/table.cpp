@@ -146,26 +146,8 @@ double shortest_double(float v) {
 std::string render_json(const std::string& title, const Matrix& values, const Mask& mask,
                         const std::vector<std::string>& rows,
                         const std::vector<std::string>& cols) {
-  nlohmann::ordered_json doc;
-  doc["title"] = title;
-  doc["queries"] = rows;
-  doc["keys"] = cols;
-  auto matrix = nlohmann::ordered_json::array();
-  for (Eigen::Index i = 0; i < values.rows(); ++i) {
-    auto row = nlohmann::ordered_json::array();
-    for (Eigen::Index j = 0; j < values.cols(); ++j) {
-      // NaN and ±inf have no JSON number; nlohmann writes them as null too.
-      if (mask.allowed(i, j, values.cols())) {
-        row.push_back(shortest_double(values(i, j)));
-      } else {
-        row.push_back(nullptr);
-      }
-    }
-    matrix.push_back(std::move(row));
-  }
-  doc["values"] = std::move(matrix);
-  // Labels of byte-level tokens may be invalid UTF-8: write U+FFFD rather than throw.
-  return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
+  return json_table_begin(title, rows, cols, values.rows(), values.cols()) +
+         json_table_rows(values, 0, mask) + json_table_end();
 }
 
 }  // namespace
@@ -190,6 +172,39 @@ std::string csv_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Ma
   }
   return out;
 }
+
+std::string json_table_begin(const std::string& title, const std::vector<std::string>& row_labels,
+                             const std::vector<std::string>& col_labels, Eigen::Index n_rows,
+                             Eigen::Index n_cols) {
+  nlohmann::ordered_json doc;
+  doc["title"] = title;
+  doc["queries"] = detail::labels_or_indices(row_labels, n_rows);
+  doc["keys"] = detail::labels_or_indices(col_labels, n_cols);
+  // Labels of byte-level tokens may be invalid UTF-8: write U+FFFD rather than throw.
+  std::string out = doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  out.pop_back();  // the closing brace: "values" follows
+  return out + ",\"values\":[";
+}
+
+std::string json_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask) {
+  std::string out;
+  for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+    auto row = nlohmann::ordered_json::array();
+    for (Eigen::Index j = 0; j < rows.cols(); ++j) {
+      // NaN and ±inf have no JSON number; nlohmann writes them as null too.
+      if (mask.allowed(row_begin + i, j, rows.cols())) {
+        row.push_back(shortest_double(rows(i, j)));
+      } else {
+        row.push_back(nullptr);
+      }
+    }
+    if (row_begin + i > 0) out += ',';
+    out += row.dump();
+  }
+  return out;
+}
+
+std::string json_table_end() { return "]}\n"; }
 
 TableFormat parse_table_format(const std::string& name) {
   if (name == "text") return TableFormat::text;

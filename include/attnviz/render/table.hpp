@@ -39,8 +39,16 @@ std::string csv_table_header(const std::vector<std::string>& col_labels, Eigen::
 std::string csv_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask,
                            const std::vector<std::string>& row_labels, int precision);
 
-// Text, Markdown and JSON tables are built whole (aligned columns, one JSON document), so maps
-// with more cells than this are refused with a hint instead of filling memory; CSV streams.
+// JSON in pieces, the same bytes as render_table: the object up to `"values":[` (labels empty:
+// indices), rows [row_begin, …) (a comma before every row but row 0), the end "]}\n".
+std::string json_table_begin(const std::string& title, const std::vector<std::string>& row_labels,
+                             const std::vector<std::string>& col_labels, Eigen::Index n_rows,
+                             Eigen::Index n_cols);
+std::string json_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask);
+std::string json_table_end();
+
+// Text and Markdown tables are built whole (aligned columns), so maps with more cells than this are
+// refused with a hint instead of filling memory; CSV and JSON stream (JSON with --table both does not).
 inline constexpr int64_t k_max_table_cells = 512 * 512;
 
 }  // namespace attnviz
