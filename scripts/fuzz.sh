@@ -4,6 +4,7 @@
 #   scripts/fuzz.sh                  # every target, 5 s each
 #   scripts/fuzz.sh 1800 npy         # a long run of one target (by hand, e.g. overnight: 28800)
 #   FUZZ_JOBS=2 scripts/fuzz.sh 600  # libFuzzer -fork workers per target for long runs
+# JSON parsers get fuzz/dict/json.dict (tokens and the keys they look for).
 # Each target starts from its committed seeds in fuzz/corpus/<target>/ (the fixtures, and every
 # crash found so far, so each old crash is re-run); new inputs go to build-fuzz/corpus/<target>/.
 # A crash stops with its input in build-fuzz/crashes/: add that file to fuzz/corpus/<target>/
@@ -29,12 +30,14 @@ fi
 mkdir -p build-fuzz/crashes
 for t in "${targets[@]}"; do
   mkdir -p "build-fuzz/corpus/$t"
+  dict=()
+  [ -e "fuzz/dict/$t.dict" ] && dict=(-dict="fuzz/dict/$t.dict")
   echo "fuzz_$t: ${seconds}s" >&2
   # -timeout: one input taking over 10 s is a finding (a parser must be fast on any input).
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
     "build-fuzz/fuzz/fuzz_$t" "build-fuzz/corpus/$t" "fuzz/corpus/$t" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-    "${parallel[@]}" -print_final_stats=0 \
+    "${parallel[@]}" "${dict[@]}" -print_final_stats=0 \
     -artifact_prefix="build-fuzz/crashes/$t-" 2>"build-fuzz/fuzz_$t.log" ||
     { tail -n 60 "build-fuzz/fuzz_$t.log" >&2; echo "fuzz_$t: FAILED (log: build-fuzz/fuzz_$t.log)" >&2; exit 1; }
   grep -E "^#[0-9]+.*DONE|Done [0-9]+ runs" "build-fuzz/fuzz_$t.log" | tail -n 1 >&2 || true
