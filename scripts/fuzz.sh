@@ -7,7 +7,8 @@
 # JSON parsers get fuzz/dict/json.dict (tokens and the keys they look for).
 # Each target starts from its committed seeds in fuzz/corpus/<target>/ (the fixtures, and every
 # crash found so far, so each old crash is re-run); new inputs go to build-fuzz/corpus/<target>/.
-# A crash stops with its input in build-fuzz/crashes/: add that file to fuzz/corpus/<target>/
+# A crash stops that target (the others still run; the script fails) with its input in
+# build-fuzz/crashes/: add that file to fuzz/corpus/<target>/
 # and a case to the doctest suite, then fix the parser.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +29,7 @@ if [ ${#targets[@]} -eq 0 ]; then
   for dir in fuzz/corpus/*/; do targets+=("$(basename "$dir")"); done
 fi
 mkdir -p build-fuzz/crashes
+failed=()
 for t in "${targets[@]}"; do
   mkdir -p "build-fuzz/corpus/$t"
   dict=()
@@ -39,6 +41,11 @@ for t in "${targets[@]}"; do
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     "${parallel[@]}" "${dict[@]}" -print_final_stats=0 \
     -artifact_prefix="build-fuzz/crashes/$t-" 2>"build-fuzz/fuzz_$t.log" ||
-    { tail -n 60 "build-fuzz/fuzz_$t.log" >&2; echo "fuzz_$t: FAILED (log: build-fuzz/fuzz_$t.log)" >&2; exit 1; }
-  grep -E "^#[0-9]+.*DONE|Done [0-9]+ runs" "build-fuzz/fuzz_$t.log" | tail -n 1 >&2 || true
+    { tail -n 40 "build-fuzz/fuzz_$t.log" >&2; echo "fuzz_$t: FAILED (log: build-fuzz/fuzz_$t.log)" >&2
+      failed+=("$t"); continue; }
+  grep -E "Done [0-9]+ runs" "build-fuzz/fuzz_$t.log" | tail -n 1 >&2 || true
 done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: crashes in ${failed[*]}; inputs in build-fuzz/crashes/" >&2
+  exit 1
+fi
