@@ -10,7 +10,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace fs = std::filesystem;
-  static const fs::path dir = attnviz::fuzz::folder_with_weights("model", "model.safetensors", {{"n_head", "2"}});
+  static const fs::path dir =
+      attnviz::fuzz::folder_with_weights("model", "model.safetensors", {{"n_head", "2"}});
   attnviz::fuzz::write_input("model/config.json", data, size);
   try {
     const auto source = attnviz::TensorSource::open(dir);

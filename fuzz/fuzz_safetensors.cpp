@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;  // refused from bytes: the file reader must refuse it too, nothing more to learn
   }
   try {
-    const auto file = attnviz::SafetensorsFile::open(attnviz::fuzz::write_input("in.safetensors", data, size));
+    const auto file =
+        attnviz::SafetensorsFile::open(attnviz::fuzz::write_input("in.safetensors", data, size));
     for (const auto& t : file.tensors()) (void)file.load(t.name);
   } catch (const attnviz::Error&) {
   }

@@ -10,7 +10,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace fs = std::filesystem;
-  static const fs::path dir = attnviz::fuzz::folder_with_weights("sharded", "shard-00001.safetensors", {});
+  static const fs::path dir =
+      attnviz::fuzz::folder_with_weights("sharded", "shard-00001.safetensors", {});
   attnviz::fuzz::write_input("sharded/model.safetensors.index.json", data, size);
   try {
     const auto source = attnviz::TensorSource::open(dir);

@@ -1,5 +1,6 @@
 // Size limits that would otherwise end in a file nobody can read or an out-of-memory kill: the
-// safetensors header limit of --save, and tables too large to build whole (CSV is streamed instead).
+// safetensors header limit of --save, and tables too large to build whole (CSV is streamed
+// instead).
 #include <doctest/doctest.h>
 
 #include <memory>
@@ -63,7 +64,8 @@ TEST_CASE("limits: a safetensors header over 100 MB is refused before writing, n
   CHECK(SafetensorsFile::open(dir / "ok.safetensors").metadata().at("labels").size() == 1'000'000);
 }
 
-TEST_CASE("limits: --save refuses labels that would pass the header limit at the map, not at the end") {
+TEST_CASE(
+    "limits: --save refuses labels that would pass the header limit at the map, not at the end") {
   test::TempDir dir;
   // The limit lowered to 1,000 bytes (100 MB of labels would make a slow test). Two labels of 300
   // bytes: query_labels and key_labels are each ["x…","y…"], 613 bytes as a JSON string with its
@@ -78,7 +80,8 @@ TEST_CASE("limits: --save refuses labels that would pass the header limit at the
     FAIL("expected an Error");
   } catch (const Error& e) {
     const std::string message = e.what();
-    CHECK(message.find("maps.safetensors: --save would write a safetensors header") != std::string::npos);
+    CHECK(message.find("maps.safetensors: --save would write a safetensors header") !=
+          std::string::npos);
     CHECK(message.find("shorter input") != std::string::npos);
     CHECK(message.find("over the 1000-byte limit") != std::string::npos);
     CHECK(e.exit_code() == k_exit_runtime);
@@ -172,6 +175,6 @@ TEST_CASE("limits: a json table is streamed block by block, the same bytes as th
   // And the gathered path (--table both gathers; here: render_table) gives the same object.
   TableStyle style;
   style.format = TableFormat::json;
-  CHECK(render_table("m layer 0 · self · head 0 · weights (softmax)", probs, causal, {}, keys, style) ==
-        layer0 + "\n");
+  CHECK(render_table("m layer 0 · self · head 0 · weights (softmax)", probs, causal, {}, keys,
+                     style) == layer0 + "\n");
 }

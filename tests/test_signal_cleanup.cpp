@@ -25,7 +25,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void touch(const fs::path& path) { std::ofstream(path) << "x"; }
+void touch(const fs::path& path) {
+  std::ofstream(path) << "x";
+}
 
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> names;
@@ -138,13 +140,15 @@ TEST_CASE("staged dir: a new folder appears whole at commit, and not at all with
   CHECK(names_in(dir.path()) == std::vector<std::string>{"figs"});
 }
 
-TEST_CASE("staged dir: into an existing folder, files are replaced and others kept, no marker left") {
+TEST_CASE(
+    "staged dir: into an existing folder, files are replaced and others kept, no marker left") {
   test::TempDir dir;
   fs::create_directories(dir / "figs");
   std::ofstream(dir / "figs" / "a.png") << "old";
   touch(dir / "figs" / "notes.txt");
   StagedDir staged(dir / "figs");
-  CHECK(staged.staging_path().parent_path() == dir / "figs");  // inside: no write access to the parent needed
+  CHECK(staged.staging_path().parent_path() ==
+        dir / "figs");  // inside: no write access to the parent needed
   std::ofstream(staged.staging_path() / "a.png") << "new";
   staged.commit();
   CHECK(names_in(dir / "figs") == std::vector<std::string>{"a.png", "notes.txt"});
@@ -155,9 +159,9 @@ TEST_CASE("signal cleanup: run --png killed by SIGTERM mid-way leaves no figure 
   test::TempDir dir;
   // 4 layers × 8 heads at N = 600: dozens of figures, seconds of work; killed after the first.
   make_model(dir, "--arch encoder --layers 4 --heads 8 --d-model 64", 600);
-  const pid_t pid = start_attnviz({"run", "-m", (dir / "model").string(), "-t",
-                                   (dir / "tokens.txt").string(), "--table", "none",
-                                   "--no-heatmap", "--png", (dir / "figs").string()});
+  const pid_t pid =
+      start_attnviz({"run", "-m", (dir / "model").string(), "-t", (dir / "tokens.txt").string(),
+                     "--table", "none", "--no-heatmap", "--png", (dir / "figs").string()});
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (find_under(dir.path(), ".png").empty()) {
     REQUIRE(std::chrono::steady_clock::now() < end);
@@ -182,9 +186,9 @@ TEST_CASE("signal cleanup: run --save killed by SIGTERM while writing leaves no 
     fs::remove_all(dir / "model");
     make_model(dir, "--arch mha --heads 8 --d-model 64", n);
     const fs::path save = dir / "maps.safetensors";
-    const pid_t pid = start_attnviz({"run", "-m", (dir / "model").string(), "-t",
-                                     (dir / "tokens.txt").string(), "--table", "none",
-                                     "--no-heatmap", "--save", save.string()});
+    const pid_t pid =
+        start_attnviz({"run", "-m", (dir / "model").string(), "-t", (dir / "tokens.txt").string(),
+                       "--table", "none", "--no-heatmap", "--save", save.string()});
     int status = 0;
     bool ended = false;
     while (find_under(dir.path(), "maps.safetensors.tmp-").empty()) {

@@ -17,7 +17,7 @@
 namespace attnviz {
 namespace {
 
-constexpr int k_slots = 256;          // live temp paths at once: one per PNG writer thread + a few
+constexpr int k_slots = 256;           // live temp paths at once: one per PNG writer thread + a few
 constexpr size_t k_path_bytes = 4096;  // PATH_MAX on Linux, terminating NUL included
 
 enum SlotState : int { k_free = 0, k_writing = 1, k_file = 2, k_directory = 3 };
@@ -113,7 +113,9 @@ int claim_slot() {
   return -1;
 }
 
-int state_of(CleanupKind kind) { return kind == CleanupKind::file ? k_file : k_directory; }
+int state_of(CleanupKind kind) {
+  return kind == CleanupKind::file ? k_file : k_directory;
+}
 
 }  // namespace
 
@@ -139,7 +141,8 @@ RegisteredTemp create_registered_temp(const std::string& pattern, CleanupKind ki
     std::memcpy(name, own.data(), own.size());
     g_slots[t.slot].state.store(state_of(kind));
   }
-  const bool made = kind == CleanupKind::file ? (t.fd = ::mkstemp(name)) >= 0 : ::mkdtemp(name) != nullptr;
+  const bool made =
+      kind == CleanupKind::file ? (t.fd = ::mkstemp(name)) >= 0 : ::mkdtemp(name) != nullptr;
   if (!made) {
     const int err = errno;
     unregister_cleanup(std::exchange(t.slot, -1));

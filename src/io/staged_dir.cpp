@@ -23,7 +23,8 @@ namespace {
 fs::path folder_name(const fs::path& dir) {
   fs::path p = dir.lexically_normal();
   if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();
-  if (p.empty() || p.filename() == "." || p.filename() == "..") p = fs::absolute(p).lexically_normal();
+  if (p.empty() || p.filename() == "." || p.filename() == "..")
+    p = fs::absolute(p).lexically_normal();
   if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();
   return p;
 }
@@ -40,7 +41,8 @@ StagedDir::StagedDir(const fs::path& dir) : final_(folder_name(dir)) {
   // A new DIR is staged beside it (renamed whole at the end); an existing one inside it, which
   // needs no write access to its parent (`--png .`).
   const bool exists = fs::exists(final_, ec);
-  const std::string tmpl = exists ? (final_ / ".attnviz.tmp-XXXXXX").string() : final_.string() + ".tmp-XXXXXX";
+  const std::string tmpl =
+      exists ? (final_ / ".attnviz.tmp-XXXXXX").string() : final_.string() + ".tmp-XXXXXX";
   RegisteredTemp temp = create_registered_temp(tmpl, CleanupKind::directory);
   if (temp.path.empty()) {
     throw Error(fmt::format("{}: cannot create the staging folder {}: {}", dir.string(), tmpl,
@@ -71,7 +73,9 @@ void StagedDir::commit() {
   std::ofstream(marker) << "attnviz was writing this folder; a file may be missing or stale\n";
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(staging_, ec)) files.push_back(entry.path());
-  if (ec) throw Error(fmt::format("{}: cannot list {}: {}", final_.string(), staging_.string(), ec.message()));
+  if (ec)
+    throw Error(
+        fmt::format("{}: cannot list {}: {}", final_.string(), staging_.string(), ec.message()));
   for (const fs::path& f : files) {
     fs::rename(f, final_ / f.filename(), ec);
     if (ec) {
