@@ -483,3 +483,13 @@ TEST_CASE("safetensors: round trip keeps names, order, shapes, values and metada
   SafetensorsFile moved = std::move(f);
   CHECK(moved.load("layers.0.bias").data == bias);
 }
+
+TEST_CASE("safetensors: the fuzzer's 1e309 header (fuzz/corpus) is an attnviz error naming the file") {
+  const std::string path = std::string(ATTNVIZ_SOURCE_DIR) + "/fuzz/corpus/safetensors/number-overflow-1e309";
+  try {
+    SafetensorsFile::open(path);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find(path) != std::string::npos);
+  }
+}

@@ -8,11 +8,13 @@
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/parse_errors.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/signal_cleanup.hpp"
 #include "attnviz/text/unicode.hpp"
 
 namespace attnviz {
 
 int run_cli(int argc, char** argv) {
+  install_signal_cleanup();  // Ctrl-C or SIGTERM removes temp files and unfinished figure folders
   CLI::App app{"attnviz: see what attention does, head by head", "attnviz"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "attnviz 0.1.0");

@@ -1,5 +1,6 @@
 // Atomic file writes: mkstemp beside the target, write all, fsync, rename over the target.
-// rename(2) within one directory is atomic: readers see the old file or the whole new one.
+// rename(2) within one directory is atomic: readers see the old file or the whole new one. The temp
+// file is registered for removal on SIGINT/SIGTERM; only SIGKILL can leave a `*.tmp-XXXXXX`.
 #include "attnviz/io/atomic_file.hpp"
 
 #include <fcntl.h>
@@ -12,9 +13,10 @@
 #include <cstring>
 #include <fstream>
 #include <string>
-#include <vector>
+#include <utility>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/signal_cleanup.hpp"
 
 namespace attnviz {
 namespace {
@@ -38,18 +40,20 @@ mode_t default_file_mode() {
 class TempFile {
  public:
   explicit TempFile(const std::filesystem::path& target) : target_(target) {
-    std::string pattern = target.string() + ".tmp-XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    fd_ = ::mkstemp(buf.data());
-    if (fd_ < 0) fail(fmt::format("cannot create temporary file {}", pattern));
-    temp_ = buf.data();
+    const std::string pattern = target.string() + ".tmp-XXXXXX";
+    // Registered for removal on SIGINT/SIGTERM from the moment it exists.
+    RegisteredTemp temp = create_registered_temp(pattern, CleanupKind::file);
+    if (temp.fd < 0) fail(fmt::format("cannot create temporary file {}", pattern));
+    fd_ = temp.fd;
+    temp_ = std::move(temp.path);
+    cleanup_slot_ = temp.slot;
   }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
   ~TempFile() {
     if (fd_ >= 0) ::close(fd_);
     if (!temp_.empty()) ::unlink(temp_.c_str());
+    unregister_cleanup(cleanup_slot_);
   }
 
   void write_all(std::string_view bytes) {
@@ -70,6 +74,9 @@ class TempFile {
     if (::fsync(fd_) != 0) fail(fmt::format("cannot fsync {}", temp_));
     const int fd = fd_;
     fd_ = -1;
+    // Unregistered before the rename: a signal in between leaves a complete temp file, never
+    // removes the finished target.
+    unregister_cleanup(std::exchange(cleanup_slot_, -1));
     if (::close(fd) != 0) fail(fmt::format("cannot close {}", temp_));
     if (::rename(temp_.c_str(), target_.c_str()) != 0) {
       fail(fmt::format("cannot rename {} to {}", temp_, target_.string()));
@@ -98,6 +105,7 @@ class TempFile {
   std::filesystem::path target_;
   std::string temp_;
   int fd_ = -1;
+  int cleanup_slot_ = -1;
 };
 
 }  // namespace

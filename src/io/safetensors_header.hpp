@@ -12,8 +12,6 @@
 
 namespace attnviz::detail {
 
-// The reference implementation (huggingface/safetensors, MAX_HEADER_SIZE) refuses larger headers.
-inline constexpr uint64_t k_safetensors_max_header = 100'000'000;
 // Bytes of the little-endian u64 header length that opens every file.
 inline constexpr uint64_t k_safetensors_length_bytes = 8;
 

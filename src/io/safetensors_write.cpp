@@ -34,10 +34,23 @@ uint64_t f32_byte_length(const TensorView& t) {
   return n;
 }
 
+[[noreturn]] void header_too_large(uint64_t bytes, const std::map<std::string, std::string>& metadata,
+                                   size_t n_tensors) {
+  throw Error(fmt::format("cannot write safetensors: the header would be {} bytes or more, over "
+                          "the {}-byte limit safetensors readers accept (metadata of {} entries, "
+                          "{} tensors)",
+                          bytes, k_safetensors_max_header, metadata.size(), n_tensors));
+}
+
 // The header JSON, unpadded. ordered_json keeps tensors in the caller's order (nlohmann::json
 // would sort them), so the header lists them in data order as the reference writer does.
 std::string header_json(const std::vector<TensorView>& tensors,
                         const std::map<std::string, std::string>& metadata) {
+  uint64_t metadata_bytes = 0;  // checked first: a 100 MB string is slow to turn into JSON
+  for (const auto& [key, value] : metadata) {
+    metadata_bytes += safetensors_json_string_bytes(key) + safetensors_json_string_bytes(value) + 2;
+  }
+  if (metadata_bytes > k_safetensors_max_header) header_too_large(metadata_bytes, metadata, tensors.size());
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
   std::set<std::string> names;
@@ -70,9 +83,23 @@ std::string header_json(const std::vector<TensorView>& tensors,
 
 }  // namespace
 
+uint64_t safetensors_json_string_bytes(std::string_view text) {
+  uint64_t n = text.size() + 2;
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
+      n += 1;
+    } else if (c < 0x20) {
+      n += 5;  // as a six-byte unicode escape
+    }
+  }
+  return n;
+}
+
 std::string serialize_safetensors(const std::vector<TensorView>& tensors,
                                   const std::map<std::string, std::string>& metadata) {
   std::string header = header_json(tensors, metadata);
+  // Checked before anything is written: a file the reader (ours and the reference) would refuse.
+  if (header.size() > k_safetensors_max_header) header_too_large(header.size(), metadata, tensors.size());
   // Pad with spaces (valid trailing JSON whitespace) so the data buffer starts 8-byte aligned.
   header.append((8 - header.size() % 8) % 8, ' ');
   const uint64_t n = header.size();

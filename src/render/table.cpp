@@ -186,16 +186,7 @@ std::string csv_field(std::string_view field) {
 // Unix pipeline expects. The title has no place in CSV and is left out.
 std::string render_csv(const Matrix& values, const Mask& mask, const std::vector<std::string>& rows,
                        const std::vector<std::string>& cols, int precision) {
-  const auto cells = cell_texts(values, mask, precision, "");
-  std::string out = "query";
-  for (const auto& label : cols) out += ',' + csv_field(label);
-  out += '\n';
-  for (size_t i = 0; i < rows.size(); ++i) {
-    out += csv_field(rows[i]);
-    for (size_t j = 0; j < cols.size(); ++j) out += ',' + cells[i * cols.size() + j];
-    out += '\n';
-  }
-  return out;
+  return csv_table_header(cols, values.cols()) + csv_table_rows(values, 0, mask, rows, precision);
 }
 
 std::string markdown_field(std::string_view field) {
@@ -235,6 +226,36 @@ double shortest_double(float v) {
 std::string render_json(const std::string& title, const Matrix& values, const Mask& mask,
                         const std::vector<std::string>& rows, const std::vector<std::string>& cols,
                         const TableId* id) {
+  return json_table_begin(title, rows, cols, values.rows(), values.cols(), id) +
+         json_table_rows(values, 0, mask) + json_table_end();
+}
+
+}  // namespace
+
+std::string csv_table_header(const std::vector<std::string>& col_labels, Eigen::Index n_cols) {
+  std::string out = "query";
+  for (const auto& label : detail::labels_or_indices(col_labels, n_cols)) out += ',' + csv_field(label);
+  return out + '\n';
+}
+
+std::string csv_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask,
+                           const std::vector<std::string>& row_labels, int precision) {
+  std::string out;
+  for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+    const Eigen::Index row = row_begin + i;
+    out += row_labels.empty() ? std::to_string(row) : csv_field(row_labels.at(static_cast<size_t>(row)));
+    for (Eigen::Index j = 0; j < rows.cols(); ++j) {
+      out += ',';
+      if (mask.allowed(row, j, rows.cols())) out += format_value(rows(i, j), precision);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string json_table_begin(const std::string& title, const std::vector<std::string>& row_labels,
+                             const std::vector<std::string>& col_labels, Eigen::Index n_rows,
+                             Eigen::Index n_cols, const TableId* id) {
   nlohmann::ordered_json doc;
   doc["title"] = title;
   if (id) {
@@ -244,27 +265,39 @@ std::string render_json(const std::string& title, const Matrix& values, const Ma
     doc["head"] = id->head;
     doc["kind"] = id->kind;
   }
-  doc["queries"] = rows;
-  doc["keys"] = cols;
-  auto matrix = nlohmann::ordered_json::array();
-  for (Eigen::Index i = 0; i < values.rows(); ++i) {
-    auto row = nlohmann::ordered_json::array();
-    for (Eigen::Index j = 0; j < values.cols(); ++j) {
-      // NaN and ±inf have no JSON number; nlohmann writes them as null too.
-      if (mask.allowed(i, j, values.cols())) {
-        row.push_back(shortest_double(values(i, j)));
-      } else {
-        row.push_back(nullptr);
-      }
-    }
-    matrix.push_back(std::move(row));
-  }
-  doc["values"] = std::move(matrix);
+  doc["queries"] = detail::labels_or_indices(row_labels, n_rows);
+  doc["keys"] = detail::labels_or_indices(col_labels, n_cols);
   // Labels of byte-level tokens may be invalid UTF-8: write U+FFFD rather than throw.
-  return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
+  std::string out = doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  out.pop_back();  // the closing brace: "values" follows
+  return out + ",\"values\":[";
 }
 
-}  // namespace
+std::string json_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask) {
+  std::string out;
+  for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+    auto row = nlohmann::ordered_json::array();
+    for (Eigen::Index j = 0; j < rows.cols(); ++j) {
+      // Masked cells are null. NaN and ±inf have no JSON number: they are the strings "nan",
+      // "inf" and "-inf", so a broken cell is never mistaken for a masked one (or for a number).
+      const float v = rows(i, j);
+      if (!mask.allowed(row_begin + i, j, rows.cols())) {
+        row.push_back(nullptr);
+      } else if (std::isnan(v)) {
+        row.push_back("nan");
+      } else if (std::isinf(v)) {
+        row.push_back(v > 0 ? "inf" : "-inf");
+      } else {
+        row.push_back(shortest_double(v));
+      }
+    }
+    if (row_begin + i > 0) out += ',';
+    out += row.dump();
+  }
+  return out;
+}
+
+std::string json_table_end() { return "]}\n"; }
 
 TableFormat parse_table_format(const std::string& name) {
   if (name == "text") return TableFormat::text;
@@ -272,6 +305,16 @@ TableFormat parse_table_format(const std::string& name) {
   if (name == "json") return TableFormat::json;
   if (name == "markdown") return TableFormat::markdown;
   throw usage_error(fmt::format("unknown table format '{}' (known: text, csv, json, markdown)", name));
+}
+
+const char* table_format_name(TableFormat format) {
+  switch (format) {
+    case TableFormat::text: return "text";
+    case TableFormat::csv: return "csv";
+    case TableFormat::json: return "json";
+    case TableFormat::markdown: return "markdown";
+  }
+  return "?";
 }
 
 std::string render_table(const std::string& title, const Matrix& values, const Mask& mask,

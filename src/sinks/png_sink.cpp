@@ -39,16 +39,14 @@ std::string caption(const MapInfo& info, const PngOptions& o, const FigureMap& m
 
 PngSink::PngSink(std::filesystem::path dir, PngOptions options)
     : dir_(std::move(dir)), options_(std::move(options)) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir_.string(), ec.message()));
   if (options_.max_pixels < 16) throw usage_error("--max-pixels must be at least 16");
+  staged_ = std::make_unique<StagedDir>(dir_);
   writer_ = std::make_unique<PngWriter>(options_.threads);
 }
 
-void PngSink::submit(const std::filesystem::path& path, std::function<Image()> render) {
-  writer_->submit(path, std::move(render));
-  written_.push_back(path);
+void PngSink::submit(const std::string& name, std::function<Image()> render) {
+  writer_->submit(staged_->staging_path() / name, std::move(render));
+  written_.push_back(dir_ / name);
 }
 
 const CountMatrix& PngSink::counts_for(const MapInfo& info, const PoolGrid& grid) {
@@ -96,7 +94,7 @@ void PngSink::write_mask_figure(const MapInfo& info, const PoolGrid& grid) {
                                         info.mask->describe());
   const std::string cap = grid.pool > 1 ? fmt::format("{}×{} tokens per cell, shaded by the allowed fraction", grid.pool, grid.pool)
                                         : fmt::format("{}×{} tokens", grid.n_query, grid.n_key);
-  submit(dir_ / fmt::format("{}.mask.png", info.id.map_name()),
+  submit(fmt::format("{}.mask.png", info.id.map_name()),
          [title, cap, axes = std::move(axes), fraction = std::move(fraction), style = options_.style] {
            return mask_figure(title, cap, axes, fraction, style);
          });
@@ -131,12 +129,12 @@ void PngSink::end_map(const MapInfo& info) {
   if (options_.raw) {
     Mask cells;  // the pooled allowed matrix as a file mask, for heatmap_image
     cells.matrix = map.allowed;
-    submit(dir_ / (base + ".raw.png"), [values = map.values, cells, style] {
+    submit(base + ".raw.png", [values = map.values, cells, style] {
       return heatmap_image(values, cells, style.cmap, style.vmin, style.vmax);
     });
   }
   const std::string title = fmt::format("{} · {}", options_.model_name, info.id.title());
-  submit(dir_ / (base + ".png"),
+  submit(base + ".png",
          [title, cap = caption(info, options_, map, style.vmax), map = std::move(map), style] {
            return heatmap_figure(title, cap, map, style);
          });
@@ -146,12 +144,13 @@ void PngSink::finish() {
   for (auto& [group, thumbs] : grids_) {
     const std::string title = fmt::format("{} · {}-attention · layers × heads", options_.model_name,
                                           group);
-    submit(dir_ / (group + ".grid.png"), [title, thumbs = std::move(thumbs), style = options_.style] {
+    submit(group + ".grid.png", [title, thumbs = std::move(thumbs), style = options_.style] {
       return grid_figure(title, thumbs, style);
     });
   }
   grids_.clear();
   writer_->wait();
+  staged_->commit();  // the figure set appears whole; a failed or interrupted run leaves none
 }
 
 }  // namespace attnviz

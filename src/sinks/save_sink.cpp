@@ -5,23 +5,41 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnviz/core/error.hpp"
+
 #include "attnviz/io/safetensors.hpp"
 
 namespace attnviz {
-
 void SaveSink::begin_map(const MapInfo& info) {
   const std::string name = info.id.map_name();
   auto [it, fresh] = sites_.try_emplace(name);
   if (!fresh) return;
   order_.push_back(name);
-  const size_t size = size_t(info.n_heads) * info.n_query * info.n_key;
-  it->second.shape = {info.n_heads, info.n_query, info.n_key};
-  it->second.scores.resize(size);
-  it->second.probs.resize(size);
   metadata_[name + ".query_labels"] = nlohmann::json(*info.query_labels).dump();
   metadata_[name + ".key_labels"] = nlohmann::json(*info.key_labels).dump();
   metadata_[name + ".mask"] = info.mask->describe();
   metadata_[name + ".scale"] = fmt::format("{}", info.scale);
+  check_header_size(info);
+  const size_t size = size_t(info.n_heads) * info.n_query * info.n_key;
+  it->second.shape = {info.n_heads, info.n_query, info.n_key};
+  it->second.scores.resize(size);
+  it->second.probs.resize(size);
+}
+
+// The labels of every map go into the header, which readers cap at 100 MB: refused at the map
+// that crosses the limit, not after the whole run and a multi-GB serialisation.
+void SaveSink::check_header_size(const MapInfo& info) {
+  const std::string name = info.id.map_name();
+  for (const char* key : {".query_labels", ".key_labels", ".mask", ".scale"}) {
+    header_bytes_ += safetensors_json_string_bytes(name + key) + safetensors_json_string_bytes(metadata_.at(name + key)) + 2;
+  }
+  header_bytes_ += 2 * 64;  // two tensor entries: name, dtype, shape, offsets (a lower bound)
+  if (header_bytes_ <= max_header_) return;
+  throw Error(fmt::format(
+      "{}: --save would write a safetensors header of at least {} bytes (the token labels of "
+      "{} maps of {}×{} tokens), over the {}-byte limit safetensors readers accept, attnviz "
+      "inspect included; save a shorter input, or draw it with --png / --table instead",
+      path_.string(), header_bytes_, order_.size(), info.n_query, info.n_key, max_header_));
 }
 
 void SaveSink::on_block(const AttentionBlock& block) {

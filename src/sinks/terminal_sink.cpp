@@ -7,9 +7,16 @@
 #include <algorithm>
 
 #include "attnviz/sinks/scale_note.hpp"
+#include "attnviz/core/error.hpp"
 
 namespace attnviz {
 namespace {
+
+// The JSON fields naming a table's map: stack, layer, site, head and kind.
+TableId table_id(const MapInfo& info, TableKind kind) {
+  return TableId{info.id.stack, info.id.layer, site_name(info.id.site), info.id.head,
+                 kind == TableKind::scores ? "scores" : "probs"};
+}
 
 bool same_site(const HeadId& a, const HeadId& b) {
   return a.stack == b.stack && a.layer == b.layer && a.site == b.site;
@@ -41,12 +48,38 @@ bool TerminalSink::single_heatmap(const MapInfo& info) const {
          info.n_key == 0;
 }
 
+// Text and Markdown tables (and JSON with --table both) are built whole: past k_max_table_cells
+// they are refused before the map is gathered (N = 20,000 would need GBs), with the ways that work.
+void TerminalSink::check_table_size(const MapInfo& info) const {
+  const int64_t cells = int64_t{info.n_query} * info.n_key;
+  if (cells <= k_max_table_cells) return;
+  throw usage_error(fmt::format(
+      "the table of {} is {}×{} = {} cells, more than the {} a {} table may hold; use --format csv "
+      "or json (streamed row by row), --table none, or a shorter input",
+      info.id.title(), info.n_query, info.n_key, cells, k_max_table_cells,
+      table_format_name(options_.table_style.format)));
+}
+
 void TerminalSink::begin_map(const MapInfo& info) {
   const bool heatmap = options_.draw_heatmaps && options_.heatmaps.matches(info.id);
   const bool table = options_.table != TableKind::none && options_.tables.matches(info.id);
+  const TableFormat format = options_.table_style.format;
+  stream_ = table && (format == TableFormat::csv ||
+                      (format == TableFormat::json && options_.table != TableKind::both));
+  if (table && !stream_) check_table_size(info);
   panel_open_ = heatmap && !single_heatmap(info);
   if (panel_open_) add_panel(info);
-  current_ = table || (heatmap && !panel_open_) ? std::make_unique<GatheredMap>(info) : nullptr;
+  const bool gather = (table && !stream_) || (heatmap && !panel_open_);
+  current_ = gather ? std::make_unique<GatheredMap>(info) : nullptr;
+  if (!stream_) return;
+  if (format == TableFormat::csv) {
+    out_ << csv_table_header(labels_of(info.key_labels), info.n_key);
+  } else {  // one JSON array of tables on stdout, as the gathered path prints it
+    const TableId id = table_id(info, options_.table);
+    out_ << (json_streamed_ == 0 ? "[\n" : ",\n")
+         << json_table_begin(table_title(info, options_.table), labels_of(info.query_labels),
+                             labels_of(info.key_labels), info.n_query, info.n_key, &id);
+  }
 }
 
 void TerminalSink::add_panel(const MapInfo& info) {
@@ -62,6 +95,13 @@ void TerminalSink::add_panel(const MapInfo& info) {
 }
 
 void TerminalSink::on_block(const AttentionBlock& block) {
+  if (stream_) {  // one table per map when streaming: probs or scores
+    const ConstMatrixRef& values = options_.table == TableKind::scores ? block.scores : block.probs;
+    out_ << (options_.table_style.format == TableFormat::csv
+                 ? csv_table_rows(values, block.row_begin, *block.info->mask,
+                                  labels_of(block.info->query_labels), options_.table_style.precision)
+                 : json_table_rows(values, block.row_begin, *block.info->mask));
+  }
   if (current_) current_->add(block);
   if (panel_open_) group_->panels.back().map.add(block.row_begin, block.probs);
 }
@@ -81,10 +121,17 @@ void TerminalSink::end_map(const MapInfo& info) {
                            labels_of(info.key_labels), style)
          << '\n';
   }
-  if (current_ && options_.table != TableKind::none && options_.tables.matches(info.id)) {
+  if (stream_ && options_.table_style.format == TableFormat::json) {
+    std::string end = json_table_end();
+    out_ << end.substr(0, end.size() - 1);  // the array's separator follows, not a newline
+    ++json_streamed_;
+  }
+  if (current_ && !stream_ && options_.table != TableKind::none &&
+      options_.tables.matches(info.id)) {
     pending_tables_ += tables_text(*current_);
   }
   current_.reset();
+  stream_ = false;
   const bool last_head = info.id.head == info.n_heads - 1;
   if (!group_ || (panel_open_ && last_head)) flush_group();
   panel_open_ = false;
@@ -114,22 +161,29 @@ void TerminalSink::flush_group() {
   pending_tables_.clear();
 }
 
+// "mha layer 0 · self · head 0 · weights (softmax)" (kind: scores or probs).
+std::string TerminalSink::table_title(const MapInfo& info, TableKind kind) const {
+  const std::string what = kind == TableKind::scores ? fmt::format("scores (q·k × {:.4g})", info.scale)
+                                                     : "weights (softmax)" + scale_suffix(info);
+  return fmt::format("{} {} · {}", options_.model_name, info.id.title(), what);
+}
+
 std::string TerminalSink::tables_text(const GatheredMap& map) {
   const MapInfo& info = map.info;
   std::string text;
-  auto emit = [&](const std::string& what, const char* kind, const Matrix& values) {
-    const std::string title = fmt::format("{} {} · {}", options_.model_name, info.id.title(), what);
+  auto emit = [&](TableKind kind, const Matrix& values) {
+    const std::string title = table_title(info, kind);
     // Coloured backgrounds (colour on only): weights over [0, max]; scores on the diverging map
     // centred on 0 over ± the largest finite |score|.
     TableStyle style = options_.table_style;
-    if (&values == &map.scores) {
+    if (kind == TableKind::scores) {
       const float m = values.array().isFinite().select(values.array().abs(), 0.0f).maxCoeff();
       style.cmap = ColormapId::diverging, style.vmin = -std::max(m, 1e-6f),
       style.vmax = std::max(m, 1e-6f);
     } else {
       style.vmin = 0.0f, style.vmax = finite_max(values, 1e-6f);
     }
-    const TableId id{info.id.stack, info.id.layer, site_name(info.id.site), info.id.head, kind};
+    const TableId id = table_id(info, kind);
     std::string note;
     std::string table = render_table(title, values, *info.mask, labels_of(info.query_labels),
                                      labels_of(info.key_labels), style, &id, &note);
@@ -145,16 +199,17 @@ std::string TerminalSink::tables_text(const GatheredMap& map) {
     }
   };
   if (options_.table == TableKind::scores || options_.table == TableKind::both) {
-    emit(fmt::format("scores (q·k × {:.4g})", info.scale), "scores", map.scores);
+    emit(TableKind::scores, map.scores);
   }
   if (options_.table == TableKind::probs || options_.table == TableKind::both) {
-    emit("weights (softmax)" + scale_suffix(info), "probs", map.probs);
+    emit(TableKind::probs, map.probs);
   }
   return text;
 }
 
 void TerminalSink::finish() {
   flush_group();
+  if (json_streamed_ > 0) out_ << "\n]\n";
   if (options_.table_style.format != TableFormat::json || json_tables_.empty()) return;
   out_ << "[\n";
   for (size_t i = 0; i < json_tables_.size(); ++i) {

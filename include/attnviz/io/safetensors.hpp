@@ -7,11 +7,16 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnviz/core/tensor.hpp"
 
 namespace attnviz {
+
+// The reference implementation (huggingface/safetensors, MAX_HEADER_SIZE) refuses larger headers;
+// so do attnviz's reader and, before writing, its writer.
+inline constexpr uint64_t k_safetensors_max_header = 100'000'000;
 
 struct TensorInfo {
   std::string name;
@@ -52,9 +57,13 @@ struct TensorView {
 };
 
 // Serialises tensors (dtype F32) and metadata: header padded with spaces to a multiple of 8 bytes,
-// tensors laid out in the given order.
+// tensors laid out in the given order. A header over k_safetensors_max_header is refused (Error).
 std::string serialize_safetensors(const std::vector<TensorView>& tensors,
                                   const std::map<std::string, std::string>& metadata);
+// Bytes of `text` as a JSON string in a header (quotes and escapes), counted without building it:
+// labels in metadata can be MBs, and the header limit is checked before the JSON is made.
+uint64_t safetensors_json_string_bytes(std::string_view text);
+
 // serialize_safetensors + write_file_atomically.
 void write_safetensors(const std::filesystem::path& path, const std::vector<TensorView>& tensors,
                        const std::map<std::string, std::string>& metadata);

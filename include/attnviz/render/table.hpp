@@ -13,6 +13,7 @@ namespace attnviz {
 
 enum class TableFormat { text, csv, json, markdown };
 TableFormat parse_table_format(const std::string& name);  // usage Error on unknown names
+const char* table_format_name(TableFormat format);        // "text", "csv", …
 
 struct TableStyle {
   TableFormat format = TableFormat::text;
@@ -40,11 +41,29 @@ struct TableId {
 // under "keys 0–9 of 40" and repeating the row labels (cut with … when even the widest key column
 // does not fit beside them; width_note then says so if it still does not). csv: RFC 4180 quoting,
 // first column "query". json: {"title", id's fields when given, "queries", "keys", "values"} with
-// masked cells null. markdown: a GitHub table under the title in bold, values right-aligned,
+// masked cells null and NaN / ±inf as the strings "nan" / "inf" / "-inf". markdown: a GitHub table under the title in bold, values right-aligned,
 // masked cells "-", "|" in labels escaped.
 std::string render_table(const std::string& title, const Matrix& values, const Mask& mask,
                          const std::vector<std::string>& row_labels,
                          const std::vector<std::string>& col_labels, const TableStyle& style,
                          const TableId* id = nullptr, std::string* width_note = nullptr);
+
+// CSV in pieces, for maps too large to hold (the terminal sink streams it as row blocks arrive):
+// the header line, then rows [row_begin, row_begin + rows.rows()) of the map. Labels empty: indices.
+std::string csv_table_header(const std::vector<std::string>& col_labels, Eigen::Index n_cols);
+std::string csv_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask,
+                           const std::vector<std::string>& row_labels, int precision);
+
+// JSON in pieces, the same bytes as render_table: the object up to `"values":[` (labels empty:
+// indices), rows [row_begin, …) (a comma before every row but row 0), the end "]}\n".
+std::string json_table_begin(const std::string& title, const std::vector<std::string>& row_labels,
+                             const std::vector<std::string>& col_labels, Eigen::Index n_rows,
+                             Eigen::Index n_cols, const TableId* id = nullptr);
+std::string json_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask);
+std::string json_table_end();
+
+// Text and Markdown tables are built whole (aligned columns), so maps with more cells than this are
+// refused with a hint instead of filling memory; CSV and JSON stream (JSON with --table both does not).
+inline constexpr int64_t k_max_table_cells = 512 * 512;
 
 }  // namespace attnviz

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attnviz/io/staged_dir.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/pooled_map.hpp"
 #include "attnviz/render/png_writer.hpp"
@@ -27,7 +28,8 @@ struct PngOptions {
   int threads = 0;             // writer pool size; 0 = hardware_concurrency
 };
 
-// Files (each written atomically):
+// Files (written into a staging folder that finish() moves into DIR, so an interrupted run leaves
+// no partial set; see io/staged_dir.hpp):
 //   {map}.head{h}.png      the labelled figure (layer0.self.head3.png, decoder.layer1.cross.head0.png)
 //   {map}.head{h}.raw.png  with --png-raw
 //   {stack.}{site}.grid.png  the overview grid at the end (self.grid.png, encoder.self.grid.png)
@@ -52,7 +54,7 @@ class PngSink : public AttentionSink {
   };
   const CountMatrix& counts_for(const MapInfo& info, const PoolGrid& grid);
   void write_mask_figure(const MapInfo& info, const PoolGrid& grid);
-  void submit(const std::filesystem::path& path, std::function<Image()> render);
+  void submit(const std::string& name, std::function<Image()> render);  // name inside the folder
 
   std::filesystem::path dir_;
   PngOptions options_;
@@ -60,7 +62,8 @@ class PngSink : public AttentionSink {
   Counts counts_;
   std::map<std::string, std::shared_ptr<const Mask>> mask_written_;  // "{stack.}{site}" → last mask drawn
   std::map<std::string, std::vector<Thumbnail>> grids_;     // "{stack.}{site}" → thumbnails
-  std::vector<std::filesystem::path> written_;
+  std::vector<std::filesystem::path> written_;  // final paths, in DIR
+  std::unique_ptr<StagedDir> staged_;  // figures are written here, moved into DIR by finish()
   std::unique_ptr<PngWriter> writer_;  // last: destroyed (joined) first
 };
 

@@ -30,7 +30,9 @@ struct TerminalOptions {
 // as it ends. Otherwise the heads of a (stack, layer, site) are drawn side by side once its last
 // head ends: each head is max-pooled to the panel size as its blocks arrive, so the sink holds at
 // most one site's panels (O(heads × panel cells), never N × N). Tables of a map follow the
-// heatmaps of its site. JSON tables are collected and printed as one array at the end, so stdout
+// heatmaps of its site. CSV and JSON tables are streamed row block by row block (any N); text and
+// Markdown tables (and JSON with --table both) over k_max_table_cells are refused (usage error).
+// Gathered JSON tables are collected and printed as one array at the end, so stdout
 // is a single JSON document.
 class TerminalSink : public AttentionSink {
  public:
@@ -51,12 +53,16 @@ class TerminalSink : public AttentionSink {
   };
 
   bool single_heatmap(const MapInfo& info) const;
+  void check_table_size(const MapInfo& info) const;
   void add_panel(const MapInfo& info);
   void flush_group();
   std::string tables_text(const GatheredMap& map);
+  std::string table_title(const MapInfo& info, TableKind kind) const;
   std::ostream& out_;
   TerminalOptions options_;
   std::unique_ptr<GatheredMap> current_;  // the whole map, only for a table or a single heatmap
+  bool stream_ = false;       // the current map's CSV / JSON table is written as its blocks arrive
+  int json_streamed_ = 0;     // JSON tables streamed so far (the array opens before the first)
   bool panel_open_ = false;               // the current map is pooled into group_'s last panel
   std::optional<PanelGroup> group_;
   std::string pending_tables_;  // tables printed after their site's heatmaps

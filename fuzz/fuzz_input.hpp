@@ -1,0 +1,58 @@
+// Shared by the fuzz targets: the input as a file, for parsers that read a path, in a folder of
+// this process's own (libFuzzer's -jobs / -fork run several processes) removed at exit.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "attnviz/io/safetensors.hpp"
+
+namespace attnviz::fuzz {
+
+inline const std::filesystem::path& work_dir() {
+  static const std::filesystem::path dir = [] {
+    // In memory when possible: on disk, writing the input each run cut the speed tenfold.
+    std::error_code ec;
+    const auto base =
+        std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0
+            ? std::filesystem::path("/dev/shm")
+            : std::filesystem::temp_directory_path();
+    auto d = base / ("attnviz-fuzz-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(work_dir(), ec);
+    });
+    return d;
+  }();
+  return dir;
+}
+
+// Writes the bytes to work_dir()/name (replacing the previous input) and returns its path.
+inline std::filesystem::path write_input(const std::string& name, const uint8_t* data,
+                                         size_t size) {
+  const std::filesystem::path path = work_dir() / name;
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  return path;
+}
+
+// A folder work_dir()/folder holding one small valid safetensors file `file` (a 2×2 tensor "w"),
+// beside which the input is written as the file the target fuzzes.
+inline std::filesystem::path folder_with_weights(
+    const std::string& folder, const std::string& file,
+    const std::map<std::string, std::string>& metadata) {
+  const std::filesystem::path d = work_dir() / folder;
+  std::filesystem::create_directories(d);
+  const float w[4] = {1, 2, 3, 4};
+  attnviz::write_safetensors(d / file, {{"w", {2, 2}, w}}, metadata);
+  return d;
+}
+
+}  // namespace attnviz::fuzz

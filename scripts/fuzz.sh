@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/fuzz_<parser>.cpp, clang-14 + ASan + UBSan, in build-fuzz/)
+# and runs each for SECONDS (default 5: the short run scripts/test.sh does in CI).
+#   scripts/fuzz.sh                  # every target, 5 s each
+#   scripts/fuzz.sh 1800 npy         # a long run of one target (by hand, e.g. overnight: 28800)
+#   FUZZ_JOBS=2 scripts/fuzz.sh 600  # libFuzzer -fork workers per target for long runs
+# JSON parsers get fuzz/dict/json.dict (tokens and the keys they look for).
+# Each target starts from its committed seeds in fuzz/corpus/<target>/ (the fixtures, and every
+# crash found so far, so each old crash is re-run); new inputs go to build-fuzz/corpus/<target>/.
+# A crash stops that target (the others still run; the script fails) with its input in
+# build-fuzz/crashes/: add that file to fuzz/corpus/<target>/
+# and a case to the doctest suite, then fix the parser.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${1:-5}"
+shift || true
+parallel=()
+[ "${FUZZ_JOBS:-1}" -gt 1 ] && parallel=(-fork="$FUZZ_JOBS")
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+
+CXX=clang++-14 CC=clang-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DATTNVIZ_FUZZ=ON -DBUILD_TESTING=OFF "${launcher[@]}" >/dev/null
+cmake --build build-fuzz --target fuzz_all -j"$(nproc)"
+
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for dir in fuzz/corpus/*/; do targets+=("$(basename "$dir")"); done
+fi
+mkdir -p build-fuzz/crashes
+failed=()
+for t in "${targets[@]}"; do
+  mkdir -p "build-fuzz/corpus/$t"
+  dict=()
+  [ -e "fuzz/dict/$t.dict" ] && dict=(-dict="fuzz/dict/$t.dict")
+  echo "fuzz_$t: ${seconds}s" >&2
+  # -timeout: one input taking over 10 s is a finding (a parser must be fast on any input).
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+    "build-fuzz/fuzz/fuzz_$t" "build-fuzz/corpus/$t" "fuzz/corpus/$t" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    "${parallel[@]}" "${dict[@]}" -print_final_stats=0 \
+    -artifact_prefix="build-fuzz/crashes/$t-" 2>"build-fuzz/fuzz_$t.log" ||
+    { tail -n 40 "build-fuzz/fuzz_$t.log" >&2; echo "fuzz_$t: FAILED (log: build-fuzz/fuzz_$t.log)" >&2
+      failed+=("$t"); continue; }
+  grep -E "Done [0-9]+ runs" "build-fuzz/fuzz_$t.log" | tail -n 1 >&2 || true
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: crashes in ${failed[*]}; inputs in build-fuzz/crashes/" >&2
+  exit 1
+fi
