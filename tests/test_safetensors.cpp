@@ -489,7 +489,7 @@ TEST_CASE("safetensors: the fuzzer's 1e309 header (fuzz/corpus) is an attnviz er
   try {
     SafetensorsFile::open(path);
     FAIL("no error");
-  } catch (const Error& e) {
+  } catch (const attnviz::Error& e) {
     CHECK(std::string(e.what()).find(path) != std::string::npos);
   }
 }
