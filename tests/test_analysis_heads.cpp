@@ -217,3 +217,14 @@ TEST_CASE("analysis heads: fully masked rows get no figures; heads pool per laye
   CHECK(all.scaled.entropy.mean() ==
         doctest::Approx(std::log(3.0)));  // every live row uniform over 3
 }
+
+TEST_CASE("analysis heads: a row with NaN weights gets no figures and is counted apart") {
+  Mask none;
+  Matrix scores = Matrix::Zero(3, 3);
+  scores(1, 2) = std::numeric_limits<float>::quiet_NaN();  // row 1's softmax is all NaN
+  const HeadStats h = stats_of(make_info(3, 3, 4, 0.5f, none), scores);
+  CHECK(h.non_finite_rows == 1);
+  CHECK(h.scaled.rows == 2);
+  // Rows 0 and 2 are uniform over 3 keys: H = ln 3 exactly, not pulled down by a made-up 0.
+  CHECK(h.scaled.entropy.mean() == doctest::Approx(std::log(3.0)));
+}

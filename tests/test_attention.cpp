@@ -213,3 +213,34 @@ TEST_CASE("attention: the test helper check_close treats NaN as a mismatch where
   CHECK(r.mismatches == 1);
   CHECK(std::isnan(r.worst));
 }
+
+TEST_CASE("attention: a weight whose exp underflows is exactly 0, as an allowed -inf score's is") {
+  // exp(-1000) and exp(-inf) are 0 in float32 (below ln(FLT_MIN) the true value is subnormal or 0);
+  // Eigen's vectorised exp would give ~2.9e-39.
+  std::vector<float> scores = {0.0f, -1000.0f, -std::numeric_limits<float>::infinity(), -90.0f, 0.0f};
+  std::vector<float> probs(5);
+  masked_softmax_row(scores.data(), probs.data(), 5, 0, Mask{});
+  CHECK(probs[0] == 0.5f);
+  CHECK(probs[1] == 0.0f);
+  CHECK(probs[2] == 0.0f);
+  CHECK(probs[3] == 0.0f);
+  CHECK(probs[4] == 0.5f);
+}
+
+TEST_CASE("attention: NaN in v gives the same output at every block size under a causal mask") {
+  // 0 · NaN = NaN in the full product PyTorch computes: row 0's zero weight on the NaN value row
+  // still makes it NaN, whether or not its block could skip that key.
+  const int n = 6;
+  Matrix q = Matrix::Random(n, 4), k = Matrix::Random(n, 4), v = Matrix::Random(n, 3);
+  v(n - 1, 0) = std::numeric_limits<float>::quiet_NaN();
+  Mask causal;
+  causal.causal = true;
+  Matrix whole(n, 3), rows(n, 3);
+  scaled_dot_product_attention(whole, q, k, v, causal, 0.5f, n, {});
+  scaled_dot_product_attention(rows, q, k, v, causal, 0.5f, 1, {});
+  for (int i = 0; i < n; ++i) {
+    CHECK(std::isnan(whole(i, 0)));
+    CHECK(std::isnan(rows(i, 0)));
+    CHECK(rows.row(i).tail(2) == whole.row(i).tail(2));
+  }
+}

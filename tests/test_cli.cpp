@@ -102,7 +102,7 @@ TEST_CASE("cli: bad input gets a clear error and its exit code") {
       {"run -m samples/mha -t samples/english.txt --heads 8", "", "n_heads = 8 in the command line contradicts", 2},
       {"run -m samples/mha -t samples/english.txt --pad 11", "", "--pad 11: there are only 10 tokens", 2},
       {"run -m samples/mha -t samples/english.txt --mask samples/mask_all_zeros.txt", "",
-       "line 1 is row 0 with 4 entries; expected 10 rows of 10", 1},
+       "line 1 (row 0) has 4 entries; expected 10 rows of 10", 1},
       {"run -m samples/mha", "", "no target input", 2},
       {"run -m samples/mha -t samples/english.txt --qk-scale -1", "", "--qk-scale '-1'", 2},
       {"run -m samples/mha -t samples/english.txt --bogus", "", "bogus", 2},

@@ -101,10 +101,16 @@ TEST_CASE("mask file: shapes: batches refused, wrong sizes named before the data
   TempDir dir;
   std::ofstream(dir / "m.txt") << "1 0\n1 1\n1 1\n";
   CHECK(contains(error_of((dir / "m.txt").string(), MaskConvention::automatic, 2, 2),
-                 "line 3 is row 2 with 2 entries; expected 2 rows of 2"));
+                 "line 3 starts row 2; expected 2 rows of 2 (queries × keys)"));
   std::ofstream(dir / "w.txt") << "1 0 0\n";
   CHECK(contains(error_of((dir / "w.txt").string(), MaskConvention::automatic, 2, 2),
-                 "line 1 is row 0 with 3 entries; expected 2 rows of 2"));
+                 "line 1 (row 0) has more than 2 entries; expected 2 rows of 2"));
+  std::ofstream(dir / "s.txt") << "1 0\n";  // one row of a 2 × 2 mask: truncated, not broadcast
+  CHECK(contains(error_of((dir / "s.txt").string(), MaskConvention::automatic, 2, 2),
+                 "1 row of 2, expected 2 rows (queries × keys)"));
+  std::ofstream(dir / "f.txt") << "1 0\n1\n";
+  CHECK(contains(error_of((dir / "f.txt").string(), MaskConvention::automatic, 2, 2),
+                 "line 2 (row 1) has 1 entry; expected 2 rows of 2"));
   std::ofstream(dir / "x.txt") << "1 0\n1 yes\n";
   CHECK(contains(error_of((dir / "x.txt").string(), MaskConvention::automatic, 2, 2),
                  "line 2: 'yes' is not a number"));
@@ -142,4 +148,36 @@ TEST_CASE("mask file: check passes on a correct lower-triangular mask file, as o
   const auto r = run_attnviz("check -m samples/mha -t - --mask " + (dir / "lower.txt").string(), "a b c d");
   CHECK_MESSAGE(r.exit_code == 0, (r.out + r.err));
   CHECK(contains(r.out, "no problems"));
+}
+
+TEST_CASE("mask file: a row blocked only by finite additive values is refused, not drawn as masked") {
+  TempDir dir;
+  // PyTorch adds -1e4 to every score of row 1: its softmax is unchanged, not masked.
+  std::ofstream(dir / "m.txt") << "0 -10000\n-10000 -10000\n";
+  CHECK(contains(error_of((dir / "m.txt").string(), MaskConvention::automatic, 2, 2),
+                 "row 1 blocks every key with finite values (-10000 at [1, 0])"));
+  std::ofstream(dir / "i.txt") << "0 -inf\n-inf -inf\n";  // -inf: a truly fully masked row
+  const MaskMatrix m = read_mask_file((dir / "i.txt").string(), 2, 2, MaskConvention::automatic);
+  CHECK(m(1, 0) == 0);
+  CHECK(m(1, 1) == 0);
+}
+
+TEST_CASE("mask file: an .npy far larger than any mask of the input is refused before it is read") {
+  TempDir dir;
+  {
+    std::ofstream f(dir / "big.npy", std::ios::binary);
+    const std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1000, 1000), }";
+    std::string padded = header + std::string(128 - 10 - header.size() - 1, ' ') + "\n";
+    f << std::string("\x93NUMPY\x01\x00", 8) << char(padded.size()) << char(0) << padded
+      << std::string(8 * 1000 * 1000, '\0');
+  }
+  const std::string e = error_of((dir / "big.npy").string(), MaskConvention::automatic, 4, 4);
+  CHECK_MESSAGE(contains(e, "big.npy"), e);
+  CHECK_FALSE(contains(e, "mask shape"));  // the size cap, not the shape check after reading
+}
+
+TEST_CASE("mask file: --mask-convention without --mask is a usage error") {
+  const auto r = run_attnviz("run -m samples/mha -t - --mask-convention block", "a b");
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.err, "--mask-convention says what --mask values mean: give --mask"));
 }

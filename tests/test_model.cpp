@@ -144,11 +144,19 @@ TEST_CASE("embedding: a vocabulary maps tokens to table rows, [UNK] catches the 
   // The label shows what the model saw, and a note counts the unknown tokens.
   CHECK(s.labels == std::vector<std::string>{"cat", "the", "[UNK]"});
   REQUIRE(s.notes.size() == 1);
-  CHECK(s.notes[0].find("1 of 3 tokens are not in") != std::string::npos);
-  CHECK(s.notes[0].find("vocab.txt and are embedded as [UNK] (id 0): dog") != std::string::npos);
+  CHECK(s.notes[0].find("1 of 3 tokens is not in") != std::string::npos);
+  CHECK(s.notes[0].find("vocab.txt and is embedded as [UNK] (id 0): dog") != std::string::npos);
   const Sequence ids = embed_ids(m, {2, 1});
   CHECK(ids.labels == std::vector<std::string>{"cat", "the"});
   CHECK(error_of([&] { embed_ids(m, {3}); }).find("past the embedding table's 3 rows") != std::string::npos);
+}
+
+TEST_CASE("embedding: a token listed twice in vocab.txt takes its last line, as Hugging Face's load_vocab") {
+  TempDir dir;
+  init_tiny(dir, {"[UNK]", "the", "cat"});
+  std::ofstream(dir / "vocab.txt") << "[UNK]\nthe\nthe\n";
+  const Model m = load_model(dir.path(), {});
+  CHECK(embed_tokens(m, {"the"}).x.row(0) == m.weights.embed.token->row(2));
 }
 
 TEST_CASE("embedding: a model with an embedding table but no vocabulary is never fed hash vectors") {

@@ -10,6 +10,8 @@
 #include "attnviz/io/npy.hpp"
 #include "attnviz/render/colormap.hpp"
 #include "attnviz/render/pooled_map.hpp"
+#include "attnviz/render/table.hpp"
+#include "attnviz/render/terminal.hpp"
 #include "run_cli.hpp"
 
 using namespace attnviz;
@@ -120,4 +122,15 @@ TEST_CASE("non-finite: figures draw NaN cells magenta, keep a finite colour rang
   }
   stbi_image_free(fig);
   CHECK(magenta > 4 * 16);  // four cells of the map and the legend swatch
+}
+
+TEST_CASE("non-finite: coloured text tables paint NaN cells magenta, json writes them as strings") {
+  Matrix v(1, 2);
+  v << 0.5f, k_nan;
+  TableStyle style;
+  style.color = ColorMode::truecolor;
+  const std::string text = render_table("t", v, Mask{}, {"q"}, {"a", "b"}, style);
+  CHECK(contains(text, "48;2;255;0;255m"));
+  style.format = TableFormat::json;
+  CHECK(contains(render_table("t", v, Mask{}, {"q"}, {"a", "b"}, style), "\"values\":[[0.5,\"nan\"]]"));
 }

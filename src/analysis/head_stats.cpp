@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -42,6 +43,7 @@ void HeadStats::merge(const HeadStats& other) {
   heads += other.heads;
   fully_masked_rows += other.fully_masked_rows;
   single_key_rows += other.single_key_rows;
+  non_finite_rows += other.non_finite_rows;
   scaled.merge(other.scaled);
   unscaled.merge(other.unscaled);
   raw_logits.merge(other.raw_logits);
@@ -110,13 +112,20 @@ void StatsCollector::on_block(const AttentionBlock& block) {
     const std::span<const float> probs(block.probs.row(r).data(), static_cast<size_t>(n_key));
     const float* scores = block.scores.row(r).data();
     int n_allowed = 0;
+    bool broken = false;  // a NaN / inf weight, or a NaN / +inf score: the row has no figures
     for (int j = 0; j < n_key; ++j) {
       allowed_[j] = mask.allowed(i, j, n_key) ? 1 : 0;
       n_allowed += allowed_[j];
       logits_[j] = allowed_[j] ? double(scores[j]) : 0.0;
+      broken = broken || (allowed_[j] && (!std::isfinite(probs[j]) || std::isnan(scores[j]) ||
+                                          scores[j] == std::numeric_limits<float>::infinity()));
     }
     if (n_allowed == 0) {
       ++h.fully_masked_rows;
+      continue;
+    }
+    if (broken) {  // never averaged in as a made-up 0 (run, stats and check warn about it)
+      ++h.non_finite_rows;
       continue;
     }
     if (n_allowed == 1) ++h.single_key_rows;

@@ -25,8 +25,10 @@ void NonFiniteMonitor::end_map(const MapInfo& /*info*/) {
 std::string NonFiniteMonitor::warnings() const {
   std::string out;
   for (const Finding& f : findings_) {
+    // Weights only (check also counts scores): the cells the maps draw.
     out += "attnviz: warning: " + f.message() +
-           " (the model computed them: check its weights and inputs; maps draw them '!' / magenta)\n";
+           " of weights (the model computed them: check its weights and inputs; maps draw them '!' / "
+           "magenta)\n";
   }
   return out;
 }

@@ -87,6 +87,7 @@ Json entry_json(const HeadStats& h, const char* scope) {
   j["rows"] = h.scaled.rows;
   j["fully_masked_rows"] = h.fully_masked_rows;
   j["single_key_rows"] = h.single_key_rows;
+  j["non_finite_rows"] = h.non_finite_rows;
   j["extra_saturated_rows"] = h.unscaled.saturated_rows - h.scaled.saturated_rows;
   j["scaled"] = figures_json(h.scaled);
   j["unscaled"] = figures_json(h.unscaled);

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
 #include "attnviz/io/npy.hpp"
 #include "attnviz/text/tokens.hpp"
 #include "attnviz/text/unicode.hpp"
@@ -71,7 +72,7 @@ double parse_entry(std::string_view token, const std::string& path, size_t line_
   const char* first = token.data() + (token.front() == '+' ? 1 : 0);
   const auto [end, ec] = std::from_chars(first, token.data() + token.size(), v);
   if (ec != std::errc() || end != token.data() + token.size()) {
-    throw Error(fmt::format("{}: line {}: '{}' is not a number", path, line_no, token));
+    throw Error(fmt::format("{}: line {}: '{}' is not a number", path, line_no, printable_text(token)));
   }
   return v;
 }
@@ -91,6 +92,15 @@ RawMask read_text_mask(const std::string& path, int n_query, int n_key) {
     for (size_t i = start; i < end;) {
       const size_t tok_end = std::min(end, text.find_first_of(" ,\t\r", i));
       if (tok_end > i) {
+        // Refused as it arrives, so a huge file of the wrong size costs nothing.
+        if (rows == n_query) {
+          throw Error(fmt::format("{}: line {} starts row {}; expected {} rows of {} (queries × keys)", path,
+                                  line_no, rows, n_query, n_key));
+        }
+        if (cols == n_key) {
+          throw Error(fmt::format("{}: line {} (row {}) has more than {} entries; expected {} rows of {} "
+                                  "(queries × keys)", path, line_no, rows, n_key, n_query, n_key));
+        }
         m.values.push_back(parse_entry(text.substr(i, tok_end - i), path, line_no,
                                        integer));
         ++cols;
@@ -99,24 +109,32 @@ RawMask read_text_mask(const std::string& path, int n_query, int n_key) {
     }
     if (cols > 0) {
       // Checked as the rows arrive, so a huge file of the wrong size is refused early.
-      if (cols != n_key || rows == n_query) {
-        throw Error(fmt::format("{}: line {} is row {} with {} entries; expected {} rows of {} (queries × "
-                                "keys)", path, line_no, rows, cols, n_query, n_key));
+      if (cols != n_key) {
+        throw Error(fmt::format("{}: line {} (row {}) has {}; expected {} rows of {} (queries × keys)", path,
+                                line_no, rows, cols == 1 ? std::string("1 entry") : fmt::format("{} entries", cols), n_query, n_key));
       }
       ++rows;
     }
     start = end + 1;
   }
   if (rows == 0) throw Error(fmt::format("{}: the mask file is empty", path));
+  // A text file has no shape to say "one row for every query": fewer rows is a truncated file.
+  if (rows != n_query) {
+    throw Error(fmt::format("{}: {} of {}, expected {} rows (queries × keys)", path, count_of(rows, "row"),
+                            n_key, n_query));
+  }
   m.shape = {rows, n_key};
   m.kind = integer ? 'i' : 'f';
   return m;
 }
 
 RawMask read_npy_mask(const std::string& path, int n_query, int n_key) {
+  // No mask of the right shape is larger than 8 bytes a cell plus a header: a bigger file is
+  // refused before it is read.
+  const uint64_t max_bytes = uint64_t(n_query) * uint64_t(n_key) * 8 + (uint64_t(1) << 20);
   NpyArray a = read_npy_array(path, [&](const std::vector<int64_t>& shape, char) {
     core_shape(shape, path, n_query, n_key);
-  });
+  }, max_bytes);
   return RawMask{std::move(a.shape), a.kind, std::move(a.values)};
 }
 
@@ -153,6 +171,24 @@ MaskConvention decide(const RawMask& m, const std::string& path, int n_key) {
 
 // Applies the convention: 1 where the key may be attended; a value the convention has no meaning
 // for is an error naming it.
+// PyTorch adds a finite "masking" value to the scores: when it covers a whole row, the row keeps its
+// softmax (−1e4 everywhere cancels) or turns near-uniform (−1e9), which a 0/1 mask cannot say.
+void check_finite_blocked_rows(const MaskMatrix& allowed, const RawMask& m, const std::string& path,
+                               int64_t cols) {
+  for (Eigen::Index i = 0; i < allowed.rows(); ++i) {
+    if (allowed.row(i).any()) continue;
+    const size_t at = static_cast<size_t>(std::min<int64_t>(i, m.values.size() / cols - 1) * cols);
+    for (int64_t j = 0; j < cols; ++j) {
+      if (std::isfinite(m.values[at + j])) {
+        throw Error(fmt::format(
+            "{}: row {} blocks every key with finite values ({} at [{}, {}]): PyTorch adds them to every "
+            "score, so the row is not masked but shifted; attnviz cannot show that as a mask: use -inf",
+            path, i, m.values[at + j], i, j));
+      }
+    }
+  }
+}
+
 MaskMatrix interpret(const RawMask& m, MaskConvention c, const std::string& path, int n_query, int n_key) {
   const auto [rows, cols] = core_shape(m.shape, path, n_query, n_key);
   if (c == MaskConvention::additive && m.kind == 'b') {
@@ -200,7 +236,9 @@ MaskMatrix read_mask_file(const std::string& path, int n_query, int n_key, MaskC
     }
   }
   if (convention == MaskConvention::automatic) convention = decide(m, path, n_key);
-  return interpret(m, convention, path, n_query, n_key);
+  MaskMatrix allowed = interpret(m, convention, path, n_query, n_key);
+  if (convention == MaskConvention::additive) check_finite_blocked_rows(allowed, m, path, n_key);
+  return allowed;
 }
 
 }  // namespace attnviz

@@ -53,7 +53,10 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
     throw usage_error("--causal, --pad and --window mask the target's self-attention, which a lone "
                       "attention module given a source does not have: use --source-pad or --mask");
   }
-  if (a.mask_file.empty()) return;
+  if (a.mask_file.empty()) {
+    if (a.mask_convention != "auto") throw usage_error("--mask-convention says what --mask values mean: give --mask");
+    return;
+  }
   Mask& m = on_cross ? in.source_mask : in.target_mask;
   m.matrix = read_mask_file(a.mask_file, n_target, on_cross ? n_source : n_target,
                             parse_mask_convention(a.mask_convention));

@@ -9,6 +9,7 @@ namespace attnviz {
 
 namespace {
 constexpr float k_neg_inf = -std::numeric_limits<float>::infinity();
+constexpr float k_exp_underflow = -87.336544750553f;  // ln(FLT_MIN): exp below it is subnormal
 }  // namespace
 
 namespace {
@@ -41,16 +42,13 @@ void masked_softmax_row(float* scores, float* probs, int n_k, int query, const M
   const float row_max = hi > lo ? s.segment(lo, hi - lo).maxCoeff() : k_neg_inf;
   p.setZero();
   if (row_max == k_neg_inf) return;  // every key masked: a zero row, reported by the caller
-  // Eigen vectorises exp over the range. Its vectorised exp(-inf) is not exactly 0 in every
-  // build (about 2.9e-39 without -march=native), so file-masked keys are zeroed explicitly
-  // before the sum: a masked key gets exactly 0, as masked_fill(-inf) + softmax gives.
+  // Eigen vectorises exp over the range, but its exp clamps the argument near −88.4 and returns
+  // ~2.9e-39 for anything below, −inf included (without -march=native). Below ln(FLT_MIN) the true
+  // value is subnormal or 0, so those terms are set to exactly 0 (an absolute error under 1.2e-38,
+  // as flush-to-zero): masked keys, and keys whose score is far below the row's max, get 0.
+  const auto x = s.segment(lo, hi - lo) - row_max;
   auto live = p.segment(lo, hi - lo);
-  live = (s.segment(lo, hi - lo) - row_max).exp();
-  if (mask.matrix) {
-    for (int j = lo; j < hi; ++j) {
-      if ((*mask.matrix)(query, j) == 0) p[j] = 0.0f;
-    }
-  }
+  live = (x < k_exp_underflow).select(0.0f, x.exp());
   live *= 1.0f / live.sum();  // the sum is >= 1: the max element contributes exp(0)
 }
 
@@ -60,6 +58,7 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
   const int n_q = static_cast<int>(q.rows());
   const int n_k = static_cast<int>(k.rows());
   block_rows = std::max(1, block_rows);
+  const bool v_finite = v.allFinite();
   Matrix scores(std::min(block_rows, n_q), n_k);
   Matrix probs(scores.rows(), n_k);
   for (int r0 = 0; r0 < n_q; r0 += block_rows) {
@@ -76,8 +75,11 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
     for (int i = 0; i < rows; ++i) {
       masked_softmax_row(s.row(i).data(), p.row(i).data(), n_k, r0 + i, mask);
     }
-    // out = probs v
-    out.middleRows(r0, rows).noalias() = p.leftCols(n_live) * v.topRows(n_live);
+    // out = probs v. The skipped keys have weight 0, exact unless v holds NaN/inf: 0·NaN is NaN
+    // in the full product PyTorch computes (masked_fill + softmax + matmul), so then every key is
+    // multiplied, and the result does not depend on --block-rows.
+    const int n_pv = v_finite ? n_live : n_k;
+    out.middleRows(r0, rows).noalias() = p.leftCols(n_pv) * v.topRows(n_pv);
     if (on_block) on_block(r0, r1, s, p);
   }
 }

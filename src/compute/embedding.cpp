@@ -9,6 +9,7 @@
 #include "attnviz/compute/layer_norm.hpp"
 #include "attnviz/compute/positional.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
 #include "attnviz/core/random.hpp"
 
 namespace attnviz {
@@ -67,8 +68,9 @@ std::string unknown_note(const Model& model, const std::vector<std::string>& unk
   std::string list;
   for (size_t i = 0; i < unknown.size() && i < 10; ++i) list += (i ? ", " : "") + unknown[i];
   if (unknown.size() > 10) list += fmt::format(", … ({} more)", unknown.size() - 10);
-  return fmt::format("{} of {} tokens are not in {} and are embedded as [UNK] (id {}): {}", unknown.size(),
-                     n, model.vocab_path.string(), unk_id, list);
+  return fmt::format("{} of {} {} not in {} and {} embedded as [UNK] (id {}): {}", unknown.size(),
+                     count_of(static_cast<long long>(n), "token"), unknown.size() == 1 ? "is" : "are",
+                     model.vocab_path.string(), unknown.size() == 1 ? "is" : "are", unk_id, list);
 }
 
 }  // namespace
@@ -87,7 +89,8 @@ Sequence embed_tokens(const Model& model, const std::vector<std::string>& tokens
   }
   if (model.vocab.empty()) throw no_vocabulary(model);
   std::unordered_map<std::string, int> ids;
-  for (size_t i = 0; i < model.vocab.size(); ++i) ids.emplace(model.vocab[i], static_cast<int>(i));
+  // A token listed twice takes its last line, as Hugging Face's load_vocab does.
+  for (size_t i = 0; i < model.vocab.size(); ++i) ids[model.vocab[i]] = static_cast<int>(i);
   std::vector<std::string> unknown;
   int unk_id = -1;
   for (size_t i = 0; i < tokens.size(); ++i) {

@@ -89,8 +89,8 @@ struct RawNpy {
   detail::NpyHeader header;
 };
 
-RawNpy read_raw_npy(const std::filesystem::path& path) {
-  RawNpy raw{read_regular_file(path.string(), k_max_npy_bytes), {}};  // no FIFO, no device
+RawNpy read_raw_npy(const std::filesystem::path& path, uint64_t max_bytes = k_max_npy_bytes) {
+  RawNpy raw{read_regular_file(path.string(), static_cast<size_t>(max_bytes)), {}};  // no FIFO, no device
   const std::string file = path.string();
   const detail::NpyHeader& h = raw.header = detail::parse_npy_header(raw.bytes, file);
   const std::string shape = fmt::format("({})", fmt::join(h.shape, ", "));
@@ -110,10 +110,11 @@ RawNpy read_raw_npy(const std::filesystem::path& path) {
 
 }  // namespace
 
-NpyArray read_npy_array(const std::filesystem::path& path, const NpyShapeCheck& check) {
-  RawNpy raw = read_raw_npy(path);
+NpyArray read_npy_array(const std::filesystem::path& path, const NpyShapeCheck& check,
+                        uint64_t max_bytes) {
+  RawNpy raw = read_raw_npy(path, max_bytes);
   const detail::NpyHeader& h = raw.header;
-  if (check) check(h.shape, h.kind);  // before decoding: a huge array of the wrong shape costs nothing
+  if (check) check(h.shape, h.kind);  // before decoding the data
   NpyArray a{h.shape, h.kind, h.descr, std::vector<double>(h.n_items)};
   const char* data = raw.bytes.data() + h.data_start;
   for (uint64_t k = 0; k < h.n_items; ++k) {

@@ -38,9 +38,11 @@ std::vector<std::string> cell_texts(const Matrix& values, const Mask& mask, int 
   return out;
 }
 
-// A padded value cell with its background coloured by value (and black or white text by luma).
+// A padded value cell with its background coloured by value (and black or white text by luma);
+// NaN / inf on magenta, a colour of no map.
 std::string coloured_cell(const std::string& padded, float v, const TableStyle& style) {
-  const Rgb bg = colormap(style.cmap, colormap_position(v, style.vmin, style.vmax));
+  const Rgb bg = std::isfinite(v) ? colormap(style.cmap, colormap_position(v, style.vmin, style.vmax))
+                                  : k_non_finite_rgb;
   const bool light = 0.299f * bg.r + 0.587f * bg.g + 0.114f * bg.b > 140.0f;
   const std::string fg = light ? "30" : "97";
   if (style.color == ColorMode::truecolor) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
 #include "attnviz/sinks/scale_note.hpp"
 
 namespace attnviz {
@@ -22,11 +23,15 @@ MaskMatrix allowed_of(const CountMatrix& counts) { return (counts.array() > 0).c
 
 // The caption's statement of how the picture was made: the reader of a paper needs it.
 std::string caption(const MapInfo& info, const PngOptions& o, const FigureMap& map, float vmax) {
-  std::string s = fmt::format("mask: {} · {}×{} tokens · colour {}", info.mask->describe(),
-                              info.n_query, info.n_key,
-                              o.shared_scale ? "[0, 1] shared" : fmt::format("[0, {:.3g}] head max", vmax));
+  const auto allowed = (map.allowed.array() != 0).count();
   const auto non_finite = ((map.allowed.array() != 0) && !map.values.array().isFinite()).count();
-  if (non_finite > 0) s += fmt::format(" · {} NaN/inf {} (magenta)", non_finite, non_finite == 1 ? "cell" : "cells");
+  // A head with no finite weight has no colour range to state.
+  const std::string range = o.shared_scale            ? "[0, 1] shared"
+                            : non_finite == allowed ? "none (no finite weight)"
+                                                    : fmt::format("[0, {:.3g}] head max", vmax);
+  std::string s = fmt::format("mask: {} · {}×{} tokens · colour {}", info.mask->describe(),
+                              info.n_query, info.n_key, range);
+  if (non_finite > 0) s += fmt::format(" · {} NaN/inf (magenta)", count_of(non_finite, "cell"));
   if (o.style.log) s += " · log scale";
   if (const std::string note = scale_note(info.scale, info.d_head); !note.empty()) s += " · " + note;
   if (map.pool > 1) {

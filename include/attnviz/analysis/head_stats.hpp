@@ -38,6 +38,7 @@ struct HeadStats {
   std::string mask;                // Mask::describe()
   int64_t fully_masked_rows = 0;   // rows with no allowed key: no figures (a zero row), see `check`
   int64_t single_key_rows = 0;     // rows with one allowed key: one-hot by construction
+  int64_t non_finite_rows = 0;     // rows with a NaN / inf weight or a NaN / +inf score: no figures
   RowSummary scaled;               // the softmax the model computed
   RowSummary unscaled;             // the counterfactual: softmax(q·k / temperature)
   Moments raw_logits;              // q·k over allowed cells

@@ -25,7 +25,9 @@ using NpyShapeCheck = std::function<void(const std::vector<int64_t>& shape, char
 
 // Reads a bool ('|b1'), integer ('i1'…'i8', 'u1'…'u8') or float ('f4', 'f8') array of any rank,
 // either byte order, C or Fortran order.
-NpyArray read_npy_array(const std::filesystem::path& path, const NpyShapeCheck& check = {});
+// Files larger than max_bytes are refused before they are read.
+NpyArray read_npy_array(const std::filesystem::path& path, const NpyShapeCheck& check = {},
+                        uint64_t max_bytes = uint64_t(4) << 30);
 
 // Reads a 2-D '<f4', '>f4', '<f8' or '>f8' array (fortran_order true or false) as float32.
 // Throws Error naming the file and the offending header field (magic, version, descr, shape, size).
