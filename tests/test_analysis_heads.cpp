@@ -76,29 +76,31 @@ TEST_CASE("analysis heads: random unit-variance q, k with d_k = 64: var(q·k) �
 }
 
 TEST_CASE(
-    "analysis heads: equal causal scores: row 0 is one-hot by construction, row i uniform over "
+    "analysis heads: equal causal scores: row 0 has no choice and no figures, row i is uniform over "
     "i+1") {
   Mask mask;
   mask.causal = true;
   const HeadStats h = stats_of(make_info(4, 4, 4, 0.5f, mask), Matrix::Zero(4, 4));
-  CHECK(h.scaled.rows == 4);
+  // Row 0 sees one key: weight 1 by construction, no evidence of anything; counted apart.
   CHECK(h.single_key_rows == 1);
-  // Max weights 1, 1/2, 1/3, 1/4: row 0's 1 is one key, not a saturated softmax; the share is
-  // over the 3 rows that had a choice.
+  CHECK(h.scaled.rows == 3);
   CHECK(h.scaled.choice_rows == 3);
+  // Max weights 1/2, 1/3, 1/4: none saturated.
   CHECK(h.scaled.saturated_rows == 0);
   CHECK(h.scaled.saturated_share() == 0.0);
-  CHECK(h.scaled.max_weight.mean() == doctest::Approx((1 + 1 / 2.0 + 1 / 3.0 + 1 / 4.0) / 4));
+  CHECK(h.scaled.max_weight.mean() == doctest::Approx((1 / 2.0 + 1 / 3.0 + 1 / 4.0) / 3));
   CHECK(h.scaled.max_weight.min == doctest::Approx(0.25));
   CHECK(h.scaled.entropy.mean() ==
-        doctest::Approx((std::log(2.0) + std::log(3.0) + std::log(4.0)) / 4));
-  CHECK(h.scaled.entropy.min == 0.0);
-  CHECK(h.scaled.effective_keys.mean() == doctest::Approx(2.5));  // (1 + 2 + 3 + 4) / 4
-  CHECK(h.scaled.entropy_normalized.count == 3);  // row 0 has one key: no normalised entropy
+        doctest::Approx((std::log(2.0) + std::log(3.0) + std::log(4.0)) / 3));
+  CHECK(h.scaled.entropy.min == doctest::Approx(std::log(2.0)));
+  CHECK(h.scaled.effective_keys.mean() == doctest::Approx(3.0));  // (2 + 3 + 4) / 3
+  CHECK(h.scaled.entropy_normalized.count == 3);
   CHECK(h.scaled.entropy_normalized.mean() == doctest::Approx(1.0));
-  CHECK(h.scaled.jacobian_norm.min == 0.0);  // the one-hot row
+  // Uniform over n: ‖J‖_F² = Σp² − 2Σp³ + (Σp²)² = 1/n − 1/n²; smallest at n = 4: √(3/16).
+  CHECK(h.scaled.jacobian_norm.min == doctest::Approx(std::sqrt(3.0 / 16.0)));
   CHECK(h.scaled.previous.mean() == doctest::Approx((1 / 2.0 + 1 / 3.0 + 1 / 4.0) / 3));
-  CHECK(h.raw_logits.count == 10);  // 1 + 2 + 3 + 4 allowed cells
+  CHECK(h.scaled.first_key.mean() == doctest::Approx((1 / 2.0 + 1 / 3.0 + 1 / 4.0) / 3));
+  CHECK(h.raw_logits.count == 9);  // 2 + 3 + 4 allowed cells of the rows with a choice
   CHECK(h.raw_logits.variance() == 0.0);
   CHECK(h.role() == HeadRole::broad);
 }
@@ -177,7 +179,8 @@ TEST_CASE("analysis heads: figures do not depend on the block size; unselected m
   CHECK(a.unscaled.jacobian_norm.sum == doctest::Approx(b.unscaled.jacobian_norm.sum));
   CHECK(a.raw_logits.variance() == doctest::Approx(b.raw_logits.variance()));
   CHECK(a.fully_masked_rows == 0);
-  CHECK(a.scaled.rows == 9);
+  CHECK(a.single_key_rows == 1);  // row 0 sees key 0 only
+  CHECK(a.scaled.rows == 8);
 
   StatsOptions only_head_1;
   only_head_1.selection.head = 1;

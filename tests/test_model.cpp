@@ -151,6 +151,17 @@ TEST_CASE("embedding: a vocabulary maps tokens to table rows, [UNK] catches the 
   CHECK(error_of([&] { embed_ids(m, {3}); }).find("past the embedding table's 3 rows") != std::string::npos);
 }
 
+TEST_CASE("init: --vocab on a layout without an embedding table is an error, not ignored") {
+  TempDir dir;
+  InitOptions o;
+  o.arch = "encoder";
+  o.d_model = 8;
+  o.n_heads = 2;
+  o.vocab = {"[UNK]", "the"};
+  CHECK(error_of([&] { init_model(dir.path(), o); }).find("holds no embedding table") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "vocab.txt"));
+}
+
 TEST_CASE("embedding: a token listed twice in vocab.txt takes its last line, as Hugging Face's load_vocab") {
   TempDir dir;
   init_tiny(dir, {"[UNK]", "the", "cat"});

@@ -44,25 +44,25 @@ std::vector<HeadStats> equal_causal_head() {
 }  // namespace
 
 TEST_CASE("stats: the text table of a hand-known head, byte for byte") {
-  // max w = (1 + 1/2 + 1/3 + 1/4)/4 = 0.521; H = (ln 2 + ln 3 + ln 4)/4 = 0.795; keys = 2.5;
-  // ‖J‖ = (0 + √(1/4) + √(2/9) + √(3/16))/4 = 0.351; prev = (1/2 + 1/3 + 1/4)/3 = 0.361; pred =
-  // 4·1·1.
+  // Row 0 has one key (no figures); rows 1-3 are uniform over 2, 3, 4 keys:
+  // max w = (1/2 + 1/3 + 1/4)/3 = 0.361; H = (ln 2 + ln 3 + ln 4)/3 = 1.059; keys = 3;
+  // ‖J‖ = (√(1/4) + √(2/9) + √(3/16))/3 = 0.468; sink = prev = self = 0.361; pred = 4·1·1.
   StatsReportOptions report;
   report.model_name = "hand";
   const std::string expected =
       "hand · attention statistics · saturated: max weight >= 0.99\n"
       "map          head  role   max w      H  H/ln n   keys    gap    J_F   sat  var qk   pred  "
       "var s   sink   prev   self  cf sat  +rows   cf H\n"
-      "layer0.self     0  broad  0.521  0.795   1.000  2.500  0.000  0.351  0.0%   0.000  4.000  "
-      "0.000  0.521  0.361  0.521    0.0%     +0  0.795\n"
-      "layer0.self   all         0.521  0.795   1.000  2.500  0.000  0.351  0.0%   0.000  4.000  "
-      "0.000  0.521  0.361  0.521    0.0%     +0  0.795\n";
+      "layer0.self     0  broad  0.361  1.059   1.000  3.000  0.000  0.468  0.0%   0.000  4.000  "
+      "0.000  0.361  0.361  0.361    0.0%     +0  1.059\n"
+      "layer0.self   all         0.361  1.059   1.000  3.000  0.000  0.468  0.0%   0.000  4.000  "
+      "0.000  0.361  0.361  0.361    0.0%     +0  1.059\n";
   const std::string out = render_stats(equal_causal_head(), StatsOptions{}, report);
   CHECK(out.substr(0, expected.size()) == expected);
   CHECK(contains(out, "cf = counterfactual softmax(q·k unscaled)"));
   report.format = TableFormat::markdown;
   const std::string md = render_stats(equal_causal_head(), StatsOptions{}, report);
-  CHECK(contains(md, "\n| layer0.self |    0 | broad | 0.521 | 0.795 |"));
+  CHECK(contains(md, "\n| layer0.self |    0 | broad | 0.361 | 1.059 |"));
   CHECK(contains(md, "\n|:----------- | ----:|:----- | -----:|"));
 }
 
@@ -73,10 +73,10 @@ TEST_CASE(
   const std::string full[] = {
       "map          head  role   max w      H  H/ln n   keys    gap    J_F   sat  var qk   pred  "
       "var s   sink   prev   self  cf sat  +rows   cf H",
-      "layer0.self     0  broad  0.521  0.795   1.000  2.500  0.000  0.351  0.0%   0.000  4.000  "
-      "0.000  0.521  0.361  0.521    0.0%     +0  0.795",
-      "layer0.self   all         0.521  0.795   1.000  2.500  0.000  0.351  0.0%   0.000  4.000  "
-      "0.000  0.521  0.361  0.521    0.0%     +0  0.795"};
+      "layer0.self     0  broad  0.361  1.059   1.000  3.000  0.000  0.468  0.0%   0.000  4.000  "
+      "0.000  0.361  0.361  0.361    0.0%     +0  1.059",
+      "layer0.self   all         0.361  1.059   1.000  3.000  0.000  0.468  0.0%   0.000  4.000  "
+      "0.000  0.361  0.361  0.361    0.0%     +0  1.059"};
   std::string expected = "hand · attention statistics · saturated: max weight >= 0.99\n";
   for (const auto& line : full) expected += line.substr(0, 73) + '\n';
   expected += '\n';
@@ -115,17 +115,17 @@ TEST_CASE("stats cli: zero embeddings give equal scores: JSON figures by hand") 
     CHECK(h["d_k"] == 16);
     CHECK(h["scale"] == 0.25);
     CHECK(h["mask"] == "causal");
-    CHECK(h["rows"] == 4);
+    CHECK(h["rows"] == 3);  // row 0 has one key: no figures
     CHECK(h["single_key_rows"] == 1);
     CHECK(h["scaled"]["choice_rows"] == 3);  // row 0 has one key: one-hot, not saturated
     CHECK(h["scaled"]["saturated_rows"] == 0);
     CHECK(h["scaled"]["saturated_share"] == 0.0);
     CHECK(h["scaled"]["entropy"]["mean"].get<double>() ==
-          doctest::Approx((std::log(6.0) + std::log(4.0)) / 4));
-    CHECK(h["scaled"]["effective_keys"]["mean"].get<double>() == doctest::Approx(2.5));
+          doctest::Approx((std::log(6.0) + std::log(4.0)) / 3));
+    CHECK(h["scaled"]["effective_keys"]["mean"].get<double>() == doctest::Approx(3.0));
     CHECK(h["scaled"]["entropy_normalized"]["min"].get<double>() == doctest::Approx(1.0));
     CHECK(h["unscaled"]["entropy"]["mean"].get<double>() ==
-          doctest::Approx((std::log(6.0) + std::log(4.0)) / 4));
+          doctest::Approx((std::log(6.0) + std::log(4.0)) / 3));
     CHECK(h["extra_saturated_rows"] == 0);
     CHECK(h["logits"]["raw_variance"].get<double>() == doctest::Approx(0.0));
     CHECK(h["scaled"]["max_weight_histogram"].size() == 20);
@@ -138,7 +138,7 @@ TEST_CASE("stats cli: zero embeddings give equal scores: JSON figures by hand") 
   REQUIRE(j["layers"].size() == 1);
   CHECK(j["layers"][0]["heads"] == 4);
   CHECK(j["layers"][0]["head"].is_null());
-  CHECK(j["all"]["rows"] == 16);
+  CHECK(j["all"]["rows"] == 12);
 }
 
 TEST_CASE(

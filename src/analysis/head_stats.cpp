@@ -128,7 +128,10 @@ void StatsCollector::on_block(const AttentionBlock& block) {
       ++h.non_finite_rows;
       continue;
     }
-    if (n_allowed == 1) ++h.single_key_rows;
+    if (n_allowed == 1) {  // no choice (row 0 of a causal map): one-hot by construction, no figures
+      ++h.single_key_rows;
+      continue;
+    }
     h.scaled.add(row_figures(probs, logits_, allowed_, i, options_.saturation));
     for (int j = 0; j < n_key; ++j) {
       if (!allowed_[j]) continue;

@@ -212,8 +212,8 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
           "sink/prev/self = mean weight on key 0 / i-1 / i\n"
           "cf = counterfactual softmax({}) · +rows = saturated rows then minus now "
           "(negative when the counterfactual is softer)\n"
-          "sat = share of rows with >= 2 allowed keys whose max w >= the threshold: a row with one key "
-          "(row 0 of a causal map) is one-hot by construction and counted apart (single_key_rows in json)\n"
+          "figures are over rows with >= 2 allowed keys: a row with one key (row 0 of a causal map) has no "
+          "choice, is one-hot by construction and is counted apart (single_key_rows in json)\n"
           "role: sink/previous-token/self when that key holds >= {:g} of the weight, "
           "broad when H/ln n >= {:g}, concentrated when max w >= {:g}, else mixed\n",
           counterfactual, k_role_mass, k_role_broad_entropy, k_role_mass),

@@ -140,6 +140,12 @@ void init_model(const fs::path& dir, const InitOptions& o) {
   const Dims n = dims_of(o);
   InitWriter w(o.seed);
   Json config;
+  if (!o.vocab.empty() && (o.arch == "encoder" || o.arch == "encoder-decoder")) {
+    // PyTorch keeps nn.Embedding outside nn.TransformerEncoder / nn.Transformer: their layouts
+    // have no table, so a vocabulary would be written and never used.
+    throw usage_error(fmt::format("init: --vocab: --arch {} (nn.Transformer's layout) holds no embedding "
+                                  "table; use --arch mha, decoder, gpt2 or bert", o.arch));
+  }
   if (o.arch == "mha") config = write_mha(w, o, n);
   else if (o.arch == "encoder" || o.arch == "encoder-decoder") config = write_torch(w, o, n);
   else if (o.arch == "decoder") config = write_nanogpt(w, n);
