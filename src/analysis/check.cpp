@@ -70,12 +70,12 @@ void CheckCollector::check_row(const AttentionBlock& block, int row) {
     const bool allowed = mask.allowed(row, j, info.n_key);
     n_allowed += allowed ? 1 : 0;
     const double p = probs[j];
-    if (!std::isfinite(p)) ++n_non_finite;
     // A masked score may be -inf (masked_fill) or a large negative fill such as -1e9; NaN or +inf
-    // there is as wrong as in an allowed key.
+    // there is as wrong as in an allowed key. A cell counts once, whether its score, its weight or
+    // both are non-finite.
     const float s = scores[j];
     const bool bad_score = allowed ? !std::isfinite(s) : std::isnan(s) || s == INFINITY;
-    if (bad_score) ++n_non_finite;
+    if (bad_score || !std::isfinite(p)) ++n_non_finite;
     if (!allowed && std::isfinite(p)) leak += std::fabs(p);
     sum += p;
   }

@@ -7,6 +7,7 @@
 #include "attnviz/analysis/check.hpp"
 #include "attnviz/analysis/non_finite.hpp"
 #include "attnviz/cli/prepare.hpp"
+#include "attnviz/io/atomic_file.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/sinks/png_sink.hpp"
 #include "attnviz/sinks/save_sink.hpp"
@@ -96,6 +97,9 @@ void check_csv_selection(const PreparedRun& run, const TerminalOptions& t) {
 
 void run_command(const RunArgs& a) {
   const ColormapId cmap = weights_colormap(a.cmap);
+  // Output places are checked before the model runs: a bad one must not cost the whole run.
+  if (a.save_given) check_output_file(a.save, "--save");
+  if (a.png_given && a.png_dir.empty()) throw usage_error("--png: the folder name is empty");
   const PreparedRun run = prepare_run(a.in);
 
   TerminalOptions terminal = terminal_options(a, run, cmap);

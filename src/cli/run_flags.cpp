@@ -37,7 +37,11 @@ void add_run_command(CLI::App& app) {
                   "colour map of the weights: viridis, magma, inferno, plasma");
   cmd->add_flag("--no-heatmap", args->no_heatmap, "print tables only");
   cmd->add_flag("--check", args->check, "also check every map as `attnviz check` does (exit 3 on a problem)");
-  cmd->callback([args] { run_command(*args); });
+  cmd->callback([args, cmd] {
+    args->png_given = cmd->count("--png") > 0;
+    args->save_given = cmd->count("--save") > 0;
+    run_command(*args);
+  });
 }
 
 }  // namespace attnviz

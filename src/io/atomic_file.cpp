@@ -116,4 +116,23 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view b
   temp.commit();
 }
 
+void check_output_file(const std::filesystem::path& path, const std::string& flag) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw usage_error(fmt::format("{}: the file name is empty", flag));
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    throw usage_error(fmt::format("{} {}: exists and is not a regular file; attnviz replaces the file it "
+                                  "writes, so give a new name", flag, path.string()));
+  }
+  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) {
+    throw Error(fmt::format("{} {}: the folder {} does not exist", flag, path.string(), parent.string()));
+  }
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    throw Error(fmt::format("{} {}: cannot write in {}: {}", flag, path.string(), parent.string(),
+                            std::strerror(errno)));
+  }
+}
+
 }  // namespace attnviz

@@ -33,11 +33,12 @@ static_assert(std::atomic<int>::is_always_lock_free && std::atomic<unsigned>::is
               "the signal handler may only use lock-free atomics");
 
 Slot g_slots[k_slots];
-constexpr int k_handled_signals[] = {SIGINT, SIGTERM, SIGHUP};
+// SIGPIPE too: `attnviz run --png DIR | head` ends by it, and must not leave DIR's staging folder.
+constexpr int k_handled_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 // Removes the files directly inside `dir`, then the folder. getdents64 is a plain system call, so
 // unlike readdir it allocates nothing.
-void remove_directory(const char* dir) {
+void empty_directory(const char* dir) {
   const int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd >= 0) {
     alignas(8) char buf[4096];
@@ -54,7 +55,15 @@ void remove_directory(const char* dir) {
     }
     ::close(fd);
   }
-  ::rmdir(dir);
+}
+
+// The PNG writer threads run on while the handler does: one may rename a finished figure into the
+// folder after it was listed, so the folder is emptied again until rmdir succeeds (a few tries).
+void remove_directory(const char* dir) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    empty_directory(dir);
+    if (::rmdir(dir) == 0 || errno != ENOTEMPTY) return;
+  }
 }
 
 void remove_slot(Slot& slot) {

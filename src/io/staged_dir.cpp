@@ -2,6 +2,7 @@
 #include "attnviz/io/staged_dir.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -38,6 +39,9 @@ StagedDir::StagedDir(const fs::path& dir) : final_(folder_name(dir)) {
   if (fs::exists(final_, ec) && !fs::is_directory(final_, ec)) {
     throw Error(fmt::format("{}: exists and is not a directory", dir.string()));
   }
+  if (fs::is_symlink(fs::symlink_status(final_, ec)) && !fs::exists(final_, ec)) {
+    throw Error(fmt::format("{}: is a symbolic link to a folder that does not exist", dir.string()));
+  }
   // A new DIR is staged beside it (renamed whole at the end); an existing one inside it, which
   // needs no write access to its parent (`--png .`).
   const bool exists = fs::exists(final_, ec);
@@ -50,6 +54,10 @@ StagedDir::StagedDir(const fs::path& dir) : final_(folder_name(dir)) {
   }
   staging_ = temp.path;
   cleanup_slot_ = temp.slot;
+  // mkdtemp makes the folder 0700; the folder the user gets has the mode mkdir would give it.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  fs::permissions(staging_, static_cast<fs::perms>(0777 & ~mask), ec);
 }
 
 StagedDir::~StagedDir() {

@@ -53,11 +53,15 @@ bool TerminalSink::single_heatmap(const MapInfo& info) const {
 void TerminalSink::check_table_size(const MapInfo& info) const {
   const int64_t cells = int64_t{info.n_query} * info.n_key;
   if (cells <= k_max_table_cells) return;
+  // json streams one kind of table; with --table both it gathers, so the way out is one kind.
+  const bool json = options_.table_style.format == TableFormat::json;
   throw usage_error(fmt::format(
-      "the table of {} is {}×{} = {} cells, more than the {} a {} table may hold; use --format csv "
-      "or json (streamed row by row), --table none, or a shorter input",
+      "the table of {} is {}×{} = {} cells, more than the {} a {} table may hold; use {}, --table none, "
+      "or a shorter input",
       info.id.title(), info.n_query, info.n_key, cells, k_max_table_cells,
-      table_format_name(options_.table_style.format)));
+      table_format_name(options_.table_style.format) + std::string(json ? " --table both" : ""),
+      json ? "--table probs or --table scores (streamed row by row)"
+           : "--format csv or json (streamed row by row)"));
 }
 
 void TerminalSink::begin_map(const MapInfo& info) {

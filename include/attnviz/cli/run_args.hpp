@@ -38,6 +38,7 @@ struct RunArgs {
   int precision = 3;
   std::string format = "text";
   std::string png_dir, save;
+  bool png_given = false, save_given = false;  // given, even as '' (an unset $OUT): refused
   std::string color = "auto";
   int width = 0;
   std::string cmap = "viridis";

@@ -11,4 +11,9 @@ namespace attnviz {
 // Throws Error naming the path on any failure; the temp file is removed on failure.
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
 
+// Checks, before any work, that write_file_atomically(path, …) can replace `path`: refuses an empty
+// name, an existing path that is not a regular file (a device such as /dev/null, a FIFO, a folder:
+// the rename would replace it), a parent folder that does not exist or cannot be written.
+void check_output_file(const std::filesystem::path& path, const std::string& flag);
+
 }  // namespace attnviz
