@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const attnviz::detail::ConfigSources config(source, attnviz::ConfigOverrides{});
     (void)config.model_type();
     (void)config.integer({"n_head", "num_attention_heads"});
-    (void)config.number({"layer_norm_eps", "layer_norm_epsilon"});
+    (void)config.number({"layer_norm_eps", "layer_norm_epsilon"}, 0.0, 1.0);
     (void)config.boolean({"causal"});
     (void)config.text({"activation_function", "hidden_act"});
   } catch (const attnviz::Error&) {
