@@ -12,13 +12,11 @@
 #include "run_cli.hpp"
 
 using namespace attnviz;
+using attnviz::test::contains;
 using attnviz::test::run_attnviz;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 MapInfo make_info(int n_q, int n_k, const Mask& mask, int head = 2) {
   MapInfo info;

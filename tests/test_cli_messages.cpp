@@ -10,12 +10,10 @@
 #include "run_cli.hpp"
 
 using namespace attnviz;
+using attnviz::test::contains;
 using attnviz::test::run_attnviz;
 
 namespace {
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 const std::string k_mha = "run -m samples/mha -t samples/english.txt ";
 }  // namespace
 

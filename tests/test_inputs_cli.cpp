@@ -9,12 +9,9 @@
 #include "run_cli.hpp"
 
 using namespace attnviz;
+using attnviz::test::contains;
 using attnviz::test::run_attnviz;
 using attnviz::test::TempDir;
-
-namespace {
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-}  // namespace
 
 TEST_CASE("inputs cli: a BERT folder labels unknown words [UNK], counts them on stderr, drops a BOM") {
   TempDir dir;

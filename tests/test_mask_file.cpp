@@ -11,6 +11,7 @@
 #include "run_cli.hpp"
 
 using namespace attnviz;
+using attnviz::test::contains;
 using attnviz::test::run_attnviz;
 using attnviz::test::TempDir;
 
@@ -40,9 +41,6 @@ std::string error_of(const std::string& path, MaskConvention c, int n_q = 4, int
   return "(no error)";
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 }  // namespace
 

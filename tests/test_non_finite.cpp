@@ -15,6 +15,7 @@
 #include "run_cli.hpp"
 
 using namespace attnviz;
+using attnviz::test::contains;
 using attnviz::test::run_attnviz;
 using attnviz::test::TempDir;
 
@@ -22,9 +23,6 @@ namespace {
 
 constexpr float k_nan = std::numeric_limits<float>::quiet_NaN();
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // A 2-head, d_model 8 lone attention module and 4 input rows whose last one is NaN: under a causal
 // mask only query row 3 sees the NaN key, so exactly that row of every map is NaN.

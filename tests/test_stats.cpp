@@ -12,14 +12,12 @@
 #include "run_cli.hpp"
 
 using namespace attnviz;
+using attnviz::test::contains;
 using attnviz::test::run_attnviz;
 using attnviz::test::TempDir;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // One head of equal causal scores over 4 tokens: row i is uniform over i + 1 keys.
 std::vector<HeadStats> equal_causal_head() {
