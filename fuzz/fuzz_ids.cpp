@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/text/tokens.hpp"
+#include "attnviz/inputs/tokens.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

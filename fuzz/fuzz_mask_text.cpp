@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnviz/cli/mask_file.hpp"
+#include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/core/error.hpp"
 #include "fuzz_input.hpp"
 

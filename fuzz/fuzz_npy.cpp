@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnviz/cli/mask_file.hpp"
+#include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/npy.hpp"
 #include "fuzz_input.hpp"

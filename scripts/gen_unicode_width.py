@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Generates src/text/unicode_width_data.cpp: code point ranges of terminal width 0 and 2, from
+# Generates src/core/unicode_width_data.cpp: code point ranges of terminal width 0 and 2, from
 # Python's unicodedata (Debian 12's /usr/bin/python3: Unicode 14.0). Run: /usr/bin/python3 scripts/gen_unicode_width.py
 import pathlib
 import sys

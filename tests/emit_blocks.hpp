@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "attnviz/compute/attention_block.hpp"
+#include "attnviz/event/attention_block.hpp"
 
 namespace attnviz::test {
 

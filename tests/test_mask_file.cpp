@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "attnviz/cli/mask_file.hpp"
+#include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/safetensors.hpp"
 #include "run_cli.hpp"

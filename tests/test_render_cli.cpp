@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "attnviz/analysis/stats_report.hpp"
+#include "attnviz/sinks/stats_report.hpp"
 #include "attnviz/compute/attention.hpp"
 #include "attnviz/io/npy.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "run_cli.hpp"
 
 using namespace attnviz;

@@ -11,7 +11,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/terminal.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 
 using namespace attnviz;
 

@@ -12,7 +12,7 @@
 #include "attnviz/render/table.hpp"
 #include "attnviz/render/terminal.hpp"
 #include "attnviz/sinks/terminal_sink.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 
 using namespace attnviz;
 

@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/text/tokens.hpp"
+#include "attnviz/inputs/tokens.hpp"
 
 using namespace attnviz;
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 
 using namespace attnviz;
 

@@ -16,7 +16,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/canvas.hpp"
 #include "attnviz/render/png.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 
 using namespace attnviz;
 

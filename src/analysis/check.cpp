@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attnviz/compute/forward.hpp"
+#include "attnviz/core/row_list.hpp"
 #include "attnviz/core/plural.hpp"
 
 namespace attnviz {

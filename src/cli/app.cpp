@@ -9,7 +9,7 @@
 #include "attnviz/cli/parse_errors.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/signal_cleanup.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 
 namespace attnviz {
 

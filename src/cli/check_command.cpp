@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "attnviz/analysis/check.hpp"
+#include "attnviz/sinks/check_report.hpp"
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/core/error.hpp"

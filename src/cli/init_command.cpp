@@ -8,7 +8,7 @@
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/model/init.hpp"
-#include "attnviz/text/tokens.hpp"
+#include "attnviz/inputs/tokens.hpp"
 
 namespace attnviz {
 

@@ -7,7 +7,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/npy.hpp"
-#include "attnviz/text/tokens.hpp"
+#include "attnviz/inputs/tokens.hpp"
 
 namespace attnviz {
 

@@ -9,7 +9,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/model/model.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/model/tensor_source.hpp"
 
 namespace attnviz {

@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "attnviz/cli/inputs.hpp"
-#include "attnviz/cli/mask_file.hpp"
+#include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 

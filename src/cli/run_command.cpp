@@ -11,7 +11,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/sinks/png_sink.hpp"
 #include "attnviz/sinks/save_sink.hpp"
-#include "attnviz/sinks/sink_list.hpp"
+#include "attnviz/event/sink_list.hpp"
 #include "attnviz/sinks/terminal_sink.hpp"
 
 namespace attnviz {

@@ -8,16 +8,16 @@
 #include <string_view>
 
 #include "attnviz/analysis/non_finite.hpp"
-#include "attnviz/analysis/stats_charts.hpp"
-#include "attnviz/analysis/stats_report.hpp"
+#include "attnviz/sinks/stats_charts.hpp"
+#include "attnviz/sinks/stats_report.hpp"
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/sinks/sink_list.hpp"
+#include "attnviz/event/sink_list.hpp"
 #include "attnviz/render/terminal.hpp"
 #include "attnviz/sinks/scale_note.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 
 namespace attnviz {
 
@@ -41,18 +41,18 @@ StatsReportOptions report_options(const StatsArgs& a) {
   StatsReportOptions r;
   r.format = parse_table_format(a.format);
   r.precision = a.precision;
-  if (!a.sort.empty()) r.sort = find_stats_metric(a.sort, "--sort").name;
-  r.ascending = a.ascending;
+  if (!a.sort.empty()) r.order.sort = find_stats_metric(a.sort, "--sort").name;
+  r.order.ascending = a.ascending;
   if (!a.role.empty()) {
-    r.role = parse_role(a.role);
-    if (!r.role) {
+    r.order.role = parse_role(a.role);
+    if (!r.order.role) {
       throw usage_error(
           fmt::format("--role '{}': unknown role (known: broad, sink, previous-token, self, "
                       "concentrated, mixed)",
                       a.role));
     }
   }
-  r.top = a.top;
+  r.order.top = a.top;
   if (r.format == TableFormat::text) r.width = a.width > 0 ? a.width : terminal_width();
   return r;
 }

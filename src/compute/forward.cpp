@@ -7,20 +7,9 @@
 #include "attnviz/compute/layer_norm.hpp"
 #include "attnviz/compute/transformer_layer.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/row_list.hpp"
 
 namespace attnviz {
-
-std::string format_row_list(const std::vector<int>& rows) {
-  std::string out;
-  for (size_t i = 0; i < rows.size();) {
-    size_t j = i;
-    while (j + 1 < rows.size() && rows[j + 1] == rows[j] + 1) ++j;
-    if (!out.empty()) out += ", ";
-    out += j == i ? fmt::format("{}", rows[i]) : fmt::format("{}-{}", rows[i], rows[j]);
-    i = j + 1;
-  }
-  return out;
-}
 
 std::vector<HeadId> attention_sites(const Config& c, bool has_source) {
   std::vector<HeadId> ids;

@@ -8,7 +8,7 @@
 #include "attnviz/io/text_file.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/model/model.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "binder.hpp"
 #include "config_sources.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/json.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 
 namespace attnviz {
 

@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "font.hpp"
 
 namespace attnviz {

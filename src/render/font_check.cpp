@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "font.hpp"
 
 namespace attnviz::detail {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "attnviz/compute/mask.hpp"
+#include "attnviz/event/mask.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/matrix.hpp"
 

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "shapes.hpp"
 
 namespace attnviz {

@@ -10,7 +10,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/colormap.hpp"
 #include "attnviz/render/terminal.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "shapes.hpp"
 #include "terminal_parts.hpp"
 

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "attnviz/render/colormap.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 
 namespace attnviz::detail {
 namespace {

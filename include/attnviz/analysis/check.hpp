@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/compute/attention_block.hpp"
-#include "attnviz/sinks/gather.hpp"
+#include "attnviz/event/attention_block.hpp"
+#include "attnviz/event/selection.hpp"
 
 namespace attnviz {
 
@@ -61,11 +61,5 @@ class CheckCollector : public AttentionSink {
   int maps_ = 0;
   int maps_with_problems_ = 0;
 };
-
-// `check --format json`: {"findings": [{"stack", "layer", "site", "head", "test", "rows", "value",
-// "threshold", "message"}…], "summary": {"maps", "maps_with_problems", "problems", "message"}}
-// (src/analysis/check_json.cpp). value/threshold: the worst leaked mass / |sum − 1| / non-finite
-// cell count and the limit it exceeded; null for a fully masked row.
-std::string check_json(const CheckCollector& check);
 
 }  // namespace attnviz

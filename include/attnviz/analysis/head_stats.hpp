@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "attnviz/analysis/row_stats.hpp"
-#include "attnviz/compute/attention_block.hpp"
-#include "attnviz/sinks/gather.hpp"
+#include "attnviz/event/attention_block.hpp"
+#include "attnviz/event/selection.hpp"
 
 namespace attnviz {
 

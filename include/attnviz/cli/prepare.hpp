@@ -3,7 +3,7 @@
 
 #include "attnviz/cli/run_args.hpp"
 #include "attnviz/compute/forward.hpp"
-#include "attnviz/sinks/gather.hpp"
+#include "attnviz/event/selection.hpp"
 
 namespace attnviz {
 

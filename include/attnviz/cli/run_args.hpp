@@ -24,7 +24,7 @@ struct InputArgs {
   int source_pad = 0;  // the last N source tokens are padding
   int window = 0;      // sliding-window mask over the target self-attention (0 = none)
   std::string mask_file;
-  std::string mask_convention = "auto";  // what --mask values mean (cli/mask_file.hpp)
+  std::string mask_convention = "auto";  // what --mask values mean (inputs/mask_file.hpp)
   std::string qk_scale;  // "" = 1/sqrt(d_k), "none" = 1, or a number
   int block_rows = 256;
   std::optional<int> layer, head;  // selection of maps to show

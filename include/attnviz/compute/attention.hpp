@@ -5,7 +5,7 @@
 #include <functional>
 #include <vector>
 
-#include "attnviz/compute/mask.hpp"
+#include "attnviz/event/mask.hpp"
 #include "attnviz/core/matrix.hpp"
 
 namespace attnviz {

@@ -7,16 +7,10 @@
 #include <vector>
 
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/inputs/sequence.hpp"
 #include "attnviz/model/model.hpp"
 
 namespace attnviz {
-
-// A sequence entering the attention stack: one row of x per token, labelled for the axes.
-struct Sequence {
-  std::vector<std::string> labels;  // what the model saw: "[UNK]" where a token was unknown
-  Matrix x;                         // [n, d_model]
-  std::vector<std::string> notes;   // for stderr: unknown tokens counted, hash embeddings used
-};
 
 // The embedding of a token for a model without a vocabulary: x ~ N(0, 1)^d_model drawn from the
 // splitmix64 generator seeded with FNV-1a-64 of the token's UTF-8 bytes. Equal tokens get equal

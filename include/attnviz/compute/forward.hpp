@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/compute/attention_block.hpp"
+#include "attnviz/event/attention_block.hpp"
 #include "attnviz/compute/embedding.hpp"
 #include "attnviz/model/model.hpp"
 
@@ -42,8 +42,5 @@ ForwardResult forward(const Model& model, const ForwardInputs& inputs, const For
 // Every (stack, layer, site) forward emits for this model, in order (head 0 each), so a caller can
 // check a selection before running.
 std::vector<HeadId> attention_sites(const Config& config, bool has_source);
-
-// "0-3, 7" for warnings.
-std::string format_row_list(const std::vector<int>& rows);
 
 }  // namespace attnviz

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/compute/attention_block.hpp"
+#include "attnviz/event/attention_block.hpp"
 #include "attnviz/core/matrix.hpp"
 #include "attnviz/model/weights.hpp"
 

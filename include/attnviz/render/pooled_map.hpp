@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "attnviz/compute/mask.hpp"
+#include "attnviz/event/mask.hpp"
 #include "attnviz/core/matrix.hpp"
 
 namespace attnviz {

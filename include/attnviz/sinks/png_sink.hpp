@@ -13,7 +13,7 @@
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/pooled_map.hpp"
 #include "attnviz/render/png_writer.hpp"
-#include "attnviz/sinks/gather.hpp"
+#include "attnviz/event/selection.hpp"
 
 namespace attnviz {
 

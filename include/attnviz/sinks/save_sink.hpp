@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/compute/attention_block.hpp"
+#include "attnviz/event/attention_block.hpp"
 #include "attnviz/core/tensor.hpp"
 #include "attnviz/io/safetensors.hpp"
 

@@ -10,7 +10,8 @@
 
 #include "attnviz/render/table.hpp"
 #include "attnviz/render/terminal.hpp"
-#include "attnviz/sinks/gather.hpp"
+#include "attnviz/event/gather.hpp"
+#include "attnviz/event/selection.hpp"
 
 namespace attnviz {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "attnviz/compute/mask.hpp"
+#include "attnviz/event/mask.hpp"
 
 namespace attnviz {
 

@@ -1,22 +1,10 @@
 // Gathering row blocks into whole maps, for sinks that need a whole map (tables, full PNGs, --save).
 #pragma once
 
-#include <optional>
-#include <string>
 
-#include "attnviz/compute/attention_block.hpp"
+#include "attnviz/event/attention_block.hpp"
 
 namespace attnviz {
-
-// Which maps a sink wants: --layer, --site, --head (unset = all).
-struct HeadSelection {
-  std::optional<int> layer;
-  std::optional<Site> site;
-  std::optional<int> head;
-  bool matches(const HeadId& id) const {
-    return (!layer || *layer == id.layer) && (!site || *site == id.site) && (!head || *head == id.head);
-  }
-};
 
 // One whole map: rows arrive block by block and are copied into place.
 struct GatheredMap {

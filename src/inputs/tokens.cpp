@@ -1,5 +1,5 @@
 // Reading token files and id lists, with errors that point at the offending byte or word.
-#include "attnviz/text/tokens.hpp"
+#include "attnviz/inputs/tokens.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/text_file.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 
 namespace attnviz {
 

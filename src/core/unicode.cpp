@@ -1,6 +1,6 @@
 // UTF-8 validation and decoding (RFC 3629) and terminal display width (UAX #11 East Asian Width,
 // combining marks 0), used to align labels of tokens in tables and heatmaps.
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/core/unicode.hpp"
 
 #include <fmt/format.h>
 

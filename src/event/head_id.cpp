@@ -1,5 +1,5 @@
 // Names and titles of attention maps: the --save tensor prefixes and the figure titles.
-#include "attnviz/compute/attention_block.hpp"
+#include "attnviz/event/attention_block.hpp"
 
 #include <fmt/format.h>
 

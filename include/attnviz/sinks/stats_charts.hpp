@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "attnviz/analysis/head_stats.hpp"
-#include "attnviz/analysis/stats_report.hpp"
+#include "attnviz/sinks/stats_report.hpp"
 #include "attnviz/render/png.hpp"
 
 namespace attnviz {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "attnviz/analysis/stats_report.hpp"
+#include "attnviz/sinks/stats_report.hpp"
 
 namespace attnviz::detail {
 

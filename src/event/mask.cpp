@@ -1,5 +1,5 @@
 // Human-readable description of a mask, for titles, warnings and saved metadata.
-#include "attnviz/compute/mask.hpp"
+#include "attnviz/event/mask.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // script never parses the message.
 #include <nlohmann/json.hpp>
 
-#include "attnviz/analysis/check.hpp"
+#include "attnviz/sinks/check_report.hpp"
 
 namespace attnviz {
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "attnviz/compute/attention_block.hpp"
+#include "attnviz/event/attention_block.hpp"
 
 namespace attnviz {
 

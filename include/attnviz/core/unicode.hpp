@@ -42,7 +42,7 @@ struct CodepointRange {
   char32_t first;
   char32_t last;
 };
-// Generated tables (src/text/unicode_width_data.cpp, scripts/gen_unicode_width.py).
+// Generated tables (src/core/unicode_width_data.cpp, scripts/gen_unicode_width.py).
 std::span<const CodepointRange> zero_width_ranges();
 std::span<const CodepointRange> wide_ranges();
 }  // namespace detail

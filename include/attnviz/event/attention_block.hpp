@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/compute/mask.hpp"
+#include "attnviz/event/mask.hpp"
 #include "attnviz/core/matrix.hpp"
 
 namespace attnviz {

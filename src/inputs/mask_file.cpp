@@ -2,7 +2,7 @@
 // Conventions: PyTorch has three (a 0/1 keep mask for masked_fill(mask == 0, -inf), an additive
 // float mask, and nn.MultiheadAttention's bool mask where True blocks); only the values and dtype
 // can tell them apart, and where they cannot, the user must say which (--mask-convention).
-#include "attnviz/cli/mask_file.hpp"
+#include "attnviz/inputs/mask_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,8 +14,8 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/io/npy.hpp"
-#include "attnviz/text/tokens.hpp"
-#include "attnviz/text/unicode.hpp"
+#include "attnviz/inputs/tokens.hpp"
+#include "attnviz/core/unicode.hpp"
 
 namespace attnviz {
 

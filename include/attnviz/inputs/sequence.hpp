@@ -1,0 +1,18 @@
+// What enters the attention stack: one vector per token, with the labels the axes show.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attnviz/core/matrix.hpp"
+
+namespace attnviz {
+
+// A sequence entering the attention stack: one row of x per token, labelled for the axes.
+struct Sequence {
+  std::vector<std::string> labels;  // what the model saw: "[UNK]" where a token was unknown
+  Matrix x;                         // [n, d_model]
+  std::vector<std::string> notes;   // for stderr: unknown tokens counted, hash embeddings used
+};
+
+}  // namespace attnviz
