@@ -1,0 +1,161 @@
+// The rules of who may include whom, as ARCHITECTURE.md writes them, hold for every source file.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "temp_dir.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Rules = std::map<std::string, std::set<std::string>>;  // part → the other parts it may include
+
+// The ```include-rules block of ARCHITECTURE.md: "part: other other …" per line.
+Rules parse_rules(const std::string& markdown) {
+  const std::string fence = "```include-rules\n";
+  const size_t begin = markdown.find(fence);
+  REQUIRE_MESSAGE(begin != std::string::npos, "ARCHITECTURE.md has no ```include-rules block");
+  const size_t end = markdown.find("```", begin + fence.size());
+  REQUIRE(end != std::string::npos);
+  std::istringstream in(markdown.substr(begin + fence.size(), end - begin - fence.size()));
+  Rules rules;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t colon = line.find(':');
+    REQUIRE_MESSAGE(colon != std::string::npos, "include rule without ':': " << line);
+    std::istringstream parts(line.substr(colon + 1));
+    auto& allowed = rules[line.substr(0, colon)];
+    for (std::string p; parts >> p;) allowed.insert(p);
+  }
+  return rules;
+}
+
+// A cycle among the rules, as "a → b → a", or "" when they form a one-way pipeline.
+std::string find_cycle(const Rules& rules) {
+  std::map<std::string, int> state;  // 0 new, 1 on the path, 2 done
+  std::vector<std::string> path;
+  std::string cycle;
+  std::function<bool(const std::string&)> visit = [&](const std::string& part) {
+    if (state[part] == 2) return false;
+    if (state[part] == 1) {
+      const auto start = std::find(path.begin(), path.end(), part);
+      for (auto it = start; it != path.end(); ++it) cycle += *it + " → ";
+      cycle += part;
+      return true;
+    }
+    state[part] = 1;
+    path.push_back(part);
+    if (const auto it = rules.find(part); it != rules.end()) {
+      for (const auto& next : it->second) {
+        if (visit(next)) return true;
+      }
+    }
+    path.pop_back();
+    state[part] = 2;
+    return false;
+  };
+  for (const auto& [part, allowed] : rules) {
+    if (visit(part)) return cycle;
+  }
+  return "";
+}
+
+// Every include of root/src and root/include/attnviz that breaks the rules, one line each. A file's
+// part is its first folder (src/main.cpp is the part "main"); "attnviz/<part>/…" includes name a
+// part; a quoted include without a folder is a private header beside the file; anything else
+// (climbing up, another part's private header) breaks the rules.
+std::vector<std::string> violations(const fs::path& root, const Rules& rules) {
+  std::vector<std::string> found;
+  const std::regex include_line(R"(^\s*#\s*include\s*"([^"]+)\")");
+  const std::regex public_header(R"(^attnviz/([a-z_]+)/[A-Za-z0-9_]+\.hpp$)");
+  for (const fs::path& base : {root / "src", root / "include" / "attnviz"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(base)) {
+      if (!entry.is_regular_file()) continue;
+      const fs::path rel = entry.path().lexically_relative(base);
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cpp" && ext != ".hpp") continue;
+      const std::string part = rel.has_parent_path() ? rel.begin()->string() : rel.stem().string();
+      const std::string where = entry.path().lexically_relative(root).string();
+      if (!rules.count(part)) {
+        found.push_back(where + ": the part '" + part + "' has no include rule in ARCHITECTURE.md");
+        continue;
+      }
+      std::ifstream in(entry.path());
+      int line_no = 0;
+      for (std::string line; std::getline(in, line);) {
+        ++line_no;
+        std::smatch m;
+        if (!std::regex_search(line, m, include_line)) continue;
+        const std::string target = m[1];
+        const std::string at = where + ":" + std::to_string(line_no) + ": ";
+        std::smatch h;
+        if (std::regex_match(target, h, public_header)) {
+          const std::string other = h[1];
+          if (other != part && !rules.at(part).count(other)) {
+            found.push_back(at + part + " may not include " + other + " (\"" + target + "\")");
+          }
+        } else if (target.find('/') != std::string::npos ||
+                   !fs::exists(entry.path().parent_path() / target)) {
+          found.push_back(at + "\"" + target + "\" is neither a public header nor a private one beside the file");
+        }
+      }
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+TEST_CASE("include rules: every source file keeps the rules ARCHITECTURE.md writes") {
+  const fs::path root = ATTNVIZ_SOURCE_DIR;
+  const Rules rules = parse_rules(attnviz::test::slurp(root / "ARCHITECTURE.md"));
+  CHECK(rules.size() >= 10);
+  CHECK_MESSAGE(find_cycle(rules).empty(), "the rules have a cycle: " << find_cycle(rules));
+  for (const auto& [part, allowed] : rules) {
+    for (const auto& other : allowed) CHECK_MESSAGE(rules.count(other), part << " names an unknown part " << other);
+  }
+  const auto found = violations(root, rules);
+  std::string all;
+  for (const auto& v : found) all += v + "\n";
+  CHECK_MESSAGE(found.empty(), found.size() << " includes break the rules:\n" << all);
+}
+
+TEST_CASE("include rules: the checker finds a wrong-way include, a climb and a part without a rule") {
+  attnviz::test::TempDir dir;
+  write(dir / "src/core/a.cpp", "#include \"attnviz/core/a.hpp\"\n#include <vector>\n");
+  write(dir / "include/attnviz/core/a.hpp", "#pragma once\n");
+  write(dir / "src/model/b.cpp", "#include \"attnviz/core/a.hpp\"\n#include \"helper.hpp\"\n");
+  write(dir / "src/model/helper.hpp", "#pragma once\n");
+  write(dir / "src/main.cpp", "#include \"attnviz/model/b.hpp\"\n");
+  const Rules rules = parse_rules("text\n```include-rules\n# comment\ncore:\nmodel: core\nmain: model\n```\n");
+  CHECK(rules.at("model") == std::set<std::string>{"core"});
+  CHECK(violations(dir.path(), rules).empty());
+
+  write(dir / "include/attnviz/core/c.hpp", "#pragma once\n  #  include \"attnviz/model/b.hpp\"\n");
+  write(dir / "src/core/d.cpp", "#include \"../model/helper.hpp\"\n");
+  write(dir / "src/render/e.cpp", "#include \"attnviz/core/a.hpp\"\n");
+  const auto found = violations(dir.path(), rules);
+  REQUIRE(found.size() == 3);
+  CHECK(found[0] == "include/attnviz/core/c.hpp:2: core may not include model (\"attnviz/model/b.hpp\")");
+  CHECK(found[1].find("src/core/d.cpp:1: \"../model/helper.hpp\" is neither") == 0);
+  CHECK(found[2] == "src/render/e.cpp: the part 'render' has no include rule in ARCHITECTURE.md");
+
+  CHECK(find_cycle(rules).empty());
+  CHECK(find_cycle(parse_rules("```include-rules\ncore: model\nmodel: core\n```")) == "core → model → core");
+}
