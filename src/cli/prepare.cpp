@@ -70,7 +70,7 @@ std::string index_range(int count) {
 // --layer / --site / --head must name maps this model makes on this input: checked before anything
 // runs, naming what exists, so a wrong selection prints nothing but the error.
 void check_selection(const HeadSelection& sel, const Config& c, bool has_source) {
-  const std::vector<HeadId> sites = attention_sites(c, has_source);
+  const std::vector<HeadId> sites = attention_maps(c, has_source);
   int n_layers = 0;
   bool has_self = false, has_cross = false;
   for (const HeadId& id : sites) {

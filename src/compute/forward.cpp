@@ -11,7 +11,7 @@
 
 namespace attnviz {
 
-std::vector<HeadId> attention_sites(const Config& c, bool has_source) {
+std::vector<HeadId> attention_maps(const Config& c, bool has_source) {
   std::vector<HeadId> ids;
   auto add = [&ids](const std::string& stack, int layers, bool cross) {
     for (int l = 0; l < layers; ++l) {

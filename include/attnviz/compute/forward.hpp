@@ -41,6 +41,6 @@ ForwardResult forward(const Model& model, const ForwardInputs& inputs, const For
 
 // Every (stack, layer, site) forward emits for this model, in order (head 0 each), so a caller can
 // check a selection before running.
-std::vector<HeadId> attention_sites(const Config& config, bool has_source);
+std::vector<HeadId> attention_maps(const Config& config, bool has_source);
 
 }  // namespace attnviz
