@@ -24,8 +24,6 @@ MapInfo make_info(int n_q, int n_k, int d_k, float scale, const Mask& mask, int 
   info.n_key = n_k;
   info.d_head = d_k;
   info.scale = scale;
-  info.q_var = 1.0f;
-  info.k_var = 1.0f;
   info.mask = std::make_shared<const Mask>(mask);
   return info;
 }
@@ -59,6 +57,7 @@ TEST_CASE("analysis heads: random unit-variance q, k with d_k = 64: var(q路k) 鈮
   const MapInfo info = make_info(n, n, d_k, 1.0f / 8.0f, mask);
   StatsCollector c(StatsOptions{});
   c.begin_map(info);
+  c.queries_and_keys(info, q, k);
   scaled_dot_product_attention(out, q, k, v, mask, info.scale, 50,
                                [&](int r0, int r1, ConstMatrixRef s, ConstMatrixRef p) {
                                  c.on_block(AttentionBlock(info, r0, r1, s, p));
@@ -68,11 +67,35 @@ TEST_CASE("analysis heads: random unit-variance q, k with d_k = 64: var(q路k) 鈮
   CHECK(h.raw_logits.count == n * n);
   CHECK(h.raw_logits.variance() == doctest::Approx(64.0).epsilon(0.10));
   CHECK(h.scaled_logits.variance() == doctest::Approx(1.0).epsilon(0.10));
-  CHECK(h.predicted_raw_variance.mean() == 64.0);  // d_k 路 1 路 1
-  CHECK(h.predicted_scaled_variance.mean() == 1.0);
+  CHECK(h.q_variance.mean() == doctest::Approx(1.0).epsilon(0.05));  // N(0, 1) components
+  CHECK(h.k_variance.mean() == doctest::Approx(1.0).epsilon(0.05));
+  CHECK(h.predicted_raw_variance.mean() == doctest::Approx(64.0).epsilon(0.10));  // d_k 路 1 路 1
+  CHECK(h.predicted_scaled_variance.mean() == doctest::Approx(1.0).epsilon(0.10));
   // Unscaled, logits of standard deviation 8 make most rows far sharper than scaled ones.
   CHECK(h.unscaled.saturated_rows > h.scaled.saturated_rows);
   CHECK(h.unscaled.entropy.mean() < h.scaled.entropy.mean());
+}
+
+TEST_CASE("analysis heads: var(q), var(k) and d_k路var(q)路var(k) of the queries and keys forward hands over") {
+  // q's components {1, -1, 3, -3}: mean 0, population variance (1 + 1 + 9 + 9) / 4 = 5.
+  // k's components {2, 2, 2, 6}: mean 3, variance (1 + 1 + 1 + 9) / 4 = 3. d_k = 2: 2 路 5 路 3 = 30.
+  Matrix q(2, 2), k(2, 2);
+  q << 1, -1, 3, -3;
+  k << 2, 2, 2, 6;
+  const Mask mask;
+  const MapInfo info = make_info(2, 2, 2, 0.5f, mask);
+  StatsCollector c(StatsOptions{});
+  c.begin_map(info);
+  c.queries_and_keys(info, q, k);
+  Matrix scores = (q * k.transpose()) * 0.5f, probs(2, 2);
+  for (int i = 0; i < 2; ++i) masked_softmax_row(scores.row(i).data(), probs.row(i).data(), 2, i, mask);
+  c.on_block(AttentionBlock(info, 0, 2, scores, probs));
+  c.end_map(info);
+  const HeadStats& h = c.heads().at(0);
+  CHECK(h.q_variance.mean() == doctest::Approx(5.0));
+  CHECK(h.k_variance.mean() == doctest::Approx(3.0));
+  CHECK(h.predicted_raw_variance.mean() == doctest::Approx(30.0));
+  CHECK(h.predicted_scaled_variance.mean() == doctest::Approx(7.5));  // 0.5虏 路 30
 }
 
 TEST_CASE(

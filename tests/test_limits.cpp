@@ -28,8 +28,7 @@ MapInfo map_info(int n_query, int n_key, const std::vector<std::string>* labels,
   m.n_query = n_query;
   m.n_key = n_key;
   m.mask = std::move(mask);
-  m.query_labels = labels;
-  m.key_labels = labels;
+  if (labels) m.query_labels = m.key_labels = std::make_shared<const Labels>(*labels);
   return m;
 }
 
@@ -122,7 +121,7 @@ TEST_CASE("limits: a csv table is streamed block by block, the same bytes as the
   causal.causal = true;
   const auto mask = std::make_shared<const Mask>(causal);
   MapInfo info = map_info(3, 2, &queries, mask);
-  info.key_labels = &labels;
+  info.key_labels = std::make_shared<const Labels>(labels);
   Matrix probs(3, 2);
   probs << 1.0f, 0.0f, 0.25f, 0.75f, 0.5f, 0.5f;
   std::ostringstream out;
@@ -156,7 +155,7 @@ TEST_CASE("limits: a json table is streamed block by block, the same bytes as th
   causal.causal = true;
   const auto mask = std::make_shared<const Mask>(causal);
   MapInfo info = map_info(3, 2, nullptr, mask);  // no query labels: indices
-  info.key_labels = &keys;
+  info.key_labels = std::make_shared<const Labels>(keys);
   Matrix probs(3, 2);
   probs << 1.0f, 0.0f, 0.25f, 0.75f, 0.5f, 0.5f;
   std::ostringstream out;

@@ -183,3 +183,69 @@ TEST_CASE("stack: a layout file with an unknown role names it") {
   CHECK_THROWS_WITH_AS(load_model(dir / "m.safetensors", o),
                        doctest::Contains("\"encoder.self.query.weight\" is not a role"), Error);
 }
+
+namespace {
+// Records the id of every map forward announces, and checks each map's blocks cover its rows.
+struct MapRecorder : AttentionSink {
+  std::vector<HeadId> ids;
+  int next_row = 0;
+  void begin_map(const MapInfo& info) override {
+    ids.push_back(info.id);
+    next_row = 0;
+  }
+  void on_block(const AttentionBlock& b) override {
+    CHECK(b.row_begin == next_row);
+    next_row = b.row_end;
+  }
+  void end_map(const MapInfo& info) override { CHECK(next_row == info.n_query); }
+};
+}  // namespace
+
+TEST_CASE("stack: attention_maps lists exactly the maps forward emits, for every architecture") {
+  for (const std::string arch : {"mha", "encoder", "decoder", "encoder-decoder", "gpt2", "bert"}) {
+    CAPTURE(arch);
+    TempDir dir;
+    InitOptions o;
+    o.arch = arch;
+    o.d_model = 8;
+    o.n_heads = 2;
+    o.n_layers = 2;
+    o.seed = 3;
+    const std::vector<std::string> tokens{"a", "b", "c"};
+    if (arch == "gpt2" || arch == "bert") o.vocab = tokens;  // their families have a table
+    init_model(dir.path(), o);
+    const Model m = load_model(dir.path(), {});
+    const bool source = arch == "encoder-decoder";
+    ForwardInputs in;
+    in.target = embed_tokens(m, tokens);
+    if (source) in.source = embed_tokens(m, {"a", "b"});
+    MapRecorder rec;
+    forward(m, in, {}, &rec);
+    std::vector<HeadId> expected;  // attention_maps gives head 0 of each (stack, layer, site)
+    for (const HeadId& id : attention_maps(m, source)) {
+      for (int h = 0; h < 2; ++h) expected.push_back(HeadId{id.stack, id.layer, id.site, h});
+    }
+    REQUIRE(rec.ids.size() == expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) CHECK(rec.ids[i].title() == expected[i].title());
+    // Each map a model of that shape must have: 1, 2, 2, 2 + 2·2, 2, 2 (stack, layer, site) entries.
+    const size_t sites = arch == "mha" ? 1 : source ? 6 : 2;
+    CHECK(expected.size() == 2 * sites);
+  }
+}
+
+TEST_CASE("stack: a source the model cannot take, or a missing one, is refused before anything runs") {
+  TempDir enc, ed;
+  InitOptions o;
+  o.d_model = 8;
+  o.n_heads = 2;
+  o.arch = "encoder";
+  init_model(enc.path(), o);
+  o.arch = "encoder-decoder";
+  init_model(ed.path(), o);
+  const Model encoder = load_model(enc.path(), {}), both = load_model(ed.path(), {});
+  CHECK_THROWS_WITH_AS(attention_maps(encoder, true), doctest::Contains("is an encoder: it has no cross-attention"),
+                       const Error&);
+  CHECK_THROWS_WITH_AS(attention_maps(both, false), doctest::Contains("attends to a source: give --source-tokens"),
+                       const Error&);
+  CHECK(attention_maps(encoder, false).size() == 2);
+}

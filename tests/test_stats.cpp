@@ -28,12 +28,15 @@ std::vector<HeadStats> equal_causal_head() {
   info.n_query = info.n_key = 4;
   info.d_head = 4;
   info.scale = 0.5f;
-  info.q_var = info.k_var = 1.0f;
   info.mask = std::make_shared<const Mask>(mask);
   Matrix s = Matrix::Zero(4, 4), p(4, 4);
   for (int i = 0; i < 4; ++i) masked_softmax_row(s.row(i).data(), p.row(i).data(), 4, i, mask);
+  // Queries and keys of components ±1: mean 0, variance 1.
+  Matrix qk(4, 4);
+  qk << 1, -1, 1, -1, -1, 1, -1, 1, 1, 1, -1, -1, -1, -1, 1, 1;
   StatsCollector c(StatsOptions{});
   c.begin_map(info);
+  c.queries_and_keys(info, qk, qk);
   c.on_block(AttentionBlock(info, 0, 4, s, p));
   c.end_map(info);
   return c.heads();

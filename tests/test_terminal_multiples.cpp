@@ -41,8 +41,8 @@ struct Layer {
     m.n_query = static_cast<int>(query_labels.size());
     m.n_key = static_cast<int>(key_labels.size());
     m.mask = mask;
-    m.query_labels = &query_labels;
-    m.key_labels = &key_labels;
+    m.query_labels = std::make_shared<const Labels>(query_labels);
+    m.key_labels = std::make_shared<const Labels>(key_labels);
     return m;
   }
 };

@@ -85,25 +85,40 @@ void StatsCollector::begin_map(const MapInfo& info) {
   h.n_key = info.n_key;
   h.d_k = info.d_head;
   h.scale = info.scale;
-  h.mask = info.mask ? info.mask->describe() : "none";
-  // Independent q, k components: var(q·k) = Σ_d var(q_d k_d) ≈ d_k · var(q) · var(k)
-  const double predicted = double(info.d_head) * info.q_var * info.k_var;
-  h.predicted_raw_variance.add(predicted);
-  h.predicted_scaled_variance.add(double(info.scale) * info.scale * predicted);
-  h.q_variance.add(info.q_var);
-  h.k_variance.add(info.k_var);
+  h.mask = info.mask->describe();
   heads_.push_back(std::move(h));
   allowed_.assign(static_cast<size_t>(info.n_key), 0);
   logits_.assign(static_cast<size_t>(info.n_key), 0.0);
   counterfactual_.assign(static_cast<size_t>(info.n_key), 0.0f);
 }
 
+namespace {
+// Population variance of every component of a head's q or k (what the seeds' sqrt(d_k) argument uses).
+float component_variance(ConstMatrixRef m) {
+  const double n = static_cast<double>(m.size());
+  if (n == 0) return 0.0f;
+  const double mean = m.cast<double>().sum() / n;
+  return static_cast<float>((m.cast<double>().array() - mean).square().sum() / n);
+}
+}  // namespace
+
+void StatsCollector::queries_and_keys(const MapInfo& info, ConstMatrixRef q, ConstMatrixRef k) {
+  if (!active_) return;
+  HeadStats& h = heads_.back();
+  const float q_var = component_variance(q), k_var = component_variance(k);
+  // Independent q, k components: var(q·k) = Σ_d var(q_d k_d) ≈ d_k · var(q) · var(k)
+  const double predicted = double(info.d_head) * q_var * k_var;
+  h.predicted_raw_variance.add(predicted);
+  h.predicted_scaled_variance.add(double(info.scale) * info.scale * predicted);
+  h.q_variance.add(q_var);
+  h.k_variance.add(k_var);
+}
+
 void StatsCollector::on_block(const AttentionBlock& block) {
   if (!active_) return;
   HeadStats& h = heads_.back();
   const MapInfo& info = *block.info;
-  const Mask no_mask;
-  const Mask& mask = info.mask ? *info.mask : no_mask;
+  const Mask& mask = *info.mask;
   const int n_key = info.n_key;
   const double inv_scale = info.scale != 0.0f ? 1.0 / info.scale : std::nan("");
   const double inv_temperature = 1.0 / options_.temperature;

@@ -69,8 +69,9 @@ std::string index_range(int count) {
 
 // --layer / --site / --head must name maps this model makes on this input: checked before anything
 // runs, naming what exists, so a wrong selection prints nothing but the error.
-void check_selection(const HeadSelection& sel, const Config& c, bool has_source) {
-  const std::vector<HeadId> sites = attention_maps(c, has_source);
+void check_selection(const HeadSelection& sel, const Model& model, bool has_source) {
+  const Config& c = model.config;
+  const std::vector<HeadId> sites = attention_maps(model, has_source);
   int n_layers = 0;
   bool has_self = false, has_cross = false;
   for (const HeadId& id : sites) {
@@ -125,7 +126,7 @@ PreparedRun prepare_run(const InputArgs& a) {
   run.selection.layer = a.layer;
   run.selection.head = a.head;
   if (!a.site.empty()) run.selection.site = a.site == "self" ? Site::self : Site::cross;
-  check_selection(run.selection, run.model.config, run.inputs.source.has_value());
+  check_selection(run.selection, run.model, run.inputs.source.has_value());
   // What the user should know about how the input was embedded (unknown tokens, hash vectors),
   // once the command line is known to be good; a note the source shares with the target once.
   std::vector<std::string> notes = run.inputs.target.notes;

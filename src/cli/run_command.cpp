@@ -82,7 +82,7 @@ PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap
 void check_csv_selection(const PreparedRun& run, const TerminalOptions& t) {
   if (t.table_style.format != TableFormat::csv || t.table == TableKind::none) return;
   int matched = 0;
-  for (const HeadId& id : attention_maps(run.model.config, run.inputs.source.has_value())) {
+  for (const HeadId& id : attention_maps(run.model, run.inputs.source.has_value())) {
     HeadId any_head = id;
     any_head.head = run.selection.head.value_or(0);
     matched += run.selection.matches(any_head) ? 1 : 0;

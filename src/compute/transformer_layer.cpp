@@ -18,16 +18,15 @@ Matrix sublayer(const Matrix& x, const std::optional<LayerNormWeights>& norm, co
 
 }  // namespace
 
-Matrix transformer_layer(ConstMatrixRef x_in, const LayerWeights& w, const Config& c,
-                         const AttentionSite& self_site, const Matrix* memory,
-                         const AttentionSite* cross_site) {
+Matrix transformer_layer(ConstMatrixRef x_in, const LayerWeights& w, const Config& c, int layer,
+                         const AttentionSetup& self, const Matrix* memory, const AttentionSetup* cross) {
   Matrix x = x_in;
   x = sublayer(x, w.norm_self, c, [&](const Matrix& h) {
-    return multi_head_attention(h, h, w.self_attn, c.n_heads, self_site);
+    return multi_head_attention(h, h, w.self_attn, c.n_heads, self, layer);
   });
-  if (w.cross_attn && memory && cross_site) {
+  if (w.cross_attn && memory && cross) {
     x = sublayer(x, w.norm_cross, c, [&](const Matrix& h) {
-      return multi_head_attention(h, *memory, *w.cross_attn, c.n_heads, *cross_site);
+      return multi_head_attention(h, *memory, *w.cross_attn, c.n_heads, *cross, layer);
     });
   }
   if (w.ffn) {

@@ -36,11 +36,6 @@ std::string site_title(const std::string& model_name, const MapInfo& info) {
                      site_name(id.site), info.mask->describe(), scale_suffix(info));
 }
 
-const std::vector<std::string>& labels_of(const std::vector<std::string>* labels) {
-  static const std::vector<std::string> k_none;
-  return labels ? *labels : k_none;
-}
-
 }  // namespace
 
 bool TerminalSink::single_heatmap(const MapInfo& info) const {
@@ -77,12 +72,12 @@ void TerminalSink::begin_map(const MapInfo& info) {
   current_ = gather ? std::make_unique<GatheredMap>(info) : nullptr;
   if (!stream_) return;
   if (format == TableFormat::csv) {
-    out_ << csv_table_header(labels_of(info.key_labels), info.n_key);
+    out_ << csv_table_header(*info.key_labels, info.n_key);
   } else {  // one JSON array of tables on stdout, as the gathered path prints it
     const TableId id = table_id(info, options_.table);
     out_ << (json_streamed_ == 0 ? "[\n" : ",\n")
-         << json_table_begin(table_title(info, options_.table), labels_of(info.query_labels),
-                             labels_of(info.key_labels), info.n_query, info.n_key, &id);
+         << json_table_begin(table_title(info, options_.table), *info.query_labels,
+                             *info.key_labels, info.n_query, info.n_key, &id);
   }
 }
 
@@ -92,7 +87,7 @@ void TerminalSink::add_panel(const MapInfo& info) {
     std::vector<std::string> titles;
     for (int h = 0; h < info.n_heads; ++h) titles.push_back(fmt::format("head {}", h));
     MultiplesPlan plan = plan_multiples(info.n_query, info.n_key, titles,
-                                        labels_of(info.query_labels), options_.heatmap_style.width);
+                                        *info.query_labels, options_.heatmap_style.width);
     group_.emplace(PanelGroup{info, std::move(plan), {}});
   }
   group_->panels.push_back({fmt::format("head {}", info.id.head), PooledMap(group_->plan.grid)});
@@ -103,7 +98,7 @@ void TerminalSink::on_block(const AttentionBlock& block) {
     const ConstMatrixRef& values = options_.table == TableKind::scores ? block.scores : block.probs;
     out_ << (options_.table_style.format == TableFormat::csv
                  ? csv_table_rows(values, block.row_begin, *block.info->mask,
-                                  labels_of(block.info->query_labels), options_.table_style.precision)
+                                  *block.info->query_labels, options_.table_style.precision)
                  : json_table_rows(values, block.row_begin, *block.info->mask));
   }
   if (current_) current_->add(block);
@@ -121,8 +116,8 @@ void TerminalSink::end_map(const MapInfo& info) {
     const std::string title =
         fmt::format("{} · {} · mask: {}{}", options_.model_name, info.id.title(),
                     info.mask->describe(), scale_suffix(info));
-    out_ << render_heatmap(title, current_->probs, *info.mask, labels_of(info.query_labels),
-                           labels_of(info.key_labels), style)
+    out_ << render_heatmap(title, current_->probs, *info.mask, *info.query_labels,
+                           *info.key_labels, style)
          << '\n';
   }
   if (stream_ && options_.table_style.format == TableFormat::json) {
@@ -156,7 +151,7 @@ void TerminalSink::flush_group() {
     }
     const MapInfo& info = group_->info;
     out_ << render_multiples(site_title(options_.model_name, info), group_->plan, group_->panels,
-                             *info.mask, labels_of(info.query_labels), labels_of(info.key_labels),
+                             *info.mask, *info.query_labels, *info.key_labels,
                              style)
          << '\n';
     group_.reset();
@@ -189,8 +184,8 @@ std::string TerminalSink::tables_text(const GatheredMap& map) {
     }
     const TableId id = table_id(info, kind);
     std::string note;
-    std::string table = render_table(title, values, *info.mask, labels_of(info.query_labels),
-                                     labels_of(info.key_labels), style, &id, &note);
+    std::string table = render_table(title, values, *info.mask, *info.query_labels,
+                                     *info.key_labels, style, &id, &note);
     if (!note.empty()) notes_.push_back(std::move(note));
     if (options_.table_style.format == TableFormat::json) {
       json_tables_.push_back(std::move(table));

@@ -57,6 +57,7 @@ class StatsCollector : public AttentionSink {
  public:
   explicit StatsCollector(StatsOptions options) : options_(std::move(options)) {}
   void begin_map(const MapInfo& info) override;
+  void queries_and_keys(const MapInfo& info, ConstMatrixRef q, ConstMatrixRef k) override;
   void on_block(const AttentionBlock& block) override;
   void end_map(const MapInfo& info) override;
 

@@ -10,9 +10,8 @@ namespace attnviz {
 // post-norm (Vaswani et al., BERT):  x = LN(x + Sublayer(x))
 // pre-norm (GPT-2, norm_first=True):  x = x + Sublayer(LN(x))
 // Sublayers in order: SelfAttn(x) [, CrossAttn(x, memory)] [, FFN(x)].
-// cross_site and memory are used only when the layer has cross-attention weights.
-Matrix transformer_layer(ConstMatrixRef x, const LayerWeights& w, const Config& c,
-                         const AttentionSite& self_site, const Matrix* memory,
-                         const AttentionSite* cross_site);
+// cross and memory are used only when the layer has cross-attention weights.
+Matrix transformer_layer(ConstMatrixRef x, const LayerWeights& w, const Config& c, int layer,
+                         const AttentionSetup& self, const Matrix* memory, const AttentionSetup* cross);
 
 }  // namespace attnviz

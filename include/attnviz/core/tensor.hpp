@@ -10,12 +10,6 @@ namespace attnviz {
 struct Tensor {
   std::vector<int64_t> shape;  // PyTorch order, outermost first
   std::vector<float> data;     // row-major (C order), shape product elements
-
-  int64_t numel() const {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-  }
 };
 
 // "[2, 3]" for messages.

@@ -5,26 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/event/mask.hpp"
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/event/head_id.hpp"
+#include "attnviz/event/mask.hpp"
 
 namespace attnviz {
 
-enum class Site { self, cross };
-const char* site_name(Site site);  // "self" / "cross"
-
-// Which map a block belongs to. stack is "" for a single-stack model, else "encoder" / "decoder".
-struct HeadId {
-  std::string stack;
-  int layer = 0;
-  Site site = Site::self;
-  int head = 0;
-
-  // "layer0.self" or "decoder.layer1.cross": the prefix of the --save tensor names.
-  std::string map_name() const;
-  // "layer 0 · self · head 3" (with the stack first when there is one), for titles.
-  std::string title() const;
-};
+// The labels of one axis of a map, one per token.
+using Labels = std::vector<std::string>;
 
 // Static facts about one map, announced once before its blocks.
 struct MapInfo {
@@ -34,11 +22,11 @@ struct MapInfo {
   int n_key = 0;
   int d_head = 0;      // per-head query/key width d_k
   float scale = 1.0f;  // the factor applied to q·k (1/sqrt(d_k) unless overridden)
-  float q_var = 0.0f;  // variance of this head's query components (over rows and d_k)
-  float k_var = 0.0f;  // variance of this head's key components; d_k·q_var·k_var predicts var(q·k)
-  std::shared_ptr<const Mask> mask;  // shared, so sinks may keep it past the forward pass
-  const std::vector<std::string>* query_labels = nullptr;
-  const std::vector<std::string>* key_labels = nullptr;
+  // Shared, so sinks may keep them past the forward pass; never null (no mask: Mask{}; no
+  // labels: an empty list, and the axes show indices).
+  std::shared_ptr<const Mask> mask = std::make_shared<const Mask>();
+  std::shared_ptr<const Labels> query_labels = std::make_shared<const Labels>();
+  std::shared_ptr<const Labels> key_labels = std::make_shared<const Labels>();
 };
 
 struct AttentionBlock {
@@ -56,15 +44,20 @@ struct AttentionBlock {
   ConstMatrixRef probs;
 };
 
-// A consumer of attention maps. Calls arrive in order: begin_map, blocks covering every row once
-// in increasing order, end_map; maps follow one another (layer by layer, site by site, head by head).
+// A consumer of attention maps. Calls arrive in order: begin_map, queries_and_keys, blocks covering
+// every row once in increasing order, end_map; maps follow one another (layer by layer, site by
+// site, head by head).
 class AttentionSink {
  public:
   virtual ~AttentionSink() = default;
   virtual void begin_map(const MapInfo& /*info*/) {}
+  // The head's queries [n_query, d_k] and keys [n_key, d_k] whose products are the scores (before
+  // the scale), valid during the call only: for sinks that study them (stats: var(q), var(k)).
+  virtual void queries_and_keys(const MapInfo& /*info*/, ConstMatrixRef /*q*/, ConstMatrixRef /*k*/) {}
   virtual void on_block(const AttentionBlock& block) = 0;
   virtual void end_map(const MapInfo& /*info*/) {}
-  // After the forward pass: write files, print. The one place a sink produces output.
+  // After the forward pass: write what needs every map (grids, --save, tables gathered whole).
+  // Sinks may also write as maps end (per-head figures, streamed tables).
   virtual void finish() {}
 };
 

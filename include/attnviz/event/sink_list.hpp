@@ -15,6 +15,9 @@ class SinkList : public AttentionSink {
   void begin_map(const MapInfo& info) override {
     for (auto& s : sinks_) s->begin_map(info);
   }
+  void queries_and_keys(const MapInfo& info, ConstMatrixRef q, ConstMatrixRef k) override {
+    for (auto& s : sinks_) s->queries_and_keys(info, q, k);
+  }
   void on_block(const AttentionBlock& block) override {
     for (auto& s : sinks_) s->on_block(block);
   }
