@@ -3,6 +3,7 @@
 
 #include <fstream>
 
+#include "attnviz/cli/inputs.hpp"
 #include "attnviz/compute/embedding.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/safetensors.hpp"
@@ -122,6 +123,14 @@ TEST_CASE("embedding: hash embedding is deterministic per token and unit-varianc
 }
 
 namespace {
+// Tokens and ids as `attnviz run` embeds them: looked up in the model's vocabulary, then embedded.
+Sequence tokens_in(const Model& m, const std::vector<std::string>& tokens) {
+  return embed_tokens(m, vocabulary_of(m), tokens);
+}
+Sequence ids_in(const Model& m, const std::vector<int64_t>& ids) {
+  return embed_ids(m, ids, id_labels(vocabulary_of(m), ids));
+}
+
 // A d_model 8, 2-head lone attention module in `dir`, with an embedding table when a vocab is given.
 void init_tiny(const TempDir& dir, std::vector<std::string> vocab) {
   InitOptions o;
@@ -136,8 +145,8 @@ TEST_CASE("embedding: a vocabulary maps tokens to table rows, [UNK] catches the 
   TempDir dir;
   init_tiny(dir, {"[UNK]", "the", "cat"});
   const Model m = load_model(dir.path(), {});
-  REQUIRE(m.vocab.size() == 3);
-  const Sequence s = embed_tokens(m, {"cat", "the", "dog"});
+  REQUIRE(vocabulary_of(m).tokens.size() == 3);
+  const Sequence s = tokens_in(m, {"cat", "the", "dog"});
   CHECK(s.x.row(0) == m.weights.embed.token->row(2));
   CHECK(s.x.row(1) == m.weights.embed.token->row(1));
   CHECK(s.x.row(2) == m.weights.embed.token->row(0));
@@ -146,9 +155,9 @@ TEST_CASE("embedding: a vocabulary maps tokens to table rows, [UNK] catches the 
   REQUIRE(s.notes.size() == 1);
   CHECK(s.notes[0].find("1 of 3 tokens is not in") != std::string::npos);
   CHECK(s.notes[0].find("vocab.txt and is embedded as [UNK] (id 0): dog") != std::string::npos);
-  const Sequence ids = embed_ids(m, {2, 1});
+  const Sequence ids = ids_in(m, {2, 1});
   CHECK(ids.labels == std::vector<std::string>{"cat", "the"});
-  CHECK(error_of([&] { embed_ids(m, {3}); }).find("past the embedding table's 3 rows") != std::string::npos);
+  CHECK(error_of([&] { ids_in(m, {3}); }).find("past the embedding table's 3 rows") != std::string::npos);
 }
 
 TEST_CASE("init: --vocab on a layout without an embedding table is an error, not ignored") {
@@ -167,7 +176,7 @@ TEST_CASE("embedding: a token listed twice in vocab.txt takes its last line, as 
   init_tiny(dir, {"[UNK]", "the", "cat"});
   std::ofstream(dir / "vocab.txt") << "[UNK]\nthe\nthe\n";
   const Model m = load_model(dir.path(), {});
-  CHECK(embed_tokens(m, {"the"}).x.row(0) == m.weights.embed.token->row(2));
+  CHECK(tokens_in(m, {"the"}).x.row(0) == m.weights.embed.token->row(2));
 }
 
 TEST_CASE("embedding: a model with an embedding table but no vocabulary is never fed hash vectors") {
@@ -177,19 +186,19 @@ TEST_CASE("embedding: a model with an embedding table but no vocabulary is never
   std::ofstream(dir / "vocab.json") << "{}";
   std::ofstream(dir / "merges.txt") << "#version: 0.2\n";
   const Model m = load_model(dir.path(), {});
-  const std::string e = error_of([&] { embed_tokens(m, {"the", "cat"}); });
+  const std::string e = error_of([&] { tokens_in(m, {"the", "cat"}); });
   CHECK(e.find("has a token embedding table (3 rows)") != std::string::npos);
   CHECK(e.find("looked for " + (dir / "vocab.txt").string()) != std::string::npos);
   CHECK(e.find("found vocab.json, merges.txt: attnviz does not read these tokenizers yet") != std::string::npos);
   CHECK(e.find("give --ids") != std::string::npos);
-  CHECK(embed_ids(m, {2, 1}).x.row(0) == m.weights.embed.token->row(2));  // ids still work
+  CHECK(ids_in(m, {2, 1}).x.row(0) == m.weights.embed.token->row(2));  // ids still work
 }
 
 TEST_CASE("embedding: without a table tokens are hash-embedded, and a note says so") {
   TempDir dir;
   init_tiny(dir, {});
   const Model m = load_model(dir.path(), {});
-  const Sequence s = embed_tokens(m, {"the", "cat"});
+  const Sequence s = tokens_in(m, {"the", "cat"});
   CHECK(s.x.row(1) == hash_embedding("cat", 8));
   REQUIRE(s.notes.size() == 1);
   CHECK(s.notes[0].find("no token embedding table: tokens are embedded as hash vectors") != std::string::npos);
@@ -203,7 +212,7 @@ TEST_CASE("embedding: too many tokens and a wrong width are errors") {
   o.max_positions = 3;
   init_model(dir.path(), o);
   const Model m = load_model(dir.path(), {});
-  CHECK(error_of([&] { embed_tokens(m, {"a", "b", "c", "d"}); }).find("at most 3") != std::string::npos);
+  CHECK(error_of([&] { tokens_in(m, {"a", "b", "c", "d"}); }).find("at most 3") != std::string::npos);
   CHECK(error_of([&] { embedded_input(m, Matrix::Zero(2, 7), {}, "x.npy", m.config.d_model); })
             .find("width 7 (shape [2, 7]), but the model's d_model is 8") != std::string::npos);
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <numbers>
 
+#include "attnviz/cli/inputs.hpp"
 #include "attnviz/compute/embedding.hpp"
 #include "attnviz/compute/feed_forward.hpp"
 #include "attnviz/compute/forward.hpp"
@@ -91,7 +92,7 @@ TEST_CASE("stack: without positions an encoder is permutation-equivariant; posit
   const Matrix fx = run(embedded_input(m, x, tokens, "x", 16));
   check_close(run(embedded_input(m, xs, shuffled, "xs", 16)), permuted(fx), 1e-5f, "f(s(x)) vs s(f(x))");
   // Tokens get sinusoidal positions added: the same shuffle now changes what each token sees.
-  const Matrix gx = run(embed_tokens(m, tokens)), gsx = run(embed_tokens(m, shuffled));
+  const Matrix gx = run(embed_tokens(m, vocabulary_of(m), tokens)), gsx = run(embed_tokens(m, vocabulary_of(m), shuffled));
   CHECK((gsx - permuted(gx)).cwiseAbs().maxCoeff() > 1e-2f);
 }
 
@@ -217,8 +218,8 @@ TEST_CASE("stack: attention_maps lists exactly the maps forward emits, for every
     const Model m = load_model(dir.path(), {});
     const bool source = arch == "encoder-decoder";
     ForwardInputs in;
-    in.target = embed_tokens(m, tokens);
-    if (source) in.source = embed_tokens(m, {"a", "b"});
+    in.target = embed_tokens(m, vocabulary_of(m), tokens);
+    if (source) in.source = embed_tokens(m, vocabulary_of(m), {"a", "b"});
     MapRecorder rec;
     forward(m, in, {}, &rec);
     std::vector<HeadId> expected;  // attention_maps gives head 0 of each (stack, layer, site)

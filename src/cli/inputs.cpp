@@ -5,14 +5,28 @@
 
 #include <filesystem>
 
+#include "attnviz/compute/embedding.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/npy.hpp"
 #include "attnviz/inputs/tokens.hpp"
 
 namespace attnviz {
 
-Sequence resolve_sequence(const Model& model, const std::string& tokens, const std::string& ids,
-                          const std::string& embeddings, const std::string& role) {
+Vocabulary vocabulary_of(const Model& model) {
+  return model.weights.embed.token ? read_vocabulary(model.dir) : Vocabulary{};
+}
+
+Sequence embed_tokens(const Model& model, const Vocabulary& vocab, const std::vector<std::string>& tokens) {
+  if (!model.weights.embed.token) return embed_hashed(model, tokens);
+  check_length(model, tokens.size(), "tokens");
+  TokenIds t = look_up_tokens(vocab, tokens, model.name, model.config.vocab_size);
+  Sequence seq = embed_ids(model, t.ids, std::move(t.labels));
+  seq.notes = std::move(t.notes);
+  return seq;
+}
+
+Sequence resolve_sequence(const Model& model, const Vocabulary& vocab, const std::string& tokens,
+                          const std::string& ids, const std::string& embeddings, const std::string& role) {
   const std::string flag = role == "source" ? "--source-" : "--";
   if (!ids.empty() && (!tokens.empty() || !embeddings.empty())) {
     throw usage_error(fmt::format("{}ids cannot be combined with {}tokens or {}embeddings", flag,
@@ -39,9 +53,10 @@ Sequence resolve_sequence(const Model& model, const std::string& tokens, const s
   if (!ids.empty()) {
     std::error_code ec;  // a long id list is no file name: is_regular_file must not throw on it
     const bool is_file = ids == "-" || std::filesystem::is_regular_file(ids, ec);
-    return embed_ids(model, parse_ids(is_file ? read_text_file(ids) : ids, is_file ? ids : flag + "ids"));
+    const auto list = parse_ids(is_file ? read_text_file(ids) : ids, is_file ? ids : flag + "ids");
+    return embed_ids(model, list, id_labels(vocab, list));
   }
-  if (!tokens.empty()) return embed_tokens(model, read_tokens(tokens));
+  if (!tokens.empty()) return embed_tokens(model, vocab, read_tokens(tokens));
   throw usage_error(fmt::format("no {} input: give {}tokens, {}ids or {}embeddings", role, flag, flag,
                                 flag));
 }

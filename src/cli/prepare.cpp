@@ -115,10 +115,11 @@ ConfigOverrides overrides_of(const InputArgs& a) {
 PreparedRun prepare_run(const InputArgs& a) {
   const bool cross = !a.source_tokens.empty() || !a.source_ids.empty() || !a.source_embeddings.empty();
   PreparedRun run{load_model(a.model, overrides_of(a)), {}, {}, {}};
-  run.inputs.target = resolve_sequence(run.model, a.tokens, a.ids, a.embeddings, "target");
+  const Vocabulary vocab = vocabulary_of(run.model);
+  run.inputs.target = resolve_sequence(run.model, vocab, a.tokens, a.ids, a.embeddings, "target");
   if (cross) {
     run.inputs.source =
-        resolve_sequence(run.model, a.source_tokens, a.source_ids, a.source_embeddings, "source");
+        resolve_sequence(run.model, vocab, a.source_tokens, a.source_ids, a.source_embeddings, "source");
   }
   resolve_masks(a, run.model, run.inputs);
   run.options.scale = parse_qk_scale(a.qk_scale);

@@ -4,17 +4,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <unordered_map>
 
 #include "attnviz/compute/layer_norm.hpp"
 #include "attnviz/compute/positional.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/core/plural.hpp"
 #include "attnviz/core/random.hpp"
 
 namespace attnviz {
-
-namespace {
 
 void check_length(const Model& model, size_t n, const std::string& what) {
   const int limit = model.config.max_positions;
@@ -23,6 +19,8 @@ void check_length(const Model& model, size_t n, const std::string& what) {
                             limit));
   }
 }
+
+namespace {
 
 // x = lut(ids) · sqrt(d_model)? + positions + token type 0, then the embedding LayerNorm.
 void finish_embedding(const Model& model, Matrix& x) {
@@ -47,86 +45,34 @@ RowVector hash_embedding(std::string_view token, int d_model) {
 
 namespace {
 
-// The model has trained embeddings but attnviz has no vocabulary to look its tokens up in.
-Error no_vocabulary(const Model& model) {
-  std::string found;
-  for (const auto& f : model.tokenizer_files) found += (found.empty() ? "" : ", ") + f;
-  return usage_error(fmt::format(
-      "{} has a token embedding table ({} rows), so tokens must become its ids, but there is no "
-      "vocabulary: looked for {}{}; give --ids (the ids its tokenizer produces) or --embeddings",
-      model.name, model.config.vocab_size, model.vocab_path.string(),
-      found.empty() ? "" : fmt::format(" (found {}: attnviz does not read these tokenizers yet)", found)));
-}
-
 std::string hash_note(const Model& model, const char* what) {
   return fmt::format("{} has no token embedding table: {} are embedded as hash vectors "
                      "(x ~ N(0, 1), seeded by each token's bytes)", model.name, what);
 }
 
-// "3 of 9 tokens are not in …/vocab.txt and are embedded as [UNK] (id 100): quick, zebra, jumped"
-std::string unknown_note(const Model& model, const std::vector<std::string>& unknown, size_t n, int unk_id) {
-  std::string list;
-  for (size_t i = 0; i < unknown.size() && i < 10; ++i) list += (i ? ", " : "") + unknown[i];
-  if (unknown.size() > 10) list += fmt::format(", … ({} more)", unknown.size() - 10);
-  return fmt::format("{} of {} {} not in {} and {} embedded as [UNK] (id {}): {}", unknown.size(),
-                     count_of(static_cast<long long>(n), "token"), unknown.size() == 1 ? "is" : "are",
-                     model.vocab_path.string(), unknown.size() == 1 ? "is" : "are", unk_id, list);
-}
-
 }  // namespace
 
-Sequence embed_tokens(const Model& model, const std::vector<std::string>& tokens) {
+Sequence embed_hashed(const Model& model, const std::vector<std::string>& tokens) {
   check_length(model, tokens.size(), "tokens");
   const int d_model = model.config.d_model;
   Sequence seq{tokens, Matrix(static_cast<Eigen::Index>(tokens.size()), d_model), {}};
-  if (!model.weights.embed.token) {
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      seq.x.row(static_cast<Eigen::Index>(i)) = hash_embedding(tokens[i], d_model);
-    }
-    seq.notes.push_back(hash_note(model, "tokens"));
-    finish_embedding(model, seq.x);
-    return seq;
-  }
-  if (model.vocab.empty()) throw no_vocabulary(model);
-  std::unordered_map<std::string, int> ids;
-  // A token listed twice takes its last line, as Hugging Face's load_vocab does.
-  for (size_t i = 0; i < model.vocab.size(); ++i) ids[model.vocab[i]] = static_cast<int>(i);
-  std::vector<std::string> unknown;
-  int unk_id = -1;
   for (size_t i = 0; i < tokens.size(); ++i) {
-    auto it = ids.find(tokens[i]);
-    if (it == ids.end()) {
-      it = ids.find("[UNK]");
-      if (it == ids.end()) {
-        throw Error(fmt::format("token {} '{}' is not in the vocabulary of {} ({}, which has no [UNK])",
-                                i, tokens[i], model.name, model.vocab_path.string()));
-      }
-      unknown.push_back(tokens[i]);
-      unk_id = it->second;
-      seq.labels[i] = "[UNK]";  // what the model sees
-    }
-    if (it->second >= model.config.vocab_size) {
-      throw Error(fmt::format("token '{}' has id {}, past the embedding table's {} rows", tokens[i],
-                              it->second, model.config.vocab_size));
-    }
-    seq.x.row(static_cast<Eigen::Index>(i)) = model.weights.embed.token->row(it->second);
+    seq.x.row(static_cast<Eigen::Index>(i)) = hash_embedding(tokens[i], d_model);
   }
-  if (!unknown.empty()) seq.notes.push_back(unknown_note(model, unknown, tokens.size(), unk_id));
+  seq.notes.push_back(hash_note(model, "tokens"));
   finish_embedding(model, seq.x);
   return seq;
 }
 
-Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids) {
+Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids, std::vector<std::string> labels) {
   check_length(model, ids.size(), "ids");
   const int d_model = model.config.d_model;
-  Sequence seq{{}, Matrix(static_cast<Eigen::Index>(ids.size()), d_model), {}};
+  Sequence seq{std::move(labels), Matrix(static_cast<Eigen::Index>(ids.size()), d_model), {}};
   for (size_t i = 0; i < ids.size(); ++i) {
     const int64_t id = ids[i];
-    const std::string hashed = fmt::format("#{}", id);
     const auto row = static_cast<Eigen::Index>(i);
     if (!model.weights.embed.token) {
-      seq.x.row(row) = hash_embedding(hashed, d_model);
-      seq.labels.push_back(hashed);
+      seq.x.row(row) = hash_embedding(fmt::format("#{}", id), d_model);
       if (i == 0) seq.notes.push_back(hash_note(model, "ids"));
       continue;
     }
@@ -135,7 +81,6 @@ Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids) {
                               model.config.vocab_size));
     }
     seq.x.row(row) = model.weights.embed.token->row(id);
-    seq.labels.push_back(static_cast<size_t>(id) < model.vocab.size() ? model.vocab[id] : hashed);
   }
   finish_embedding(model, seq.x);
   return seq;

@@ -2,10 +2,8 @@
 #include <fmt/format.h>
 
 #include <limits>
-#include <sstream>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/text_file.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/model/model.hpp"
 #include "attnviz/core/unicode.hpp"
@@ -150,33 +148,6 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   check_declared(cfg, {"d_model", "n_embd", "hidden_size"}, c.d_model);
 }
 
-// BERT's vocab.txt: one token per line, line number = id (a CRLF file keeps its ids).
-std::vector<std::string> read_vocab(const fs::path& path) {
-  std::vector<std::string> vocab;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return vocab;
-  std::istringstream in(read_text_file(path.string()));  // bounded, regular files only
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    vocab.push_back(line);
-  }
-  // A UTF-8 byte order mark is not part of token 0.
-  if (!vocab.empty() && vocab.front().starts_with("\xEF\xBB\xBF")) vocab.front().erase(0, 3);
-  return vocab;
-}
-
-// Tokenizer files other formats ship (GPT-2's vocab.json + merges.txt, tokenizer.json,
-// SentencePiece models), named in the error when tokens cannot be looked up without them.
-std::vector<std::string> find_tokenizer_files(const fs::path& dir) {
-  std::vector<std::string> found;
-  for (const char* name : {"tokenizer.json", "vocab.json", "merges.txt", "tokenizer.model",
-                           "spiece.model", "sentencepiece.bpe.model"}) {
-    std::error_code ec;
-    if (fs::exists(dir / name, ec)) found.emplace_back(name);
-  }
-  return found;
-}
-
 }  // namespace
 
 Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
@@ -187,6 +158,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
 
   Model model;
   model.name = path.filename().empty() ? path.parent_path().filename().string() : path.filename().string();
+  model.dir = src.dir();
   Config& c = model.config;
   c.layout = layout.name;
   c.arch = layout.arch;
@@ -220,11 +192,6 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   w.embed.position = b.optional_matrix("embed.position", c.max_positions, c.d_model);
   w.embed.token_type = b.optional_matrix("embed.token_type", c.type_vocab_size, c.d_model);
   w.embed.norm = b.layer_norm("embed.norm", 0, c.d_model);
-  if (w.embed.token) {
-    model.vocab_path = src.dir() / "vocab.txt";
-    model.vocab = read_vocab(model.vocab_path);
-    model.tokenizer_files = find_tokenizer_files(src.dir());
-  }
   return model;
 }
 

@@ -17,16 +17,15 @@ namespace attnviz {
 // vectors, so repeated words attend alike; any token file runs on any random model.
 RowVector hash_embedding(std::string_view token, int d_model);
 
-// Tokens to vectors: with a table, token → id (vocab.txt line) → table row ([UNK] for unknown
-// tokens when the vocabulary has it — labelled [UNK] and counted in a note — else an error naming
-// the token); a table without a vocabulary is a usage error naming what was looked for (a model
-// with trained embeddings is never fed hash vectors); without a table, hash_embedding (noted). Then, as the model's config says: × sqrt(d_model) (annotated
-// transformer), + positions (learned rows or sinusoidal), + token type 0 (BERT), LayerNorm (BERT).
-// Rejects more tokens than config.max_positions.
-Sequence embed_tokens(const Model& model, const std::vector<std::string>& tokens);
-// Ids to vectors: table rows when the model has a table (id < vocab_size, labels from the vocab
-// or "#id"), else hash_embedding of "#id"; then positions etc. as for tokens.
-Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids);
+// A longer input than config.max_positions is an error naming `what` ("tokens", "ids", a file).
+void check_length(const Model& model, size_t n, const std::string& what);
+// Tokens for a model without a table: hash_embedding of each (a note says so). Then, as the model's
+// config says: × sqrt(d_model) (annotated transformer), + positions (learned rows or sinusoidal),
+// + token type 0 (BERT), LayerNorm (BERT).
+Sequence embed_hashed(const Model& model, const std::vector<std::string>& tokens);
+// Ids to vectors, labelled `labels`: table rows when the model has a table (id < vocab_size), else
+// hash_embedding of "#id" (noted); then positions etc. as for tokens.
+Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids, std::vector<std::string> labels);
 // Checks a given [n, width] matrix against the model (width: d_model, or kdim for a lone attention
 // module's keys; max_positions) and labels it.
 // The matrix feeds the first layer as it is: no scaling, positions or norm are added.

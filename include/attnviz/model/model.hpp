@@ -1,4 +1,4 @@
-// A model ready to run: config, weights and (optionally) its vocabulary; loaded from safetensors.
+// A model ready to run: config and weights, loaded from safetensors.
 #pragma once
 
 #include <filesystem>
@@ -14,9 +14,7 @@ struct Model {
   std::string name;                // the file or folder name, for titles
   Config config;
   Weights weights;
-  std::vector<std::string> vocab;  // id → token (vocab.txt beside the weights), empty when none
-  std::filesystem::path vocab_path;             // where vocab.txt was looked for, for messages
-  std::vector<std::string> tokenizer_files;     // tokenizer files beside the weights attnviz cannot read yet
+  std::filesystem::path dir;       // the folder holding the weights (and a vocabulary or tokenizer)
 };
 
 // Loads a .safetensors file, a model folder (config.json + model.safetensors, or shards with
