@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "attnviz/compute/attention.hpp"
-#include "attnviz/compute/layer_norm.hpp"
+#include "attnviz/compute/norm.hpp"
 #include "attnviz/compute/transformer_layer.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/row_list.hpp"
@@ -93,7 +93,7 @@ class Runner {
       x = transformer_layer(x, w.layers[l], model_.config, self_site, cross ? cross->keys : nullptr,
                             cross ? &cross_site : nullptr);
     }
-    if (w.final_norm) x = layer_norm(x, *w.final_norm, model_.config.layer_norm_eps);
+    if (w.final_norm) x = normalize(x, *w.final_norm, model_.config);
     return x;
   }
 
