@@ -11,11 +11,13 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/model/layout.hpp"
 #include "attnviz/model/model.hpp"
+#include "error_of.hpp"
 #include "run_cli.hpp"  // contains
 #include "temp_dir.hpp"
 
 using namespace attnviz;
 using attnviz::test::contains;
+using attnviz::test::error_of;
 using attnviz::test::TempDir;
 
 namespace {
@@ -28,16 +30,7 @@ ConfigOverrides llama_layout() {
   return o;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-// A copy of a fixture's weights with this config.json; loading it must fail with `message`.
+// The error loading a copy of a fixture's weights with this config.json gives.
 std::string load_error(const std::string& fixture, const std::string& config,
                        ConfigOverrides o = llama_layout()) {
   TempDir dir;
