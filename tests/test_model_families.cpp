@@ -78,7 +78,7 @@ TEST_CASE("families: a Qwen3-like checkpoint: q/k norms, MQA, partial rotary, ti
   CHECK(m.weights.decoder.layers[0].self_attn.k.bias.size() == 8);
   CHECK(describe_config(c) ==
         "layout llama, decoder, 2 layers, d_model 32, 4 heads (d_k 8, d_v 8, 1 key/value head), d_ff 48, "
-        "pre-norm RMSNorm, gated silu, eps 1e-06, q/k norm, causal, positions rotary (theta 1e+06, 4 of 8 dims) "
+        "pre-norm RMSNorm, gated silu, eps 1e-06, q/k norm, causal, positions rotary (theta 1000000, 4 of 8 dims) "
         "(max 64), vocab 40, tied embeddings");
 }
 

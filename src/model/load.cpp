@@ -6,7 +6,6 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/text_file.hpp"
-#include "attnviz/core/plural.hpp"
 #include "attnviz/model/model.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "binder.hpp"
@@ -224,20 +223,24 @@ void bind_unembedding(Config& c, Weights& w, const Binder& b) {
     throw Error(fmt::format("tie_word_embeddings = true, but '{}' differs from the token table '{}'",
                             printable_text(*b.name("unembed.weight")), printable_text(*b.name("embed.token"))));
   }
-  if (c.tied_embeddings) w.embed.unembed.reset();  // one table, held once
+  if (c.tied_embeddings && w.embed.token) w.embed.unembed.reset();  // one table, held once
+}
+
+// Per-head q/k norms are a fact of the weights (Qwen3 has them, Llama not): the first layer says.
+bool has_qk_norm(const Weights& w, const std::string& stack) {
+  const StackWeights& s = stack == "encoder" ? w.encoder : w.decoder;
+  if (s.layers.empty()) return false;
+  const AttentionWeights& a = s.layers[0].self_attn;
+  return a.q_norm.size() > 0 || a.k_norm.size() > 0;
 }
 
 // What the weights hold that the layout's traits must agree with (a gate in a plain FFN would be
 // silently skipped; q/k norms run only inside transformer layers).
-void check_model_traits(Config& c, const Weights& w, const Binder& b, const std::string& stack) {
-  const StackWeights& s = stack == "encoder" ? w.encoder : w.decoder;
+void check_model_traits(const Config& c, const Binder& b, const std::string& stack) {
   if (c.ffn == FeedForwardKind::plain && b.has(stack + ".ffn.gate.weight")) {
     throw Error(fmt::format("tensor '{}' is a feed-forward gate, but layout {} has a plain FFN (\"ffn\": \"gated\")",
                             printable_text(*b.name(stack + ".ffn.gate.weight")), c.layout));
   }
-  if (s.layers.empty()) return;
-  const AttentionWeights& a = s.layers[0].self_attn;
-  c.qk_norm = a.q_norm.size() > 0 || a.k_norm.size() > 0;
   if (c.qk_norm && c.arch == Arch::mha) {
     throw usage_error(fmt::format("layout {}: q/k norms apply inside transformer layers, not to a lone "
                                   "attention module", c.layout));
@@ -316,57 +319,14 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   w.embed.token_type = b.optional_matrix("embed.token_type", c.type_vocab_size, c.d_model);
   w.embed.norm = b.layer_norm("embed.norm", 0, c.d_model);
   bind_unembedding(c, w, b);
-  check_model_traits(c, w, b, first);
+  c.qk_norm = has_qk_norm(w, first);
+  check_model_traits(c, b, first);
   if (w.embed.token) {
     model.vocab_path = src.dir() / "vocab.txt";
     model.vocab = read_vocab(model.vocab_path);
     model.tokenizer_files = find_tokenizer_files(src.dir());
   }
   return model;
-}
-
-namespace {
-
-// "4 heads (d_k 8, d_v 8)", with ", 2 key/value heads" when heads share keys and values (GQA).
-std::string describe_heads(const Config& c) {
-  return fmt::format("{} (d_k {}, d_v {}{})", count_of(c.n_heads, "head"), c.d_k(), c.d_head_v(),
-                     c.n_kv_heads != c.n_heads ? ", " + count_of(c.n_kv_heads, "key/value head") : "");
-}
-
-// "positions learned (max 64)", "positions rotary (theta 10000, 4 of 8 dims)".
-std::string describe_positions(const Config& c) {
-  std::string rotary;
-  if (c.positional == Positional::rotary) {
-    rotary = fmt::format(" (theta {:g}{})", c.rope_theta,
-                         c.rotary_dim != c.d_k() ? fmt::format(", {} of {} dims", c.rotary_dim, c.d_k()) : "");
-  }
-  return fmt::format("positions {}{}{}", positional_name(c.positional), rotary,
-                     c.max_positions ? fmt::format(" (max {})", c.max_positions) : "");
-}
-
-}  // namespace
-
-// The facts new in the model vocabulary appear only when they are not the default, so the
-// description of every LayerNorm / plain-FFN / absolute-position model reads as it always did.
-std::string describe_config(const Config& c) {
-  if (c.arch == Arch::mha) {  // no layers, norms or FFN: saying "post-norm, d_ff 0" would be wrong
-    return fmt::format(
-        "layout {}, {}, one attention module, d_model {}, {}, {}, {}{}", c.layout,
-        arch_name(c.arch), c.d_model, describe_heads(c),
-        c.d_out > 0 ? "out projection" : "no out projection", c.causal ? "causal" : "not causal",
-        c.vocab_size ? fmt::format(", vocab {}", c.vocab_size) : "");
-  }
-  std::string layers = c.arch == Arch::encoder_decoder
-                           ? fmt::format("{} + {} layers", c.n_encoder_layers, c.n_decoder_layers)
-                           : count_of(std::max(c.n_encoder_layers, c.n_decoder_layers), "layer");
-  return fmt::format(
-      "layout {}, {}, {}, d_model {}, {}, d_ff {}, {}{}, {}{}, eps {:g}{}, {}{}, {}, vocab {}{}",
-      c.layout, arch_name(c.arch), layers, c.d_model, describe_heads(c), c.d_ff,
-      c.norm_first ? "pre-norm" : "post-norm", c.norm == NormKind::rms_norm ? " RMSNorm" : "",
-      c.ffn == FeedForwardKind::gated ? "gated " : "", activation_name(c.activation), c.layer_norm_eps,
-      c.qk_norm ? ", q/k norm" : "", c.causal ? "causal" : "not causal",
-      c.decoder_cross ? ", cross-attention" : "", describe_positions(c), c.vocab_size,
-      c.tied_embeddings ? ", tied embeddings" : "");
 }
 
 }  // namespace attnviz
