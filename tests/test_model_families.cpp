@@ -141,9 +141,28 @@ TEST_CASE("families: layout traits the weights contradict, and bad layout-file f
                                 "(decoder) has cross-attention"), cross);
 }
 
-TEST_CASE("families: no code tests a layout by name; seed 002's single head is a layout field") {
-  int with_default_heads = 0;
-  for (const auto& l : builtin_layouts()) with_default_heads += l.default_heads > 0;
-  CHECK(with_default_heads == 1);
+TEST_CASE("families: seed 002's single head is a layout field, not a test of the layout's name") {
   CHECK(layout_by_name("seed002").default_heads == 1);
+  CHECK(layout_by_name("seed000").default_heads == 0);  // the others must be told
+}
+
+TEST_CASE("families: a layout file alone gives rope_theta, partial_rotary_factor, tied_embeddings, default_heads") {
+  TempDir dir;
+  std::filesystem::copy_file(k_torch / "hf_qwen3" / "model.safetensors", dir / "model.safetensors");
+  std::ifstream in(k_torch / "llama_layout.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string causal = R"("causal": true)";
+  text.replace(text.find(causal), causal.size(),
+               causal + R"(, "rope_theta": 500000, "partial_rotary_factor": 0.25, "tied_embeddings": true, )"
+                        R"("default_heads": 4, "layer_norm_eps": 1e-6)");
+  std::ofstream(dir / "map.json") << text;
+  ConfigOverrides o;
+  o.layout_file = (dir / "map.json").string();
+  const Config c = load_model(dir / "model.safetensors", o).config;  // no config.json
+  CHECK(c.n_heads == 4);
+  CHECK(c.n_kv_heads == 1);
+  CHECK(c.rope_theta == 500000.0f);
+  CHECK(c.rotary_dim == 2);  // int(8 · 0.25)
+  CHECK(c.tied_embeddings);
+  CHECK(c.layer_norm_eps == 1e-6f);
 }

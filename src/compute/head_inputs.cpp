@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "attnviz/compute/linear.hpp"
 #include "attnviz/compute/rms_norm.hpp"
 #include "attnviz/compute/rotary.hpp"

@@ -3,6 +3,19 @@
 
 namespace attnviz {
 
+namespace {
+
+// The value among `all` whose name is `name`.
+template <typename T, size_t N>
+std::optional<T> by_name(const std::string& name, const T (&all)[N], const char* (*name_of)(T)) {
+  for (T v : all) {
+    if (name == name_of(v)) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 const char* arch_name(Arch arch) {
   switch (arch) {
     case Arch::mha: return "mha";
@@ -14,10 +27,8 @@ const char* arch_name(Arch arch) {
 }
 
 std::optional<Arch> parse_arch(const std::string& name) {
-  for (Arch a : {Arch::mha, Arch::encoder, Arch::decoder, Arch::encoder_decoder}) {
-    if (name == arch_name(a)) return a;
-  }
-  return std::nullopt;
+  static const Arch k_all[] = {Arch::mha, Arch::encoder, Arch::decoder, Arch::encoder_decoder};
+  return by_name(name, k_all, arch_name);
 }
 
 const char* activation_name(Activation a) {
@@ -50,10 +61,8 @@ const char* positional_name(Positional p) {
 }
 
 std::optional<Positional> parse_positional(const std::string& name) {
-  for (Positional p : {Positional::none, Positional::sinusoidal, Positional::learned, Positional::rotary}) {
-    if (name == positional_name(p)) return p;
-  }
-  return std::nullopt;
+  static const Positional k_all[] = {Positional::none, Positional::sinusoidal, Positional::learned, Positional::rotary};
+  return by_name(name, k_all, positional_name);
 }
 
 const char* norm_name(NormKind n) {
@@ -65,10 +74,8 @@ const char* norm_name(NormKind n) {
 }
 
 std::optional<NormKind> parse_norm(const std::string& name) {
-  for (NormKind n : {NormKind::layer_norm, NormKind::rms_norm}) {
-    if (name == norm_name(n)) return n;
-  }
-  return std::nullopt;
+  static const NormKind k_all[] = {NormKind::layer_norm, NormKind::rms_norm};
+  return by_name(name, k_all, norm_name);
 }
 
 const char* feed_forward_name(FeedForwardKind f) {
@@ -80,10 +87,8 @@ const char* feed_forward_name(FeedForwardKind f) {
 }
 
 std::optional<FeedForwardKind> parse_feed_forward(const std::string& name) {
-  for (FeedForwardKind f : {FeedForwardKind::plain, FeedForwardKind::gated}) {
-    if (name == feed_forward_name(f)) return f;
-  }
-  return std::nullopt;
+  static const FeedForwardKind k_all[] = {FeedForwardKind::plain, FeedForwardKind::gated};
+  return by_name(name, k_all, feed_forward_name);
 }
 
 }  // namespace attnviz
