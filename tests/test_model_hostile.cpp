@@ -13,11 +13,13 @@
 #include "attnviz/io/safetensors.hpp"
 #include "attnviz/model/model.hpp"
 #include "attnviz/model/tensor_source.hpp"
+#include "error_of.hpp"
 #include "run_cli.hpp"  // contains
 #include "temp_dir.hpp"
 
 using namespace attnviz;
 using attnviz::test::contains;
+using attnviz::test::error_of;
 using attnviz::test::TempDir;
 
 namespace {
@@ -48,16 +50,6 @@ std::string layout_json(const std::string& arch, const std::string& extra_roles 
          R"("encoder.self.k.weight": "k.weight", "encoder.self.v.weight": "v.weight")" +
          extra_roles + "}}";
 }
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 
 ConfigOverrides with_layout_file(const std::filesystem::path& file, int heads = 1) {
   ConfigOverrides o;

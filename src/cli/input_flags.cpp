@@ -19,7 +19,7 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
                  "torch-decoder, torch-transformer, nanogpt, gpt2, bert (default: detected)");
   cmd.add_option("--layout-file", in.layout_file, "JSON mapping of roles to tensor-name patterns");
   cmd.add_flag("--norm-first", in.norm_first, "pre-norm layers (nn.Transformer* norm_first=True)");
-  cmd.add_option("--activation", in.activation, "FFN activation: relu, gelu, gelu_tanh");
+  cmd.add_option("--activation", in.activation, "FFN activation: relu, gelu, gelu_tanh, silu");
   cmd.add_option("--layer-norm-eps", in.layer_norm_eps, "LayerNorm epsilon")->check(positive_number());
   cmd.add_option("--pe-base", in.pe_base, "base of the sinusoidal positional encoding (10000)")
       ->check(positive_number());

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "attnviz/compute/layer_norm.hpp"
+#include "attnviz/compute/norm.hpp"
 #include "attnviz/compute/positional.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/random.hpp"
@@ -31,7 +31,7 @@ void finish_embedding(const Model& model, Matrix& x) {
   if (c.positional == Positional::learned && e.position) x += e.position->topRows(n);
   if (c.positional == Positional::sinusoidal) x += sinusoidal_encoding(int(n), c.d_model, c.pe_base);
   if (e.token_type) x.rowwise() += e.token_type->row(0);
-  if (e.norm) x = layer_norm(x, *e.norm, c.layer_norm_eps);
+  if (e.norm) x = normalize(x, *e.norm, c);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// FFN with the three activations of the families attnviz reads.
+// FFN, plain or gated, with the four activations of the families attnviz reads.
 #include "attnviz/compute/feed_forward.hpp"
 
 #include <cmath>
@@ -22,10 +22,20 @@ void activate(MatrixRef x, Activation activation) {
       a = 0.5f * a * (1.0f + (c * (a + 0.044715f * a.cube())).tanh());
       break;
     }
+    case Activation::silu: {  // x·σ(x) = x / (1 + e^(−x))
+      auto a = x.array();
+      a = a / (1.0f + (-a).exp());
+      break;
+    }
   }
 }
 
 Matrix feed_forward(ConstMatrixRef x, const FeedForwardWeights& w, Activation activation) {
+  if (w.gate) {  // down(act(gate(x)) ⊙ up(x))
+    Matrix g = linear(x, *w.gate);
+    activate(g, activation);
+    return linear((g.array() * linear(x, w.up).array()).matrix(), w.down);
+  }
   Matrix h = linear(x, w.up);
   activate(h, activation);
   return linear(h, w.down);

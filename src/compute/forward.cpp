@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "attnviz/compute/attention.hpp"
-#include "attnviz/compute/layer_norm.hpp"
+#include "attnviz/compute/norm.hpp"
 #include "attnviz/compute/transformer_layer.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/row_list.hpp"
@@ -99,7 +99,7 @@ class Runner {
       x = transformer_layer(x, w.layers[l], model_.config, l, self, plan.cross ? cross_keys : nullptr,
                             plan.cross ? &cross : nullptr);
     }
-    if (w.final_norm) x = layer_norm(x, *w.final_norm, model_.config.layer_norm_eps);
+    if (w.final_norm) x = normalize(x, *w.final_norm, model_.config);
     return x;
   }
 
@@ -117,6 +117,10 @@ class Runner {
     s.query_labels = std::make_shared<const Labels>(queries.labels);
     s.key_labels = std::make_shared<const Labels>(keys);
     s.scale = options_.scale;
+    // The model's per-head q/k steps: q/k norm eps everywhere, rotary positions in self-attention
+    // only (load_model refuses rotary models with cross-attention).
+    const Config& c = model_.config;
+    s.qk = QueryKeyTransform{c.layer_norm_eps, site == Site::self ? c.rotary_dim : 0, c.rope_theta};
     s.block_rows = options_.block_rows;
     s.sink = sink_;
     return s;

@@ -2,18 +2,18 @@
 #include "attnviz/compute/transformer_layer.hpp"
 
 #include "attnviz/compute/feed_forward.hpp"
-#include "attnviz/compute/layer_norm.hpp"
+#include "attnviz/compute/norm.hpp"
 
 namespace attnviz {
 
 namespace {
 
-// Applies one sublayer f with its residual and (pre- or post-) LayerNorm.
+// Applies one sublayer f with its residual and (pre- or post-) norm.
 template <typename F>
 Matrix sublayer(const Matrix& x, const std::optional<LayerNormWeights>& norm, const Config& c, F&& f) {
   if (!norm) return x + f(x);
-  if (c.norm_first) return x + f(layer_norm(x, *norm, c.layer_norm_eps));
-  return layer_norm(x + f(x), *norm, c.layer_norm_eps);
+  if (c.norm_first) return x + f(normalize(x, *norm, c));
+  return normalize(x + f(x), *norm, c);
 }
 
 }  // namespace

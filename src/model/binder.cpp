@@ -101,8 +101,8 @@ AttentionWeights Binder::attention(const std::string& site, int layer, const Con
     for (int i = 0; i < 3; ++i) parts[i]->weight = w.middleRows(i * c.d_qk, c.d_qk);
   } else {
     a.q.weight = matrix(site + ".q.weight", layer, c.d_qk, c.d_model);
-    a.k.weight = matrix(site + ".k.weight", layer, c.d_qk, c.kdim);
-    a.v.weight = matrix(site + ".v.weight", layer, c.d_v, c.vdim);
+    a.k.weight = matrix(site + ".k.weight", layer, c.k_rows(), c.kdim);  // GQA: n_kv_heads · d_k rows
+    a.v.weight = matrix(site + ".v.weight", layer, c.v_rows(), c.vdim);
   }
   if (has(site + ".qkv.bias", layer)) {
     // nn.MultiheadAttention keeps one in_proj_bias [3E] even with separate q/k/v_proj_weight.
@@ -112,10 +112,12 @@ AttentionWeights Binder::attention(const std::string& site, int layer, const Con
     a.v.bias = b.segment(2 * c.d_qk, c.d_v);
   } else {
     a.q.bias = vector(site + ".q.bias", layer, c.d_qk);
-    a.k.bias = vector(site + ".k.bias", layer, c.d_qk);
-    a.v.bias = vector(site + ".v.bias", layer, c.d_v);
+    a.k.bias = vector(site + ".k.bias", layer, c.k_rows());
+    a.v.bias = vector(site + ".v.bias", layer, c.v_rows());
   }
   a.out = linear(site + ".out", layer, c.d_model, c.d_v);
+  a.q_norm = vector(site + ".q_norm.weight", layer, c.d_k());
+  a.k_norm = vector(site + ".k_norm.weight", layer, c.d_k());
   return a;
 }
 
@@ -126,7 +128,11 @@ LayerWeights Binder::layer(const std::string& stack, int l, const Config& c, boo
   if (auto up = linear(stack + ".ffn.up", l, c.d_ff, c.d_model)) {
     Linear down{matrix(stack + ".ffn.down.weight", l, c.d_model, c.d_ff),
                 vector(stack + ".ffn.down.bias", l, c.d_model)};
-    w.ffn = FeedForwardWeights{std::move(*up), std::move(down)};
+    w.ffn = FeedForwardWeights{std::move(*up), std::move(down), std::nullopt};
+    if (c.ffn == FeedForwardKind::gated) {  // gate [F, D], as required as up itself
+      w.ffn->gate = Linear{matrix(stack + ".ffn.gate.weight", l, c.d_ff, c.d_model),
+                           vector(stack + ".ffn.gate.bias", l, c.d_ff)};
+    }
   }
   w.norm_self = layer_norm(stack + ".norm_self", l, c.d_model);
   w.norm_cross = layer_norm(stack + ".norm_cross", l, c.d_model);

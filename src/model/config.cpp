@@ -3,6 +3,19 @@
 
 namespace attnviz {
 
+namespace {
+
+// The value among `all` whose name is `name`.
+template <typename T, size_t N>
+std::optional<T> by_name(const std::string& name, const T (&all)[N], const char* (*name_of)(T)) {
+  for (T v : all) {
+    if (name == name_of(v)) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 const char* arch_name(Arch arch) {
   switch (arch) {
     case Arch::mha: return "mha";
@@ -14,10 +27,8 @@ const char* arch_name(Arch arch) {
 }
 
 std::optional<Arch> parse_arch(const std::string& name) {
-  for (Arch a : {Arch::mha, Arch::encoder, Arch::decoder, Arch::encoder_decoder}) {
-    if (name == arch_name(a)) return a;
-  }
-  return std::nullopt;
+  static const Arch k_all[] = {Arch::mha, Arch::encoder, Arch::decoder, Arch::encoder_decoder};
+  return by_name(name, k_all, arch_name);
 }
 
 const char* activation_name(Activation a) {
@@ -25,6 +36,7 @@ const char* activation_name(Activation a) {
     case Activation::relu: return "relu";
     case Activation::gelu: return "gelu";
     case Activation::gelu_tanh: return "gelu_tanh";
+    case Activation::silu: return "silu";
   }
   return "?";
 }
@@ -34,6 +46,7 @@ std::optional<Activation> parse_activation(const std::string& name) {
   if (name == "gelu") return Activation::gelu;
   // HF GPT-2's "gelu_new" and "gelu_pytorch_tanh" are the tanh approximation.
   if (name == "gelu_tanh" || name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::gelu_tanh;
+  if (name == "silu" || name == "swish") return Activation::silu;  // HF's ACT2FN: swish is SiLU
   return std::nullopt;
 }
 
@@ -42,15 +55,40 @@ const char* positional_name(Positional p) {
     case Positional::none: return "none";
     case Positional::sinusoidal: return "sinusoidal";
     case Positional::learned: return "learned";
+    case Positional::rotary: return "rotary";
   }
   return "?";
 }
 
 std::optional<Positional> parse_positional(const std::string& name) {
-  for (Positional p : {Positional::none, Positional::sinusoidal, Positional::learned}) {
-    if (name == positional_name(p)) return p;
+  static const Positional k_all[] = {Positional::none, Positional::sinusoidal, Positional::learned, Positional::rotary};
+  return by_name(name, k_all, positional_name);
+}
+
+const char* norm_name(NormKind n) {
+  switch (n) {
+    case NormKind::layer_norm: return "layer_norm";
+    case NormKind::rms_norm: return "rms_norm";
   }
-  return std::nullopt;
+  return "?";
+}
+
+std::optional<NormKind> parse_norm(const std::string& name) {
+  static const NormKind k_all[] = {NormKind::layer_norm, NormKind::rms_norm};
+  return by_name(name, k_all, norm_name);
+}
+
+const char* feed_forward_name(FeedForwardKind f) {
+  switch (f) {
+    case FeedForwardKind::plain: return "plain";
+    case FeedForwardKind::gated: return "gated";
+  }
+  return "?";
+}
+
+std::optional<FeedForwardKind> parse_feed_forward(const std::string& name) {
+  static const FeedForwardKind k_all[] = {FeedForwardKind::plain, FeedForwardKind::gated};
+  return by_name(name, k_all, feed_forward_name);
 }
 
 }  // namespace attnviz

@@ -22,11 +22,34 @@ T field(const nlohmann::json& j, const char* key, T fallback, const std::string&
   }
 }
 
+// Read as double and range-checked: get<float> of 1e300 is inf, and a negative eps is no epsilon.
+// The value must lie in (above, below), or (above, below] when `closed`.
+double in_range(const nlohmann::json& j, const char* key, double fallback, double above, double below,
+                const std::string& file, bool closed = true) {
+  const double v = field(j, key, fallback, file);
+  if (!(v > above && (v < below || (closed && v == below)))) {
+    throw Error(fmt::format("{}: \"{}\" = {:g}: expected a number in ({:g}, {:g}{}", file, key, v, above,
+                            below, closed ? "]" : ")"));
+  }
+  return v;
+}
+
+// An enum field by its name; the error lists what it may be.
+template <typename T>
+T choice(const nlohmann::json& j, const char* key, T fallback, std::optional<T> (*parse)(const std::string&),
+         const char* allowed, const std::string& file) {
+  if (!j.contains(key)) return fallback;
+  const auto v = parse(field<std::string>(j, key, "", file));
+  if (!v) throw Error(fmt::format("{}: \"{}\" must be {}", file, key, allowed));
+  return *v;
+}
+
 // The role names layout.hpp lists; a typo would otherwise surface later as an unrelated missing tensor.
 bool known_role(const std::string& role) {
   static const std::regex k_roles(
-      R"(embed\.(token|position|token_type|norm\.(weight|bias))|)"
-      R"((encoder|decoder)\.((self|cross)\.(q|k|v|out|qkv)|ffn\.(up|down)|norm_(self|cross|ffn)|final_norm)\.(weight|bias))");
+      R"(embed\.(token|position|token_type|norm\.(weight|bias))|unembed\.weight|)"
+      R"((encoder|decoder)\.(self|cross)\.(q|k)_norm\.weight|)"
+      R"((encoder|decoder)\.((self|cross)\.(q|k|v|out|qkv)|ffn\.(up|down|gate)|norm_(self|cross|ffn)|final_norm)\.(weight|bias))");
   return std::regex_match(role, k_roles);
 }
 
@@ -59,18 +82,17 @@ Layout read_layout_file(const std::filesystem::path& path) {
   l.norm_first = field(j, "norm_first", false, file);
   l.causal = field(j, "causal", l.arch == Arch::decoder, file);
   l.decoder_cross = field(j, "decoder_cross", false, file);
-  // Read as double and range-checked: get<float> of 1e300 is inf, and a negative eps is no epsilon.
-  const double eps = field(j, "layer_norm_eps", 1e-5, file);
-  if (!(eps > 0.0 && eps < 1.0)) {
-    throw Error(fmt::format("{}: \"layer_norm_eps\" = {:g}: expected a number in (0, 1)", file, eps));
-  }
-  l.layer_norm_eps = static_cast<float>(eps);
-  const auto act = parse_activation(field<std::string>(j, "activation", "relu", file));
-  if (!act) throw Error(fmt::format("{}: \"activation\" must be relu, gelu or gelu_tanh", file));
-  l.activation = *act;
-  const auto pos = parse_positional(field<std::string>(j, "positional", "none", file));
-  if (!pos) throw Error(fmt::format("{}: \"positional\" must be none, sinusoidal or learned", file));
-  l.positional = *pos;
+  l.layer_norm_eps = static_cast<float>(in_range(j, "layer_norm_eps", 1e-5, 0.0, 1.0, file, false));
+  l.norm = choice(j, "norm", NormKind::layer_norm, parse_norm, "layer_norm or rms_norm", file);
+  l.ffn = choice(j, "ffn", FeedForwardKind::plain, parse_feed_forward, "plain or gated", file);
+  l.activation = choice(j, "activation", Activation::relu, parse_activation, "relu, gelu, gelu_tanh or silu", file);
+  l.positional = choice(j, "positional", Positional::none, parse_positional,
+                        "none, sinusoidal, learned or rotary", file);
+  l.rope_theta = static_cast<float>(in_range(j, "rope_theta", 10000.0, 0.0, 1e30, file));
+  l.partial_rotary_factor = static_cast<float>(in_range(j, "partial_rotary_factor", 1.0, 0.0, 1.0, file));
+  l.tied_embeddings = field(j, "tied_embeddings", false, file);
+  l.default_heads = field(j, "default_heads", 0, file);
+  if (l.default_heads < 0) throw Error(fmt::format("{}: \"default_heads\" must be >= 0", file));
   for (const auto& [role, v] : j["roles"].items()) l.roles.push_back(role_pattern(role, v, file));
   l.detect = l.roles.empty() ? "" : l.roles.front().pattern;
   return l;

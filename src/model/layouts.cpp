@@ -60,7 +60,8 @@ Layout seed001() {
 }
 
 Layout seed002() {
-  Layout l{.name = "seed002", .arch = Arch::mha, .detect = "attn.weight", .causal = true};
+  // NaiveAttention is single-head by construction: a state dict cannot say so.
+  Layout l{.name = "seed002", .arch = Arch::mha, .detect = "attn.weight", .causal = true, .default_heads = 1};
   linear(l.roles, "encoder.self.qkv", "attn");
   return l;
 }

@@ -4,7 +4,6 @@
 #include <limits>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/core/plural.hpp"
 #include "attnviz/model/model.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "binder.hpp"
@@ -73,7 +72,12 @@ int width(const Binder& b, const std::string& role, size_t dim, int64_t divisor 
   return static_cast<int>(w);
 }
 
-void derive_widths(Config& c, const Binder& b, const std::string& site) {
+// Rows of the k and v projections, read before the number of heads is known.
+struct KeyValueRows {
+  int k = 0, v = 0;
+};
+
+KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& site) {
   const std::string qkv = site + ".qkv.weight";
   if (b.has(qkv)) {
     const auto s = b.shape(qkv);  // [3C, C]
@@ -83,7 +87,7 @@ void derive_widths(Config& c, const Binder& b, const std::string& site) {
     }
     c.d_model = c.kdim = c.vdim = width(b, qkv, 1);
     c.d_qk = c.d_v = width(b, qkv, 0, 3);
-    return;
+    return {c.d_qk, c.d_v};
   }
   for (const char* part : {"q", "k", "v"}) {
     if (!b.has(site + "." + part + ".weight")) throw Error(b.missing(site + "." + part + ".weight", 0));
@@ -93,6 +97,32 @@ void derive_widths(Config& c, const Binder& b, const std::string& site) {
   c.kdim = width(b, site + ".k.weight", 1);
   c.d_v = width(b, site + ".v.weight", 0);
   c.vdim = width(b, site + ".v.weight", 1);
+  return {width(b, site + ".k.weight", 0), c.d_v};
+}
+
+// Key/value heads from k's own shape: k is [n_kv_heads · d_k, kdim] with n_kv_heads dividing n_heads
+// (GQA; MQA when 1); v then holds n_kv_heads heads of d_head_v. Equal rows: every head has its own.
+void derive_kv_heads(Config& c, const Binder& b, const std::string& site, KeyValueRows rows) {
+  c.n_kv_heads = c.n_heads;
+  if (rows.k == c.d_qk) return;
+  if (c.d_qk % c.n_heads != 0) {
+    throw Error(fmt::format("{} heads do not divide d_qk = {}", c.n_heads, c.d_qk));
+  }
+  const int d_k = c.d_qk / c.n_heads;
+  const std::string k = site + ".k.weight", v = site + ".v.weight";
+  if (rows.k % d_k != 0 || c.n_heads % (rows.k / d_k) != 0) {
+    throw Error(fmt::format("tensor '{}' has shape {}, expected [n_kv_heads · d_k, {}] with d_k = {} "
+                            "({} / {} heads) and n_kv_heads dividing {}",
+                            printable_text(*b.name(k)), shape_string(b.shape(k)), c.kdim, d_k, c.d_qk,
+                            c.n_heads, c.n_heads));
+  }
+  c.n_kv_heads = rows.k / d_k;
+  if (rows.v % c.n_kv_heads != 0) {
+    throw Error(fmt::format("tensor '{}' has shape {}, expected [{} · d_head_v, {}] for {} key/value heads",
+                            printable_text(*b.name(v)), shape_string(b.shape(v)), c.n_kv_heads, c.vdim,
+                            c.n_kv_heads));
+  }
+  c.d_v = rows.v / c.n_kv_heads * c.n_heads;  // the merged heads: n_heads · d_head_v
 }
 
 // Inside a transformer layer, self-attention's keys and values read the same d_model-wide input
@@ -113,25 +143,58 @@ void check_declared(const ConfigSources& cfg, const std::vector<std::string>& ke
   }
 }
 
-void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources& cfg) {
-  c.n_heads = cfg.integer(k_heads_keys).value_or(layout.name == "seed002" ? 1 : 0);
+void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, const Binder& b,
+                  const std::string& site, KeyValueRows rows) {
+  c.n_heads = cfg.integer(k_heads_keys).value_or(layout.default_heads);
   if (c.n_heads <= 0) {
     throw usage_error("the number of heads is not in the file or its config.json; give --heads N");
   }
+  derive_kv_heads(c, b, site, rows);
   if (c.d_qk % c.n_heads != 0 || c.d_v % c.n_heads != 0) {
     throw Error(fmt::format("{} heads do not divide d_qk = {} and d_v = {}", c.n_heads, c.d_qk, c.d_v));
   }
+  check_declared(cfg, {"num_key_value_heads", "n_kv_heads"}, c.n_kv_heads);
+  check_declared(cfg, {"head_dim"}, c.d_k());
+}
+
+// Rotary positions: theta and the rotated share of each head (HF: int(head_dim · partial_rotary_factor)).
+void derive_rotary(Config& c, const Layout& layout, const ConfigSources& cfg) {
+  c.rope_theta = static_cast<float>(
+      cfg.number({"rope_theta"}, 0.0, double(std::numeric_limits<float>::max())).value_or(layout.rope_theta));
+  if (c.positional != Positional::rotary) return;
+  if (auto scaling = cfg.agreed({"rope_scaling"}); scaling && !scaling->is_null()) {
+    throw usage_error(fmt::format("rope_scaling = {}: scaled rotary positions are not supported yet",
+                                  scaling->dump()));
+  }
+  const double factor = cfg.number({"partial_rotary_factor"}, 0.0, 1.0 + 1e-9).value_or(layout.partial_rotary_factor);
+  c.rotary_dim = static_cast<int>(c.d_k() * factor);
+  if (c.rotary_dim < 2 || c.rotary_dim % 2 != 0) {
+    throw Error(fmt::format("rotary positions rotate {} of d_k = {} dims per head (partial_rotary_factor "
+                            "{:g}): expected an even number >= 2", c.rotary_dim, c.d_k(), factor));
+  }
+  if (c.arch == Arch::mha || c.decoder_cross || c.arch == Arch::encoder_decoder) {
+    // Keys of a source or lone module have no token index to rotate by; no family defines it.
+    throw usage_error(fmt::format("rotary positions apply to the self-attention of transformer layers; "
+                                  "layout {} ({}) has {}", c.layout, arch_name(c.arch),
+                                  c.arch == Arch::mha ? "a lone attention module" : "cross-attention"));
+  }
+}
+
+void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources& cfg) {
   c.causal = cfg.boolean({"causal"}).value_or(layout.causal);
   c.norm_first = cfg.boolean({"norm_first"}).value_or(layout.norm_first);
+  c.norm = layout.norm;
+  c.ffn = layout.ffn;
   // (0, 1): a negative eps takes sqrt of a negative variance, 1e300 becomes inf as a float.
-  c.layer_norm_eps = static_cast<float>(
-      cfg.number({"layer_norm_eps", "layer_norm_epsilon"}, 0.0, 1.0).value_or(layout.layer_norm_eps));
+  c.layer_norm_eps = static_cast<float>(cfg.number({"layer_norm_eps", "layer_norm_epsilon", "rms_norm_eps"}, 0.0, 1.0)
+                                            .value_or(layout.layer_norm_eps));
   c.activation = layout.activation;
   if (auto name = cfg.text({"activation", "activation_function", "hidden_act"})) {
     auto a = parse_activation(*name);
-    if (!a) throw usage_error(fmt::format("activation '{}': expected relu, gelu or gelu_tanh", *name));
+    if (!a) throw usage_error(fmt::format("activation '{}': expected relu, gelu, gelu_tanh or silu", *name));
     c.activation = *a;
   }
+  c.tied_embeddings = cfg.boolean({"tie_word_embeddings"}).value_or(layout.tied_embeddings);
   c.scale_embeddings = cfg.boolean({"scale_embeddings"}).value_or(layout.scale_embeddings);
   c.pe_base = static_cast<float>(
       cfg.number({"pe_base"}, 0.0, double(std::numeric_limits<float>::max())).value_or(10000.0));
@@ -139,13 +202,47 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
                                                                                  : layout.positional;
   if (auto name = cfg.text({"positional"})) {
     auto p = parse_positional(*name);
-    if (!p) throw usage_error(fmt::format("positional '{}': expected none, sinusoidal or learned", *name));
+    if (!p) throw usage_error(fmt::format("positional '{}': expected none, sinusoidal, learned or rotary", *name));
     c.positional = *p;
   }
+  derive_rotary(c, layout, cfg);
   if (c.max_positions == 0) {
     c.max_positions = cfg.integer({"max_positions", "n_positions", "max_position_embeddings"}).value_or(0);
   }
   check_declared(cfg, {"d_model", "n_embd", "hidden_size"}, c.d_model);
+}
+
+// lm_head: the token table when tied, else its own [N, D] matrix when the file has one.
+void bind_unembedding(Config& c, Weights& w, const Binder& b) {
+  if (!b.has("unembed.weight")) return;
+  if (c.vocab_size == 0) c.vocab_size = width(b, "unembed.weight", 0);
+  w.embed.unembed = b.matrix("unembed.weight", 0, c.vocab_size, c.d_model);
+  if (c.tied_embeddings && w.embed.token && *w.embed.unembed != *w.embed.token) {
+    throw Error(fmt::format("tie_word_embeddings = true, but '{}' differs from the token table '{}'",
+                            printable_text(*b.name("unembed.weight")), printable_text(*b.name("embed.token"))));
+  }
+  if (c.tied_embeddings && w.embed.token) w.embed.unembed.reset();  // one table, held once
+}
+
+// Per-head q/k norms are a fact of the weights (Qwen3 has them, Llama not): the first layer says.
+bool has_qk_norm(const Weights& w, const std::string& stack) {
+  const StackWeights& s = stack == "encoder" ? w.encoder : w.decoder;
+  if (s.layers.empty()) return false;
+  const AttentionWeights& a = s.layers[0].self_attn;
+  return a.q_norm.size() > 0 || a.k_norm.size() > 0;
+}
+
+// What the weights hold that the layout's traits must agree with (a gate in a plain FFN would be
+// silently skipped; q/k norms run only inside transformer layers).
+void check_model_traits(const Config& c, const Binder& b, const std::string& stack) {
+  if (c.ffn == FeedForwardKind::plain && b.has(stack + ".ffn.gate.weight")) {
+    throw Error(fmt::format("tensor '{}' is a feed-forward gate, but layout {} has a plain FFN (\"ffn\": \"gated\")",
+                            printable_text(*b.name(stack + ".ffn.gate.weight")), c.layout));
+  }
+  if (c.qk_norm && c.arch == Arch::mha) {
+    throw usage_error(fmt::format("layout {}: q/k norms apply inside transformer layers, not to a lone "
+                                  "attention module", c.layout));
+  }
 }
 
 }  // namespace
@@ -166,12 +263,13 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   const bool has_encoder = c.arch != Arch::decoder;
   const bool has_decoder = c.arch == Arch::decoder || c.arch == Arch::encoder_decoder;
   const std::string first = has_encoder ? "encoder" : "decoder";
-  derive_widths(c, b, first + ".self");
+  const KeyValueRows rows = derive_widths(c, b, first + ".self");
   check_self_widths(c, b, first + ".self");
   if (b.has(first + ".ffn.up.weight")) c.d_ff = width(b, first + ".ffn.up.weight", 0);
   if (b.has("embed.token")) c.vocab_size = width(b, "embed.token", 0);
   if (b.has("embed.position")) c.max_positions = width(b, "embed.position", 0);
   if (b.has("embed.token_type")) c.type_vocab_size = width(b, "embed.token_type", 0);
+  derive_heads(c, layout, cfg, b, first + ".self", rows);
   derive_hyperparameters(c, layout, cfg);
 
   Weights& w = model.weights;
@@ -192,28 +290,10 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   w.embed.position = b.optional_matrix("embed.position", c.max_positions, c.d_model);
   w.embed.token_type = b.optional_matrix("embed.token_type", c.type_vocab_size, c.d_model);
   w.embed.norm = b.layer_norm("embed.norm", 0, c.d_model);
+  bind_unembedding(c, w, b);
+  c.qk_norm = has_qk_norm(w, first);
+  check_model_traits(c, b, first);
   return model;
-}
-
-std::string describe_config(const Config& c) {
-  if (c.arch == Arch::mha) {  // no layers, norms or FFN: saying "post-norm, d_ff 0" would be wrong
-    return fmt::format(
-        "layout {}, {}, one attention module, d_model {}, {} (d_k {}, d_v {}), {}, {}{}", c.layout,
-        arch_name(c.arch), c.d_model, count_of(c.n_heads, "head"), c.d_k(), c.d_head_v(),
-        c.d_out > 0 ? "out projection" : "no out projection", c.causal ? "causal" : "not causal",
-        c.vocab_size ? fmt::format(", vocab {}", c.vocab_size) : "");
-  }
-  std::string layers = c.arch == Arch::encoder_decoder
-                           ? fmt::format("{} + {} layers", c.n_encoder_layers, c.n_decoder_layers)
-                           : count_of(std::max(c.n_encoder_layers, c.n_decoder_layers), "layer");
-  return fmt::format(
-      "layout {}, {}, {}, d_model {}, {} (d_k {}, d_v {}), d_ff {}, {}, {}, eps {:g}, {}{}, "
-      "positions {}{}, vocab {}",
-      c.layout, arch_name(c.arch), layers, c.d_model, count_of(c.n_heads, "head"), c.d_k(),
-      c.d_head_v(), c.d_ff, c.norm_first ? "pre-norm" : "post-norm", activation_name(c.activation),
-      c.layer_norm_eps, c.causal ? "causal" : "not causal",
-      c.decoder_cross ? ", cross-attention" : "", positional_name(c.positional),
-      c.max_positions ? fmt::format(" (max {})", c.max_positions) : "", c.vocab_size);
 }
 
 }  // namespace attnviz

@@ -1,4 +1,4 @@
-// One transformer layer: self-attention, optional cross-attention, FFN, each with residual and LayerNorm.
+// One transformer layer: self-attention, optional cross-attention, FFN, each with residual and norm.
 #pragma once
 
 #include "attnviz/compute/multi_head.hpp"
@@ -8,7 +8,8 @@
 namespace attnviz {
 
 // post-norm (Vaswani et al., BERT):  x = LN(x + Sublayer(x))
-// pre-norm (GPT-2, norm_first=True):  x = x + Sublayer(LN(x))
+// pre-norm (GPT-2, Llama, norm_first=True):  x = x + Sublayer(LN(x))
+// LN is the config's norm: LayerNorm or RMSNorm.
 // Sublayers in order: SelfAttn(x) [, CrossAttn(x, memory)] [, FFN(x)].
 // cross and memory are used only when the layer has cross-attention weights.
 Matrix transformer_layer(ConstMatrixRef x, const LayerWeights& w, const Config& c, int layer,

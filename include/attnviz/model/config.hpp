@@ -6,8 +6,13 @@
 
 namespace attnviz {
 
-enum class Activation { relu, gelu, gelu_tanh };  // GELU(erf) and GELU(tanh), i.e. HF's gelu_new
-enum class Positional { none, sinusoidal, learned };
+enum class Activation { relu, gelu, gelu_tanh, silu };  // GELU(erf), GELU(tanh) = HF's gelu_new, SiLU = x·σ(x)
+// none; added to the embeddings (sinusoidal, learned); or rotary: q and k of self-attention rotated
+// per head by their token index (Su et al. 2021, as Hugging Face's Llama applies it).
+enum class Positional { none, sinusoidal, learned, rotary };
+enum class NormKind { layer_norm, rms_norm };  // LayerNorm (Ba et al. 2016) or RMSNorm (Zhang & Sennrich 2019)
+// plain: down(act(up(x))); gated: down(act(gate(x)) ⊙ up(x)) (GLU variants, Shazeer 2020: SwiGLU with silu).
+enum class FeedForwardKind { plain, gated };
 
 // The shape of the stack. mha: one attention module and nothing else (the seed modules,
 // nn.MultiheadAttention). encoder: self-attention + FFN layers. decoder: causal self-attention +
@@ -19,9 +24,10 @@ struct Config {
   Arch arch = Arch::mha;
   std::string layout;         // the layout the tensors were bound with (seed000, gpt2, bert, …)
   int d_model = 0;            // width of the residual stream / of each input vector
-  int n_heads = 0;            // heads; the q/k and v widths split evenly across them
+  int n_heads = 0;            // query heads; the q and merged-value widths split evenly across them
+  int n_kv_heads = 0;         // key/value heads (= n_heads, or fewer: GQA/MQA, each serving n_heads / n_kv_heads)
   int d_qk = 0;               // total query/key width = n_heads · d_k
-  int d_v = 0;                // total value width = n_heads · d_head_v
+  int d_v = 0;                // total value width of the merged heads = n_heads · d_head_v
   int d_out = 0;              // width after the out projection (0 when there is none)
   int kdim = 0;               // width of the key input (nn.MultiheadAttention kdim; = d_model)
   int vdim = 0;               // width of the value input (vdim; = d_model)
@@ -31,17 +37,25 @@ struct Config {
   bool decoder_cross = false; // decoder layers attend to a source (nn.TransformerDecoder)
   bool causal = false;        // the self-attention is always causal (decoders, seed 002)
   bool norm_first = false;    // pre-norm x + f(LN(x)); else post-norm LN(x + f(x))
-  float layer_norm_eps = 1e-5f;
+  NormKind norm = NormKind::layer_norm;
+  float layer_norm_eps = 1e-5f;  // eps of every norm of the model (HF layer_norm_eps / rms_norm_eps)
+  FeedForwardKind ffn = FeedForwardKind::plain;
   Activation activation = Activation::relu;
+  bool qk_norm = false;       // q and k are RMS-normalised per head before rotary (Qwen3's q_norm / k_norm)
   int vocab_size = 0;         // rows of the token embedding table (0: tokens are hash-embedded)
   int max_positions = 0;      // the longest input the model accepts (0: no limit)
   bool scale_embeddings = false;  // lut(x) · sqrt(d_model), as in the annotated transformer
   Positional positional = Positional::none;
   float pe_base = 10000.0f;   // base of the sinusoidal encoding (the paper's 10000)
+  float rope_theta = 10000.0f;  // base of the rotary frequencies theta^(−2i/rotary_dim)
+  int rotary_dim = 0;         // leading dims of each q/k head that rotate (d_k · partial_rotary_factor; 0: none)
   int type_vocab_size = 0;    // BERT token-type embeddings (0: none)
+  bool tied_embeddings = false;  // the unembedding (lm_head) is the token table (tie_word_embeddings)
 
   int d_k() const { return d_qk / n_heads; }       // per-head query/key width
   int d_head_v() const { return d_v / n_heads; }   // per-head value width
+  int k_rows() const { return n_kv_heads * d_k(); }       // rows of the k projection
+  int v_rows() const { return n_kv_heads * d_head_v(); }  // rows of the v projection
 };
 
 const char* arch_name(Arch arch);           // "mha", "encoder", "decoder", "encoder-decoder"
@@ -50,6 +64,10 @@ const char* activation_name(Activation a);  // "relu", "gelu", "gelu_tanh"
 std::optional<Activation> parse_activation(const std::string& name);  // also gelu_new, gelu_pytorch_tanh
 const char* positional_name(Positional p);
 std::optional<Positional> parse_positional(const std::string& name);
+const char* norm_name(NormKind n);          // "layer_norm", "rms_norm"
+std::optional<NormKind> parse_norm(const std::string& name);
+const char* feed_forward_name(FeedForwardKind f);  // "plain", "gated"
+std::optional<FeedForwardKind> parse_feed_forward(const std::string& name);
 
 // Hyperparameters given on the command line; each must agree with the file when the file has it.
 struct ConfigOverrides {

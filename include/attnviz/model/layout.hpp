@@ -4,9 +4,10 @@
 // per layer, with stack ∈ {encoder, decoder} and site ∈ {self, cross}:
 //   {stack}.{site}.{q,k,v,out}.{weight,bias}   separate projections
 //   {stack}.{site}.qkv.{weight,bias}           fused [3C, C] projection, split into q, k, v by rows
-//   {stack}.ffn.{up,down}.{weight,bias}        feed-forward
+//   {stack}.{site}.{q_norm,k_norm}.weight      per-head RMSNorm gains [d_k] of q and k (Qwen3)
+//   {stack}.ffn.{up,down,gate}.{weight,bias}   feed-forward (gate: gated FFNs only)
 //   {stack}.norm_{self,cross,ffn}.{weight,bias}
-// and per stack {stack}.final_norm.{weight,bias}. A pattern holds "{layer}" where the layer index goes.
+// and per stack {stack}.final_norm.{weight,bias}; unembed.weight (lm_head, when not tied). A pattern holds "{layer}" where the layer index goes.
 #pragma once
 
 #include <filesystem>
@@ -35,11 +36,17 @@ struct Layout {
   std::vector<RolePattern> roles{};
   // What a state dict cannot say: the family's defaults (config.json and flags override them).
   bool norm_first = false;
+  NormKind norm = NormKind::layer_norm;
+  FeedForwardKind ffn = FeedForwardKind::plain;
   Activation activation = Activation::relu;
   float layer_norm_eps = 1e-5f;
   bool causal = false;         // self-attention is always causal (GPT-2, nanoGPT, seed 002)
   bool decoder_cross = false;  // decoder layers have cross-attention
   Positional positional = Positional::none;
+  float rope_theta = 10000.0f;          // rotary positions: base of the frequencies
+  float partial_rotary_factor = 1.0f;   // rotary positions: the share of each head's dims that rotate
+  bool tied_embeddings = false;         // the unembedding is the token table
+  int default_heads = 0;                // heads when no source gives them (0: must be given)
   bool scale_embeddings = false;
   std::string model_type{};    // HF config.json "model_type" that selects this layout
 };
@@ -48,8 +55,9 @@ struct Layout {
 const std::vector<Layout>& builtin_layouts();
 // --layout NAME; usage Error listing the names when unknown.
 const Layout& layout_by_name(const std::string& name);
-// A user mapping file: {"name", "arch", "norm_first", "activation", "layer_norm_eps", "causal",
-// "positional", "roles": {role: pattern | {"pattern": …, "transpose": true}}}.
+// A user mapping file: {"name", "arch", "norm_first", "norm", "ffn", "activation", "layer_norm_eps",
+// "causal", "decoder_cross", "positional", "rope_theta", "partial_rotary_factor", "tied_embeddings",
+// "default_heads", "roles": {role: pattern | {"pattern": …, "transpose": true}}}.
 Layout read_layout_file(const std::filesystem::path& path);
 
 }  // namespace attnviz

@@ -1,5 +1,6 @@
 // Weights: the model's tensors bound to their roles (read-only after loading).
-// Shapes use the legend: D = d_model, F = d_ff, Q = d_qk, V = d_v, N = vocab, P = positions.
+// Shapes use the legend: D = d_model, F = d_ff, Q = d_qk, V = d_v, N = vocab, P = positions,
+// K = n_kv_heads · d_k and W = n_kv_heads · d_head_v (= Q and V unless the model shares k/v heads, GQA).
 #pragma once
 
 #include <optional>
@@ -15,7 +16,7 @@ struct Linear {
   RowVector bias;  // [out_features], or empty when bias=False
 };
 
-// nn.LayerNorm(D): γ and β (β empty for nanoGPT's bias=False).
+// nn.LayerNorm(D): γ and β (β empty for nanoGPT's bias=False); RMSNorm(D): the gain only.
 struct LayerNormWeights {
   RowVector weight;  // [D]
   RowVector bias;    // [D] or empty
@@ -24,15 +25,18 @@ struct LayerNormWeights {
 // One multi-head attention module.
 struct AttentionWeights {
   Linear q;                   // [Q, D]
-  Linear k;                   // [Q, kdim]
-  Linear v;                   // [V, vdim]
+  Linear k;                   // [K, kdim]
+  Linear v;                   // [W, vdim]
   std::optional<Linear> out;  // [D, V] (absent in seed 000's SelfAttention and seed 002)
+  RowVector q_norm;           // [d_k] RMSNorm gain of every q head (Qwen3), or empty
+  RowVector k_norm;           // [d_k] RMSNorm gain of every k head, or empty
 };
 
-// Position-wise feed-forward network: down(act(up(x))).
+// Position-wise feed-forward network: down(act(up(x))), or gated: down(act(gate(x)) ⊙ up(x)).
 struct FeedForwardWeights {
-  Linear up;    // [F, D]  (linear1, c_fc, intermediate.dense)
-  Linear down;  // [D, F]  (linear2, c_proj, output.dense)
+  Linear up;                   // [F, D]  (linear1, c_fc, intermediate.dense, up_proj)
+  Linear down;                 // [D, F]  (linear2, c_proj, output.dense, down_proj)
+  std::optional<Linear> gate;  // [F, D]  (gate_proj) in a gated FFN
 };
 
 // One transformer layer. Norms sit where the layout puts them: after (post-norm) or before (pre-norm)
@@ -56,6 +60,7 @@ struct EmbeddingWeights {
   std::optional<Matrix> position;    // [P, D]  learned positions (wpe, position_embeddings)
   std::optional<Matrix> token_type;  // [types, D]  BERT token types
   std::optional<LayerNormWeights> norm;  // BERT embeddings.LayerNorm
+  std::optional<Matrix> unembed;     // [N, D]  lm_head, when the model has its own (not tied)
 };
 
 struct Weights {

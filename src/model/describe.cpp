@@ -1,0 +1,58 @@
+// describe_config: the one-line summary of a model's config that `inspect` prints.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "attnviz/core/plural.hpp"
+#include "attnviz/model/model.hpp"
+
+namespace attnviz {
+
+namespace {
+
+// "4 heads (d_k 8, d_v 8)", with ", 2 key/value heads" when heads share keys and values (GQA).
+std::string describe_heads(const Config& c) {
+  return fmt::format("{} (d_k {}, d_v {}{})", count_of(c.n_heads, "head"), c.d_k(), c.d_head_v(),
+                     c.n_kv_heads != c.n_heads ? ", " + count_of(c.n_kv_heads, "key/value head") : "");
+}
+
+// "positions learned (max 64)", "positions rotary (theta 10000, 4 of 8 dims)".
+std::string describe_positions(const Config& c) {
+  std::string rotary;
+  if (c.positional == Positional::rotary) {
+    const bool whole = c.rope_theta == std::floor(c.rope_theta) && c.rope_theta < 1e15f;  // 1000000, not 1e+06
+    rotary = fmt::format(" (theta {}{})", whole ? fmt::format("{}", static_cast<long long>(c.rope_theta))
+                                                : fmt::format("{:g}", c.rope_theta),
+                         c.rotary_dim != c.d_k() ? fmt::format(", {} of {} dims", c.rotary_dim, c.d_k()) : "");
+  }
+  return fmt::format("positions {}{}{}", positional_name(c.positional), rotary,
+                     c.max_positions ? fmt::format(" (max {})", c.max_positions) : "");
+}
+
+}  // namespace
+
+// The facts new in the model vocabulary appear only when they are not the default, so the
+// description of every LayerNorm / plain-FFN / absolute-position model reads as it always did.
+std::string describe_config(const Config& c) {
+  if (c.arch == Arch::mha) {  // no layers, norms or FFN: saying "post-norm, d_ff 0" would be wrong
+    return fmt::format(
+        "layout {}, {}, one attention module, d_model {}, {}, {}, {}{}", c.layout,
+        arch_name(c.arch), c.d_model, describe_heads(c),
+        c.d_out > 0 ? "out projection" : "no out projection", c.causal ? "causal" : "not causal",
+        c.vocab_size ? fmt::format(", vocab {}", c.vocab_size) : "");
+  }
+  std::string layers = c.arch == Arch::encoder_decoder
+                           ? fmt::format("{} + {} layers", c.n_encoder_layers, c.n_decoder_layers)
+                           : count_of(std::max(c.n_encoder_layers, c.n_decoder_layers), "layer");
+  return fmt::format(
+      "layout {}, {}, {}, d_model {}, {}, d_ff {}, {}{}, {}{}, eps {:g}{}, {}{}, {}, vocab {}{}",
+      c.layout, arch_name(c.arch), layers, c.d_model, describe_heads(c), c.d_ff,
+      c.norm_first ? "pre-norm" : "post-norm", c.norm == NormKind::rms_norm ? " RMSNorm" : "",
+      c.ffn == FeedForwardKind::gated ? "gated " : "", activation_name(c.activation), c.layer_norm_eps,
+      c.qk_norm ? ", q/k norm" : "", c.causal ? "causal" : "not causal",
+      c.decoder_cross ? ", cross-attention" : "", describe_positions(c), c.vocab_size,
+      c.tied_embeddings ? ", tied embeddings" : "");
+}
+
+}  // namespace attnviz

@@ -1,0 +1,21 @@
+// error_of: the message of the attnviz::Error a call throws, for tests of refusals.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "attnviz/core/error.hpp"
+
+namespace attnviz::test {
+
+// The Error's what(), or "(no error)" when f returns normally.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace attnviz::test

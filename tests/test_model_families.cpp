@@ -1,0 +1,168 @@
+// The model vocabulary as data: RMSNorm, gated FFNs, rotary positions, GQA, q/k norms and tied
+// embeddings come from a layout file and config.json (the Llama / Qwen3 fixtures of make_fixtures.py),
+// and every contradiction between them and the weights is an error naming both.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/model/layout.hpp"
+#include "attnviz/model/model.hpp"
+#include "error_of.hpp"
+#include "run_cli.hpp"  // contains
+#include "temp_dir.hpp"
+
+using namespace attnviz;
+using attnviz::test::contains;
+using attnviz::test::error_of;
+using attnviz::test::TempDir;
+
+namespace {
+
+const std::filesystem::path k_torch = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/torch";
+
+ConfigOverrides llama_layout() {
+  ConfigOverrides o;
+  o.layout_file = (k_torch / "llama_layout.json").string();
+  return o;
+}
+
+// The error loading a copy of a fixture's weights with this config.json gives.
+std::string load_error(const std::string& fixture, const std::string& config,
+                       ConfigOverrides o = llama_layout()) {
+  TempDir dir;
+  std::filesystem::copy_file(k_torch / fixture / "model.safetensors", dir / "model.safetensors");
+  std::ofstream(dir / "config.json") << config;
+  return error_of([&] { (void)load_model(dir.path(), o); });
+}
+
+}  // namespace
+
+TEST_CASE("families: a Llama checkpoint through a layout file: GQA from k's shape, RMSNorm, SwiGLU, RoPE") {
+  const Model m = load_model(k_torch / "hf_llama", llama_layout());
+  const Config& c = m.config;
+  CHECK(c.layout == "llama");
+  CHECK(c.n_heads == 4);
+  CHECK(c.n_kv_heads == 2);  // k_proj [16, 32] = 2 heads of d_k 8
+  CHECK(c.d_k() == 8);
+  CHECK(c.k_rows() == 16);
+  CHECK(c.norm == NormKind::rms_norm);
+  CHECK(c.ffn == FeedForwardKind::gated);
+  CHECK(c.activation == Activation::silu);
+  CHECK(c.positional == Positional::rotary);
+  CHECK(c.rotary_dim == 8);
+  CHECK(c.rope_theta == 10000.0f);
+  CHECK(c.layer_norm_eps == 1e-6f);
+  CHECK_FALSE(c.tied_embeddings);
+  CHECK(m.weights.embed.unembed.has_value());
+  REQUIRE(m.weights.decoder.layers.size() == 2);
+  CHECK(m.weights.decoder.layers[1].ffn->gate.has_value());
+  CHECK(describe_config(c) ==
+        "layout llama, decoder, 2 layers, d_model 32, 4 heads (d_k 8, d_v 8, 2 key/value heads), d_ff 48, "
+        "pre-norm RMSNorm, gated silu, eps 1e-06, causal, positions rotary (theta 10000) (max 64), vocab 40");
+}
+
+TEST_CASE("families: a Qwen3-like checkpoint: q/k norms, MQA, partial rotary, tied embeddings") {
+  const Model m = load_model(k_torch / "hf_qwen3", llama_layout());
+  const Config& c = m.config;
+  CHECK(c.n_kv_heads == 1);
+  CHECK(c.qk_norm);
+  CHECK(c.rotary_dim == 4);  // int(8 · 0.5)
+  CHECK(c.rope_theta == 1e6f);
+  CHECK(c.tied_embeddings);
+  CHECK_FALSE(m.weights.embed.unembed.has_value());  // the token table is the unembedding
+  CHECK(m.weights.decoder.layers[0].self_attn.q_norm.size() == 8);
+  CHECK(m.weights.decoder.layers[0].self_attn.k.bias.size() == 8);
+  CHECK(describe_config(c) ==
+        "layout llama, decoder, 2 layers, d_model 32, 4 heads (d_k 8, d_v 8, 1 key/value head), d_ff 48, "
+        "pre-norm RMSNorm, gated silu, eps 1e-06, q/k norm, causal, positions rotary (theta 1000000, 4 of 8 dims) "
+        "(max 64), vocab 40, tied embeddings");
+}
+
+TEST_CASE("families: config values that contradict the weights are errors naming both") {
+  const std::string base = R"("num_attention_heads": 4, "max_position_embeddings": 64)";
+  CHECK(contains(load_error("hf_llama", "{" + base + R"(, "num_key_value_heads": 4})"),
+                 "num_key_value_heads = 4 in the config, but the weights have 2"));
+  CHECK(contains(load_error("hf_llama", "{" + base + R"(, "head_dim": 16})"),
+                 "head_dim = 16 in the config, but the weights have 8"));
+  // One head: d_k = 32, and k_proj's 16 rows hold no whole head; the k tensor is named with its shape.
+  const std::string msg = load_error("hf_llama", R"({"num_attention_heads": 1})");
+  CHECK_MESSAGE(contains(msg, "model.layers.0.self_attn.k_proj.weight' has shape [16, 32], expected "
+                              "[n_kv_heads · d_k, 32] with d_k = 32 (32 / 1 heads) and n_kv_heads dividing 1"),
+                msg);
+  const std::string mha3 = load_error("hf_llama", R"({"num_attention_heads": 3})");
+  CHECK_MESSAGE(contains(mha3, "3 heads do not divide d_qk = 32"), mha3);
+  // Tied, but lm_head.weight is its own matrix.
+  const std::string tied = load_error("hf_llama", "{" + base + R"(, "tie_word_embeddings": true})");
+  CHECK_MESSAGE(contains(tied, "tie_word_embeddings = true, but 'lm_head.weight' differs from the token table "
+                               "'model.embed_tokens.weight'"), tied);
+  CHECK(contains(load_error("hf_llama", "{" + base + R"(, "rope_scaling": {"rope_type": "llama3"}})"),
+                 "scaled rotary positions are not supported yet"));
+  CHECK(contains(load_error("hf_llama", "{" + base + R"(, "partial_rotary_factor": 0.1})"),
+                 "rotary positions rotate 0 of d_k = 8 dims per head"));
+  CHECK(contains(load_error("hf_llama", "{" + base + R"(, "hidden_act": "mish"})"),
+                 "activation 'mish': expected relu, gelu, gelu_tanh or silu"));
+}
+
+TEST_CASE("families: layout traits the weights contradict, and bad layout-file fields, are errors") {
+  TempDir dir;
+  auto layout_with = [&](const std::string& from, const std::string& to) {
+    std::ifstream in(k_torch / "llama_layout.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    std::ofstream(dir / "map.json") << text;
+    ConfigOverrides o;
+    o.layout_file = (dir / "map.json").string();
+    return o;
+  };
+  const std::string plain = error_of([&] {
+    (void)load_model(k_torch / "hf_llama", layout_with(R"("ffn": "gated")", R"("ffn": "plain")"));
+  });
+  CHECK_MESSAGE(contains(plain, "'model.layers.0.mlp.gate_proj.weight' is a feed-forward gate, but layout llama "
+                                "has a plain FFN"), plain);
+  const std::string norm = error_of([&] {
+    (void)load_model(k_torch / "hf_llama", layout_with(R"("norm": "rms_norm")", R"("norm": "rms")"));
+  });
+  CHECK_MESSAGE(contains(norm, "map.json: \"norm\" must be layer_norm or rms_norm"), norm);
+  const std::string rope = error_of([&] {
+    (void)load_model(k_torch / "hf_llama", layout_with(R"("causal")", R"("rope_theta": -1, "causal")"));
+  });
+  CHECK_MESSAGE(contains(rope, "map.json: \"rope_theta\" = -1: expected a number in (0, 1e+30]"), rope);
+  // Rotary positions with cross-attention: no family defines which positions a source's keys have.
+  const std::string cross = error_of([&] {
+    (void)load_model(k_torch / "hf_llama", layout_with(R"("causal")", R"("decoder_cross": true, "causal")"));
+  });
+  CHECK_MESSAGE(contains(cross, "rotary positions apply to the self-attention of transformer layers; layout llama "
+                                "(decoder) has cross-attention"), cross);
+}
+
+TEST_CASE("families: seed 002's single head is a layout field, not a test of the layout's name") {
+  CHECK(layout_by_name("seed002").default_heads == 1);
+  CHECK(layout_by_name("seed000").default_heads == 0);  // the others must be told
+}
+
+TEST_CASE("families: a layout file alone gives rope_theta, partial_rotary_factor, tied_embeddings, default_heads") {
+  TempDir dir;
+  std::filesystem::copy_file(k_torch / "hf_qwen3" / "model.safetensors", dir / "model.safetensors");
+  std::ifstream in(k_torch / "llama_layout.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string causal = R"("causal": true)";
+  text.replace(text.find(causal), causal.size(),
+               causal + R"(, "rope_theta": 500000, "partial_rotary_factor": 0.25, "tied_embeddings": true, )"
+                        R"("default_heads": 4, "layer_norm_eps": 1e-6)");
+  std::ofstream(dir / "map.json") << text;
+  ConfigOverrides o;
+  o.layout_file = (dir / "map.json").string();
+  const Config c = load_model(dir / "model.safetensors", o).config;  // no config.json
+  CHECK(c.n_heads == 4);
+  CHECK(c.n_kv_heads == 1);
+  CHECK(c.rope_theta == 500000.0f);
+  CHECK(c.rotary_dim == 2);  // int(8 · 0.25)
+  CHECK(c.tied_embeddings);
+  CHECK(c.layer_norm_eps == 1e-6f);
+}
