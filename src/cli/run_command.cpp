@@ -81,12 +81,7 @@ PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap
 // names maps that exist), so a wrong choice prints nothing but the error.
 void check_csv_selection(const PreparedRun& run, const TerminalOptions& t) {
   if (t.table_style.format != TableFormat::csv || t.table == TableKind::none) return;
-  int matched = 0;
-  for (const HeadId& id : attention_maps(run.model.config, run.inputs.source.has_value())) {
-    HeadId any_head = id;
-    any_head.head = run.selection.head.value_or(0);
-    matched += run.selection.matches(any_head) ? 1 : 0;
-  }
+  const size_t matched = selected_maps(run.selection, run.maps).size();
   if (matched > 1) {
     throw usage_error(fmt::format("--format csv writes one table, but {} maps are selected: choose one "
                                   "with --layer and --site", matched));

@@ -83,9 +83,8 @@ void stats_command(const StatsArgs& a) {
   const ForwardResult result = forward(run.model, run.inputs, run.options, &sinks);
   for (const auto& w : result.warnings) std::cerr << "attnviz: warning: " << w << '\n';
   std::cerr << non_finite.warnings();
-  if (stats.heads().empty()) {
-    throw usage_error("no attention map matches --layer / --site / --head");
-  }
+  // prepare_run's check_selection keeps at least one head: an empty list is attnviz's own bug.
+  if (stats.heads().empty()) throw Error("internal error: the checked selection reached no head");
   // Every head shares --qk-scale: the first says whether the "scaled" figures use 1/sqrt(d_k).
   report.scale_note = scale_note(stats.heads().front().scale, stats.heads().front().d_k);
   const std::string table = render_stats(stats.heads(), stats.options(), report);
