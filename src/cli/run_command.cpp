@@ -6,6 +6,7 @@
 
 #include "attnviz/analysis/check.hpp"
 #include "attnviz/analysis/non_finite.hpp"
+#include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/core/error.hpp"
@@ -56,7 +57,7 @@ TerminalOptions terminal_options(const RunArgs& a, const PreparedRun& run, Color
                                                   : ColorChoice::auto_;
   t.heatmap_style.cmap = cmap;
   t.heatmap_style.color = detect_color_mode(choice, isatty(STDOUT_FILENO) != 0);
-  t.heatmap_style.width = a.width > 0 ? a.width : terminal_width();
+  t.heatmap_style.width = resolved_width(a.width);
   t.table_style.color = t.heatmap_style.color;  // value-coloured table cells when colour is on
   t.table_style.cmap = cmap;
   if (t.table_style.format == TableFormat::text) t.table_style.width = t.heatmap_style.width;

@@ -11,11 +11,11 @@
 #include "attnviz/sinks/stats_charts.hpp"
 #include "attnviz/sinks/stats_report.hpp"
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/event/sink_list.hpp"
-#include "attnviz/render/terminal.hpp"
 #include "attnviz/sinks/scale_note.hpp"
 #include "attnviz/core/unicode.hpp"
 
@@ -53,7 +53,7 @@ StatsReportOptions report_options(const StatsArgs& a) {
     }
   }
   r.order.top = a.top;
-  if (r.format == TableFormat::text) r.width = a.width > 0 ? a.width : terminal_width();
+  if (r.format == TableFormat::text) r.width = resolved_width(a.width);
   return r;
 }
 
@@ -117,10 +117,8 @@ void add_stats_command(CLI::App& app) {
   cmd->add_option("--temperature", args->temperature,
                   "counterfactual logits = q·k / T (default 1: simply unscaled)")
       ->check(positive_number());
-  cmd->add_option("--format", args->format, "text, csv, json (every figure) or markdown")
-      ->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
-  cmd->add_option("--precision", args->precision, "digits after the decimal point (text)")
-      ->check(CLI::Range(0, 9));
+  add_table_format_flag(*cmd, args->format, "text, csv, json (every figure) or markdown");
+  add_precision_flag(*cmd, args->precision, "digits after the decimal point (text)");
   cmd->add_option("--sort", args->sort,
                   "sort heads by a statistic, largest first (e.g. entropy, saturated, sink)");
   cmd->add_flag("--ascending", args->ascending, "with --sort: smallest first");
@@ -133,9 +131,8 @@ void add_stats_command(CLI::App& app) {
                   "write charts into this folder (layer × head grid, histogram)");
   cmd->add_option("--chart", args->chart,
                   "statistic of the grid chart (default saturated; e.g. entropy, sink)");
-  cmd->add_option("--width", args->width,
-                  "text: terminal width in columns; wider tables are split (default: detected)")
-      ->check(CLI::Range(20, 10000));
+  add_width_flag(*cmd, args->width,
+                 "text: terminal width in columns; wider tables are split (default: detected)");
   cmd->callback([args] { stats_command(*args); });
 }
 
