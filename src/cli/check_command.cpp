@@ -25,8 +25,6 @@ void check_command(const CheckArgs& a) {
   CheckCollector check(run.selection);
   // forward's warnings (fully masked rows) are findings here, reported below with the head named.
   forward(run.model, run.inputs, run.options, &check);
-  if (check.maps_checked() == 0)
-    throw usage_error("no attention map matches --layer / --site / --head");
   const bool json = a.format == "json";
   if (json) {
     std::cout << check_json(check);

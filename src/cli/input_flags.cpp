@@ -12,17 +12,7 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
   cmd.add_option("--source-tokens", in.source_tokens, "cross-attention source tokens");
   cmd.add_option("--source-ids", in.source_ids, "cross-attention source ids");
   cmd.add_option("--source-embeddings", in.source_embeddings, "cross-attention source .npy");
-  cmd.add_option("--heads", in.heads, "number of heads, when the model file lacks it")
-      ->check(positive_number());
-  cmd.add_option("--layout", in.layout,
-                 "tensor-name layout: seed000, seed001, seed002, torch-mha, torch-encoder, "
-                 "torch-decoder, torch-transformer, nanogpt, gpt2, bert (default: detected)");
-  cmd.add_option("--layout-file", in.layout_file, "JSON mapping of roles to tensor-name patterns");
-  cmd.add_flag("--norm-first", in.norm_first, "pre-norm layers (nn.Transformer* norm_first=True)");
-  cmd.add_option("--activation", in.activation, "FFN activation: relu, gelu, gelu_tanh, silu");
-  cmd.add_option("--layer-norm-eps", in.layer_norm_eps, "LayerNorm epsilon")->check(positive_number());
-  cmd.add_option("--pe-base", in.pe_base, "base of the sinusoidal positional encoding (10000)")
-      ->check(positive_number());
+  add_model_flags(cmd, in.model_flags);
   cmd.add_flag("--causal", in.causal, "causal mask: query i sees keys j <= i");
   cmd.add_option("--pad", in.pad, "the last N target tokens are padding")
       ->check(non_negative_number());
@@ -40,11 +30,7 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
                  "factor on q·k: a number, or none (default 1/sqrt(d_k))");
   cmd.add_option("--block-rows", in.block_rows, "query rows per streamed block")
       ->check(positive_number());
-  cmd.add_option("--layer", in.layer, "only this layer")->check(non_negative_number());
-  cmd.add_option("--head", in.head, "only this head (tables: default head 0)")
-      ->check(non_negative_number());
-  cmd.add_option("--site", in.site, "only self or cross attention")
-      ->check(CLI::IsMember({"self", "cross"}));
+  add_selection_flags(cmd, in.selection);
 }
 
 }  // namespace attnviz

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/model_flags.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/model/model.hpp"
@@ -63,15 +64,13 @@ void inspect(const std::filesystem::path& path, const ConfigOverrides& overrides
 void add_inspect_command(CLI::App& app) {
   struct Args {
     std::string path;
-    ConfigOverrides overrides;
+    ModelFlags model;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("inspect", "list the tensors, metadata and detected layout of a model");
   cmd->add_option("file", args->path, ".safetensors file or model folder")->required();
-  cmd->add_option("--heads", args->overrides.n_heads, "number of heads, when the file lacks it");
-  cmd->add_option("--layout", args->overrides.layout, "layout name instead of detection");
-  cmd->add_option("--layout-file", args->overrides.layout_file, "JSON mapping of roles to tensor names");
-  cmd->callback([args] { inspect(args->path, args->overrides); });
+  add_model_flags(*cmd, args->model);
+  cmd->callback([args] { inspect(args->path, overrides_of(args->model)); });
 }
 
 }  // namespace attnviz

@@ -62,59 +62,11 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
                             parse_mask_convention(a.mask_convention));
 }
 
-// "0–3", or "0" for a single index.
-std::string index_range(int count) {
-  return count == 1 ? "0" : fmt::format("0\u2013{}", count - 1);
-}
-
-// --layer / --site / --head must name maps this model makes on this input: checked before anything
-// runs, naming what exists, so a wrong selection prints nothing but the error.
-void check_selection(const HeadSelection& sel, const Model& model, bool has_source) {
-  const Config& c = model.config;
-  const std::vector<HeadId> sites = attention_maps(model, has_source);
-  int n_layers = 0;
-  bool has_self = false, has_cross = false;
-  for (const HeadId& id : sites) {
-    n_layers = std::max(n_layers, id.layer + 1);
-    (id.site == Site::self ? has_self : has_cross) = true;
-  }
-  if (sel.head && *sel.head >= c.n_heads) {
-    throw usage_error(fmt::format("--head {}: the model has {} ({})", *sel.head,
-                                  count_of(c.n_heads, "head"), index_range(c.n_heads)));
-  }
-  if (sel.layer && *sel.layer >= n_layers) {
-    throw usage_error(fmt::format("--layer {}: the model has {} ({})", *sel.layer,
-                                  count_of(n_layers, "layer"), index_range(n_layers)));
-  }
-  if (sel.site && !(*sel.site == Site::self ? has_self : has_cross)) {
-    throw usage_error(fmt::format("--site {}: this model{} has only {} attention",
-                                  site_name(*sel.site), has_source ? " on this input" : "",
-                                  has_self ? "self" : "cross"));
-  }
-  const bool any = std::any_of(sites.begin(), sites.end(), [&](HeadId id) {
-    id.head = sel.head.value_or(0);
-    return sel.matches(id);
-  });
-  if (!any) throw usage_error("--layer and --site together select no attention map of this model");
-}
-
 }  // namespace
-
-ConfigOverrides overrides_of(const InputArgs& a) {
-  ConfigOverrides o;
-  o.n_heads = a.heads;
-  if (a.norm_first) o.norm_first = true;
-  if (!a.activation.empty()) o.activation = a.activation;
-  o.layer_norm_eps = a.layer_norm_eps;
-  o.pe_base = a.pe_base;
-  o.layout = a.layout;
-  o.layout_file = a.layout_file;
-  return o;
-}
 
 PreparedRun prepare_run(const InputArgs& a) {
   const bool cross = !a.source_tokens.empty() || !a.source_ids.empty() || !a.source_embeddings.empty();
-  PreparedRun run{load_model(a.model, overrides_of(a)), {}, {}, {}};
+  PreparedRun run{load_model(a.model, overrides_of(a.model_flags)), {}, {}, {}, {}};
   const Vocabulary vocab = vocabulary_of(run.model);
   run.inputs.target = resolve_sequence(run.model, vocab, a.tokens, a.ids, a.embeddings, "target");
   if (cross) {
@@ -124,10 +76,10 @@ PreparedRun prepare_run(const InputArgs& a) {
   resolve_masks(a, run.model, run.inputs);
   run.options.scale = parse_qk_scale(a.qk_scale);
   run.options.block_rows = a.block_rows;
-  run.selection.layer = a.layer;
-  run.selection.head = a.head;
-  if (!a.site.empty()) run.selection.site = a.site == "self" ? Site::self : Site::cross;
-  check_selection(run.selection, run.model, run.inputs.source.has_value());
+  const bool has_source = run.inputs.source.has_value();
+  run.maps = MapList{attention_maps(run.model, has_source), run.model.config.n_heads, has_source};
+  run.selection = selection_of(a.selection);
+  check_selection(run.selection, run.maps);  // before anything runs: a wrong one prints only the error
   // What the user should know about how the input was embedded (unknown tokens, hash vectors),
   // once the command line is known to be good; a note the source shares with the target once.
   std::vector<std::string> notes = run.inputs.target.notes;

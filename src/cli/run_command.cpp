@@ -6,6 +6,7 @@
 
 #include "attnviz/analysis/check.hpp"
 #include "attnviz/analysis/non_finite.hpp"
+#include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/core/error.hpp"
@@ -56,7 +57,7 @@ TerminalOptions terminal_options(const RunArgs& a, const PreparedRun& run, Color
                                                   : ColorChoice::auto_;
   t.heatmap_style.cmap = cmap;
   t.heatmap_style.color = detect_color_mode(choice, isatty(STDOUT_FILENO) != 0);
-  t.heatmap_style.width = a.width > 0 ? a.width : terminal_width();
+  t.heatmap_style.width = resolved_width(a.width);
   t.table_style.color = t.heatmap_style.color;  // value-coloured table cells when colour is on
   t.table_style.cmap = cmap;
   if (t.table_style.format == TableFormat::text) t.table_style.width = t.heatmap_style.width;
@@ -81,12 +82,7 @@ PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap
 // names maps that exist), so a wrong choice prints nothing but the error.
 void check_csv_selection(const PreparedRun& run, const TerminalOptions& t) {
   if (t.table_style.format != TableFormat::csv || t.table == TableKind::none) return;
-  int matched = 0;
-  for (const HeadId& id : attention_maps(run.model, run.inputs.source.has_value())) {
-    HeadId any_head = id;
-    any_head.head = run.selection.head.value_or(0);
-    matched += run.selection.matches(any_head) ? 1 : 0;
-  }
+  const size_t matched = selected_maps(run.selection, run.maps).size();
   if (matched > 1) {
     throw usage_error(fmt::format("--format csv writes one table, but {} maps are selected: choose one "
                                   "with --layer and --site", matched));

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/run_args.hpp"
 
 namespace attnviz {
@@ -12,11 +13,8 @@ void add_run_command(CLI::App& app) {
   add_input_flags(*cmd, args->in);
   cmd->add_option("--table", args->table, "tables to print: probs, scores, both, none")
       ->check(CLI::IsMember({"probs", "scores", "both", "none"}));
-  cmd->add_option("--precision", args->precision, "digits after the decimal point in tables")
-      ->check(CLI::Range(0, 9));
-  cmd->add_option("--format", args->format,
-                  "table format: text, csv, json, markdown (all but text: no heatmaps)")
-      ->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
+  add_precision_flag(*cmd, args->precision, "digits after the decimal point in tables");
+  add_table_format_flag(*cmd, args->format, "table format: text, csv, json, markdown (all but text: no heatmaps)");
   cmd->add_option("--png", args->png_dir,
                   "write figures into this folder: one per head, a layer × head grid, masks");
   cmd->add_flag("--png-raw", args->png_raw, "also write each map as a bare image, a pixel block per cell");
@@ -31,8 +29,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--save", args->save, "write every map's scores and probs to a .safetensors file");
   cmd->add_option("--color", args->color, "auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
-  cmd->add_option("--width", args->width, "terminal width in columns (default: detected)")
-      ->check(CLI::Range(20, 10000));
+  add_width_flag(*cmd, args->width, "terminal width in columns (default: detected)");
   cmd->add_option("--cmap", args->cmap,
                   "colour map of the weights: viridis, magma, inferno, plasma");
   cmd->add_flag("--no-heatmap", args->no_heatmap, "print tables only");

@@ -11,11 +11,11 @@
 #include "attnviz/sinks/stats_charts.hpp"
 #include "attnviz/sinks/stats_report.hpp"
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/event/sink_list.hpp"
-#include "attnviz/render/terminal.hpp"
 #include "attnviz/sinks/scale_note.hpp"
 #include "attnviz/core/unicode.hpp"
 
@@ -53,7 +53,7 @@ StatsReportOptions report_options(const StatsArgs& a) {
     }
   }
   r.order.top = a.top;
-  if (r.format == TableFormat::text) r.width = a.width > 0 ? a.width : terminal_width();
+  if (r.format == TableFormat::text) r.width = resolved_width(a.width);
   return r;
 }
 
@@ -83,9 +83,8 @@ void stats_command(const StatsArgs& a) {
   const ForwardResult result = forward(run.model, run.inputs, run.options, &sinks);
   for (const auto& w : result.warnings) std::cerr << "attnviz: warning: " << w << '\n';
   std::cerr << non_finite.warnings();
-  if (stats.heads().empty()) {
-    throw usage_error("no attention map matches --layer / --site / --head");
-  }
+  // prepare_run's check_selection keeps at least one head: an empty list is attnviz's own bug.
+  if (stats.heads().empty()) throw Error("internal error: the checked selection reached no head");
   // Every head shares --qk-scale: the first says whether the "scaled" figures use 1/sqrt(d_k).
   report.scale_note = scale_note(stats.heads().front().scale, stats.heads().front().d_k);
   const std::string table = render_stats(stats.heads(), stats.options(), report);
@@ -118,10 +117,8 @@ void add_stats_command(CLI::App& app) {
   cmd->add_option("--temperature", args->temperature,
                   "counterfactual logits = q·k / T (default 1: simply unscaled)")
       ->check(positive_number());
-  cmd->add_option("--format", args->format, "text, csv, json (every figure) or markdown")
-      ->check(CLI::IsMember({"text", "csv", "json", "markdown"}));
-  cmd->add_option("--precision", args->precision, "digits after the decimal point (text)")
-      ->check(CLI::Range(0, 9));
+  add_table_format_flag(*cmd, args->format, "text, csv, json (every figure) or markdown");
+  add_precision_flag(*cmd, args->precision, "digits after the decimal point (text)");
   cmd->add_option("--sort", args->sort,
                   "sort heads by a statistic, largest first (e.g. entropy, saturated, sink)");
   cmd->add_flag("--ascending", args->ascending, "with --sort: smallest first");
@@ -134,9 +131,8 @@ void add_stats_command(CLI::App& app) {
                   "write charts into this folder (layer × head grid, histogram)");
   cmd->add_option("--chart", args->chart,
                   "statistic of the grid chart (default saturated; e.g. entropy, sink)");
-  cmd->add_option("--width", args->width,
-                  "text: terminal width in columns; wider tables are split (default: detected)")
-      ->check(CLI::Range(20, 10000));
+  add_width_flag(*cmd, args->width,
+                 "text: terminal width in columns; wider tables are split (default: detected)");
   cmd->callback([args] { stats_command(*args); });
 }
 

@@ -11,10 +11,12 @@ struct PreparedRun {
   Model model;
   ForwardInputs inputs;
   ForwardOptions options;
-  HeadSelection selection;  // --layer / --site / --head
+  MapList maps;             // every map forward will make on these inputs
+  HeadSelection selection;  // --layer / --site / --head, checked against `maps`: keeps at least one
 };
 
-// Loads the model and resolves inputs, mask and options; usage errors exit 2, bad files exit 1.
+// Loads the model and resolves inputs, mask, options and the selection; usage errors exit 2, bad
+// files exit 1. Nothing has been computed yet.
 PreparedRun prepare_run(const InputArgs& in);
 
 }  // namespace attnviz

@@ -1,10 +1,12 @@
 // Raw flags as CLI11 fills them: the inputs every model-running command shares, and `run`'s outputs.
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "attnviz/cli/model_flags.hpp"
+#include "attnviz/cli/selection_flags.hpp"
 
 namespace attnviz {
 
@@ -13,12 +15,7 @@ struct InputArgs {
   std::string model;
   std::string tokens, ids, embeddings;                       // queries (and self-attention keys)
   std::string source_tokens, source_ids, source_embeddings;  // cross-attention keys / values
-  std::optional<int> heads;
-  std::string layout, layout_file;      // --layout NAME, --layout-file map.json
-  bool norm_first = false;              // hyperparameters a bare state dict cannot carry
-  std::string activation;
-  std::optional<float> layer_norm_eps;
-  std::optional<float> pe_base;
+  ModelFlags model_flags;  // --heads, --layout, … (what the file may lack)
   bool causal = false;
   int pad = 0;         // the last N target tokens are padding (masked as keys)
   int source_pad = 0;  // the last N source tokens are padding
@@ -27,8 +24,7 @@ struct InputArgs {
   std::string mask_convention = "auto";  // what --mask values mean (inputs/mask_file.hpp)
   std::string qk_scale;  // "" = 1/sqrt(d_k), "none" = 1, or a number
   int block_rows = 256;
-  std::optional<int> layer, head;  // selection of maps to show
-  std::string site;
+  SelectionFlags selection;  // --layer, --site, --head
 };
 
 // `attnviz run`'s outputs.
@@ -53,7 +49,7 @@ struct RunArgs {
   bool check = false;  // --check: verify every map too; exit 3 when a check fails
 };
 
-// Registers the input flags on a subcommand.
+// Registers the input flags on a subcommand, with the model and selection flags among them.
 void add_input_flags(CLI::App& cmd, InputArgs& in);
 
 // Runs the model on the inputs and sends the maps to the requested outputs; failures throw Error.
