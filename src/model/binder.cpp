@@ -92,32 +92,32 @@ std::optional<Linear> Binder::linear(const std::string& role, int layer, int64_t
   return Linear{matrix(role + ".weight", layer, out, in), vector(role + ".bias", layer, out)};
 }
 
-AttentionWeights Binder::attention(const std::string& site, int layer, const Config& c) const {
+AttentionWeights Binder::attention(const std::string& module, int layer, const Config& c) const {
   AttentionWeights a;
   Linear* parts[] = {&a.q, &a.k, &a.v};
-  if (has(site + ".qkv.weight", layer)) {
+  if (has(module + ".qkv.weight", layer)) {
     // Fused projection [3C, C]: rows [0, C) are q, [C, 2C) k, [2C, 3C) v (qkv.split(C, dim=-1)).
-    const Matrix w = matrix(site + ".qkv.weight", layer, 3 * int64_t(c.d_qk), c.d_model);
+    const Matrix w = matrix(module + ".qkv.weight", layer, 3 * int64_t(c.d_qk), c.d_model);
     for (int i = 0; i < 3; ++i) parts[i]->weight = w.middleRows(i * c.d_qk, c.d_qk);
   } else {
-    a.q.weight = matrix(site + ".q.weight", layer, c.d_qk, c.d_model);
-    a.k.weight = matrix(site + ".k.weight", layer, c.k_rows(), c.kdim);  // GQA: n_kv_heads · d_k rows
-    a.v.weight = matrix(site + ".v.weight", layer, c.v_rows(), c.vdim);
+    a.q.weight = matrix(module + ".q.weight", layer, c.d_qk, c.d_model);
+    a.k.weight = matrix(module + ".k.weight", layer, c.k_rows(), c.kdim);  // GQA: n_kv_heads · d_k rows
+    a.v.weight = matrix(module + ".v.weight", layer, c.v_rows(), c.vdim);
   }
-  if (has(site + ".qkv.bias", layer)) {
+  if (has(module + ".qkv.bias", layer)) {
     // nn.MultiheadAttention keeps one in_proj_bias [3E] even with separate q/k/v_proj_weight.
-    const RowVector b = vector(site + ".qkv.bias", layer, 2 * int64_t(c.d_qk) + c.d_v);
+    const RowVector b = vector(module + ".qkv.bias", layer, 2 * int64_t(c.d_qk) + c.d_v);
     a.q.bias = b.segment(0, c.d_qk);
     a.k.bias = b.segment(c.d_qk, c.d_qk);
     a.v.bias = b.segment(2 * c.d_qk, c.d_v);
   } else {
-    a.q.bias = vector(site + ".q.bias", layer, c.d_qk);
-    a.k.bias = vector(site + ".k.bias", layer, c.k_rows());
-    a.v.bias = vector(site + ".v.bias", layer, c.v_rows());
+    a.q.bias = vector(module + ".q.bias", layer, c.d_qk);
+    a.k.bias = vector(module + ".k.bias", layer, c.k_rows());
+    a.v.bias = vector(module + ".v.bias", layer, c.v_rows());
   }
-  a.out = linear(site + ".out", layer, c.d_model, c.d_v);
-  a.q_norm = vector(site + ".q_norm.weight", layer, c.d_k());
-  a.k_norm = vector(site + ".k_norm.weight", layer, c.d_k());
+  a.out = linear(module + ".out", layer, c.d_model, c.d_v);
+  a.q_norm = vector(module + ".q_norm.weight", layer, c.d_k());
+  a.k_norm = vector(module + ".k_norm.weight", layer, c.d_k());
   return a;
 }
 

@@ -30,8 +30,8 @@ class Binder {
   std::optional<LayerNormWeights> layer_norm(const std::string& role, int layer, int64_t d) const;
   std::optional<Linear> linear(const std::string& role, int layer, int64_t out, int64_t in) const;
 
-  // q, k, v (fused or separate) and out of `site` ("encoder.self"), shapes from the config.
-  AttentionWeights attention(const std::string& site, int layer, const Config& c) const;
+  // q, k, v (fused or separate) and out of `module` ("encoder.self"), shapes from the config.
+  AttentionWeights attention(const std::string& module, int layer, const Config& c) const;
   LayerWeights layer(const std::string& stack, int layer, const Config& c, bool cross) const;
   StackWeights stack(const std::string& stack, int n_layers, const Config& c, bool cross) const;
 

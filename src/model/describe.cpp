@@ -39,7 +39,7 @@ std::string describe_config(const Config& c) {
     return fmt::format(
         "layout {}, {}, one attention module, d_model {}, {}, {}, {}{}", c.layout,
         arch_name(c.arch), c.d_model, describe_heads(c),
-        c.d_out > 0 ? "out projection" : "no out projection", c.causal ? "causal" : "not causal",
+        c.out_projection ? "out projection" : "no out projection", c.causal ? "causal" : "not causal",
         c.vocab_size ? fmt::format(", vocab {}", c.vocab_size) : "");
   }
   std::string layers = c.arch == Arch::encoder_decoder

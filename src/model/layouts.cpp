@@ -21,13 +21,13 @@ void linear(Roles& r, const std::string& role, const std::string& name, bool con
 void norm(Roles& r, const std::string& role, const std::string& name) { linear(r, role, name); }
 
 // nn.MultiheadAttention's own names under `p`: fused in_proj, or separate q/k/v_proj_weight.
-void torch_attention(Roles& r, const std::string& site, const std::string& p) {
-  add(r, site + ".qkv.weight", p + "in_proj_weight");
-  add(r, site + ".qkv.bias", p + "in_proj_bias");
-  add(r, site + ".q.weight", p + "q_proj_weight");
-  add(r, site + ".k.weight", p + "k_proj_weight");
-  add(r, site + ".v.weight", p + "v_proj_weight");
-  linear(r, site + ".out", p + "out_proj");
+void torch_attention(Roles& r, const std::string& module, const std::string& p) {
+  add(r, module + ".qkv.weight", p + "in_proj_weight");
+  add(r, module + ".qkv.bias", p + "in_proj_bias");
+  add(r, module + ".q.weight", p + "q_proj_weight");
+  add(r, module + ".k.weight", p + "k_proj_weight");
+  add(r, module + ".v.weight", p + "v_proj_weight");
+  linear(r, module + ".out", p + "out_proj");
 }
 
 // nn.TransformerEncoderLayer / DecoderLayer under `p` ("layers.{layer}.").

@@ -77,8 +77,8 @@ struct KeyValueRows {
   int k = 0, v = 0;
 };
 
-KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& site) {
-  const std::string qkv = site + ".qkv.weight";
+KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& module) {
+  const std::string qkv = module + ".qkv.weight";
   if (b.has(qkv)) {
     const auto s = b.shape(qkv);  // [3C, C]
     if (s.size() != 2 || s[0] % 3 != 0) {
@@ -90,26 +90,26 @@ KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& site) 
     return {c.d_qk, c.d_v};
   }
   for (const char* part : {"q", "k", "v"}) {
-    if (!b.has(site + "." + part + ".weight")) throw Error(b.missing(site + "." + part + ".weight", 0));
+    if (!b.has(module + "." + part + ".weight")) throw Error(b.missing(module + "." + part + ".weight", 0));
   }
-  c.d_qk = width(b, site + ".q.weight", 0);
-  c.d_model = width(b, site + ".q.weight", 1);
-  c.kdim = width(b, site + ".k.weight", 1);
-  c.d_v = width(b, site + ".v.weight", 0);
-  c.vdim = width(b, site + ".v.weight", 1);
-  return {width(b, site + ".k.weight", 0), c.d_v};
+  c.d_qk = width(b, module + ".q.weight", 0);
+  c.d_model = width(b, module + ".q.weight", 1);
+  c.kdim = width(b, module + ".k.weight", 1);
+  c.d_v = width(b, module + ".v.weight", 0);
+  c.vdim = width(b, module + ".v.weight", 1);
+  return {width(b, module + ".k.weight", 0), c.d_v};
 }
 
 // Key/value heads from k's own shape: k is [n_kv_heads · d_k, kdim] with n_kv_heads dividing n_heads
 // (GQA; MQA when 1); v then holds n_kv_heads heads of d_head_v. Equal rows: every head has its own.
-void derive_kv_heads(Config& c, const Binder& b, const std::string& site, KeyValueRows rows) {
+void derive_kv_heads(Config& c, const Binder& b, const std::string& module, KeyValueRows rows) {
   c.n_kv_heads = c.n_heads;
   if (rows.k == c.d_qk) return;
   if (c.d_qk % c.n_heads != 0) {
     throw Error(fmt::format("{} heads do not divide d_qk = {}", c.n_heads, c.d_qk));
   }
   const int d_k = c.d_qk / c.n_heads;
-  const std::string k = site + ".k.weight", v = site + ".v.weight";
+  const std::string k = module + ".k.weight", v = module + ".v.weight";
   if (rows.k % d_k != 0 || c.n_heads % (rows.k / d_k) != 0) {
     throw Error(fmt::format("tensor '{}' has shape {}, expected [n_kv_heads · d_k, {}] with d_k = {} "
                             "({} / {} heads) and n_kv_heads dividing {}",
@@ -127,9 +127,9 @@ void derive_kv_heads(Config& c, const Binder& b, const std::string& site, KeyVal
 
 // Inside a transformer layer, self-attention's keys and values read the same d_model-wide input
 // as its queries (only a lone nn.MultiheadAttention may have its own kdim / vdim, for a source).
-void check_self_widths(const Config& c, const Binder& b, const std::string& site) {
+void check_self_widths(const Config& c, const Binder& b, const std::string& module) {
   if (c.arch == Arch::mha || (c.kdim == c.d_model && c.vdim == c.d_model)) return;
-  const std::string role = site + (c.kdim != c.d_model ? ".k.weight" : ".v.weight");
+  const std::string role = module + (c.kdim != c.d_model ? ".k.weight" : ".v.weight");
   throw Error(fmt::format("tensor '{}' has shape {}, but self-attention keys and values read the "
                           "d_model = {} wide input: expected [{}, {}]",
                           printable_text(*b.name(role)), shape_string(b.shape(role)), c.d_model,
@@ -144,12 +144,12 @@ void check_declared(const ConfigSources& cfg, const std::vector<std::string>& ke
 }
 
 void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, const Binder& b,
-                  const std::string& site, KeyValueRows rows) {
+                  const std::string& module, KeyValueRows rows) {
   c.n_heads = cfg.integer(k_heads_keys).value_or(layout.default_heads);
   if (c.n_heads <= 0) {
     throw usage_error("the number of heads is not in the file or its config.json; give --heads N");
   }
-  derive_kv_heads(c, b, site, rows);
+  derive_kv_heads(c, b, module, rows);
   if (c.d_qk % c.n_heads != 0 || c.d_v % c.n_heads != 0) {
     throw Error(fmt::format("{} heads do not divide d_qk = {} and d_v = {}", c.n_heads, c.d_qk, c.d_v));
   }
@@ -285,7 +285,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
     check_declared(cfg, {"n_layer", "num_hidden_layers", "num_layers", "n_layers"},
                    has_encoder ? c.n_encoder_layers : c.n_decoder_layers);
   }
-  if (c.arch == Arch::mha && w.encoder.layers[0].self_attn.out) c.d_out = c.d_model;
+  c.out_projection = (has_encoder ? w.encoder : w.decoder).layers.at(0).self_attn.out.has_value();
   w.embed.token = b.optional_matrix("embed.token", c.vocab_size, c.d_model);
   w.embed.position = b.optional_matrix("embed.position", c.max_positions, c.d_model);
   w.embed.token_type = b.optional_matrix("embed.token_type", c.type_vocab_size, c.d_model);

@@ -28,7 +28,7 @@ struct Config {
   int n_kv_heads = 0;         // key/value heads (= n_heads, or fewer: GQA/MQA, each serving n_heads / n_kv_heads)
   int d_qk = 0;               // total query/key width = n_heads · d_k
   int d_v = 0;                // total value width of the merged heads = n_heads · d_head_v
-  int d_out = 0;              // width after the out projection (0 when there is none)
+  bool out_projection = false;  // the attention has W_O (seed 000's SelfAttention and seed 002 do not)
   int kdim = 0;               // width of the key input (nn.MultiheadAttention kdim; = d_model)
   int vdim = 0;               // width of the value input (vdim; = d_model)
   int d_ff = 0;               // hidden width of the feed-forward network
