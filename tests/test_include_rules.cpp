@@ -76,7 +76,7 @@ std::string find_cycle(const Rules& rules) {
 // (climbing up, another part's private header) breaks the rules.
 std::vector<std::string> violations(const fs::path& root, const Rules& rules) {
   std::vector<std::string> found;
-  const std::regex include_line(R"(^\s*#\s*include\s*"([^"]+)\")");
+  const std::regex include_line(R"(^\s*#\s*include\s*(["<])([^">]+)[">])");
   const std::regex public_header(R"(^attnviz/([a-z_]+)/[A-Za-z0-9_]+\.hpp$)");
   for (const fs::path& base : {root / "src", root / "include" / "attnviz"}) {
     for (const auto& entry : fs::recursive_directory_iterator(base)) {
@@ -96,7 +96,9 @@ std::vector<std::string> violations(const fs::path& root, const Rules& rules) {
         ++line_no;
         std::smatch m;
         if (!std::regex_search(line, m, include_line)) continue;
-        const std::string target = m[1];
+        const std::string target = m[2];
+        // <…> names a system or library header; <attnviz/…> would still be ours.
+        if (m[1] == "<" && target.rfind("attnviz/", 0) != 0) continue;
         const std::string at = where + ":" + std::to_string(line_no) + ": ";
         std::smatch h;
         if (std::regex_match(target, h, public_header)) {
@@ -150,11 +152,13 @@ TEST_CASE("include rules: the checker finds a wrong-way include, a climb and a p
   write(dir / "include/attnviz/core/c.hpp", "#pragma once\n  #  include \"attnviz/model/b.hpp\"\n");
   write(dir / "src/core/d.cpp", "#include \"../model/helper.hpp\"\n");
   write(dir / "src/render/e.cpp", "#include \"attnviz/core/a.hpp\"\n");
+  write(dir / "src/core/f.cpp", "#include <vector>\n#include <attnviz/model/b.hpp>\n");
   const auto found = violations(dir.path(), rules);
-  REQUIRE(found.size() == 3);
+  REQUIRE(found.size() == 4);
   CHECK(found[0] == "include/attnviz/core/c.hpp:2: core may not include model (\"attnviz/model/b.hpp\")");
   CHECK(found[1].find("src/core/d.cpp:1: \"../model/helper.hpp\" is neither") == 0);
-  CHECK(found[2] == "src/render/e.cpp: the part 'render' has no include rule in ARCHITECTURE.md");
+  CHECK(found[2] == "src/core/f.cpp:2: core may not include model (\"attnviz/model/b.hpp\")");
+  CHECK(found[3] == "src/render/e.cpp: the part 'render' has no include rule in ARCHITECTURE.md");
 
   CHECK(find_cycle(rules).empty());
   CHECK(find_cycle(parse_rules("```include-rules\ncore: model\nmodel: core\n```")) == "core → model → core");

@@ -8,7 +8,10 @@
 #include <functional>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/safetensors.hpp"
 #include "attnviz/model/layout.hpp"
 #include "attnviz/model/model.hpp"
 #include "error_of.hpp"
@@ -57,12 +60,11 @@ TEST_CASE("families: a Llama checkpoint through a layout file: GQA from k's shap
   CHECK(c.rope_theta == 10000.0f);
   CHECK(c.layer_norm_eps == 1e-6f);
   CHECK_FALSE(c.tied_embeddings);
-  CHECK(m.weights.embed.unembed.has_value());
   REQUIRE(m.weights.decoder.layers.size() == 2);
   CHECK(m.weights.decoder.layers[1].ffn->gate.has_value());
   CHECK(describe_config(c) ==
         "layout llama, decoder, 2 layers, d_model 32, 4 heads (d_k 8, d_v 8, 2 key/value heads), d_ff 48, "
-        "pre-norm RMSNorm, gated silu, eps 1e-06, causal, positions rotary (theta 10000) (max 64), vocab 40");
+        "pre-norm RMSNorm, gated silu, eps 1e-06, causal, positions rotary (theta 10000, max 64), vocab 40");
 }
 
 TEST_CASE("families: a Qwen3-like checkpoint: q/k norms, MQA, partial rotary, tied embeddings") {
@@ -73,13 +75,12 @@ TEST_CASE("families: a Qwen3-like checkpoint: q/k norms, MQA, partial rotary, ti
   CHECK(c.rotary_dim == 4);  // int(8 · 0.5)
   CHECK(c.rope_theta == 1e6f);
   CHECK(c.tied_embeddings);
-  CHECK_FALSE(m.weights.embed.unembed.has_value());  // the token table is the unembedding
   CHECK(m.weights.decoder.layers[0].self_attn.q_norm.size() == 8);
   CHECK(m.weights.decoder.layers[0].self_attn.k.bias.size() == 8);
   CHECK(describe_config(c) ==
         "layout llama, decoder, 2 layers, d_model 32, 4 heads (d_k 8, d_v 8, 1 key/value head), d_ff 48, "
-        "pre-norm RMSNorm, gated silu, eps 1e-06, q/k norm, causal, positions rotary (theta 1000000, 4 of 8 dims) "
-        "(max 64), vocab 40, tied embeddings");
+        "pre-norm RMSNorm, gated silu, eps 1e-06, q/k norm, causal, positions rotary (theta 1000000, 4 of 8 dims, "
+        "max 64), vocab 40, tied embeddings");
 }
 
 TEST_CASE("families: config values that contradict the weights are errors naming both") {
@@ -165,4 +166,91 @@ TEST_CASE("families: a layout file alone gives rope_theta, partial_rotary_factor
   CHECK(c.rotary_dim == 2);  // int(8 · 0.25)
   CHECK(c.tied_embeddings);
   CHECK(c.layer_norm_eps == 1e-6f);
+}
+
+TEST_CASE("families: transformers 5's rope_parameters, GPT-NeoX's rotary_pct, and what is refused") {
+  const std::string base = R"("num_attention_heads": 4, "rope_theta": 10000.0)";
+  TempDir dir;
+  std::filesystem::copy_file(k_torch / "hf_qwen3" / "model.safetensors", dir / "model.safetensors");
+  auto load_with = [&](const std::string& config) {
+    std::ofstream(dir / "config.json") << config;
+    return load_model(dir.path(), llama_layout());
+  };
+  // Nested as transformers >= 5 writes it: the same theta and share as the top-level keys give.
+  const Model nested = load_with(R"({"num_attention_heads": 4, "rope_parameters": {"rope_type": "default",
+      "rope_theta": 1000000.0, "partial_rotary_factor": 0.5}})");
+  CHECK(nested.config.rope_theta == 1e6f);
+  CHECK(nested.config.rotary_dim == 4);
+  CHECK(load_with(R"({"num_attention_heads": 4, "rotary_pct": 0.25})").config.rotary_dim == 2);
+  CHECK(contains(load_error("hf_qwen3", R"({"num_attention_heads": 4, "rope_theta": 5.0,
+      "rope_parameters": {"rope_theta": 6.0}})"), "rope_theta = 5.0 but rope_parameters.rope_theta = 6.0"));
+  CHECK(contains(load_error("hf_qwen3", R"({"num_attention_heads": 4, "rope_parameters": {"rope_type": "yarn"}})"),
+                 "rope_type = yarn: scaled rotary positions are not supported yet"));
+  CHECK(contains(load_error("hf_qwen3", "{" + base + R"(, "rotary_dim": 4})"),
+                 "rotary_dim = 4: GPT-J's interleaved rotary positions are not supported"));
+  CHECK(contains(load_error("hf_qwen3", "{" + base + R"(, "partial_rotary_factor": 1.5})"),
+                 "partial_rotary_factor = 1.5: expected a number in (0, 1]"));
+  // A window changes every map past it: refused until attnviz applies it, unless switched off.
+  CHECK(contains(load_error("hf_qwen3", "{" + base + R"(, "sliding_window": 4})"),
+                 "sliding_window = 4: sliding-window attention from the config is not supported yet"));
+  CHECK(load_with("{" + base + R"(, "sliding_window": 4, "use_sliding_window": false})").config.n_heads == 4);
+  CHECK(load_with("{" + base + R"(, "sliding_window": null})").config.n_heads == 4);
+}
+
+TEST_CASE("families: a learned position table and the positional kind must agree") {
+  TempDir dir;
+  std::filesystem::copy_file(k_torch / "hf_gpt2" / "model.safetensors", dir / "model.safetensors");
+  std::ifstream in(k_torch / "hf_gpt2" / "config.json");
+  std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  config.insert(config.find('{') + 1, R"("positional": "rotary", )");
+  std::ofstream(dir / "config.json") << config;
+  const std::string dropped = error_of([&] { (void)load_model(dir.path(), {}); });
+  CHECK_MESSAGE(contains(dropped, "tensor 'transformer.wpe.weight' is a learned position table, but the positions are rotary"),
+                dropped);
+  const std::string none = load_error("hf_llama", R"({"num_attention_heads": 4, "positional": "learned"})");
+  CHECK_MESSAGE(contains(none, "layout llama has learned positions, but the weights have no position table"), none);
+}
+
+TEST_CASE("families: a fused q/k/v bias splits by the key/value width under GQA (MQA here)") {
+  // hf_qwen3 has separate q/k/v biases of 32, 8 and 8; the same numbers as one fused [48] bias, as
+  // nn.MultiheadAttention's in_proj_bias sits beside separate weights, must give the same model.
+  TempDir dir;
+  const SafetensorsFile src = SafetensorsFile::open(k_torch / "hf_qwen3" / "model.safetensors");
+  std::vector<Tensor> kept;  // owns the data the views point at
+  std::vector<TensorView> views;
+  kept.reserve(src.tensors().size() + 2);
+  for (const TensorInfo& t : src.tensors()) {
+    if (t.name.find("_proj.bias") != std::string::npos) continue;
+    kept.push_back(src.load(t.name));
+    views.push_back({t.name, kept.back().shape, kept.back().data.data()});
+  }
+  for (int layer = 0; layer < 2; ++layer) {
+    Tensor fused{{0}, {}};
+    for (const char* p : {"q", "k", "v"}) {
+      const Tensor b = src.load(fmt::format("model.layers.{}.self_attn.{}_proj.bias", layer, p));
+      fused.data.insert(fused.data.end(), b.data.begin(), b.data.end());
+    }
+    fused.shape = {static_cast<int64_t>(fused.data.size())};
+    CHECK(fused.shape[0] == 48);
+    kept.push_back(std::move(fused));
+    views.push_back({fmt::format("model.layers.{}.self_attn.in_proj_bias", layer), kept.back().shape,
+                     kept.back().data.data()});
+  }
+  write_safetensors(dir / "model.safetensors", views, {});
+  std::filesystem::copy_file(k_torch / "hf_qwen3" / "config.json", dir / "config.json");
+  std::ifstream in(k_torch / "llama_layout.json");
+  std::string layout((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  layout.replace(layout.find(R"("roles": {)"), 10,
+                 R"("roles": { "decoder.self.qkv.bias": "model.layers.{layer}.self_attn.in_proj_bias",)");
+  std::ofstream(dir / "map.json") << layout;
+  ConfigOverrides o;
+  o.layout_file = (dir / "map.json").string();
+  const Model fused = load_model(dir.path(), o), separate = load_model(k_torch / "hf_qwen3", llama_layout());
+  for (int layer = 0; layer < 2; ++layer) {
+    const AttentionWeights& a = fused.weights.decoder.layers[layer].self_attn;
+    const AttentionWeights& b = separate.weights.decoder.layers[layer].self_attn;
+    CHECK(a.q.bias == b.q.bias);
+    CHECK(a.k.bias == b.k.bias);
+    CHECK(a.v.bias == b.v.bias);
+  }
 }

@@ -60,8 +60,7 @@ void CheckCollector::begin_map(const MapInfo& info) {
 
 void CheckCollector::check_row(const AttentionBlock& block, int row) {
   const MapInfo& info = *block.info;
-  const Mask no_mask;
-  const Mask& mask = info.mask ? *info.mask : no_mask;
+  const Mask& mask = *info.mask;
   const float* probs = block.probs.row(row - block.row_begin).data();
   const float* scores = block.scores.row(row - block.row_begin).data();
   int n_allowed = 0, n_non_finite = 0;

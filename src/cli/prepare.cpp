@@ -67,6 +67,10 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
 PreparedRun prepare_run(const InputArgs& a) {
   const bool cross = !a.source_tokens.empty() || !a.source_ids.empty() || !a.source_embeddings.empty();
   PreparedRun run{load_model(a.model, overrides_of(a.model_flags)), {}, {}, {}, {}};
+  // The selection names maps this model makes on this input: checked before any input is read.
+  run.maps = MapList{attention_maps(run.model, cross), run.model.config.n_heads, cross};
+  run.selection = selection_of(a.selection);
+  check_selection(run.selection, run.maps);  // a wrong one prints only the error
   const Vocabulary vocab = vocabulary_of(run.model);
   run.inputs.target = resolve_sequence(run.model, vocab, a.tokens, a.ids, a.embeddings, "target");
   if (cross) {
@@ -76,10 +80,6 @@ PreparedRun prepare_run(const InputArgs& a) {
   resolve_masks(a, run.model, run.inputs);
   run.options.scale = parse_qk_scale(a.qk_scale);
   run.options.block_rows = a.block_rows;
-  const bool has_source = run.inputs.source.has_value();
-  run.maps = MapList{attention_maps(run.model, has_source), run.model.config.n_heads, has_source};
-  run.selection = selection_of(a.selection);
-  check_selection(run.selection, run.maps);  // before anything runs: a wrong one prints only the error
   // What the user should know about how the input was embedded (unknown tokens, hash vectors),
   // once the command line is known to be good; a note the source shares with the target once.
   std::vector<std::string> notes = run.inputs.target.notes;

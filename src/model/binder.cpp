@@ -105,11 +105,12 @@ AttentionWeights Binder::attention(const std::string& module, int layer, const C
     a.v.weight = matrix(module + ".v.weight", layer, c.v_rows(), c.vdim);
   }
   if (has(module + ".qkv.bias", layer)) {
-    // nn.MultiheadAttention keeps one in_proj_bias [3E] even with separate q/k/v_proj_weight.
-    const RowVector b = vector(module + ".qkv.bias", layer, 2 * int64_t(c.d_qk) + c.d_v);
+    // nn.MultiheadAttention keeps one in_proj_bias [3E] even with separate q/k/v_proj_weight; with
+    // fewer key/value heads (GQA) its k and v parts are as wide as k and v.
+    const RowVector b = vector(module + ".qkv.bias", layer, int64_t(c.d_qk) + c.k_rows() + c.v_rows());
     a.q.bias = b.segment(0, c.d_qk);
-    a.k.bias = b.segment(c.d_qk, c.d_qk);
-    a.v.bias = b.segment(2 * c.d_qk, c.d_v);
+    a.k.bias = b.segment(c.d_qk, c.k_rows());
+    a.v.bias = b.segment(int64_t(c.d_qk) + c.k_rows(), c.v_rows());
   } else {
     a.q.bias = vector(module + ".q.bias", layer, c.d_qk);
     a.k.bias = vector(module + ".k.bias", layer, c.k_rows());

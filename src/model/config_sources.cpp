@@ -26,6 +26,8 @@ nlohmann::json metadata_value(const std::string& text) {
   return j.is_discarded() || j.is_object() || j.is_array() ? nlohmann::json(text) : j;
 }
 
+bool same(const nlohmann::json& a, const nlohmann::json& b);
+
 ConfigSource config_json(const fs::path& dir) {
   const fs::path file = dir / "config.json";
   ConfigSource s{file.string(), {}};
@@ -33,6 +35,17 @@ ConfigSource config_json(const fs::path& dir) {
   const nlohmann::json j = read_json_file(file);
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", file.string()));
   for (const auto& [key, value] : j.items()) s.values[key] = value;
+  // transformers >= 5 nests the rotary settings: rope_parameters.{rope_theta, rope_type, …}, read
+  // as "rope_parameters.<key>"; a value also given at the top level must be the same.
+  if (const auto it = j.find("rope_parameters"); it != j.end() && it->is_object()) {
+    for (const auto& [key, value] : it->items()) {
+      s.values["rope_parameters." + key] = value;
+      if (const auto top = j.find(key); top != j.end() && !same(*top, value)) {
+        throw Error(fmt::format("{}: {} = {} but rope_parameters.{} = {}", file.string(), key, top->dump(),
+                                key, value.dump()));
+      }
+    }
+  }
   return s;
 }
 

@@ -1,8 +1,10 @@
 // describe_config: the one-line summary of a model's config that `inspect` prints.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "attnviz/core/plural.hpp"
 #include "attnviz/model/model.hpp"
@@ -17,17 +19,18 @@ std::string describe_heads(const Config& c) {
                      c.n_kv_heads != c.n_heads ? ", " + count_of(c.n_kv_heads, "key/value head") : "");
 }
 
-// "positions learned (max 64)", "positions rotary (theta 10000, 4 of 8 dims)".
+// "positions learned (max 64)", "positions rotary (theta 10000, 4 of 8 dims, max 64)".
 std::string describe_positions(const Config& c) {
-  std::string rotary;
+  std::vector<std::string> facts;
   if (c.positional == Positional::rotary) {
     const bool whole = c.rope_theta == std::floor(c.rope_theta) && c.rope_theta < 1e15f;  // 1000000, not 1e+06
-    rotary = fmt::format(" (theta {}{})", whole ? fmt::format("{}", static_cast<long long>(c.rope_theta))
-                                                : fmt::format("{:g}", c.rope_theta),
-                         c.rotary_dim != c.d_k() ? fmt::format(", {} of {} dims", c.rotary_dim, c.d_k()) : "");
+    facts.push_back("theta " + (whole ? fmt::format("{}", static_cast<long long>(c.rope_theta))
+                                      : fmt::format("{:g}", c.rope_theta)));
+    if (c.rotary_dim != c.d_k()) facts.push_back(fmt::format("{} of {} dims", c.rotary_dim, c.d_k()));
   }
-  return fmt::format("positions {}{}{}", positional_name(c.positional), rotary,
-                     c.max_positions ? fmt::format(" (max {})", c.max_positions) : "");
+  if (c.max_positions) facts.push_back(fmt::format("max {}", c.max_positions));
+  return fmt::format("positions {}{}", positional_name(c.positional),
+                     facts.empty() ? "" : fmt::format(" ({})", fmt::join(facts, ", ")));
 }
 
 }  // namespace

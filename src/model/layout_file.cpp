@@ -91,8 +91,14 @@ Layout read_layout_file(const std::filesystem::path& path) {
   l.rope_theta = static_cast<float>(in_range(j, "rope_theta", 10000.0, 0.0, 1e30, file));
   l.partial_rotary_factor = static_cast<float>(in_range(j, "partial_rotary_factor", 1.0, 0.0, 1.0, file));
   l.tied_embeddings = field(j, "tied_embeddings", false, file);
-  l.default_heads = field(j, "default_heads", 0, file);
-  if (l.default_heads < 0) throw Error(fmt::format("{}: \"default_heads\" must be >= 0", file));
+  // An integer, not 2.5 or 2^32 + 2 (get<int> would truncate both silently).
+  if (j.contains("default_heads")) {
+    const auto& v = j["default_heads"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 65536) {
+      throw Error(fmt::format("{}: \"default_heads\" = {}: expected an integer in [0, 65536]", file, v.dump()));
+    }
+    l.default_heads = v.get<int>();
+  }
   for (const auto& [role, v] : j["roles"].items()) l.roles.push_back(role_pattern(role, v, file));
   l.detect = l.roles.empty() ? "" : l.roles.front().pattern;
   return l;

@@ -159,14 +159,29 @@ void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, con
 
 // Rotary positions: theta and the rotated share of each head (HF: int(head_dim · partial_rotary_factor)).
 void derive_rotary(Config& c, const Layout& layout, const ConfigSources& cfg) {
-  c.rope_theta = static_cast<float>(
-      cfg.number({"rope_theta"}, 0.0, double(std::numeric_limits<float>::max())).value_or(layout.rope_theta));
+  c.rope_theta = static_cast<float>(cfg.number({"rope_theta", "rope_parameters.rope_theta"}, 0.0,
+                                                double(std::numeric_limits<float>::max()))
+                                         .value_or(layout.rope_theta));
   if (c.positional != Positional::rotary) return;
   if (auto scaling = cfg.agreed({"rope_scaling"}); scaling && !scaling->is_null()) {
     throw usage_error(fmt::format("rope_scaling = {}: scaled rotary positions are not supported yet",
                                   scaling->dump()));
   }
-  const double factor = cfg.number({"partial_rotary_factor"}, 0.0, 1.0 + 1e-9).value_or(layout.partial_rotary_factor);
+  if (auto type = cfg.text({"rope_parameters.rope_type", "rope_type"}); type && *type != "default") {
+    throw usage_error(fmt::format("rope_type = {}: scaled rotary positions are not supported yet", *type));
+  }
+  if (auto dim = cfg.agreed({"rotary_dim"})) {
+    // GPT-J / CodeGen rotate interleaved pairs (rotate_every_two), not halves: other math.
+    throw usage_error(fmt::format("rotary_dim = {}: GPT-J's interleaved rotary positions are not supported "
+                                  "(attnviz rotates halves, as Llama, GPT-NeoX and Qwen do)", dim->dump()));
+  }
+  // GPT-NeoX calls the share rotary_pct.
+  const double factor = cfg.number({"partial_rotary_factor", "rope_parameters.partial_rotary_factor", "rotary_pct"},
+                                   0.0, 2.0)
+                            .value_or(layout.partial_rotary_factor);
+  if (factor > 1.0) {
+    throw Error(fmt::format("partial_rotary_factor = {:g}: expected a number in (0, 1]", factor));
+  }
   c.rotary_dim = static_cast<int>(c.d_k() * factor);
   if (c.rotary_dim < 2 || c.rotary_dim % 2 != 0) {
     throw Error(fmt::format("rotary positions rotate {} of d_k = {} dims per head (partial_rotary_factor "
@@ -198,30 +213,55 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   c.scale_embeddings = cfg.boolean({"scale_embeddings"}).value_or(layout.scale_embeddings);
   c.pe_base = static_cast<float>(
       cfg.number({"pe_base"}, 0.0, double(std::numeric_limits<float>::max())).value_or(10000.0));
-  c.positional = c.max_positions > 0 && layout.positional == Positional::learned ? Positional::learned
-                                                                                 : layout.positional;
+  c.positional = layout.positional;
   if (auto name = cfg.text({"positional"})) {
     auto p = parse_positional(*name);
     if (!p) throw usage_error(fmt::format("positional '{}': expected none, sinusoidal, learned or rotary", *name));
     c.positional = *p;
   }
   derive_rotary(c, layout, cfg);
+  // Mistral / Qwen2 attend within a window of the last sliding_window keys (unless
+  // use_sliding_window is false): other maps past the window, so never ignored.
+  if (auto window = cfg.agreed({"sliding_window"});
+      window && !window->is_null() && cfg.boolean({"use_sliding_window"}).value_or(true)) {
+    throw usage_error(fmt::format("sliding_window = {}: sliding-window attention from the config is not "
+                                  "supported yet", window->dump()));
+  }
   if (c.max_positions == 0) {
     c.max_positions = cfg.integer({"max_positions", "n_positions", "max_position_embeddings"}).value_or(0);
   }
   check_declared(cfg, {"d_model", "n_embd", "hidden_size"}, c.d_model);
 }
 
-// lm_head: the token table when tied, else its own [N, D] matrix when the file has one.
-void bind_unembedding(Config& c, Weights& w, const Binder& b) {
+// lm_head: the token table when tied, else its own [N, D] matrix when the file has one. attnviz
+// computes no logits, so an untied lm_head is shape-checked and never loaded; a tied one must equal
+// the token table.
+void check_unembedding(Config& c, const Weights& w, const Binder& b) {
   if (!b.has("unembed.weight")) return;
   if (c.vocab_size == 0) c.vocab_size = width(b, "unembed.weight", 0);
-  w.embed.unembed = b.matrix("unembed.weight", 0, c.vocab_size, c.d_model);
-  if (c.tied_embeddings && w.embed.token && *w.embed.unembed != *w.embed.token) {
+  const auto shape = b.shape("unembed.weight");
+  if (shape != std::vector<int64_t>{c.vocab_size, c.d_model}) {
+    throw Error(fmt::format("tensor '{}' has shape {}, expected [{}, {}] (vocab, d_model)",
+                            printable_text(*b.name("unembed.weight")), shape_string(shape), c.vocab_size, c.d_model));
+  }
+  if (c.tied_embeddings && w.embed.token &&
+      b.matrix("unembed.weight", 0, c.vocab_size, c.d_model) != *w.embed.token) {
     throw Error(fmt::format("tie_word_embeddings = true, but '{}' differs from the token table '{}'",
                             printable_text(*b.name("unembed.weight")), printable_text(*b.name("embed.token"))));
   }
-  if (c.tied_embeddings && w.embed.token) w.embed.unembed.reset();  // one table, held once
+}
+
+// Learned positions are a table of the weights, and a table means learned positions: a table next
+// to rotary or sinusoidal positions would be dropped, learned positions without one never added.
+void check_positions(const Config& c, const Weights& w, const Binder& b) {
+  if (c.positional == Positional::learned && !w.embed.position) {
+    throw Error(fmt::format("layout {} has learned positions, but the weights have no position table "
+                            "(embed.position)", c.layout));
+  }
+  if (c.positional != Positional::learned && w.embed.position) {
+    throw Error(fmt::format("tensor '{}' is a learned position table, but the positions are {}",
+                            printable_text(*b.name("embed.position")), positional_name(c.positional)));
+  }
 }
 
 // Per-head q/k norms are a fact of the weights (Qwen3 has them, Llama not): the first layer says.
@@ -290,7 +330,8 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   w.embed.position = b.optional_matrix("embed.position", c.max_positions, c.d_model);
   w.embed.token_type = b.optional_matrix("embed.token_type", c.type_vocab_size, c.d_model);
   w.embed.norm = b.layer_norm("embed.norm", 0, c.d_model);
-  bind_unembedding(c, w, b);
+  check_unembedding(c, w, b);
+  check_positions(c, w, b);
   c.qk_norm = has_qk_norm(w, first);
   check_model_traits(c, b, first);
   return model;

@@ -60,7 +60,7 @@ struct Config {
 
 const char* arch_name(Arch arch);           // "mha", "encoder", "decoder", "encoder-decoder"
 std::optional<Arch> parse_arch(const std::string& name);
-const char* activation_name(Activation a);  // "relu", "gelu", "gelu_tanh"
+const char* activation_name(Activation a);  // "relu", "gelu", "gelu_tanh", "silu"
 std::optional<Activation> parse_activation(const std::string& name);  // also gelu_new, gelu_pytorch_tanh
 const char* positional_name(Positional p);
 std::optional<Positional> parse_positional(const std::string& name);

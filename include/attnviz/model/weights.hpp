@@ -60,7 +60,6 @@ struct EmbeddingWeights {
   std::optional<Matrix> position;    // [P, D]  learned positions (wpe, position_embeddings)
   std::optional<Matrix> token_type;  // [types, D]  BERT token types
   std::optional<LayerNormWeights> norm;  // BERT embeddings.LayerNorm
-  std::optional<Matrix> unembed;     // [N, D]  lm_head, when the model has its own (not tied)
 };
 
 struct Weights {
