@@ -1,0 +1,39 @@
+// Tokenizers that models ship with: text → the ids the model was trained with, with readable labels.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnviz {
+
+// One piece of tokenized text: what the model sees (id), what the axes show (label) and where in
+// the input it came from.
+struct TokenPiece {
+  int64_t id = 0;
+  std::string label;  // readable: "␣cat" (a leading space shown as U+2423), "##ing", "<0xE7>"
+  size_t begin = 0;   // byte offsets of the piece in the input text: [begin, end); special tokens
+  size_t end = 0;     // the tokenizer adds have begin == end
+};
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+  // Text → pieces; with add_special, the special tokens the model's own post-processor adds
+  // (GPT-2 adds none). A feature of the file that attnviz does not implement is an Error naming it.
+  virtual std::vector<TokenPiece> encode(std::string_view text, bool add_special) const = 0;
+  // The readable label of an id, as encode() labels it; "#id" for an id the vocabulary lacks.
+  virtual std::string label(int64_t id) const = 0;
+  virtual int64_t vocab_size() const = 0;
+  // "GPT-2 byte-level BPE (vocab.json + merges.txt, 50257 tokens, 50000 merges)", for messages.
+  virtual std::string description() const = 0;
+};
+
+// The tokenizer attnviz reads in `dir`: GPT-2's vocab.json + merges.txt (byte-level BPE). nullptr
+// when `dir` holds none of the files it reads; an Error naming the file when one is malformed.
+std::unique_ptr<Tokenizer> find_tokenizer(const std::filesystem::path& dir);
+
+}  // namespace attnviz
