@@ -16,9 +16,17 @@ namespace attnviz {
 
 namespace {
 
-// The pattern of GPT-2's encoder.py (and of Hugging Face's ByteLevel pre-tokenizer).
-constexpr std::string_view k_pattern =
-    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+// The pattern of GPT-2's encoder.py (and of Hugging Face's ByteLevel pre-tokenizer), with \s
+// spelled out as Unicode's White_Space, which is what \s means in the `regex` module GPT-2 ran:
+// PCRE2's \s also takes U+180E (MONGOLIAN VOWEL SEPARATOR, a space before Unicode 6.3, kept
+// for Perl), which would split "a \u180e'm" differently. \p{L} and \p{N} are PCRE2's Unicode
+// version (14.0 in PCRE2 10.42): letters added later are not letters here.
+constexpr std::string_view k_white_space =
+    R"(\t-\r\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000})";
+std::string gpt2_pattern_text() {
+  return fmt::format(R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{{L}}+| ?\p{{N}}+| ?[^{0}\p{{L}}\p{{N}}]+|[{0}]+(?![^{0}])|[{0}]+)",
+                     k_white_space);
+}
 
 std::string pcre2_message(int code) {
   PCRE2_UCHAR buffer[256];
@@ -30,9 +38,10 @@ std::string pcre2_message(int code) {
 // uses the JIT code by itself when it exists. Matching a compiled pattern is thread-safe.
 const pcre2_code* gpt2_pattern() {
   static const std::unique_ptr<pcre2_code, decltype(&pcre2_code_free)> code = [] {
+    const std::string pattern = gpt2_pattern_text();
     int error = 0;
     PCRE2_SIZE offset = 0;
-    pcre2_code* c = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(k_pattern.data()), k_pattern.size(),
+    pcre2_code* c = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
                                   PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
     if (c == nullptr) {
       throw Error(fmt::format("GPT-2 pre-tokenizer regex does not compile at {}: {}", offset,
