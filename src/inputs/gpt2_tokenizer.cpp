@@ -1,7 +1,7 @@
 // GPT-2's tokenizer (vocab.json + merges.txt): pre-tokenizer regex, byte-level alphabet, BPE.
 #include <fmt/format.h>
 
-#include <limits>
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
@@ -87,7 +87,7 @@ BpeMerges read_merges_txt(const fs::path& path) {
 
 class Gpt2Tokenizer final : public Tokenizer {
  public:
-  Gpt2Tokenizer(const fs::path& dir)
+  explicit Gpt2Tokenizer(const fs::path& dir)
       : vocab_path_(dir / "vocab.json"),
         vocab_(read_vocab_json(vocab_path_)),
         merges_(read_merges_txt(dir / "merges.txt")) {}
