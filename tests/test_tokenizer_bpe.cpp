@@ -114,13 +114,15 @@ TEST_CASE("tokenizer: labels of ids, vocabulary size and description") {
   CHECK(t.tokenizer->encode("", false).empty());
 }
 
-TEST_CASE("tokenizer: CRLF merges files read like LF ones; a later duplicate merge takes its rank") {
+TEST_CASE("tokenizer: CRLF and BOM merges files read like plain ones; a later duplicate merge takes its rank") {
   Tiny crlf(k_vocab, "#version: 0.2\r\na b\r\nĠ ab\r\n");
   CHECK(crlf.tokenizer->description() == "GPT-2 byte-level BPE (vocab.json + merges.txt, 14 tokens, 2 merges)");
   CHECK(ids_of(*crlf.tokenizer, " ab") == std::vector<int64_t>{6});
   // (a a) listed first and again after (a b): its rank is the later one, so "aab" is a + ab.
   Tiny dup(k_vocab, "a a\na b\na a\n");
   CHECK(labels_of(*dup.tokenizer, "aab") == std::vector<std::string>{"a", "ab"});
+  Tiny bom(k_vocab, "\xEF\xBB\xBF#version: 0.2\na b\n");
+  CHECK(bom.tokenizer->description() == "GPT-2 byte-level BPE (vocab.json + merges.txt, 14 tokens, 1 merge)");
   Tiny first(k_vocab, "a a\na b\n");
   CHECK(labels_of(*first.tokenizer, "aab") == std::vector<std::string>{"aa", "b"});
 }

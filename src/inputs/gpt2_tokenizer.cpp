@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
 #include "attnviz/io/json.hpp"
@@ -60,7 +61,8 @@ Vocab read_vocab_json(const fs::path& path) {
 
 // merges.txt: an optional "#version…" first line, then "first second" per line, ranked by order.
 BpeMerges read_merges_txt(const fs::path& path) {
-  std::istringstream in(read_text_file(path.string()));  // bounded, regular files only
+  // Bounded, regular files only; a UTF-8 byte order mark is not part of the first line.
+  std::istringstream in(std::string(strip_utf8_bom(read_text_file(path.string()))));
   BpeMerges merges;
   size_t line_number = 0;
   for (std::string line; std::getline(in, line);) {
@@ -125,8 +127,9 @@ class Gpt2Tokenizer final : public Tokenizer {
   int64_t vocab_size() const override { return vocab_.max_id + 1; }
 
   std::string description() const override {
-    return fmt::format("GPT-2 byte-level BPE (vocab.json + merges.txt, {} tokens, {} merges)",
-                       vocab_.tokens.size(), merges_.size());
+    return fmt::format("GPT-2 byte-level BPE (vocab.json + merges.txt, {}, {})",
+                       count_of(static_cast<long long>(vocab_.tokens.size()), "token"),
+                       count_of(static_cast<long long>(merges_.size()), "merge"));
   }
 
  private:
