@@ -37,16 +37,13 @@ Vocab read_vocab_json(const fs::path& path) {
   }
   Vocab vocab;
   for (const auto& [token, value] : json.items()) {
-    constexpr int64_t k_limit = int64_t{1} << 31;
-    const bool integer = value.is_number_integer();
-    const int64_t id = integer ? (value.is_number_unsigned() && value.get<uint64_t>() > uint64_t(k_limit)
-                                      ? k_limit
-                                      : value.get<int64_t>())
-                               : -1;
-    if (!integer || id < 0 || id >= k_limit) {
+    // nlohmann reads a non-negative integer as unsigned, a negative one as signed.
+    constexpr uint64_t k_limit = uint64_t{1} << 31;
+    if (!value.is_number_unsigned() || value.get<uint64_t>() >= k_limit) {
       throw Error(fmt::format("{}: token '{}' has id {}, expected a non-negative integer below 2^31",
                               path.string(), printable_text(token), value.dump()));
     }
+    const auto id = static_cast<int64_t>(value.get<uint64_t>());
     if (const auto [it, fresh] = vocab.tokens.emplace(id, token); !fresh) {
       throw Error(fmt::format("{}: tokens '{}' and '{}' both have id {} (ids must be unique)", path.string(),
                               printable_text(it->second), printable_text(token), id));
