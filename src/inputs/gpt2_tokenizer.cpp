@@ -1,0 +1,168 @@
+// GPT-2's tokenizer (vocab.json + merges.txt): pre-tokenizer regex, byte-level alphabet, BPE.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+#include <unordered_map>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
+#include "attnviz/core/unicode.hpp"
+#include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/io/json.hpp"
+#include "attnviz/io/text_file.hpp"
+#include "bpe.hpp"
+#include "byte_level.hpp"
+#include "gpt2_pretokenizer.hpp"
+
+namespace attnviz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// vocab.json: a JSON object token → id. Tokens are in the byte-level alphabet; ids non-negative,
+// below 2^31 and unique.
+struct Vocab {
+  std::unordered_map<std::string, int64_t> ids;      // the token's bytes → id
+  std::unordered_map<int64_t, std::string> tokens;   // id → the token as written in the file
+  int64_t max_id = -1;
+};
+
+Vocab read_vocab_json(const fs::path& path) {
+  const nlohmann::json json = read_json_file(path);
+  if (!json.is_object()) {
+    throw Error(fmt::format("{}: expected a JSON object mapping tokens to ids, got {}", path.string(),
+                            json.type_name()));
+  }
+  Vocab vocab;
+  for (const auto& [token, value] : json.items()) {
+    // nlohmann reads a non-negative integer as unsigned, a negative one as signed.
+    constexpr uint64_t k_limit = uint64_t{1} << 31;
+    if (!value.is_number_unsigned() || value.get<uint64_t>() >= k_limit) {
+      throw Error(fmt::format("{}: token '{}' has id {}, expected a non-negative integer below 2^31",
+                              path.string(), printable_text(token), value.dump()));
+    }
+    const auto id = static_cast<int64_t>(value.get<uint64_t>());
+    if (const auto [it, fresh] = vocab.tokens.emplace(id, token); !fresh) {
+      throw Error(fmt::format("{}: tokens '{}' and '{}' both have id {} (ids must be unique)", path.string(),
+                              printable_text(it->second), printable_text(token), id));
+    }
+    // A token with a character outside the byte-level alphabet can never come out of text; it
+    // keeps its id and label.
+    if (auto bytes = byte_level_decode(token)) vocab.ids.emplace(std::move(*bytes), id);
+    vocab.max_id = std::max(vocab.max_id, id);
+  }
+  return vocab;
+}
+
+// merges.txt: an optional "#version…" first line, then "first second" per line, ranked by order.
+BpeMerges read_merges_txt(const fs::path& path) {
+  // Bounded, regular files only; a UTF-8 byte order mark is not part of the first line.
+  std::istringstream in(std::string(strip_utf8_bom(read_text_file(path.string()))));
+  BpeMerges merges;
+  size_t line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line_number == 1 && line.starts_with("#version")) continue;
+    if (line.empty()) continue;
+    const size_t space = line.find(' ');
+    if (space == std::string::npos || space == 0 || space + 1 == line.size() ||
+        line.find(' ', space + 1) != std::string::npos) {
+      throw Error(fmt::format("{}: line {}: expected two tokens separated by one space, got '{}'",
+                              path.string(), line_number, printable_text(line)));
+    }
+    const auto first = byte_level_decode(std::string_view(line).substr(0, space));
+    const auto second = byte_level_decode(std::string_view(line).substr(space + 1));
+    if (!first || !second) {
+      throw Error(fmt::format("{}: line {}: '{}' has a character outside GPT-2's byte-level alphabet",
+                              path.string(), line_number, printable_text(line)));
+    }
+    merges.add(*first, *second);
+  }
+  return merges;
+}
+
+class Gpt2Tokenizer final : public Tokenizer {
+ public:
+  explicit Gpt2Tokenizer(const fs::path& dir)
+      : vocab_path_(dir / "vocab.json"),
+        vocab_(read_vocab_json(vocab_path_)),
+        merges_(read_merges_txt(dir / "merges.txt")) {}
+
+  std::vector<TokenPiece> encode(std::string_view text, bool /*add_special: GPT-2 adds none*/) const override {
+    std::vector<TokenPiece> pieces;
+    for (const auto& [begin, end] : gpt2_pretokenize(text, "text")) {
+      const std::string_view word = text.substr(begin, end - begin);
+      size_t at = begin;
+      for (const size_t length : merges_.merge(word)) {
+        const std::string_view bytes = text.substr(at, length);
+        const auto it = vocab_.ids.find(std::string(bytes));
+        if (it == vocab_.ids.end()) {
+          // GPT-2 has no unknown token: a piece the vocabulary lacks is never dropped or guessed.
+          throw Error(fmt::format("{}: the piece '{}' (bytes {}..{} of the text, token '{}') is not in the "
+                                  "vocabulary, which has no unknown token",
+                                  vocab_path_.string(), byte_label(bytes), at, at + length,
+                                  byte_level_token(bytes)));
+        }
+        pieces.push_back({it->second, byte_label(bytes), at, at + length});
+        at += length;
+      }
+    }
+    return pieces;
+  }
+
+  std::string label(int64_t id) const override {
+    const auto it = vocab_.tokens.find(id);
+    if (it == vocab_.tokens.end()) return fmt::format("#{}", id);
+    const auto bytes = byte_level_decode(it->second);
+    return bytes ? byte_label(*bytes) : printable_text(it->second);
+  }
+
+  // Ids are below vocab_size(): the largest id + 1 (the number of tokens when ids are dense).
+  int64_t vocab_size() const override { return vocab_.max_id + 1; }
+
+  std::string description() const override {
+    return fmt::format("GPT-2 byte-level BPE (vocab.json + merges.txt, {}, {})",
+                       count_of(static_cast<long long>(vocab_.tokens.size()), "token"),
+                       count_of(static_cast<long long>(merges_.size()), "merge"));
+  }
+
+ private:
+  // The bytes as vocab.json writes them ("Ġcat"), for finding a missing piece in the file.
+  static std::string byte_level_token(std::string_view bytes) {
+    std::string token;
+    for (const char c : bytes) {
+      const char32_t cp = byte_to_unicode(static_cast<uint8_t>(c));
+      if (cp < 0x80) {
+        token.push_back(static_cast<char>(cp));
+      } else {  // all below U+0800: two bytes
+        token.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+        token.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+      }
+    }
+    return token;
+  }
+
+  fs::path vocab_path_;
+  Vocab vocab_;
+  BpeMerges merges_;
+};
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& dir) {
+  std::error_code ec;
+  const bool has_vocab = fs::exists(dir / "vocab.json", ec);
+  const bool has_merges = fs::exists(dir / "merges.txt", ec);
+  if (!has_vocab && !has_merges) return nullptr;
+  if (has_vocab != has_merges) {
+    const fs::path missing = dir / (has_vocab ? "merges.txt" : "vocab.json");
+    throw Error(fmt::format("{}: no such file, but {} is beside it (GPT-2's byte-level BPE needs vocab.json "
+                            "and merges.txt)", missing.string(), has_vocab ? "vocab.json" : "merges.txt"));
+  }
+  return std::make_unique<Gpt2Tokenizer>(dir);
+}
+
+}  // namespace attnviz

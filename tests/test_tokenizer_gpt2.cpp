@@ -1,0 +1,72 @@
+// GPT-2's real vocabulary (scripts/fetch-vocabularies.sh): every text of the corpus gives the ids
+// of an independent implementation (tests/fixtures/make_tokenizer_fixtures.mjs, gpt-3-encoder).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/io/json.hpp"
+
+using namespace attnviz;
+
+namespace {
+
+const std::filesystem::path k_source = ATTNVIZ_SOURCE_DIR;
+
+// GPT-2's tokenizer; fails (never skips) when the vocabulary was not fetched.
+const Tokenizer& gpt2() {
+  static const std::unique_ptr<Tokenizer> tokenizer = [] {
+    const auto dir = k_source / "tests/fixtures/vocab/gpt2";
+    if (!std::filesystem::exists(dir / "vocab.json") || !std::filesystem::exists(dir / "merges.txt")) {
+      FAIL("GPT-2's vocabulary is missing from " << dir.string() << ": run scripts/fetch-vocabularies.sh");
+    }
+    return find_tokenizer(dir);
+  }();
+  REQUIRE(tokenizer);
+  return *tokenizer;
+}
+
+}  // namespace
+
+TEST_CASE("tokenizer gpt2: the real vocabulary's size and description") {
+  CHECK(gpt2().vocab_size() == 50257);
+  CHECK(gpt2().description() == "GPT-2 byte-level BPE (vocab.json + merges.txt, 50257 tokens, 50000 merges)");
+}
+
+TEST_CASE("tokenizer gpt2: every corpus text gives gpt-3-encoder's ids, pieces covering the text") {
+  const auto fixtures = read_json_file(k_source / "tests/fixtures/tokenizers/gpt2.json");
+  REQUIRE(fixtures.size() >= 20);
+  for (const auto& fixture : fixtures) {
+    const auto text = fixture.at("text").get<std::string>();
+    const auto expected = fixture.at("ids").get<std::vector<int64_t>>();
+    CAPTURE(text);
+    const auto pieces = gpt2().encode(text, true);  // GPT-2 adds no special tokens
+    std::vector<int64_t> ids;
+    std::string joined;
+    size_t at = 0;
+    for (const auto& piece : pieces) {
+      ids.push_back(piece.id);
+      CHECK(piece.begin == at);
+      CHECK(piece.end > piece.begin);
+      CHECK(piece.label == gpt2().label(piece.id));
+      joined += text.substr(piece.begin, piece.end - piece.begin);
+      at = piece.end;
+    }
+    CHECK(ids == expected);
+    CHECK(joined == text);
+  }
+}
+
+TEST_CASE("tokenizer gpt2: labels of real ids") {
+  CHECK(gpt2().label(3797) == "\u2423cat");  // "Ġcat"
+  CHECK(gpt2().label(220) == "\u2423");      // "Ġ", a lone space
+  CHECK(gpt2().label(198) == "\\n");         // "Ċ"
+  CHECK(gpt2().label(50256) == "<|endoftext|>");
+  CHECK(gpt2().label(50257) == "#50257");
+  // "我" is E6 88 91: GPT-2 splits it into a piece of two bytes and one of one.
+  const auto pieces = gpt2().encode("我", false);
+  REQUIRE(pieces.size() == 2);
+  CHECK(pieces[0].label == "<0xE6><0x88>");
+  CHECK(pieces[1].label == "<0x91>");
+  CHECK(gpt2().encode(" café", false).front().label == "\u2423café");  // one token, é whole
+}
