@@ -4,14 +4,26 @@
 
 namespace attnviz {
 
+void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens) {
+  cmd.add_option("--tokenizer", tokenizer,
+                 "folder holding the tokenizer (vocab.json + merges.txt); default: the model's folder");
+  cmd.add_flag("--no-special-tokens", no_special_tokens,
+               "do not add the special tokens the model's tokenizer adds ([CLS] … [SEP], <s>)");
+}
+
 void add_input_flags(CLI::App& cmd, InputArgs& in) {
   cmd.add_option("--model,-m", in.model, ".safetensors file or model folder")->required();
-  cmd.add_option("--tokens,-t", in.tokens, "UTF-8 token file (whitespace-separated), - for stdin");
-  cmd.add_option("--ids", in.ids, "token ids: \"5 17 3\" or a file holding them");
-  cmd.add_option("--embeddings", in.embeddings, ".npy [N, d_model] fed to the layer directly");
-  cmd.add_option("--source-tokens", in.source_tokens, "cross-attention source tokens");
-  cmd.add_option("--source-ids", in.source_ids, "cross-attention source ids");
-  cmd.add_option("--source-embeddings", in.source_embeddings, "cross-attention source .npy");
+  cmd.add_option("--text", in.target.text, "text, turned into ids by the model's tokenizer");
+  cmd.add_option("--text-file", in.target.text_file, "UTF-8 text file for the tokenizer, - for stdin");
+  cmd.add_option("--tokens,-t", in.target.tokens, "UTF-8 token file (whitespace-separated), - for stdin");
+  cmd.add_option("--ids", in.target.ids, "token ids: \"5 17 3\" or a file holding them");
+  cmd.add_option("--embeddings", in.target.embeddings, ".npy [N, d_model] fed to the layer directly");
+  cmd.add_option("--source-text", in.source.text, "cross-attention source text");
+  cmd.add_option("--source-text-file", in.source.text_file, "cross-attention source text file");
+  cmd.add_option("--source-tokens", in.source.tokens, "cross-attention source tokens");
+  cmd.add_option("--source-ids", in.source.ids, "cross-attention source ids");
+  cmd.add_option("--source-embeddings", in.source.embeddings, "cross-attention source .npy");
+  add_tokenizer_flags(cmd, in.tokenizer, in.no_special_tokens);
   add_model_flags(cmd, in.model_flags);
   cmd.add_flag("--causal", in.causal, "causal mask: query i sees keys j <= i");
   cmd.add_option("--pad", in.pad, "the last N target tokens are padding")

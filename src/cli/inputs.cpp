@@ -7,13 +7,29 @@
 
 #include "attnviz/compute/embedding.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/io/npy.hpp"
 #include "attnviz/inputs/tokens.hpp"
 
 namespace attnviz {
 
+namespace fs = std::filesystem;
+
 Vocabulary vocabulary_of(const Model& model) {
   return model.weights.embed.token ? read_vocabulary(model.dir) : Vocabulary{};
+}
+
+TextTools text_tools_of(const Model& model, const std::string& dir, bool text_or_ids, bool add_special) {
+  TextTools t;
+  t.add_special = add_special;
+  t.vocab = vocabulary_of(model);
+  t.tokenizer_dir = dir.empty() ? model.dir : fs::path(dir);
+  if (!dir.empty() && !fs::is_directory(t.tokenizer_dir)) {
+    throw usage_error(fmt::format("--tokenizer {}: not a folder (give the folder holding vocab.json and "
+                                  "merges.txt)", dir));
+  }
+  if (text_or_ids) t.tokenizer = find_tokenizer(t.tokenizer_dir);
+  return t;
 }
 
 Sequence embed_tokens(const Model& model, const Vocabulary& vocab, const std::vector<std::string>& tokens) {
@@ -25,12 +41,53 @@ Sequence embed_tokens(const Model& model, const Vocabulary& vocab, const std::ve
   return seq;
 }
 
-Sequence resolve_sequence(const Model& model, const Vocabulary& vocab, const std::string& tokens,
-                          const std::string& ids, const std::string& embeddings, const std::string& role) {
+std::string read_text_input(const SequenceFlags& f, const std::string& flag) {
+  if (!f.text.empty() && !f.text_file.empty()) {
+    throw usage_error(fmt::format("{}text and {}text-file: give one", flag, flag));
+  }
+  if (!f.text.empty()) return f.text;
+  return std::string(strip_utf8_bom(read_text_file(f.text_file)));  // bounded, regular files or -
+}
+
+namespace {
+
+// Text → ids through the tokenizer, labelled with its pieces.
+Sequence embed_text(const Model& model, const TextTools& tools, const std::string& text, const std::string& flag) {
+  if (!tools.tokenizer) {
+    throw usage_error(fmt::format(
+        "{}text needs the model's tokenizer, but {} holds none attnviz reads (looked for vocab.json + "
+        "merges.txt){}; give --tokenizer DIR, or --tokens / --ids",
+        flag, tools.tokenizer_dir.string(),
+        tools.vocab.tokens.empty() ? "" : "; vocab.txt's WordPiece is not implemented yet"));
+  }
+  const std::vector<TokenPiece> pieces = tools.tokenizer->encode(text, tools.add_special);
+  if (pieces.empty()) throw usage_error(fmt::format("{}text holds no token", flag));
+  std::vector<int64_t> ids;
+  std::vector<std::string> labels;
+  for (const TokenPiece& p : pieces) {
+    ids.push_back(p.id);
+    labels.push_back(p.label);
+  }
+  return embed_ids(model, ids, std::move(labels));
+}
+
+std::vector<std::string> labels_of_ids(const TextTools& tools, const std::vector<int64_t>& ids) {
+  if (!tools.tokenizer) return id_labels(tools.vocab, ids);
+  std::vector<std::string> labels;
+  for (const int64_t id : ids) labels.push_back(tools.tokenizer->label(id));
+  return labels;
+}
+
+}  // namespace
+
+Sequence resolve_sequence(const Model& model, const TextTools& tools, const SequenceFlags& f,
+                          const std::string& role) {
   const std::string flag = role == "source" ? "--source-" : "--";
-  if (!ids.empty() && (!tokens.empty() || !embeddings.empty())) {
-    throw usage_error(fmt::format("{}ids cannot be combined with {}tokens or {}embeddings", flag,
-                                  flag, flag));
+  const bool text = !f.text.empty() || !f.text_file.empty();
+  const int given = (text ? 1 : 0) + (f.ids.empty() ? 0 : 1) + (f.tokens.empty() && f.embeddings.empty() ? 0 : 1);
+  if (given > 1) {
+    throw usage_error(fmt::format("{0}text, {0}ids and {0}tokens / {0}embeddings give the same input: "
+                                  "choose one", flag));
   }
   // A lone attention module's keys and values may have their own width (nn.MultiheadAttention's
   // kdim / vdim); one source sequence feeds both, so they must agree.
@@ -41,24 +98,25 @@ Sequence resolve_sequence(const Model& model, const Vocabulary& vocab, const std
                             "values", model.name, c.kdim, c.vdim));
   }
   const int width = kv_input ? c.kdim : c.d_model;
-  if (!embeddings.empty()) {
+  if (!f.embeddings.empty()) {
     std::vector<std::string> labels;
-    if (!tokens.empty()) labels = read_tokens(tokens);
-    return embedded_input(model, read_npy(embeddings), std::move(labels), embeddings, width);
+    if (!f.tokens.empty()) labels = read_tokens(f.tokens);
+    return embedded_input(model, read_npy(f.embeddings), std::move(labels), f.embeddings, width);
   }
   if (width != c.d_model) {
     throw usage_error(fmt::format("{}: keys and values are {} wide (kdim), not d_model {}: give "
                                   "{}embeddings of that width", model.name, width, c.d_model, flag));
   }
-  if (!ids.empty()) {
+  if (text) return embed_text(model, tools, read_text_input(f, flag), flag);
+  if (!f.ids.empty()) {
     std::error_code ec;  // a long id list is no file name: is_regular_file must not throw on it
-    const bool is_file = ids == "-" || std::filesystem::is_regular_file(ids, ec);
-    const auto list = parse_ids(is_file ? read_text_file(ids) : ids, is_file ? ids : flag + "ids");
-    return embed_ids(model, list, id_labels(vocab, list));
+    const bool is_file = f.ids == "-" || std::filesystem::is_regular_file(f.ids, ec);
+    const auto list = parse_ids(is_file ? read_text_file(f.ids) : f.ids, is_file ? f.ids : flag + "ids");
+    return embed_ids(model, list, labels_of_ids(tools, list));
   }
-  if (!tokens.empty()) return embed_tokens(model, vocab, read_tokens(tokens));
-  throw usage_error(fmt::format("no {} input: give {}tokens, {}ids or {}embeddings", role, flag, flag,
-                                flag));
+  if (!f.tokens.empty()) return embed_tokens(model, tools.vocab, read_tokens(f.tokens));
+  throw usage_error(fmt::format("no {} input: give {}text, {}tokens, {}ids or {}embeddings", role, flag, flag,
+                                flag, flag));
 }
 
 }  // namespace attnviz

@@ -11,17 +11,28 @@
 #include "attnviz/core/plural.hpp"
 #include "attnviz/model/model.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/inputs/tokenizer.hpp"
 #include "attnviz/model/tensor_source.hpp"
 
 namespace attnviz {
 
 namespace {
 
+// The tokenizer in the model's folder, when there is one attnviz reads, or why it cannot.
+void print_tokenizer(const std::filesystem::path& dir) {
+  try {
+    if (const auto tokenizer = find_tokenizer(dir)) std::cout << "tokenizer: " << tokenizer->description() << '\n';
+  } catch (const Error& e) {
+    std::cout << "tokenizer: unreadable: " << printable_text(e.what()) << '\n';
+  }
+}
+
 // The layout and config attnviz detects, or why the file is not a model it can run.
 void print_model(const std::filesystem::path& path, const ConfigOverrides& overrides) {
   try {
     const Model model = load_model(path, overrides);
     std::cout << "\nmodel: " << describe_config(model.config) << '\n';
+    print_tokenizer(model.dir);
   } catch (const Error& e) {
     std::cout << "\nmodel: not runnable as it is: " << printable_text(e.what()) << '\n';
   }

@@ -65,17 +65,19 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
 }  // namespace
 
 PreparedRun prepare_run(const InputArgs& a) {
-  const bool cross = !a.source_tokens.empty() || !a.source_ids.empty() || !a.source_embeddings.empty();
+  const bool cross = a.source.given();
   PreparedRun run{load_model(a.model, overrides_of(a.model_flags)), {}, {}, {}, {}};
   // The selection names maps this model makes on this input: checked before any input is read.
   run.maps = MapList{attention_maps(run.model, cross), run.model.config.n_heads, cross};
   run.selection = selection_of(a.selection);
   check_selection(run.selection, run.maps);  // a wrong one prints only the error
-  const Vocabulary vocab = vocabulary_of(run.model);
-  run.inputs.target = resolve_sequence(run.model, vocab, a.tokens, a.ids, a.embeddings, "target");
+  const bool text_or_ids = !a.target.text.empty() || !a.target.text_file.empty() || !a.target.ids.empty() ||
+                           !a.source.text.empty() || !a.source.text_file.empty() || !a.source.ids.empty();
+  const TextTools tools = text_tools_of(run.model, a.tokenizer, text_or_ids, !a.no_special_tokens);
+  run.inputs.target = resolve_sequence(run.model, tools, a.target, "target");
   if (cross) {
     run.inputs.source =
-        resolve_sequence(run.model, vocab, a.source_tokens, a.source_ids, a.source_embeddings, "source");
+        resolve_sequence(run.model, tools, a.source, "source");
   }
   resolve_masks(a, run.model, run.inputs);
   run.options.scale = parse_qk_scale(a.qk_scale);

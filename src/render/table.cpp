@@ -173,16 +173,6 @@ std::string render_text(const std::string& title, const Matrix& values, const Ma
   return out;
 }
 
-// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
-std::string csv_field(std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
-  std::string out = "\"";
-  for (char c : field) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
 
 // Lines end in "\n" rather than RFC 4180's CRLF: every CSV reader accepts it, and it is what a
 // Unix pipeline expects. The title has no place in CSV and is left out.
@@ -233,6 +223,17 @@ std::string render_json(const std::string& title, const Matrix& values, const Ma
 }
 
 }  // namespace
+
+// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
+std::string csv_field(std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
 
 std::string csv_table_header(const std::vector<std::string>& col_labels, Eigen::Index n_cols) {
   std::string out = "query";

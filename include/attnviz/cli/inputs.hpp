@@ -1,27 +1,48 @@
 // Resolving input flags into sequences (the CLI is the only part that knows both sides: inputs
-// read and look up, compute embeds).
+// read, tokenize and look up; compute embeds).
 #pragma once
 
+#include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "attnviz/cli/run_args.hpp"
 #include "attnviz/inputs/sequence.hpp"
+#include "attnviz/inputs/tokenizer.hpp"
 #include "attnviz/inputs/vocabulary.hpp"
 #include "attnviz/model/model.hpp"
 
 namespace attnviz {
 
+// What text, tokens and ids are read with: the model's tokenizer (for --text, and to label --ids),
+// and its vocab.txt (for --tokens of a model with an embedding table).
+struct TextTools {
+  Vocabulary vocab;
+  std::unique_ptr<Tokenizer> tokenizer;  // null when the folder has none attnviz reads
+  std::filesystem::path tokenizer_dir;   // where it was looked for, for messages
+  bool add_special = true;               // the special tokens the tokenizer's post-processor adds
+};
+
 // The vocabulary tokens are looked up in: the one beside the weights when the model has an
 // embedding table, else none (tokens are hash-embedded).
 Vocabulary vocabulary_of(const Model& model);
+
+// The tokenizer in `dir` (--tokenizer) or the model's folder, read only when `text_or_ids` needs
+// it; the vocabulary when the model has an embedding table.
+TextTools text_tools_of(const Model& model, const std::string& dir, bool text_or_ids, bool add_special);
 
 // Tokens to vectors: with a table, token → id through the vocabulary ([UNK] labelled and noted),
 // then table rows; without one, hash vectors (noted).
 Sequence embed_tokens(const Model& model, const Vocabulary& vocab, const std::vector<std::string>& tokens);
 
-// One of: tokens (file or -), ids (a list, or a file holding one), embeddings (.npy, labelled by
+// --text / --text-file: UTF-8 (a BOM dropped), through the tokenizer; `flag` names it in messages.
+std::string read_text_input(const SequenceFlags& f, const std::string& flag);
+
+// One sequence from its flags: text (through the tokenizer), tokens (file or -), ids (a list, or a
+// file holding one; labelled by the tokenizer when there is one), or embeddings (.npy, labelled by
 // tokens when given too). `role` is "target" or "source", for messages.
-Sequence resolve_sequence(const Model& model, const Vocabulary& vocab, const std::string& tokens,
-                          const std::string& ids, const std::string& embeddings, const std::string& role);
+Sequence resolve_sequence(const Model& model, const TextTools& tools, const SequenceFlags& f,
+                          const std::string& role);
 
 }  // namespace attnviz

@@ -10,11 +10,21 @@
 
 namespace attnviz {
 
+// The flags that give one sequence: the target's (queries, and self-attention keys) or the
+// source's (cross-attention keys and values). One of them, or embeddings labelled by tokens.
+struct SequenceFlags {
+  std::string tokens, ids, embeddings, text, text_file;
+  bool given() const {
+    return !tokens.empty() || !ids.empty() || !embeddings.empty() || !text.empty() || !text_file.empty();
+  }
+};
+
 // What to run on what: shared by run, stats and check.
 struct InputArgs {
   std::string model;
-  std::string tokens, ids, embeddings;                       // queries (and self-attention keys)
-  std::string source_tokens, source_ids, source_embeddings;  // cross-attention keys / values
+  SequenceFlags target, source;
+  std::string tokenizer;         // --tokenizer DIR (default: the model's folder)
+  bool no_special_tokens = false;
   ModelFlags model_flags;  // --heads, --layout, … (what the file may lack)
   bool causal = false;
   int pad = 0;         // the last N target tokens are padding (masked as keys)
@@ -48,6 +58,9 @@ struct RunArgs {
   std::string font;                 // "" = fontconfig's sans-serif; a path or a fontconfig name
   bool check = false;  // --check: verify every map too; exit 3 when a check fails
 };
+
+// --tokenizer DIR and --no-special-tokens (run, stats, check, tokenize).
+void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens);
 
 // Registers the input flags on a subcommand, with the model and selection flags among them.
 void add_input_flags(CLI::App& cmd, InputArgs& in);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnviz/event/mask.hpp"
@@ -50,6 +51,8 @@ std::string render_table(const std::string& title, const Matrix& values, const M
 
 // CSV in pieces, for maps too large to hold (the terminal sink streams it as row blocks arrive):
 // the header line, then rows [row_begin, row_begin + rows.rows()) of the map. Labels empty: indices.
+// One CSV field, RFC 4180: quoted when it holds a comma, a quote or a line break, quotes doubled.
+std::string csv_field(std::string_view field);
 std::string csv_table_header(const std::vector<std::string>& col_labels, Eigen::Index n_cols);
 std::string csv_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask,
                            const std::vector<std::string>& row_labels, int precision);

@@ -1,0 +1,107 @@
+// Text in through the command line: --text / --text-file through the model folder's tokenizer,
+// `attnviz tokenize`, --ids labelled by their pieces, and the refusals. The tokenizer is a tiny
+// byte-level BPE written by hand, so every expected id and offset is worked out below.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <string>
+
+#include "run_cli.hpp"
+#include "temp_dir.hpp"
+
+using attnviz::test::contains;
+using attnviz::test::run_attnviz;
+using attnviz::test::TempDir;
+
+namespace {
+
+// vocab.json / merges.txt of a byte-level BPE ("Ġ" is the byte-level form of a space).
+// "ab abc" pre-tokenizes as "ab", " abc" (GPT-2's regex: ` ?\p{L}+`).
+//   "ab":   a b → merge (a, b), rank 0 → ab                       → [4]
+//   " abc": Ġ a b c → lowest rank among (Ġ,a)=1, (a,b)=0 → Ġ ab c
+//           → (ab, c)=2 → Ġ abc → (Ġ, abc) is no merge            → [3, 6]
+// so "ab abc" is [4, 3, 6] with byte offsets 0-2, 2-3, 3-6 and labels ab, ␣, abc.
+void write_tokenizer(const std::filesystem::path& dir) {
+  std::ofstream(dir / "vocab.json") << R"({"a": 0, "b": 1, "c": 2, "\u0120": 3, "ab": 4, "\u0120a": 5, "abc": 6, "\u0120ab": 7})";
+  std::ofstream(dir / "merges.txt") << "#version: 0.2\na b\n\u0120 a\nab c\n\u0120a b\n";
+}
+
+// A GPT-2-shaped model whose token table has 8 rows (one per distinct token of the --vocab file).
+std::string make_model(const TempDir& dir, bool with_tokenizer, const std::string& name = "m") {
+  std::ofstream(dir / "tokens.txt") << "t0 t1 t2 t3 t4 t5 t6 t7\n";
+  const std::string model = (dir / name).string();
+  REQUIRE(run_attnviz("init -o '" + model + "' --arch gpt2 --d-model 8 --heads 2 --layers 1 --seed 3 --vocab '" +
+                      (dir / "tokens.txt").string() + "'")
+              .exit_code == 0);
+  if (with_tokenizer) write_tokenizer(dir / name);
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("text: tokenize prints the ids, pieces and byte offsets worked out by hand") {
+  TempDir dir;
+  const std::string model = make_model(dir, true);
+  const auto csv = run_attnviz("tokenize -m '" + model + "' --text 'ab abc' --format csv");
+  REQUIRE_MESSAGE(csv.exit_code == 0, csv.err);
+  CHECK(csv.out == "index,id,piece,begin,end\n0,4,ab,0,2\n1,3,\u2423,2,3\n2,6,abc,3,6\n");
+  const auto text = run_attnviz("tokenize --tokenizer '" + model + "' --text 'ab abc'");
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(contains(text.out, "GPT-2 byte-level BPE (vocab.json + merges.txt, 8 tokens, 4 merges) · 3 tokens"));
+  CHECK(contains(text.out, "    2   6  abc    3-6\n"));
+  const auto json = run_attnviz("tokenize -m '" + model + "' --text 'ab abc' --format json");
+  REQUIRE_MESSAGE(json.exit_code == 0, json.err);
+  CHECK(contains(json.out, R"("id": 3,)"));
+  CHECK(contains(json.out, "\"piece\": \"\u2423\""));
+}
+
+TEST_CASE("text: --text runs the model on the tokenizer's ids, labelled with its pieces, as --ids does") {
+  TempDir dir;
+  const std::string model = make_model(dir, true);
+  const std::string table = " --table probs --format csv --head 0";
+  const auto by_text = run_attnviz("run -m '" + model + "' --text 'ab abc'" + table);
+  REQUIRE_MESSAGE(by_text.exit_code == 0, by_text.err);
+  CHECK(contains(by_text.out, ",ab,\u2423,abc\n"));  // the header row: the keys' labels
+  const auto by_ids = run_attnviz("run -m '" + model + "' --ids '4 3 6'" + table);
+  REQUIRE_MESSAGE(by_ids.exit_code == 0, by_ids.err);
+  CHECK(by_ids.out == by_text.out);  // the same ids: the same maps, and --ids labelled by their pieces
+  // A text file: a UTF-8 BOM is not part of the text.
+  std::ofstream(dir / "t.txt") << "\xEF\xBB\xBF" << "ab abc";
+  const auto by_file = run_attnviz("run -m '" + model + "' --text-file '" + (dir / "t.txt").string() + "'" + table);
+  REQUIRE_MESSAGE(by_file.exit_code == 0, by_file.err);
+  CHECK(by_file.out == by_text.out);
+  // The tokenizer can live elsewhere: --tokenizer DIR.
+  const std::string bare = make_model(dir, false, "bare");  // the same weights, no tokenizer beside them
+  std::filesystem::create_directory(dir / "tok");
+  write_tokenizer(dir / "tok");
+  const auto by_dir = run_attnviz("run -m '" + bare + "' --tokenizer '" + (dir / "tok").string() +
+                                  "' --text 'ab abc'" + table);
+  REQUIRE_MESSAGE(by_dir.exit_code == 0, by_dir.err);
+  CHECK(by_dir.out == by_text.out);
+}
+
+TEST_CASE("text: no tokenizer, two inputs at once, or no token: each refused with its own message") {
+  TempDir dir;
+  const std::string model = make_model(dir, false);
+  const auto none = run_attnviz("run -m '" + model + "' --text 'ab abc'");
+  CHECK(none.exit_code == 2);
+  CHECK_MESSAGE(contains(none.err, "--text needs the model's tokenizer, but " + model +
+                                       " holds none attnviz reads (looked for vocab.json + merges.txt); "
+                                       "vocab.txt's WordPiece is not implemented yet"),
+                none.err);
+  CHECK(none.out.empty());
+  write_tokenizer(dir / "m");
+  const auto both = run_attnviz("run -m '" + model + "' --text 'ab' --ids '4'");
+  CHECK(both.exit_code == 2);
+  CHECK(contains(both.err, "--text, --ids and --tokens / --embeddings give the same input: choose one"));
+  const auto two = run_attnviz("run -m '" + model + "' --text 'ab' --text-file '" + (dir / "tokens.txt").string() + "'");
+  CHECK(two.exit_code == 2);
+  CHECK(contains(two.err, "--text and --text-file: give one"));
+  const auto empty = run_attnviz("tokenize -m '" + model + "'");
+  CHECK(empty.exit_code == 2);
+  CHECK(contains(empty.err, "tokenize: give --text or --text-file"));
+  const auto not_dir = run_attnviz("run -m '" + model + "' --tokenizer '" + (dir / "tokens.txt").string() +
+                                   "' --text ab");
+  CHECK(not_dir.exit_code == 2);
+  CHECK(contains(not_dir.err, "not a folder"));
+}
