@@ -35,6 +35,8 @@ run run --model samples/mha --tokens samples/cross/target.txt --source-tokens sa
 # decoder causal self-attention and decoder cross-attention.
 run run --model samples/transformer --tokens samples/cross/target.txt --source-tokens samples/cross/source.txt \
   --head 0 --table none
+# Text in: what GPT-2's own tokenizer (its real vocab.json + merges.txt) makes of a sentence.
+run tokenize --tokenizer tests/fixtures/vocab/gpt2 --text "The cat sat on the mat because it was tired"
 # Why divide by sqrt(d_k)? Saturation statistics per head, beside the unscaled counterfactual.
 run stats --model samples/mha --tokens samples/english.txt --causal --png out/demo/stats
 # Seed 001's mask = zeros: every key is masked; attnviz says so instead of drawing uniform rows.
