@@ -97,6 +97,10 @@ TEST_CASE("text: no tokenizer, two inputs at once, or no token: each refused wit
   const auto two = run_attnviz("run -m '" + model + "' --text 'ab' --text-file '" + (dir / "tokens.txt").string() + "'");
   CHECK(two.exit_code == 2);
   CHECK(contains(two.err, "--text and --text-file: give one"));
+  std::ofstream(dir / "bad.txt") << "ab\xff";
+  const auto bad = run_attnviz("run -m '" + model + "' --text-file '" + (dir / "bad.txt").string() + "'");
+  CHECK(bad.exit_code == 1);
+  CHECK_MESSAGE(contains(bad.err, (dir / "bad.txt").string() + ": invalid UTF-8 at byte 2"), bad.err);
   const auto empty = run_attnviz("tokenize -m '" + model + "'");
   CHECK(empty.exit_code == 2);
   CHECK(contains(empty.err, "tokenize: give --text or --text-file"));

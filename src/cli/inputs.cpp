@@ -45,8 +45,12 @@ std::string read_text_input(const SequenceFlags& f, const std::string& flag) {
   if (!f.text.empty() && !f.text_file.empty()) {
     throw usage_error(fmt::format("{}text and {}text-file: give one", flag, flag));
   }
-  if (!f.text.empty()) return f.text;
-  return std::string(strip_utf8_bom(read_text_file(f.text_file)));  // bounded, regular files or -
+  const std::string text =
+      f.text.empty() ? std::string(strip_utf8_bom(read_text_file(f.text_file))) : f.text;  // bounded, regular or -
+  if (const auto bad = find_invalid_utf8(text)) {
+    throw Error(fmt::format("{}: invalid UTF-8 at byte {}", f.text.empty() ? f.text_file : flag + "text", *bad));
+  }
+  return text;
 }
 
 namespace {
