@@ -87,9 +87,20 @@ TEST_CASE("text: no tokenizer, two inputs at once, or no token: each refused wit
   CHECK(none.exit_code == 2);
   CHECK_MESSAGE(contains(none.err, "--text needs the model's tokenizer, but " + model +
                                        " holds none attnviz reads (looked for vocab.json + merges.txt); "
-                                       "vocab.txt's WordPiece is not implemented yet"),
+                                       "found vocab.txt: not read yet; give --tokenizer DIR, or --tokens / --ids"),
                 none.err);
   CHECK(none.out.empty());
+  // --ids run without a tokenizer; one that cannot be read only costs their labels, with a note.
+  std::ofstream(dir / "m" / "vocab.json") << R"({"a": 0})";
+  const auto partial = run_attnviz("run -m '" + model + "' --ids '4 3 6' --table probs --format csv --head 0");
+  CHECK_MESSAGE(partial.exit_code == 0, partial.err);
+  CHECK(contains(partial.out, ",t4,t3,t6\n"));  // vocab.txt's tokens
+  CHECK(contains(partial.err, "attnviz: note: the ids are labelled without the tokenizer: "));
+  CHECK(contains(partial.err, "merges.txt"));
+  const auto ignored = run_attnviz("run -m '" + model + "' --tokenizer '" + dir.path().string() + "' -t '" +
+                                   (dir / "tokens.txt").string() + "'");
+  CHECK(ignored.exit_code == 2);
+  CHECK(contains(ignored.err, "--tokenizer reads --text and labels --ids: give one of them"));
   write_tokenizer(dir / "m");
   const auto both = run_attnviz("run -m '" + model + "' --text 'ab' --ids '4'");
   CHECK(both.exit_code == 2);
@@ -104,6 +115,13 @@ TEST_CASE("text: no tokenizer, two inputs at once, or no token: each refused wit
   const auto empty = run_attnviz("tokenize -m '" + model + "'");
   CHECK(empty.exit_code == 2);
   CHECK(contains(empty.err, "tokenize: give --text or --text-file"));
+  const auto missing = run_attnviz("tokenize -m '" + (dir / "nowhere").string() + "' --text ab");
+  CHECK(missing.exit_code == 1);
+  CHECK(contains(missing.err, "nowhere: no such file or folder"));
+  std::ofstream(dir / "big.txt") << std::string((8u << 20) + 1, 'a');
+  const auto big = run_attnviz("tokenize -m '" + model + "' --text-file '" + (dir / "big.txt").string() + "'");
+  CHECK(big.exit_code == 2);
+  CHECK(contains(big.err, "8388609 bytes of text; attnviz tokenizes at most 8 MiB"));
   const auto not_dir = run_attnviz("run -m '" + model + "' --tokenizer '" + (dir / "tokens.txt").string() +
                                    "' --text ab");
   CHECK(not_dir.exit_code == 2);

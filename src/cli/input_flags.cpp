@@ -8,7 +8,7 @@ void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special
   cmd.add_option("--tokenizer", tokenizer,
                  "folder holding the tokenizer (vocab.json + merges.txt); default: the model's folder");
   cmd.add_flag("--no-special-tokens", no_special_tokens,
-               "do not add the special tokens the model's tokenizer adds ([CLS] … [SEP], <s>)");
+               "leave out the special tokens the tokenizer's post-processor adds (GPT-2's adds none)");
 }
 
 void add_input_flags(CLI::App& cmd, InputArgs& in) {

@@ -19,7 +19,7 @@ Vocabulary vocabulary_of(const Model& model) {
   return model.weights.embed.token ? read_vocabulary(model.dir) : Vocabulary{};
 }
 
-TextTools text_tools_of(const Model& model, const std::string& dir, bool text_or_ids, bool add_special) {
+TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use, bool add_special) {
   TextTools t;
   t.add_special = add_special;
   t.vocab = vocabulary_of(model);
@@ -28,7 +28,18 @@ TextTools text_tools_of(const Model& model, const std::string& dir, bool text_or
     throw usage_error(fmt::format("--tokenizer {}: not a folder (give the folder holding vocab.json and "
                                   "merges.txt)", dir));
   }
-  if (text_or_ids) t.tokenizer = find_tokenizer(t.tokenizer_dir);
+  if (!dir.empty() && use == TokenizerUse::none) {
+    throw usage_error("--tokenizer reads --text and labels --ids: give one of them");
+  }
+  if (use == TokenizerUse::text) {
+    t.tokenizer = find_tokenizer(t.tokenizer_dir);
+  } else if (use == TokenizerUse::labels) {
+    try {  // only labels depend on it: the ids run whatever the tokenizer files hold
+      t.tokenizer = find_tokenizer(t.tokenizer_dir);
+    } catch (const Error& e) {
+      t.notes.push_back(fmt::format("the ids are labelled without the tokenizer: {}", e.what()));
+    }
+  }
   return t;
 }
 
@@ -47,6 +58,11 @@ std::string read_text_input(const SequenceFlags& f, const std::string& flag) {
   }
   const std::string text =
       f.text.empty() ? std::string(strip_utf8_bom(read_text_file(f.text_file))) : f.text;  // bounded, regular or -
+  if (text.size() > k_max_text_bytes) {
+    throw usage_error(fmt::format("{}: {} bytes of text; attnviz tokenizes at most {} MiB (more tokens "
+                                  "than any attention map can show)",
+                                  f.text.empty() ? f.text_file : flag + "text", text.size(), k_max_text_bytes >> 20));
+  }
   if (const auto bad = find_invalid_utf8(text)) {
     throw Error(fmt::format("{}: invalid UTF-8 at byte {}", f.text.empty() ? f.text_file : flag + "text", *bad));
   }
@@ -58,11 +74,20 @@ namespace {
 // Text → ids through the tokenizer, labelled with its pieces.
 Sequence embed_text(const Model& model, const TextTools& tools, const std::string& text, const std::string& flag) {
   if (!tools.tokenizer) {
+    // Tokenizers attnviz finds but does not read yet are named, so the user knows why.
+    std::string unread;
+    for (const char* name : {"vocab.txt", "tokenizer.json", "tokenizer.model", "spiece.model",
+                             "sentencepiece.bpe.model"}) {
+      std::error_code ec;
+      if (fs::exists(tools.tokenizer_dir / name, ec)) unread += (unread.empty() ? "" : ", ") + std::string(name);
+    }
+    const bool tokens_work = !model.weights.embed.token || !tools.vocab.tokens.empty();
     throw usage_error(fmt::format(
         "{}text needs the model's tokenizer, but {} holds none attnviz reads (looked for vocab.json + "
-        "merges.txt){}; give --tokenizer DIR, or --tokens / --ids",
+        "merges.txt){}; give --tokenizer DIR, or {}",
         flag, tools.tokenizer_dir.string(),
-        tools.vocab.tokens.empty() ? "" : "; vocab.txt's WordPiece is not implemented yet"));
+        unread.empty() ? "" : fmt::format("; found {}: not read yet", unread),
+        tokens_work ? "--tokens / --ids" : "--ids"));
   }
   const std::vector<TokenPiece> pieces = tools.tokenizer->encode(text, tools.add_special);
   if (pieces.empty()) throw usage_error(fmt::format("{}text holds no token", flag));

@@ -71,9 +71,11 @@ PreparedRun prepare_run(const InputArgs& a) {
   run.maps = MapList{attention_maps(run.model, cross), run.model.config.n_heads, cross};
   run.selection = selection_of(a.selection);
   check_selection(run.selection, run.maps);  // a wrong one prints only the error
-  const bool text_or_ids = !a.target.text.empty() || !a.target.text_file.empty() || !a.target.ids.empty() ||
-                           !a.source.text.empty() || !a.source.text_file.empty() || !a.source.ids.empty();
-  const TextTools tools = text_tools_of(run.model, a.tokenizer, text_or_ids, !a.no_special_tokens);
+  const auto text = [](const SequenceFlags& f) { return !f.text.empty() || !f.text_file.empty(); };
+  const TokenizerUse use = text(a.target) || text(a.source)                ? TokenizerUse::text
+                           : !a.target.ids.empty() || !a.source.ids.empty() ? TokenizerUse::labels
+                                                                            : TokenizerUse::none;
+  const TextTools tools = text_tools_of(run.model, a.tokenizer, use, !a.no_special_tokens);
   run.inputs.target = resolve_sequence(run.model, tools, a.target, "target");
   if (cross) {
     run.inputs.source =
@@ -84,7 +86,8 @@ PreparedRun prepare_run(const InputArgs& a) {
   run.options.block_rows = a.block_rows;
   // What the user should know about how the input was embedded (unknown tokens, hash vectors),
   // once the command line is known to be good; a note the source shares with the target once.
-  std::vector<std::string> notes = run.inputs.target.notes;
+  std::vector<std::string> notes = tools.notes;
+  notes.insert(notes.end(), run.inputs.target.notes.begin(), run.inputs.target.notes.end());
   if (run.inputs.source) {
     for (const auto& note : run.inputs.source->notes) {
       if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);

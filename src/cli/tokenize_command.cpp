@@ -76,10 +76,9 @@ void tokenize_command(const TokenizeArgs& a) {
   if (a.text.text.empty() && a.text.text_file.empty()) throw usage_error("tokenize: give --text or --text-file");
   fs::path dir = a.tokenizer.empty() ? fs::path(a.model) : fs::path(a.tokenizer);
   std::error_code ec;
+  if (!fs::exists(dir, ec)) throw Error(fmt::format("{}: no such file or folder", dir.string()));
   if (!fs::is_directory(dir, ec)) {
-    if (!a.tokenizer.empty() || !fs::exists(dir, ec)) {
-      throw usage_error(fmt::format("{}: not a folder", dir.string()));
-    }
+    if (!a.tokenizer.empty()) throw usage_error(fmt::format("--tokenizer {}: not a folder", dir.string()));
     dir = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();  // a weights file: its folder
   }
   const std::unique_ptr<Tokenizer> t = find_tokenizer(dir);

@@ -22,15 +22,23 @@ struct TextTools {
   std::unique_ptr<Tokenizer> tokenizer;  // null when the folder has none attnviz reads
   std::filesystem::path tokenizer_dir;   // where it was looked for, for messages
   bool add_special = true;               // the special tokens the tokenizer's post-processor adds
+  std::vector<std::string> notes;        // for stderr: a tokenizer that could only have labelled --ids
 };
+
+// What the sequences need of the tokenizer: nothing (tokens, embeddings), labels for --ids (an
+// unreadable tokenizer then leaves labels to vocab.txt, with a note), or ids for --text.
+enum class TokenizerUse { none, labels, text };
 
 // The vocabulary tokens are looked up in: the one beside the weights when the model has an
 // embedding table, else none (tokens are hash-embedded).
 Vocabulary vocabulary_of(const Model& model);
 
-// The tokenizer in `dir` (--tokenizer) or the model's folder, read only when `text_or_ids` needs
-// it; the vocabulary when the model has an embedding table.
-TextTools text_tools_of(const Model& model, const std::string& dir, bool text_or_ids, bool add_special);
+// The tokenizer in `dir` (--tokenizer) or the model's folder, read as `use` needs it; the
+// vocabulary when the model has an embedding table.
+TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use, bool add_special);
+
+// Texts attnviz tokenizes are at most this long: a longer one makes more tokens than any map shows.
+inline constexpr size_t k_max_text_bytes = 8u << 20;
 
 // Tokens to vectors: with a table, token → id through the vocabulary ([UNK] labelled and noted),
 // then table rows; without one, hash vectors (noted).
