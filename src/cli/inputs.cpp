@@ -75,11 +75,10 @@ namespace {
 Sequence embed_text(const Model& model, const TextTools& tools, const std::string& text, const std::string& flag) {
   if (!tools.tokenizer) {
     // Tokenizers attnviz finds but does not read yet are named, so the user knows why.
-    std::string unread;
-    for (const char* name : {"vocab.txt", "tokenizer.json", "tokenizer.model", "spiece.model",
-                             "sentencepiece.bpe.model"}) {
-      std::error_code ec;
-      if (fs::exists(tools.tokenizer_dir / name, ec)) unread += (unread.empty() ? "" : ", ") + std::string(name);
+    std::error_code ec;
+    std::string unread = fs::exists(tools.tokenizer_dir / "vocab.txt", ec) ? "vocab.txt" : "";
+    for (const std::string& name : tokenizer_files_in(tools.tokenizer_dir)) {
+      if (name != "vocab.json" && name != "merges.txt") unread += (unread.empty() ? "" : ", ") + name;
     }
     const bool tokens_work = !model.weights.embed.token || !tools.vocab.tokens.empty();
     throw usage_error(fmt::format(

@@ -27,11 +27,18 @@ Vocabulary read_vocabulary(const fs::path& dir) {
     // A UTF-8 byte order mark is not part of token 0.
     if (!vocab.tokens.empty() && vocab.tokens.front().starts_with("\xEF\xBB\xBF")) vocab.tokens.front().erase(0, 3);
   }
+  vocab.tokenizer_files = tokenizer_files_in(dir);
+  return vocab;
+}
+
+std::vector<std::string> tokenizer_files_in(const fs::path& dir) {
+  std::vector<std::string> found;
   for (const char* name : {"tokenizer.json", "vocab.json", "merges.txt", "tokenizer.model",
                            "spiece.model", "sentencepiece.bpe.model"}) {
-    if (fs::exists(dir / name, ec)) vocab.tokenizer_files.emplace_back(name);
+    std::error_code ec;
+    if (fs::exists(dir / name, ec)) found.emplace_back(name);
   }
-  return vocab;
+  return found;
 }
 
 namespace {

@@ -19,6 +19,10 @@ struct Vocabulary {
 // SentencePiece models), named in the error when tokens cannot be looked up without them.
 Vocabulary read_vocabulary(const std::filesystem::path& dir);
 
+// The tokenizer files in dir, in a fixed order: tokenizer.json, vocab.json, merges.txt and the
+// SentencePiece models.
+std::vector<std::string> tokenizer_files_in(const std::filesystem::path& dir);
+
 // What the model sees for a list of token strings.
 struct TokenIds {
   std::vector<int64_t> ids;
