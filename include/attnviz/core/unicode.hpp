@@ -20,6 +20,8 @@ std::string_view strip_utf8_bom(std::string_view text);
 
 // Code points of valid UTF-8 text; throws Error naming the byte offset of an invalid sequence.
 std::vector<char32_t> decode_utf8(std::string_view text);
+// Appends the UTF-8 bytes of a code point (<= U+10FFFF, not a surrogate).
+void append_utf8(std::string& out, char32_t cp);
 // text with every invalid UTF-8 byte replaced by U+FFFD (token pieces of byte-level BPE may split
 // a character) and control characters escaped (\n, \t, \r, \xNN, \u0085) so one label stays on
 // one terminal line and its width is known.

@@ -1,0 +1,22 @@
+// The model of a tokenizer.json, by "type".
+#include <fmt/format.h>
+
+#include "pipeline_parts.hpp"
+#include "spec_fields.hpp"
+
+namespace attnviz {
+
+std::unique_ptr<TokenModel> make_token_model(const nlohmann::json& spec, const SpecPlace& place) {
+  // Old files leave out the model's type: BPE is recognised by its merges, as tokenizers does.
+  std::string type;
+  if (spec.is_object() && !spec.contains("type") && spec.contains("merges")) {
+    type = "BPE";
+  } else {
+    type = spec_type(spec, place);
+  }
+  if (type == "BPE") return make_bpe_model(spec, place);
+  // WordPiece (helper B), Unigram (helper S): coming.
+  place.at("type").fail(fmt::format("the model '{}' is not one attnviz implements (BPE)", type));
+}
+
+}  // namespace attnviz
