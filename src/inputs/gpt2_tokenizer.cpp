@@ -14,6 +14,7 @@
 #include "bpe.hpp"
 #include "byte_level.hpp"
 #include "gpt2_pretokenizer.hpp"
+#include "gpt2_tokenizer.hpp"
 
 namespace attnviz {
 
@@ -152,11 +153,10 @@ class Gpt2Tokenizer final : public Tokenizer {
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& dir) {
+std::unique_ptr<Tokenizer> read_gpt2_tokenizer(const fs::path& dir) {
   std::error_code ec;
   const bool has_vocab = fs::exists(dir / "vocab.json", ec);
   const bool has_merges = fs::exists(dir / "merges.txt", ec);
-  if (!has_vocab && !has_merges) return nullptr;
   if (has_vocab != has_merges) {
     const fs::path missing = dir / (has_vocab ? "merges.txt" : "vocab.json");
     throw Error(fmt::format("{}: no such file, but {} is beside it (GPT-2's byte-level BPE needs vocab.json "

@@ -1,0 +1,114 @@
+// tokenizer.json → the pipeline tokenizer: added tokens, normalizer, pre-tokenizer, model,
+// post-processor, as tokenizers' Tokenizer::from_file reads them.
+#include "tokenizer_json.hpp"
+
+#include <fmt/format.h>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/io/json.hpp"
+#include "pipeline_tokenizer.hpp"
+#include "spec_fields.hpp"
+
+namespace attnviz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<AddedToken> read_added_tokens(const nlohmann::json& json, const SpecPlace& place) {
+  std::vector<AddedToken> tokens;
+  const auto it = json.find("added_tokens");
+  if (it == json.end() || it->is_null()) return tokens;
+  if (!it->is_array()) place.at("added_tokens").fail("expected a list");
+  for (size_t i = 0; i < it->size(); ++i) {
+    const nlohmann::json& entry = (*it)[i];
+    const SpecPlace at = place.at("added_tokens").at(i);
+    if (!entry.is_object()) at.fail("expected an object");
+    AddedToken token;
+    const int64_t id = spec_int(entry, "id", -1, at);
+    if (id < 0 || id >= (int64_t{1} << 31)) at.at("id").fail("expected an id from 0 below 2^31");
+    token.id = id;
+    token.content = spec_string(entry, "content", at);
+    if (token.content.empty()) at.at("content").fail("empty");
+    token.special = spec_bool(entry, "special", false, at);
+    token.single_word = spec_bool(entry, "single_word", false, at);
+    token.lstrip = spec_bool(entry, "lstrip", false, at);
+    token.rstrip = spec_bool(entry, "rstrip", false, at);
+    // tokenizers' default: special tokens are matched in the raw text, others after normalizing.
+    token.normalized = spec_bool(entry, "normalized", !token.special, at);
+    tokens.push_back(std::move(token));
+  }
+  return tokens;
+}
+
+bool has_type(const nlohmann::json& part, std::string_view type) {
+  if (part.is_object()) {
+    if (const auto it = part.find("type"); it != part.end() && it->is_string() && *it == type) return true;
+    for (const auto& [key, value] : part.items()) {
+      if ((value.is_object() || value.is_array()) && has_type(value, type)) return true;
+    }
+  } else if (part.is_array()) {
+    for (const auto& value : part) {
+      if (has_type(value, type)) return true;
+    }
+  }
+  return false;
+}
+
+const nlohmann::json* part_of(const nlohmann::json& json, const char* key) {
+  const auto it = json.find(key);
+  return it == json.end() || it->is_null() ? nullptr : &*it;
+}
+
+// How the vocabulary writes tokens: GPT-2's byte alphabet when the pre-tokenizer or decoder is
+// ByteLevel; SentencePiece's "▁" when a Metaspace or a "▁" replacement is in the pipeline.
+LabelStyle label_style_of(const nlohmann::json& json) {
+  const nlohmann::json empty;
+  const nlohmann::json& pre = json.contains("pre_tokenizer") ? json.at("pre_tokenizer") : empty;
+  const nlohmann::json& decoder = json.contains("decoder") ? json.at("decoder") : empty;
+  if (has_type(pre, "ByteLevel") || has_type(decoder, "ByteLevel")) return LabelStyle::byte_level;
+  if (has_type(pre, "Metaspace") || has_type(decoder, "Metaspace") ||
+      json.dump().find("\u2581") != std::string::npos) {
+    return LabelStyle::metaspace;
+  }
+  return LabelStyle::plain;
+}
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> read_tokenizer_json(const fs::path& file) {
+  const nlohmann::json json = read_json_file(file);
+  const SpecContext ctx{file.string()};
+  const SpecPlace root{ctx, ""};
+  if (!json.is_object()) throw Error(fmt::format("{}: expected a JSON object, got {}", file.string(), json.type_name()));
+
+  PipelineParts parts;
+  parts.source = file.string();
+  parts.added_tokens = read_added_tokens(json, root);
+  if (const auto* spec = part_of(json, "normalizer")) parts.normalizer = make_normalizer(*spec, root.at("normalizer"));
+  if (const auto* spec = part_of(json, "pre_tokenizer")) {
+    parts.pre_tokenizer = make_pre_tokenizer(*spec, root.at("pre_tokenizer"));
+  }
+  const auto* model = part_of(json, "model");
+  if (model == nullptr) root.at("model").fail("missing");
+  parts.model = make_token_model(*model, root.at("model"));
+
+  const TokenModel& vocabulary = *parts.model;
+  const std::vector<AddedToken> added = parts.added_tokens;
+  const TokenLookup lookup = [&vocabulary, added](std::string_view token) -> std::optional<int64_t> {
+    for (const AddedToken& a : added) {
+      if (a.content == token) return a.id;
+    }
+    return vocabulary.token_to_id(token);
+  };
+  if (const auto* spec = part_of(json, "post_processor")) {
+    parts.post_processor = make_post_processor(*spec, root.at("post_processor"), lookup);
+  }
+  // "truncation" and "padding" are not applied: transformers turns them off unless a call asks
+  // for them, and attnviz shows every token. The "decoder" only turns ids back into text.
+  parts.labels = label_style_of(json);
+  parts.description = file.filename().string();
+  return make_pipeline_tokenizer(std::move(parts));
+}
+
+}  // namespace attnviz

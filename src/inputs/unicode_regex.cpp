@@ -1,0 +1,110 @@
+// PCRE2 for the pre-tokenizer patterns.
+#include "unicode_regex.hpp"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <fmt/format.h>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
+
+namespace attnviz {
+
+namespace {
+
+// Unicode's White_Space property (PropList.txt), what \s means in Oniguruma and Python's `regex`.
+constexpr std::string_view k_white_space =
+    R"(\t-\r\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000})";
+
+std::string pcre2_message(int code) {
+  PCRE2_UCHAR buffer[256];
+  pcre2_get_error_message(code, buffer, sizeof buffer);
+  return reinterpret_cast<const char*>(buffer);
+}
+
+void free_code(pcre2_real_code_8* code) { pcre2_code_free(code); }
+
+}  // namespace
+
+std::string with_white_space_classes(std::string_view pattern, std::string_view what) {
+  std::string out;
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\' && i + 1 < pattern.size()) {
+      const char next = pattern[++i];
+      if (next == 's') {
+        out += in_class ? std::string(k_white_space) : fmt::format("[{}]", k_white_space);
+      } else if (next == 'S') {
+        if (in_class) throw Error(fmt::format("{}: \\S inside a character class is not supported", what));
+        out += fmt::format("[^{}]", k_white_space);
+      } else {
+        out += c;
+        out += next;
+      }
+      continue;
+    }
+    if (!in_class && c == '[') {
+      in_class = true;
+      out += c;
+      // A ']' right after '[' or '[^' is a literal, not the end of the class.
+      if (i + 1 < pattern.size() && pattern[i + 1] == '^') out += pattern[++i];
+      if (i + 1 < pattern.size() && pattern[i + 1] == ']') out += pattern[++i];
+      continue;
+    }
+    if (in_class && c == ']') in_class = false;
+    out += c;
+  }
+  return out;
+}
+
+UnicodeRegex::UnicodeRegex(std::string_view pattern, std::string what) : code_(nullptr, &free_code), what_(std::move(what)) {
+  const std::string text = with_white_space_classes(pattern, what_);
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), PCRE2_UTF | PCRE2_UCP,
+                                   &error, &offset, nullptr);
+  if (code == nullptr) {
+    throw Error(fmt::format("{}: the regex '{}' does not compile (at {}): {}", what_, printable_text(pattern), offset,
+                            pcre2_message(error)));
+  }
+  (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // no JIT: the interpreter runs it
+  code_.reset(code);
+}
+
+UnicodeRegex::~UnicodeRegex() = default;
+UnicodeRegex::UnicodeRegex(UnicodeRegex&&) noexcept = default;
+UnicodeRegex& UnicodeRegex::operator=(UnicodeRegex&&) noexcept = default;
+
+std::vector<std::pair<size_t, size_t>> UnicodeRegex::find_all(std::string_view text) const {
+  std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> match(
+      pcre2_match_data_create_from_pattern(code_.get(), nullptr), &pcre2_match_data_free);
+  // A JIT stack larger than the 32 KiB default, so long runs of one class do not exhaust it.
+  std::unique_ptr<pcre2_jit_stack, decltype(&pcre2_jit_stack_free)> stack(
+      pcre2_jit_stack_create(32 * 1024, 8 * 1024 * 1024, nullptr), &pcre2_jit_stack_free);
+  std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)> context(
+      pcre2_match_context_create(nullptr), &pcre2_match_context_free);
+  if (!match || !stack || !context) throw Error(fmt::format("{}: out of memory for the regex", what_));
+  pcre2_jit_stack_assign(context.get(), nullptr, stack.get());
+
+  std::vector<std::pair<size_t, size_t>> found;
+  const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  for (size_t pos = 0; pos <= text.size();) {
+    // The caller validated the text, so PCRE2 need not check it again at every match.
+    const int rc = pcre2_match(code_.get(), subject, text.size(), pos, PCRE2_NO_UTF_CHECK, match.get(), context.get());
+    if (rc == PCRE2_ERROR_NOMATCH) break;
+    if (rc < 0) throw Error(fmt::format("{}: the regex failed at byte {}: {}", what_, pos, pcre2_message(rc)));
+    const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match.get());
+    found.emplace_back(ovector[0], ovector[1]);
+    if (ovector[1] > ovector[0]) {
+      pos = ovector[1];
+    } else {  // an empty match: step over one character
+      pos = ovector[1] + 1;
+      while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) ++pos;
+    }
+  }
+  return found;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,37 @@
+// Pre-tokenizer regexes (GPT-2's, Llama 3's, Qwen's, tokenizer.json "Split" patterns) with PCRE2:
+// UTF-8, Unicode properties, JIT (private to inputs/).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+struct pcre2_real_code_8;
+
+namespace attnviz {
+
+class UnicodeRegex {
+ public:
+  // `pattern` in the Oniguruma/`regex` dialect tokenizers use; \s and \S mean Unicode's White_Space
+  // as in Oniguruma and Python's `regex` (PCRE2's own \s also takes U+180E, a space only before
+  // Unicode 6.3). A pattern PCRE2 cannot compile, or \S inside a class, is an Error naming `what`.
+  UnicodeRegex(std::string_view pattern, std::string what);
+  ~UnicodeRegex();
+  UnicodeRegex(UnicodeRegex&&) noexcept;
+  UnicodeRegex& operator=(UnicodeRegex&&) noexcept;
+
+  // The byte ranges [begin, end) of the non-overlapping matches in valid UTF-8 text, leftmost
+  // first, as find_iter does (an empty match advances by one character).
+  std::vector<std::pair<size_t, size_t>> find_all(std::string_view text) const;
+
+ private:
+  std::unique_ptr<pcre2_real_code_8, void (*)(pcre2_real_code_8*)> code_;
+  std::string what_;
+};
+
+// The pattern with \s and \S spelled out as White_Space classes (exposed for tests).
+std::string with_white_space_classes(std::string_view pattern, std::string_view what);
+
+}  // namespace attnviz
