@@ -86,8 +86,8 @@ TEST_CASE("text: no tokenizer, two inputs at once, or no token: each refused wit
   const auto none = run_attnviz("run -m '" + model + "' --text 'ab abc'");
   CHECK(none.exit_code == 2);
   CHECK_MESSAGE(contains(none.err, "--text needs the model's tokenizer, but " + model +
-                                       " holds none attnviz reads (looked for vocab.json + merges.txt); "
-                                       "found vocab.txt: not read yet; give --tokenizer DIR, or --tokens / --ids"),
+                                       " holds none attnviz reads (looked for tokenizer.json, vocab.json + merges.txt); "
+                                       "found vocab.txt: not read yet; give --tokenizer PATH, or --tokens / --ids"),
                 none.err);
   CHECK(none.out.empty());
   // --ids run without a tokenizer; one that cannot be read only costs their labels, with a note.
@@ -125,5 +125,5 @@ TEST_CASE("text: no tokenizer, two inputs at once, or no token: each refused wit
   const auto not_dir = run_attnviz("run -m '" + model + "' --tokenizer '" + (dir / "tokens.txt").string() +
                                    "' --text ab");
   CHECK(not_dir.exit_code == 2);
-  CHECK(contains(not_dir.err, "not a folder"));
+  CHECK(contains(not_dir.err, "tokens.txt: not a tokenizer file (give the folder holding the tokenizer, or its file: "));
 }

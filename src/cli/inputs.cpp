@@ -24,9 +24,14 @@ TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse
   t.add_special = add_special;
   t.vocab = vocabulary_of(model);
   t.tokenizer_dir = dir.empty() ? model.dir : fs::path(dir);
-  if (!dir.empty() && !fs::is_directory(t.tokenizer_dir)) {
-    throw usage_error(fmt::format("--tokenizer {}: not a folder (give the folder holding vocab.json and "
-                                  "merges.txt)", dir));
+  std::error_code ec;
+  if (!dir.empty() && !fs::exists(t.tokenizer_dir, ec)) {
+    throw usage_error(fmt::format("--tokenizer {}: no such file or folder (give the folder holding the tokenizer, "
+                                  "or its file: {})", dir, k_tokenizer_files));
+  }
+  if (!dir.empty() && fs::is_regular_file(t.tokenizer_dir, ec) && t.tokenizer_dir.extension() != ".json") {
+    throw usage_error(fmt::format("--tokenizer {}: not a tokenizer file (give the folder holding the tokenizer, "
+                                  "or its file: {})", dir, k_tokenizer_files));
   }
   if (!dir.empty() && use == TokenizerUse::none) {
     throw usage_error("--tokenizer reads --text and labels --ids: give one of them");
@@ -78,13 +83,13 @@ Sequence embed_text(const Model& model, const TextTools& tools, const std::strin
     std::error_code ec;
     std::string unread = fs::exists(tools.tokenizer_dir / "vocab.txt", ec) ? "vocab.txt" : "";
     for (const std::string& name : tokenizer_files_in(tools.tokenizer_dir)) {
-      if (name != "vocab.json" && name != "merges.txt") unread += (unread.empty() ? "" : ", ") + name;
+      if (name != "vocab.json" && name != "merges.txt" && name != "tokenizer.json") unread += (unread.empty() ? "" : ", ") + name;
     }
     const bool tokens_work = !model.weights.embed.token || !tools.vocab.tokens.empty();
     throw usage_error(fmt::format(
-        "{}text needs the model's tokenizer, but {} holds none attnviz reads (looked for vocab.json + "
-        "merges.txt){}; give --tokenizer DIR, or {}",
-        flag, tools.tokenizer_dir.string(),
+        "{}text needs the model's tokenizer, but {} holds none attnviz reads (looked for {}){}; give "
+        "--tokenizer PATH, or {}",
+        flag, tools.tokenizer_dir.string(), k_tokenizer_files,
         unread.empty() ? "" : fmt::format("; found {}: not read yet", unread),
         tokens_work ? "--tokens / --ids" : "--ids"));
   }

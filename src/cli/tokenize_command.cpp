@@ -71,20 +71,19 @@ std::string as_csv(const std::vector<TokenPiece>& pieces) {
 
 void tokenize_command(const TokenizeArgs& a) {
   if (a.model.empty() == a.tokenizer.empty()) {
-    throw usage_error("tokenize: give the model (-m) or the tokenizer's folder (--tokenizer), one of them");
+    throw usage_error("tokenize: give the model (-m) or the tokenizer (--tokenizer), one of them");
   }
   if (a.text.text.empty() && a.text.text_file.empty()) throw usage_error("tokenize: give --text or --text-file");
   fs::path dir = a.tokenizer.empty() ? fs::path(a.model) : fs::path(a.tokenizer);
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw Error(fmt::format("{}: no such file or folder", dir.string()));
-  if (!fs::is_directory(dir, ec)) {
-    if (!a.tokenizer.empty()) throw usage_error(fmt::format("--tokenizer {}: not a folder", dir.string()));
+  if (!fs::is_directory(dir, ec) && a.tokenizer.empty()) {
     dir = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();  // a weights file: its folder
   }
   const std::unique_ptr<Tokenizer> t = find_tokenizer(dir);
   if (!t) {
-    throw usage_error(fmt::format("{} holds no tokenizer attnviz reads (looked for vocab.json + merges.txt)",
-                                  dir.string()));
+    throw usage_error(fmt::format("{} holds no tokenizer attnviz reads (looked for {})", dir.string(),
+                                  k_tokenizer_files));
   }
   const auto pieces = t->encode(read_text_input(a.text, "--"), !a.no_special_tokens);
   if (a.format == "json") {

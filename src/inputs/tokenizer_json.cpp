@@ -8,6 +8,7 @@
 #include "attnviz/io/json.hpp"
 #include "pipeline_tokenizer.hpp"
 #include "spec_fields.hpp"
+#include "tokenizer_config.hpp"
 
 namespace attnviz {
 
@@ -74,6 +75,29 @@ LabelStyle label_style_of(const nlohmann::json& json) {
   return LabelStyle::plain;
 }
 
+// transformers' LlamaTokenizerFast and GemmaTokenizerFast rebuild the post-processor from
+// tokenizer_config.json (update_post_processor): "bos $A eos" with add_bos_token (default true)
+// and add_eos_token (default false). Other classes keep tokenizer.json's post-processor.
+std::optional<nlohmann::json> llama_template(const TokenizerConfig& config) {
+  const std::optional<std::string> cls = config.text("tokenizer_class");
+  if (!cls) return std::nullopt;
+  const bool gemma = cls->starts_with("Gemma");
+  if (!cls->starts_with("Llama") && !cls->starts_with("CodeLlama") && !gemma) return std::nullopt;
+  const bool add_bos = config.flag("add_bos_token").value_or(true);
+  const bool add_eos = config.flag("add_eos_token").value_or(false);
+  nlohmann::json single = nlohmann::json::array();
+  nlohmann::json specials = nlohmann::json::object();
+  const auto add = [&](const char* key, const char* fallback) {
+    const std::string token = config.token(key).value_or(fallback);
+    single.push_back({{"SpecialToken", {{"id", token}, {"type_id", 0}}}});
+    specials[token] = {{"id", token}, {"ids", nlohmann::json::array()}, {"tokens", nlohmann::json::array({token})}};
+  };
+  if (add_bos) add("bos_token", gemma ? "<bos>" : "<s>");
+  single.push_back({{"Sequence", {{"id", "A"}, {"type_id", 0}}}});
+  if (add_eos) add("eos_token", gemma ? "<eos>" : "</s>");
+  return nlohmann::json{{"type", "TemplateProcessing"}, {"single", single}, {"special_tokens", specials}};
+}
+
 }  // namespace
 
 std::unique_ptr<Tokenizer> read_tokenizer_json(const fs::path& file) {
@@ -101,7 +125,20 @@ std::unique_ptr<Tokenizer> read_tokenizer_json(const fs::path& file) {
     }
     return vocabulary.token_to_id(token);
   };
-  if (const auto* spec = part_of(json, "post_processor")) {
+  const TokenizerConfig config = read_tokenizer_config(file.parent_path());
+  if (std::optional<nlohmann::json> rebuilt = llama_template(config)) {
+    // The ids of the special tokens come from the vocabulary, as transformers looks them up.
+    for (auto& [name, entry] : (*rebuilt)["special_tokens"].items()) {
+      const std::optional<int64_t> id = lookup(name);
+      if (!id) {
+        throw Error(fmt::format("{}: the special token '{}' (tokenizer_class {}) is not in {}", config.path.string(),
+                                name, config.text("tokenizer_class").value_or("?"), file.string()));
+      }
+      entry["ids"].push_back(*id);
+    }
+    const SpecContext config_ctx{config.path.string() + " (add_bos_token, add_eos_token)"};
+    parts.post_processor = make_post_processor(*rebuilt, SpecPlace{config_ctx, "post_processor"}, lookup);
+  } else if (const auto* spec = part_of(json, "post_processor")) {
     parts.post_processor = make_post_processor(*spec, root.at("post_processor"), lookup);
   }
   // "truncation" and "padding" are not applied: transformers turns them off unless a call asks

@@ -32,8 +32,13 @@ class Tokenizer {
   virtual std::string description() const = 0;
 };
 
-// The tokenizer attnviz reads in `dir`: GPT-2's vocab.json + merges.txt (byte-level BPE). nullptr
-// when `dir` holds none of the files it reads; an Error naming the file when one is malformed.
-std::unique_ptr<Tokenizer> find_tokenizer(const std::filesystem::path& dir);
+// The tokenizer files attnviz reads, for messages.
+inline constexpr const char* k_tokenizer_files = "tokenizer.json, vocab.json + merges.txt";
+
+// The tokenizer at `path`: a tokenizer.json file, or a folder holding (in this order of
+// preference, as transformers prefers the fast tokenizer) tokenizer.json or GPT-2's vocab.json +
+// merges.txt. nullptr when a folder holds none of them; an Error naming the file when one is
+// malformed or uses a feature attnviz does not implement.
+std::unique_ptr<Tokenizer> find_tokenizer(const std::filesystem::path& path);
 
 }  // namespace attnviz
