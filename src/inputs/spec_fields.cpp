@@ -8,15 +8,11 @@
 
 namespace attnviz {
 
-namespace {
-
 std::string shown(const nlohmann::json& value) {
   std::string text = value.dump();
   if (text.size() > 80) text = text.substr(0, 77) + "...";
   return printable_text(text);
 }
-
-}  // namespace
 
 SpecPlace SpecPlace::at(std::string_view field) const {
   return {ctx, where.empty() ? std::string(field) : fmt::format("{}.{}", where, field)};

@@ -12,6 +12,9 @@
 
 namespace attnviz {
 
+// A JSON value as an error message shows it: compact, cut at 80 characters, printable.
+std::string shown(const nlohmann::json& value);
+
 // The part's "type" (a string), an Error when missing.
 std::string spec_type(const nlohmann::json& spec, const SpecPlace& place);
 // A field that must be present; an Error naming it when missing.

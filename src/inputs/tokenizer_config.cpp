@@ -6,20 +6,11 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/io/json.hpp"
+#include "spec_fields.hpp"
 
 namespace attnviz {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string shown(const nlohmann::json& value) {
-  std::string text = value.dump();
-  if (text.size() > 80) text = text.substr(0, 77) + "...";
-  return printable_text(text);
-}
-
-}  // namespace
 
 std::optional<bool> TokenizerConfig::flag(std::string_view key) const {
   const auto it = json.find(std::string(key));
