@@ -15,8 +15,9 @@ std::unique_ptr<TokenModel> make_token_model(const nlohmann::json& spec, const S
     type = spec_type(spec, place);
   }
   if (type == "BPE") return make_bpe_model(spec, place);
+  if (type == "WordLevel") return make_word_level_model(spec, place);
   // WordPiece (helper B), Unigram (helper S): coming.
-  place.at("type").fail(fmt::format("the model '{}' is not one attnviz implements (BPE)", type));
+  place.at("type").fail(fmt::format("the model '{}' is not one attnviz implements (BPE, WordLevel)", type));
 }
 
 }  // namespace attnviz

@@ -134,7 +134,7 @@ std::unique_ptr<Tokenizer> read_tokenizer_json(const fs::path& file) {
         throw Error(fmt::format("{}: the special token '{}' (tokenizer_class {}) is not in {}", config.path.string(),
                                 name, config.text("tokenizer_class").value_or("?"), file.string()));
       }
-      entry["ids"].push_back(*id);
+      entry["ids"].push_back(static_cast<uint64_t>(*id));
     }
     const SpecContext config_ctx{config.path.string() + " (add_bos_token, add_eos_token)"};
     parts.post_processor = make_post_processor(*rebuilt, SpecPlace{config_ctx, "post_processor"}, lookup);
