@@ -101,7 +101,11 @@ Sequence embed_text(const Model& model, const TextTools& tools, const std::strin
     ids.push_back(p.id);
     labels.push_back(p.label);
   }
-  return embed_ids(model, ids, std::move(labels));
+  Sequence seq = embed_ids(model, ids, std::move(labels));
+  if (std::string note = unknown_pieces_note(*tools.tokenizer, pieces); !note.empty()) {
+    seq.notes.push_back(fmt::format("{}{}: {}", flag, "text", note));
+  }
+  return seq;
 }
 
 std::vector<std::string> labels_of_ids(const TextTools& tools, const std::vector<int64_t>& ids) {

@@ -34,7 +34,7 @@ std::string as_text(const Tokenizer& t, const std::vector<TokenPiece>& pieces) {
   for (size_t i = 0; i < pieces.size(); ++i) {
     const TokenPiece& p = pieces[i];
     rows.push_back({std::to_string(i), std::to_string(p.id), p.label,
-                    p.begin == p.end ? "added" : fmt::format("{}-{}", p.begin, p.end)});
+                    p.added ? "added" : fmt::format("{}-{}", p.begin, p.end)});
   }
   std::array<int, 4> widths{};
   for (const auto& r : rows) {
@@ -55,7 +55,7 @@ std::string as_json(const Tokenizer& t, const std::vector<TokenPiece>& pieces) {
   doc["tokens"] = nlohmann::ordered_json::array();
   for (const TokenPiece& p : pieces) {
     doc["tokens"].push_back({{"id", p.id}, {"piece", p.label}, {"begin", p.begin}, {"end", p.end},
-                             {"added", p.begin == p.end}});
+                             {"added", p.added}});
   }
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -86,6 +86,7 @@ void tokenize_command(const TokenizeArgs& a) {
                                   k_tokenizer_files));
   }
   const auto pieces = t->encode(read_text_input(a.text, "--"), !a.no_special_tokens);
+  if (const std::string note = unknown_pieces_note(*t, pieces); !note.empty()) std::cerr << "attnviz: note: " << note << '\n';
   if (a.format == "json") {
     std::cout << as_json(*t, pieces);
   } else if (a.format == "csv") {

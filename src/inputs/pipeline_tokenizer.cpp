@@ -173,6 +173,8 @@ class PipelineTokenizer final : public Tokenizer {
     return fmt::format("#{}", id);
   }
 
+  std::optional<int64_t> unknown_id() const override { return parts_.model->unknown_id(); }
+
   int64_t vocab_size() const override { return std::max(parts_.model->vocab_size(), max_id_ + 1); }
 
   std::string description() const override {

@@ -31,6 +31,7 @@ class TemplateProcessing final : public PostProcessor {
       }
       for (TokenPiece special : item.specials) {
         special.begin = special.end = after_text ? text_end : 0;
+        special.added = true;
         out.push_back(std::move(special));
       }
     }

@@ -96,6 +96,8 @@ class TokenModel {
   virtual std::optional<std::string> id_to_token(int64_t id) const = 0;
   // The largest id + 1.
   virtual int64_t vocab_size() const = 0;
+  // The id of the unknown token the model falls back on, when it has one.
+  virtual std::optional<int64_t> unknown_id() const { return std::nullopt; }
   // "BPE, 128000 tokens, 280147 merges", for messages.
   virtual std::string description() const = 0;
 };

@@ -34,6 +34,7 @@ class WordLevelModel final : public TokenModel {
   std::optional<int64_t> token_to_id(std::string_view token) const override { return vocab_.id(token); }
   std::optional<std::string> id_to_token(int64_t id) const override { return vocab_.token(id); }
   int64_t vocab_size() const override { return vocab_.size(); }
+  std::optional<int64_t> unknown_id() const override { return unk_ ? vocab_.id(*unk_) : std::nullopt; }
   std::string description() const override {
     return fmt::format("WordLevel, {}", count_of(static_cast<long long>(vocab_.count()), "token"));
   }

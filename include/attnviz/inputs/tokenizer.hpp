@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,7 @@ struct TokenPiece {
   std::string label;  // readable: "␣cat" (a leading space shown as U+2423), "##ing", "<0xE7>"
   size_t begin = 0;   // byte offsets of the piece in the input text: [begin, end); special tokens
   size_t end = 0;     // the tokenizer adds have begin == end
+  bool added = false; // added by the tokenizer's post-processor ([CLS], <s>), not read from the text
 };
 
 class Tokenizer {
@@ -25,12 +27,19 @@ class Tokenizer {
   // Text → pieces; with add_special, the special tokens the model's own post-processor adds
   // (GPT-2 adds none). A feature of the file that attnviz does not implement is an Error naming it.
   virtual std::vector<TokenPiece> encode(std::string_view text, bool add_special) const = 0;
+  // The id of the unknown token ([UNK], <unk>) when the vocabulary has one, so unknown pieces can
+  // be counted.
+  virtual std::optional<int64_t> unknown_id() const { return std::nullopt; }
   // The readable label of an id, as encode() labels it; "#id" for an id the vocabulary lacks.
   virtual std::string label(int64_t id) const = 0;
   virtual int64_t vocab_size() const = 0;
   // "GPT-2 byte-level BPE (vocab.json + merges.txt, 50257 tokens, 50000 merges)", for messages.
   virtual std::string description() const = 0;
 };
+
+// "3 pieces of the text are not in the vocabulary: they became [UNK] (id 100)", for stderr; empty
+// when no piece is the unknown token.
+std::string unknown_pieces_note(const Tokenizer& tokenizer, const std::vector<TokenPiece>& pieces);
 
 // The tokenizer files attnviz reads, for messages.
 inline constexpr const char* k_tokenizer_files = "tokenizer.json, vocab.json + merges.txt";
