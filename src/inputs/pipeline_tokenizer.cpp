@@ -138,7 +138,6 @@ class PipelineTokenizer final : public Tokenizer {
         raw.emplace_back(token.content, &token);
       }
       added_by_id_[token.id] = &token;
-      added_by_content_[token.content] = token.id;
       max_id_ = std::max(max_id_, token.id);
     }
     raw_matcher_ = std::make_unique<AddedMatcher>(std::move(raw));
@@ -209,7 +208,6 @@ class PipelineTokenizer final : public Tokenizer {
   std::unique_ptr<AddedMatcher> raw_matcher_;
   std::unique_ptr<AddedMatcher> normalized_matcher_;
   std::unordered_map<int64_t, const AddedToken*> added_by_id_;
-  std::unordered_map<std::string, int64_t> added_by_content_;
   int64_t max_id_ = -1;
 };
 

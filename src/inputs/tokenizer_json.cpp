@@ -68,8 +68,11 @@ LabelStyle label_style_of(const nlohmann::json& json) {
   const nlohmann::json& pre = json.contains("pre_tokenizer") ? json.at("pre_tokenizer") : empty;
   const nlohmann::json& decoder = json.contains("decoder") ? json.at("decoder") : empty;
   if (has_type(pre, "ByteLevel") || has_type(decoder, "ByteLevel")) return LabelStyle::byte_level;
-  if (has_type(pre, "Metaspace") || has_type(decoder, "Metaspace") ||
-      json.dump().find("\u2581") != std::string::npos) {
+  const nlohmann::json& normalizer = json.contains("normalizer") ? json.at("normalizer") : empty;
+  // Llama 2's files spell the metaspace in a Replace normalizer and decoder, not a Metaspace part.
+  const auto mentions_metaspace = [](const nlohmann::json& part) { return part.dump().find("\u2581") != std::string::npos; };
+  if (has_type(pre, "Metaspace") || has_type(decoder, "Metaspace") || mentions_metaspace(normalizer) ||
+      mentions_metaspace(decoder)) {
     return LabelStyle::metaspace;
   }
   return LabelStyle::plain;
