@@ -13,9 +13,6 @@ std::unique_ptr<PreTokenizer> make_split_pre_tokenizer(const nlohmann::json&, co
 std::unique_ptr<PreTokenizer> make_metaspace_pre_tokenizer(const nlohmann::json&, const SpecPlace& place) {
   place.fail("Metaspace pre-tokenizer: not implemented yet");
 }
-std::unique_ptr<TokenModel> make_bpe_model(const nlohmann::json&, const SpecPlace& place) {
-  place.fail("BPE model: not implemented yet");
-}
 std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json&, const SpecPlace& place,
                                                         const TokenLookup&) {
   place.fail("TemplateProcessing: not implemented yet");
