@@ -31,6 +31,7 @@ struct Candidate {
   uint32_t rank;
   int32_t pos;
   int32_t merged;
+  int32_t first, second;  // the pair's ids when queued: the entry is stale once they changed
   bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
 };
 
@@ -46,8 +47,9 @@ void BpeMerges::merge_all(std::vector<BpeSymbol>& word, MergeOrder order) const 
   auto candidate = [&](int32_t pos, std::vector<Candidate>* later) {
     const Node& left = nodes[static_cast<size_t>(pos)];
     if (left.next < 0) return;
-    if (const Merge* m = find(left.symbol.id, nodes[static_cast<size_t>(left.next)].symbol.id)) {
-      const Candidate c{m->rank, pos, m->merged};
+    const int32_t second = nodes[static_cast<size_t>(left.next)].symbol.id;
+    if (const Merge* m = find(left.symbol.id, second)) {
+      const Candidate c{m->rank, pos, m->merged, left.symbol.id, second};
       if (later) {
         later->push_back(c);
       } else {
@@ -65,10 +67,9 @@ void BpeMerges::merge_all(std::vector<BpeSymbol>& word, MergeOrder order) const 
     heap.pop();
     Node& left = nodes[static_cast<size_t>(top.pos)];
     // Stale: the symbol was merged away, has no right neighbour now, or the pair changed.
-    if (left.symbol.length != 0 && left.next >= 0) {
+    if (left.symbol.length != 0 && left.next >= 0 && left.symbol.id == top.first) {
       Node& right = nodes[static_cast<size_t>(left.next)];
-      const Merge* m = find(left.symbol.id, right.symbol.id);
-      if (m && m->rank == top.rank) {
+      if (right.symbol.id == top.second) {
         left.symbol = {top.merged, left.symbol.length + right.symbol.length};
         right.symbol.length = 0;
         left.next = right.next;
