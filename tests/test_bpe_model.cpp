@@ -253,6 +253,21 @@ TEST_CASE("bpe core: encoder.py's rounds and tokenizers' queue differ only when 
   CHECK(by_rank == std::vector<BpeSymbol>{{3, 3}, {1, 1}});
 }
 
+TEST_CASE("bpe core: the word cache holds 10,000 words under 256 bytes, then keeps what it has") {
+  BpeCache cache;
+  const std::vector<BpeSymbol> symbols = {{1, 2}, {3, 1}};
+  for (int i = 0; i < 10000; ++i) cache.insert("w" + std::to_string(i), symbols);
+  cache.insert("one more", symbols);
+  CHECK(cache.find("w0") == symbols);
+  CHECK(cache.find("w9999") == symbols);
+  CHECK(!cache.find("one more"));
+  BpeCache fresh;
+  fresh.insert(std::string(255, 'a'), symbols);
+  fresh.insert(std::string(256, 'a'), symbols);
+  CHECK(fresh.find(std::string(255, 'a')) == symbols);
+  CHECK(!fresh.find(std::string(256, 'a')));
+}
+
 namespace {
 
 // GPT-2's bytes_to_unicode() (encoder.py), written out: printable Latin-1 bytes stand for
