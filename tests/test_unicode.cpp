@@ -103,6 +103,32 @@ TEST_CASE("unicode: codepoint_width follows East Asian Width and marks combining
   CHECK(codepoint_width(0x0A) == 0);    // control characters print nothing
 }
 
+// utf8proc 2.8 gives the widths, except where it differs from what terminals draw; the expected
+// values are glibc 2.36's wcwidth() in C.UTF-8 (what most terminals use) unless noted.
+TEST_CASE("unicode: where utf8proc and terminals differ, the terminal's width") {
+  CHECK(codepoint_width(0x93F) == 1);    // DEVANAGARI VOWEL SIGN I (Mc; utf8proc 0)
+  CHECK(codepoint_width(0x903) == 1);    // DEVANAGARI SIGN VISARGA (Mc)
+  CHECK(codepoint_width(0x302E) == 2);   // HANGUL SINGLE DOT TONE MARK (Mc, East Asian Wide)
+  CHECK(codepoint_width(0x16FF0) == 2);  // VIETNAMESE ALTERNATE READING MARK CA (Mc, Wide)
+  CHECK(codepoint_width(0x11FF) == 0);   // HANGUL JONGSEONG SSANGNIEUN (utf8proc 1)
+  CHECK(codepoint_width(0xD7B0) == 0);   // HANGUL JUNGSEONG O-YEO (utf8proc 1)
+  CHECK(codepoint_width(0x600) == 1);    // ARABIC NUMBER SIGN (Cf, drawn; utf8proc 0)
+  CHECK(codepoint_width(0x110BD) == 1);  // KAITHI NUMBER SIGN
+  // Unassigned code points EastAsianWidth.txt reserves as Wide: 2, as VTE draws them (glibc
+  // prints nothing for unassigned code points; utf8proc 1).
+  CHECK(codepoint_width(0x2A6E0) == 2);
+  CHECK(codepoint_width(0x3FFFD) == 2);
+  // Unicode 15, newer than glibc 2.36's tables: utf8proc's widths (EastAsianWidth-15.0.0.txt).
+  CHECK(codepoint_width(0x1FA75) == 2);  // LIGHT BLUE HEART (W)
+  CHECK(codepoint_width(0x1B132) == 2);  // HIRAGANA LETTER SMALL KO (W)
+  CHECK(codepoint_width(0xECE) == 0);    // LAO YAMAKKAN (Mn)
+  // Line and paragraph separators break lines or print nothing: escaped like controls.
+  CHECK(codepoint_width(0x2028) == 0);
+  CHECK(printable_text("a\xE2\x80\xA8" "b\xE2\x80\xA9") == "a\\u2028b\\u2029");
+  CHECK(codepoint_width(0xAD) == 1);    // SOFT HYPHEN (Cf, drawn)
+  CHECK(codepoint_width(0x200B) == 0);  // ZERO WIDTH SPACE
+}
+
 TEST_CASE("unicode: display_width of CJK, precomposed and combining text") {
   CHECK(display_width("") == 0);
   CHECK(display_width("\xE4\xBD\xA0\xE5\xA5\xBD") == 4);  // 你好

@@ -1,11 +1,11 @@
-// UTF-8 validation and decoding (RFC 3629) and terminal display width (UAX #11 East Asian Width,
-// combining marks 0), used to align labels of tokens in tables and heatmaps.
+// UTF-8 validation and decoding (RFC 3629) and terminal display width (utf8proc's widths, where
+// terminals agree with them), used to align labels of tokens in tables and heatmaps.
 #include "attnviz/core/unicode.hpp"
 
 #include <fmt/format.h>
+#include <utf8proc.h>
 
 #include <algorithm>
-#include <iterator>
 
 #include "attnviz/core/error.hpp"
 
@@ -58,13 +58,39 @@ Decoded decode_one(std::string_view text, size_t pos) {
   return {cp, length, true};
 }
 
-bool in_ranges(std::span<const detail::CodepointRange> ranges, char32_t cp) {
-  auto it =
-      std::upper_bound(ranges.begin(), ranges.end(), cp,
-                       [](char32_t c, const detail::CodepointRange& r) { return c < r.first; });
-  return it != ranges.begin() && cp <= std::prev(it)->last;
+bool in(char32_t cp, char32_t first, char32_t last) {
+  return cp >= first && cp <= last;
 }
 
+// Where utf8proc's width differs from what terminals draw (glibc's wcwidth, which most terminals
+// use, xterm's and VTE's tables), the terminal's width; nullopt where utf8proc's stands.
+std::optional<int> terminal_width(char32_t cp) {
+  // Hangul Jamo medial vowels and final consonants join the syllable before them (glibc, xterm,
+  // VTE: 0; utf8proc: 1, their East Asian Width).
+  if (in(cp, 0x1160, 0x11FF) || in(cp, 0xD7B0, 0xD7FF)) return 0;
+  // Prepended concatenation marks (the Arabic number sign U+0600, …) are format characters that
+  // are drawn, spanning the digits after them (glibc: 1; utf8proc: 0, as for every Cf).
+  if (in(cp, 0x600, 0x605) || cp == 0x6DD || cp == 0x70F || in(cp, 0x890, 0x891) || cp == 0x8E2 ||
+      cp == 0x110BD || cp == 0x110CD) {
+    return 1;
+  }
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_MC:
+      // Spacing combining marks take their own column, as the vowel sign of कि (glibc, xterm, VTE:
+      // 1, 2 for the two East Asian Wide pairs; utf8proc: 0, as for every mark).
+      return in(cp, 0x302E, 0x302F) || in(cp, 0x16FF0, 0x16FF1) ? 2 : 1;
+    case UTF8PROC_CATEGORY_CN:
+      // Unassigned code points of the blocks EastAsianWidth.txt reserves as Wide (CJK ideographs,
+      // planes 2 and 3): 2, as VTE draws them; utf8proc: 1.
+      if (in(cp, 0x3400, 0x4DBF) || in(cp, 0x4E00, 0x9FFF) || in(cp, 0xF900, 0xFAFF) ||
+          in(cp, 0x20000, 0x2FFFD) || in(cp, 0x30000, 0x3FFFD)) {
+        return 2;
+      }
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
 
 void append_escaped_control(std::string& out, char32_t cp) {
   switch (cp) {
@@ -84,8 +110,10 @@ void append_escaped_control(std::string& out, char32_t cp) {
                    : fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
 }
 
+// C0 and C1 controls, and the line and paragraph separators U+2028 / U+2029: each may break the
+// line or print nothing (glibc's wcwidth: not printable), so labels show them escaped.
 bool is_control(char32_t cp) {
-  return cp < 0x20 || (cp >= 0x7F && cp < 0xA0);
+  return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0x2028 || cp == 0x2029;
 }
 
 }  // namespace
@@ -134,9 +162,8 @@ std::string printable_text(std::string_view text) {
 int codepoint_width(char32_t cp) {
   if (cp == 0 || is_control(cp)) return 0;  // prints nothing visible; see printable_text
   if (cp < 0x300) return 1;                 // fast path: Latin-1 and Latin Extended
-  if (in_ranges(detail::zero_width_ranges(), cp)) return 0;
-  if (in_ranges(detail::wide_ranges(), cp)) return 2;
-  return 1;
+  if (const auto width = terminal_width(cp)) return *width;
+  return utf8proc_charwidth(static_cast<utf8proc_int32_t>(cp));
 }
 
 int display_width(std::string_view text) {

@@ -1,89 +1,116 @@
-// The BPE merge loop, with a heap so a long pre-token costs n log n, not n² per merge.
+// The BPE merge loop: symbols in a linked list over a vector, candidate merges in a min-heap of
+// (rank, position), as tokenizers' Word::merge_all; stale heap entries are recognised when popped.
 #include "bpe.hpp"
 
-#include <algorithm>
-#include <cstdint>
 #include <functional>
 #include <queue>
-#include <utility>
 
 namespace attnviz {
 
+void BpeMerges::add(int32_t first, int32_t second, int32_t merged) {
+  merges_[key(first, second)] = {static_cast<uint32_t>(count_++), merged};
+}
+
+const BpeMerges::Merge* BpeMerges::find(int32_t first, int32_t second) const {
+  const auto it = merges_.find(key(first, second));
+  return it == merges_.end() ? nullptr : &it->second;
+}
+
 namespace {
 
-// The pair as one key: "ab" + "c" and "a" + "bc" differ in the length of the first part.
-std::string pair_key(std::string_view first, std::string_view second) {
-  std::string key;
-  key.reserve(first.size() + second.size() + 4);
-  key.append(first).append(second);
-  const auto n = static_cast<uint32_t>(first.size());
-  for (int shift = 0; shift < 32; shift += 8) key.push_back(static_cast<char>((n >> shift) & 0xFF));
-  return key;
-}
+// A symbol of the word being merged; a merged-away one has length 0.
+struct Node {
+  BpeSymbol symbol;
+  int32_t prev;
+  int32_t next;  // -1: none
+};
+
+// A candidate merge of the symbol at `pos` with its next one. Ordered by rank, then position, so
+// the heap's top is the lowest rank's leftmost occurrence.
+struct Candidate {
+  uint32_t rank;
+  int32_t pos;
+  int32_t merged;
+  int32_t first, second;  // the pair's ids when queued: the entry is stale once they changed
+  bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
+};
 
 }  // namespace
 
-void BpeMerges::add(std::string_view first, std::string_view second) {
-  ranks_[pair_key(first, second)] = static_cast<int>(count_++);
-}
+void BpeMerges::merge_all(std::vector<BpeSymbol>& word, MergeOrder order) const {
+  const auto n = static_cast<int32_t>(word.size());
+  if (n < 2) return;
+  std::vector<Node> nodes(word.size());
+  for (int32_t i = 0; i < n; ++i) nodes[static_cast<size_t>(i)] = {word[static_cast<size_t>(i)], i - 1, i + 1 < n ? i + 1 : -1};
 
-int BpeMerges::rank(std::string_view first, std::string_view second) const {
-  const auto it = ranks_.find(pair_key(first, second));
-  return it == ranks_.end() ? -1 : it->second;
-}
-
-std::vector<size_t> BpeMerges::merge(std::string_view word) const {
-  const size_t n = word.size();
-  // Symbol i covers word[begin[i], begin[next[i]]); merged-away symbols are dead.
-  std::vector<size_t> begin(n), end(n);
-  std::vector<ptrdiff_t> prev(n), next(n);
-  std::vector<char> alive(n, 1);
-  for (size_t i = 0; i < n; ++i) {
-    begin[i] = i;
-    end[i] = i + 1;
-    prev[i] = static_cast<ptrdiff_t>(i) - 1;
-    next[i] = i + 1 < n ? static_cast<ptrdiff_t>(i + 1) : -1;
-  }
-  auto text = [&](size_t i) { return word.substr(begin[i], end[i] - begin[i]); };
-  auto pair_rank = [&](size_t left) {
-    return next[left] < 0 ? -1 : rank(text(left), text(static_cast<size_t>(next[left])));
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> heap;
+  auto candidate = [&](int32_t pos, std::vector<Candidate>* later) {
+    const Node& left = nodes[static_cast<size_t>(pos)];
+    if (left.next < 0) return;
+    const int32_t second = nodes[static_cast<size_t>(left.next)].symbol.id;
+    if (const Merge* m = find(left.symbol.id, second)) {
+      const Candidate c{m->rank, pos, m->merged, left.symbol.id, second};
+      if (later) {
+        later->push_back(c);
+      } else {
+        heap.push(c);
+      }
+    }
   };
+  for (int32_t i = 0; i + 1 < n; ++i) candidate(i, nullptr);
 
-  // (rank, left symbol): lowest rank first, then leftmost. An entry is stale when its symbols
-  // changed since; the rank is looked up again (one rank is one pair) to tell.
-  using Entry = std::pair<int, size_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
-  for (size_t i = 0; i + 1 < n; ++i) {
-    if (const int r = pair_rank(i); r >= 0) heap.emplace(r, i);
-  }
-  std::vector<size_t> touched;
+  // by_round: pairs formed while merging rank r wait here until every occurrence of r is done.
+  std::vector<Candidate> waiting;
+  std::vector<Candidate>* const defer = order == MergeOrder::by_round ? &waiting : nullptr;
   while (!heap.empty()) {
-    // One round merges every occurrence of the lowest-ranked pair, left to right; pairs the
-    // merges form enter the heap only after the round, as encoder.py's loop builds the new word
-    // before it looks for the next pair.
-    const int r = heap.top().first;
-    touched.clear();
-    while (!heap.empty() && heap.top().first == r) {
-      const size_t left = heap.top().second;
-      heap.pop();
-      if (!alive[left] || pair_rank(left) != r) continue;
-      const auto right = static_cast<size_t>(next[left]);
-      end[left] = end[right];
-      alive[right] = 0;
-      next[left] = next[right];
-      if (next[right] >= 0) prev[static_cast<size_t>(next[right])] = static_cast<ptrdiff_t>(left);
-      touched.push_back(left);
-      if (prev[left] >= 0) touched.push_back(static_cast<size_t>(prev[left]));
+    const Candidate top = heap.top();
+    heap.pop();
+    Node& left = nodes[static_cast<size_t>(top.pos)];
+    // Stale: the symbol was merged away, has no right neighbour now, or the pair changed.
+    if (left.symbol.length != 0 && left.next >= 0 && left.symbol.id == top.first) {
+      Node& right = nodes[static_cast<size_t>(left.next)];
+      if (right.symbol.id == top.second) {
+        left.symbol = {top.merged, left.symbol.length + right.symbol.length};
+        right.symbol.length = 0;
+        left.next = right.next;
+        if (right.next >= 0) nodes[static_cast<size_t>(right.next)].prev = top.pos;
+        if (left.prev >= 0) candidate(left.prev, defer);
+        candidate(top.pos, defer);
+      }
     }
-    for (const size_t i : touched) {
-      if (const int nr = alive[i] ? pair_rank(i) : -1; nr >= 0) heap.emplace(nr, i);
+    if (defer && !waiting.empty() && (heap.empty() || heap.top().rank != top.rank)) {
+      for (const Candidate& c : waiting) heap.push(c);
+      waiting.clear();
     }
   }
-  std::vector<size_t> lengths;
-  for (ptrdiff_t i = n ? 0 : -1; i >= 0; i = next[static_cast<size_t>(i)]) {
-    lengths.push_back(end[static_cast<size_t>(i)] - begin[static_cast<size_t>(i)]);
-  }
-  return lengths;
+  word.clear();
+  for (int32_t i = 0; i >= 0; i = nodes[static_cast<size_t>(i)].next) word.push_back(nodes[static_cast<size_t>(i)].symbol);
+}
+
+int32_t SymbolTable::intern(std::string_view text) {
+  const auto [it, fresh] = ids_.try_emplace(std::string(text), static_cast<int32_t>(texts_.size()));
+  if (fresh) texts_.emplace_back(text);
+  return it->second;
+}
+
+std::optional<int32_t> SymbolTable::find(std::string_view text) const {
+  const auto it = ids_.find(std::string(text));
+  if (it == ids_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::vector<BpeSymbol>> BpeCache::find(std::string_view word) const {
+  if (word.size() >= k_max_word_bytes) return std::nullopt;
+  const std::lock_guard lock(mutex_);
+  const auto it = words_.find(word);
+  if (it == words_.end()) return std::nullopt;
+  return it->second;
+}
+
+void BpeCache::insert(std::string_view word, const std::vector<BpeSymbol>& symbols) const {
+  if (word.size() >= k_max_word_bytes) return;
+  const std::lock_guard lock(mutex_);
+  if (words_.size() < k_capacity) words_.emplace(std::string(word), symbols);
 }
 
 }  // namespace attnviz

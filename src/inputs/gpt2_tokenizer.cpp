@@ -58,7 +58,10 @@ Vocab read_vocab_json(const fs::path& path) {
 }
 
 // merges.txt: an optional "#version…" first line, then "first second" per line, ranked by order.
-BpeMerges read_merges_txt(const fs::path& path) {
+// Symbols are byte strings interned in `symbols`: the 256 single bytes first (id = the byte), then
+// each merge's parts and result.
+BpeMerges read_merges_txt(const fs::path& path, SymbolTable& symbols) {
+  for (int b = 0; b < 256; ++b) symbols.intern(std::string(1, static_cast<char>(b)));
   // Bounded, regular files only; a UTF-8 byte order mark is not part of the first line.
   std::istringstream in(std::string(strip_utf8_bom(read_text_file(path.string()))));
   BpeMerges merges;
@@ -80,9 +83,20 @@ BpeMerges read_merges_txt(const fs::path& path) {
       throw Error(fmt::format("{}: line {}: '{}' has a character outside GPT-2's byte-level alphabet",
                               path.string(), line_number, printable_text(line)));
     }
-    merges.add(*first, *second);
+    merges.add(symbols.intern(*first), symbols.intern(*second), symbols.intern(*first + *second));
   }
   return merges;
+}
+
+// The vocabulary id of each symbol, -1 for a symbol (a merge's result) vocab.json lacks.
+std::vector<int64_t> vocab_ids_of(const SymbolTable& symbols, const Vocab& vocab) {
+  std::vector<int64_t> ids(symbols.size(), -1);
+  for (size_t s = 0; s < symbols.size(); ++s) {
+    if (const auto it = vocab.ids.find(symbols.text(static_cast<int32_t>(s))); it != vocab.ids.end()) {
+      ids[s] = it->second;
+    }
+  }
+  return ids;
 }
 
 class Gpt2Tokenizer final : public Tokenizer {
@@ -90,25 +104,29 @@ class Gpt2Tokenizer final : public Tokenizer {
   explicit Gpt2Tokenizer(const fs::path& dir)
       : vocab_path_(dir / "vocab.json"),
         vocab_(read_vocab_json(vocab_path_)),
-        merges_(read_merges_txt(dir / "merges.txt")) {}
+        merges_(read_merges_txt(dir / "merges.txt", symbols_)),
+        vocab_of_symbol_(vocab_ids_of(symbols_, vocab_)) {}
 
   std::vector<TokenPiece> encode(std::string_view text, bool /*add_special: GPT-2 adds none*/) const override {
     std::vector<TokenPiece> pieces;
+    // Growing a vector of 56-byte pieces by doubling copies it about as often as it writes it;
+    // pages reserved but never written cost no memory, so reserve past English's ~4 bytes a token.
+    pieces.reserve(text.size() / 2 + 1);
     for (const auto& [begin, end] : gpt2_pretokenize(text, "text")) {
       const std::string_view word = text.substr(begin, end - begin);
       size_t at = begin;
-      for (const size_t length : merges_.merge(word)) {
-        const std::string_view bytes = text.substr(at, length);
-        const auto it = vocab_.ids.find(std::string(bytes));
-        if (it == vocab_.ids.end()) {
+      for (const BpeSymbol& symbol : merge(word)) {
+        const std::string_view bytes = text.substr(at, symbol.length);
+        const int64_t id = vocab_of_symbol_[static_cast<size_t>(symbol.id)];
+        if (id < 0) {
           // GPT-2 has no unknown token: a piece the vocabulary lacks is never dropped or guessed.
           throw Error(fmt::format("{}: the piece '{}' (bytes {}..{} of the text, token '{}') is not in the "
                                   "vocabulary, which has no unknown token",
-                                  vocab_path_.string(), byte_label(bytes), at, at + length,
+                                  vocab_path_.string(), byte_label(bytes), at, at + symbol.length,
                                   byte_level_token(bytes)));
         }
-        pieces.push_back({it->second, byte_label(bytes), at, at + length});
-        at += length;
+        pieces.push_back({id, byte_label(bytes), at, at + symbol.length});
+        at += symbol.length;
       }
     }
     return pieces;
@@ -131,6 +149,17 @@ class Gpt2Tokenizer final : public Tokenizer {
   }
 
  private:
+  // The word's symbols after encoder.py's merges: single bytes first (a byte's symbol id is the byte).
+  std::vector<BpeSymbol> merge(std::string_view word) const {
+    if (auto cached = cache_.find(word)) return std::move(*cached);
+    std::vector<BpeSymbol> symbols;
+    symbols.reserve(word.size());
+    for (const char c : word) symbols.push_back({static_cast<uint8_t>(c), 1});
+    merges_.merge_all(symbols, MergeOrder::by_round);
+    cache_.insert(word, symbols);
+    return symbols;
+  }
+
   // The bytes as vocab.json writes them ("Ġcat"), for finding a missing piece in the file.
   static std::string byte_level_token(std::string_view bytes) {
     std::string token;
@@ -148,7 +177,10 @@ class Gpt2Tokenizer final : public Tokenizer {
 
   fs::path vocab_path_;
   Vocab vocab_;
+  SymbolTable symbols_;  // byte strings of the merges (declared before merges_, which fills it)
   BpeMerges merges_;
+  std::vector<int64_t> vocab_of_symbol_;
+  BpeCache cache_;
 };
 
 }  // namespace

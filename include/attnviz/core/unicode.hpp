@@ -3,7 +3,6 @@
 
 #include <cstddef>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,8 +26,10 @@ void append_utf8(std::string& out, char32_t cp);
 // one terminal line and its width is known.
 std::string printable_text(std::string_view text);
 
-// Columns a terminal uses for one code point: 0 for combining marks, 2 for East Asian
-// Wide/Fullwidth (CJK ideographs, Hangul, kana, fullwidth forms, emoji), 1 otherwise.
+// Columns a terminal uses for one code point: utf8proc's width (0 for non-spacing marks and
+// format characters, 2 for East Asian Wide/Fullwidth: CJK ideographs, Hangul, kana, fullwidth
+// forms, emoji; Unicode 15 in utf8proc 2.8), except where terminals draw otherwise (spacing
+// marks 1, Hangul medial and final jamo 0: see unicode.cpp).
 int codepoint_width(char32_t cp);
 // Columns a terminal uses for UTF-8 text (each invalid byte counts 1, as printed as U+FFFD).
 int display_width(std::string_view text);
@@ -37,16 +38,5 @@ std::string truncate_to_width(std::string_view text, int max_columns);
 // text padded with spaces to `columns` display columns (right-aligned when align_right); text
 // already wider is returned unchanged.
 std::string pad_to_width(std::string_view text, int columns, bool align_right = false);
-
-namespace detail {
-// An inclusive code point range [first, last]; tables sorted, disjoint.
-struct CodepointRange {
-  char32_t first;
-  char32_t last;
-};
-// Generated tables (src/core/unicode_width_data.cpp, scripts/gen_unicode_width.py).
-std::span<const CodepointRange> zero_width_ranges();
-std::span<const CodepointRange> wide_ranges();
-}  // namespace detail
 
 }  // namespace attnviz
