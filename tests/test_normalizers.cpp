@@ -127,6 +127,9 @@ TEST_CASE("normalizers: BertNormalizer cleans, spaces CJK, strips accents and lo
   const NormalizedText clean = normalize(uncased, "a\tb\x07\u00ad\0\ufffdc"sv);
   CHECK(clean.text == "a bc");
   CHECK(clean.origin == Origins{0, 1, 2, 10, 11});  // b takes the removed bytes 3..10 up to c
+  // Private use (Co) goes too; an unassigned code point (U+0378) stays, as in tokenizers (whose
+  // is_other is Cc, Cf, Co), though BERT's Python tokenizer would remove it.
+  CHECK(normalized(uncased, "a\ue000b\u0378") == "ab\u0378");
   // Each ideograph gets a space before and after; the spaces cover no input.
   const NormalizedText cjk = normalize(uncased, "\u6211\u4eec");  // 我们
   CHECK(cjk.text == " \u6211  \u4eec ");

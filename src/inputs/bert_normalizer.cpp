@@ -28,8 +28,8 @@ class BertNormalizer final : public Normalizer {
   }
 
  private:
-  // NUL, U+FFFD and control or format characters (category C*, but not \t \n \r) removed;
-  // white space becomes ' '.
+  // NUL, U+FFFD and control, format and private-use characters (Cc, Cf, Co; but not \t \n \r)
+  // removed; white space becomes ' '.
   static NormalizedText clean(const NormalizedText& text) {
     return map_chars(text, [](char32_t cp, std::string& out) {
       const bool control = cp != '\t' && cp != '\n' && cp != '\r' && is_other_char(cp);

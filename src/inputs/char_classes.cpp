@@ -33,7 +33,7 @@ bool is_numeric_char(char32_t cp) {
 
 bool is_other_char(char32_t cp) {
   const auto c = category(cp);
-  return c == UTF8PROC_CATEGORY_CN || (c >= UTF8PROC_CATEGORY_CC && c <= UTF8PROC_CATEGORY_CO);
+  return c == UTF8PROC_CATEGORY_CC || c == UTF8PROC_CATEGORY_CF || c == UTF8PROC_CATEGORY_CO;
 }
 
 bool is_nonspacing_mark(char32_t cp) { return category(cp) == UTF8PROC_CATEGORY_MN; }

@@ -12,7 +12,8 @@ bool is_white_space(char32_t cp);
 bool is_bert_punctuation(char32_t cp);
 // Rust's char::is_numeric: categories Nd, Nl, No.
 bool is_numeric_char(char32_t cp);
-// unicode_categories' is_other: categories Cc, Cf, Cs, Co, Cn (unassigned).
+// unicode_categories' is_other (the crate BertNormalizer uses): categories Cc, Cf and Co only —
+// unlike BERT's Python _is_control, unassigned code points (Cn) are not "other" and stay.
 bool is_other_char(char32_t cp);
 // unicode_categories' is_mark_nonspacing: category Mn.
 bool is_nonspacing_mark(char32_t cp);
