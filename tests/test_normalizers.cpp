@@ -161,3 +161,9 @@ TEST_CASE("normalizers: Sequence, Precompiled without rules, and the refused one
   CHECK(refusal({{"type", "Sequence"}, {"normalizers", "NFC"}}) ==
         "tok.json: normalizer.normalizers: expected a list of normalizers");
 }
+
+TEST_CASE("normalizers: Replace with a repeated group over a long text") {
+  // 200,000 repetitions of a group: the JIT needs more than its default stack for them.
+  const std::string text = std::string(200000, 'a') + "b";
+  CHECK(normalized({{"type", "Replace"}, {"pattern", {{"Regex", "(a|c)+b"}}}, {"content", "x"}}, text) == "x");
+}

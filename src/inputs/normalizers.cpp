@@ -55,7 +55,8 @@ NormalizedText strip(const NormalizedText& text, bool left, bool right) {
 // Replace: each match of the pattern becomes `content`, which comes from the matched bytes.
 class ReplaceNormalizer final : public Normalizer {
  public:
-  ReplaceNormalizer(std::string pattern, std::string content) : finder_(pattern), content_(std::move(content)) {}
+  ReplaceNormalizer(std::string pattern, std::string content, std::string where)
+      : finder_(pattern), content_(std::move(content)), where_(std::move(where)) {}
   NormalizedText normalize(NormalizedText text) const override {
     NormalizedText out;
     size_t plain = 0;
@@ -64,7 +65,13 @@ class ReplaceNormalizer final : public Normalizer {
       out.origin.insert(out.origin.end(), text.origin.begin() + static_cast<std::ptrdiff_t>(begin),
                         text.origin.begin() + static_cast<std::ptrdiff_t>(end));
     };
-    for (const auto& [begin, end] : finder_.find_all(text.text)) {
+    std::vector<std::pair<size_t, size_t>> matches;
+    try {
+      matches = finder_.find_all(text.text);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", where_, e.what()));
+    }
+    for (const auto& [begin, end] : matches) {
       keep(plain, begin);
       out.text += content_;
       out.origin.insert(out.origin.end(), content_.size(), text.origin[begin]);
@@ -78,6 +85,7 @@ class ReplaceNormalizer final : public Normalizer {
  private:
   RegexFinder finder_;
   std::string content_;
+  std::string where_;  // "FILE: normalizer.pattern", for a match that fails
 };
 
 std::unique_ptr<Normalizer> make_replace(const nlohmann::json& spec, const SpecPlace& place) {
@@ -94,7 +102,8 @@ std::unique_ptr<Normalizer> make_replace(const nlohmann::json& spec, const SpecP
   }
   const std::string content = spec_string(spec, "content", place);
   try {
-    return std::make_unique<ReplaceNormalizer>(regex, content);
+    return std::make_unique<ReplaceNormalizer>(regex, content,
+                                               fmt::format("{}: {}", place.ctx.file, pattern_place.where));
   } catch (const Error& e) {
     pattern_place.fail(e.what());
   }

@@ -52,13 +52,21 @@ RegexFinder::~RegexFinder() {
 std::vector<std::pair<size_t, size_t>> RegexFinder::find_all(std::string_view text) const {
   std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> match(
       pcre2_match_data_create_from_pattern(code_->code, nullptr), &pcre2_match_data_free);
-  if (!match) throw Error("out of memory for a regex match");
+  // A JIT stack larger than the 32 KiB default, so a long run matched by a repeated group does
+  // not exhaust it (as gpt2_pretokenizer.cpp does).
+  std::unique_ptr<pcre2_jit_stack, decltype(&pcre2_jit_stack_free)> stack(
+      pcre2_jit_stack_create(32 * 1024, 8 * 1024 * 1024, nullptr), &pcre2_jit_stack_free);
+  std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)> context(
+      pcre2_match_context_create(nullptr), &pcre2_match_context_free);
+  if (!match || !stack || !context) throw Error("out of memory for a regex match");
+  pcre2_jit_stack_assign(context.get(), nullptr, stack.get());
   std::vector<std::pair<size_t, size_t>> found;
   const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
   size_t pos = 0;
   size_t last_end = std::string_view::npos;
   while (pos <= text.size()) {
-    const int rc = pcre2_match(code_->code, subject, text.size(), pos, PCRE2_NO_UTF_CHECK, match.get(), nullptr);
+    const int rc = pcre2_match(code_->code, subject, text.size(), pos, PCRE2_NO_UTF_CHECK, match.get(),
+                                 context.get());
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) throw Error(fmt::format("regex match failed at byte {}: {}", pos, pcre2_message(rc)));
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match.get());
