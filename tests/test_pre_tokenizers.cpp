@@ -98,8 +98,8 @@ TEST_CASE("Split with a literal string and each behaviour name") {
         V{"a", "b", "c"});
   CHECK(texts(run(R"({"type":"Split","pattern":{"String":"-"},"behavior":"MergedWithNext"})", "a-b")) == V{"a", "-b"});
   CHECK(error_of([] { run(R"({"type":"Split","pattern":{"String":"-"},"behavior":"Sideways"})", "a"); }) ==
-        "tokenizer.json: pre_tokenizer.behavior: 'Sideways' is not a split behavior (Removed, Isolated, "
-        "MergedWithPrevious, MergedWithNext, Contiguous)");
+        "tokenizer.json: pre_tokenizer.behavior: expected Removed, Isolated, MergedWithPrevious, MergedWithNext or "
+        "Contiguous, got \"Sideways\"");
   CHECK(error_of([] { run(R"({"type":"Split","pattern":{"Glob":"*"},"behavior":"Isolated"})", "a"); })
             .starts_with("tokenizer.json: pre_tokenizer.pattern: expected {\"String\": …} or {\"Regex\": …}"));
   CHECK(error_of([] { run(R"({"type":"Split","pattern":{"Regex":"(unclosed"},"behavior":"Isolated"})", "a"); })

@@ -36,9 +36,10 @@ std::unique_ptr<PostProcessor> make_post_processor(const nlohmann::json& spec, c
   }
   if (type == "TemplateProcessing") return make_template_processing(spec, place, lookup);
   if (type == "ByteLevel") return make_byte_level_post_processor(spec, place);
-  // BertProcessing, RobertaProcessing: coming (helper B).
+  if (type == "BertProcessing") return make_bert_processing(spec, place);
+  if (type == "RobertaProcessing") return make_roberta_processing(spec, place);
   place.at("type").fail(fmt::format("the post-processor '{}' is not one attnviz implements (TemplateProcessing, "
-                                    "ByteLevel, Sequence)", type));
+                                    "ByteLevel, BertProcessing, RobertaProcessing, Sequence)", type));
 }
 
 }  // namespace attnviz

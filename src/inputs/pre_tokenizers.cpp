@@ -34,9 +34,10 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& spec, con
   if (type == "ByteLevel") return make_byte_level_pre_tokenizer(spec, place);
   if (type == "Split") return make_split_pre_tokenizer(spec, place);
   if (type == "Metaspace") return make_metaspace_pre_tokenizer(spec, place);
-  // BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits: coming (helper B).
+  if (auto word = make_word_pre_tokenizer(type, spec, place)) return word;
   place.at("type").fail(fmt::format("the pre-tokenizer '{}' is not one attnviz implements (ByteLevel, Split, "
-                                    "Metaspace, Sequence)", type));
+                                    "Metaspace, BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, "
+                                    "Digits, Sequence)", type));
 }
 
 }  // namespace attnviz

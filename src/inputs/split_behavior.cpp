@@ -1,86 +1,118 @@
-// SplitDelimiterBehavior, as tokenizers' NormalizedString::split applies it.
+// NormalizedString::split of tokenizers: matches folded by behaviour, then sliced.
 #include "split_behavior.hpp"
 
 #include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 #include "spec_fields.hpp"
 
 namespace attnviz {
 
+SplitBehavior split_behavior_of(const nlohmann::json& value, const SpecPlace& place) {
+  if (value.is_string()) {
+    const auto& name = value.get_ref<const std::string&>();
+    if (name == "Removed") return SplitBehavior::removed;
+    if (name == "Isolated") return SplitBehavior::isolated;
+    if (name == "MergedWithPrevious") return SplitBehavior::merged_with_previous;
+    if (name == "MergedWithNext") return SplitBehavior::merged_with_next;
+    if (name == "Contiguous") return SplitBehavior::contiguous;
+  }
+  place.fail(fmt::format("expected Removed, Isolated, MergedWithPrevious, MergedWithNext or Contiguous, got {}",
+                         value.dump()));
+}
+
+std::vector<MatchSpan> char_matches(std::string_view text, const std::function<bool(char32_t)>& accepts) {
+  std::vector<MatchSpan> spans;
+  size_t plain = 0;
+  for_each_char(text, [&](char32_t cp, size_t at, size_t length) {
+    if (!accepts(cp)) return;
+    if (plain < at) spans.push_back({plain, at, false});
+    spans.push_back({at, at + length, true});
+    plain = at + length;
+  });
+  if (plain < text.size() || text.empty()) spans.push_back({plain, text.size(), false});
+  return spans;
+}
+
+std::vector<MatchSpan> regex_spans(size_t text_size, const std::vector<std::pair<size_t, size_t>>& matches,
+                                   bool invert) {
+  std::vector<MatchSpan> spans;
+  size_t plain = 0;
+  for (const auto& [begin, end] : matches) {
+    if (plain != begin) spans.push_back({plain, begin, invert});
+    spans.push_back({begin, end, !invert});
+    plain = end;
+  }
+  if (plain != text_size || text_size == 0) spans.push_back({plain, text_size, invert});
+  return spans;
+}
+
+std::vector<NormalizedText> split_by_behavior(const NormalizedText& text, const std::vector<MatchSpan>& spans,
+                                              SplitBehavior behavior) {
+  // (begin, end, removed) per piece, folded as NormalizedString::split does.
+  std::vector<MatchSpan> pieces;  // here `match` means "remove"
+  bool previous_match = false;
+  switch (behavior) {
+    case SplitBehavior::removed:
+      pieces = spans;
+      break;
+    case SplitBehavior::isolated:
+      for (const MatchSpan& s : spans) pieces.push_back({s.begin, s.end, false});
+      break;
+    case SplitBehavior::contiguous:
+    case SplitBehavior::merged_with_previous:
+      // Contiguous joins a span to the one before when both match or both do not;
+      // MergedWithPrevious joins a match to the non-match before it.
+      for (const MatchSpan& s : spans) {
+        const bool join = behavior == SplitBehavior::contiguous ? s.match == previous_match
+                                                                : s.match && !previous_match;
+        if (join && !pieces.empty()) {
+          pieces.back().end = s.end;
+        } else {
+          pieces.push_back({s.begin, s.end, false});
+        }
+        previous_match = s.match;
+      }
+      break;
+    case SplitBehavior::merged_with_next:
+      for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+        if (it->match && !previous_match && !pieces.empty()) {
+          pieces.back().begin = it->begin;
+        } else {
+          pieces.push_back({it->begin, it->end, false});
+        }
+        previous_match = it->match;
+      }
+      std::reverse(pieces.begin(), pieces.end());
+      break;
+  }
+  std::vector<NormalizedText> out;
+  for (const MatchSpan& p : pieces) {
+    if (!p.match && p.end > p.begin) out.push_back(text.slice(p.begin, p.end));
+  }
+  return out;
+}
+
+std::vector<NormalizedText> split_each(std::vector<NormalizedText> pieces,
+                                       const std::function<std::vector<MatchSpan>(std::string_view)>& find,
+                                       SplitBehavior behavior) {
+  std::vector<NormalizedText> out;
+  for (const NormalizedText& piece : pieces) {
+    for (NormalizedText& part : split_by_behavior(piece, find(piece.text), behavior)) out.push_back(std::move(part));
+  }
+  return out;
+}
+
 SplitBehavior read_split_behavior(const nlohmann::json& spec, const SpecPlace& place) {
-  const std::string name = spec_string(spec, "behavior", place);
-  if (name == "Removed") return SplitBehavior::removed;
-  if (name == "Isolated") return SplitBehavior::isolated;
-  if (name == "MergedWithPrevious") return SplitBehavior::merged_with_previous;
-  if (name == "MergedWithNext") return SplitBehavior::merged_with_next;
-  if (name == "Contiguous") return SplitBehavior::contiguous;
-  place.at("behavior").fail(fmt::format("'{}' is not a split behavior (Removed, Isolated, MergedWithPrevious, "
-                                        "MergedWithNext, Contiguous)", name));
+  return split_behavior_of(spec_required(spec, "behavior", place), place.at("behavior"));
 }
 
 std::vector<NormalizedText> split_at(const NormalizedText& text, const std::vector<std::pair<size_t, size_t>>& matches,
                                      SplitBehavior behavior, bool invert) {
-  // The whole text as alternating stretches: (range, is delimiter).
-  struct Stretch {
-    size_t begin, end;
-    bool delimiter;
-  };
-  std::vector<Stretch> stretches;
-  size_t at = 0;
-  for (const auto& [begin, end] : matches) {
-    if (begin > at) stretches.push_back({at, begin, invert});
-    stretches.push_back({begin, end, !invert});
-    at = end;
-  }
-  if (at < text.text.size()) stretches.push_back({at, text.text.size(), invert});
-
-  std::vector<Stretch> kept;  // the pieces, delimiter flag now meaning "drop"
-  bool previous_delimiter = false;
-  switch (behavior) {
-    case SplitBehavior::removed:
-      for (const Stretch& s : stretches) kept.push_back({s.begin, s.end, s.delimiter});
-      break;
-    case SplitBehavior::isolated:
-      for (const Stretch& s : stretches) kept.push_back({s.begin, s.end, false});
-      break;
-    case SplitBehavior::merged_with_previous:
-      for (const Stretch& s : stretches) {
-        if (s.delimiter && !previous_delimiter && !kept.empty()) {
-          kept.back().end = s.end;
-        } else {
-          kept.push_back({s.begin, s.end, false});
-        }
-        previous_delimiter = s.delimiter;
-      }
-      break;
-    case SplitBehavior::merged_with_next:
-      for (auto it = stretches.rbegin(); it != stretches.rend(); ++it) {
-        if (it->delimiter && !previous_delimiter && !kept.empty()) {
-          kept.back().begin = it->begin;
-        } else {
-          kept.push_back({it->begin, it->end, false});
-        }
-        previous_delimiter = it->delimiter;
-      }
-      std::reverse(kept.begin(), kept.end());
-      break;
-    case SplitBehavior::contiguous:
-      for (size_t i = 0; i < stretches.size(); ++i) {
-        const Stretch& s = stretches[i];
-        if (i > 0 && s.delimiter == previous_delimiter) {
-          kept.back().end = s.end;
-        } else {
-          kept.push_back({s.begin, s.end, false});
-        }
-        previous_delimiter = s.delimiter;
-      }
-      break;
-  }
-  std::vector<NormalizedText> pieces;
-  for (const Stretch& s : kept) {
-    if (!s.delimiter && s.end > s.begin) pieces.push_back(text.slice(s.begin, s.end));
-  }
-  return pieces;
+  return split_by_behavior(text, regex_spans(text.text.size(), matches, invert), behavior);
 }
 
 }  // namespace attnviz

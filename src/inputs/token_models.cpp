@@ -7,17 +7,22 @@
 namespace attnviz {
 
 std::unique_ptr<TokenModel> make_token_model(const nlohmann::json& spec, const SpecPlace& place) {
-  // Old files leave out the model's type: BPE is recognised by its merges, as tokenizers does.
+  // Old files leave out the model's type: BPE is recognised by its merges, WordPiece by its
+  // continuing_subword_prefix and max_input_chars_per_word, as tokenizers' untagged reading does.
   std::string type;
   if (spec.is_object() && !spec.contains("type") && spec.contains("merges")) {
     type = "BPE";
+  } else if (spec.is_object() && !spec.contains("type") && spec.contains("continuing_subword_prefix") &&
+             spec.contains("max_input_chars_per_word")) {
+    type = "WordPiece";
   } else {
     type = spec_type(spec, place);
   }
   if (type == "BPE") return make_bpe_model(spec, place);
   if (type == "WordLevel") return make_word_level_model(spec, place);
-  // WordPiece (helper B), Unigram (helper S): coming.
-  place.at("type").fail(fmt::format("the model '{}' is not one attnviz implements (BPE, WordLevel)", type));
+  if (type == "WordPiece") return make_wordpiece_model(spec, place);
+  // Unigram (helper S): coming.
+  place.at("type").fail(fmt::format("the model '{}' is not one attnviz implements (BPE, WordPiece, WordLevel)", type));
 }
 
 }  // namespace attnviz

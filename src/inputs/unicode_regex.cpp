@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
 
@@ -90,21 +92,38 @@ std::vector<std::pair<size_t, size_t>> UnicodeRegex::find_all(std::string_view t
 
   std::vector<std::pair<size_t, size_t>> found;
   const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  size_t last_end = std::string_view::npos;
   for (size_t pos = 0; pos <= text.size();) {
     // The caller validated the text, so PCRE2 need not check it again at every match.
     const int rc = pcre2_match(code_.get(), subject, text.size(), pos, PCRE2_NO_UTF_CHECK, match.get(), context.get());
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) throw Error(fmt::format("{}: the regex failed at byte {}: {}", what_, pos, pcre2_message(rc)));
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match.get());
-    found.emplace_back(ovector[0], ovector[1]);
-    if (ovector[1] > ovector[0]) {
-      pos = ovector[1];
+    const size_t begin = ovector[0], end = ovector[1];
+    // As Rust's and Oniguruma's find_iter: never an empty match where the previous match ended.
+    if (begin != end || begin != last_end) found.emplace_back(begin, end);
+    last_end = end;
+    if (end > begin) {
+      pos = end;
     } else {  // an empty match: step over one character
-      pos = ovector[1] + 1;
+      if (end >= text.size()) break;
+      pos = end + 1;
       while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) ++pos;
     }
   }
   return found;
+}
+
+std::string regex_escape(std::string_view literal) {
+  // A backslash before ASCII punctuation always means the character itself in PCRE2; letters,
+  // digits and non-ASCII characters are literal as they are.
+  std::string out;
+  for (const char c : literal) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x80 && std::ispunct(u)) out += '\\';
+    out += c;
+  }
+  return out;
 }
 
 }  // namespace attnviz

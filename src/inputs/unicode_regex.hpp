@@ -31,6 +31,9 @@ class UnicodeRegex {
   std::string what_;
 };
 
+// `literal` as a pattern that matches exactly it (regex::escape), also after with_white_space_classes.
+std::string regex_escape(std::string_view literal);
+
 // The pattern with \s and \S spelled out as White_Space classes (exposed for tests).
 std::string with_white_space_classes(std::string_view pattern, std::string_view what);
 
