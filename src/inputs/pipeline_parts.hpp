@@ -16,6 +16,7 @@ std::unique_ptr<PreTokenizer> make_metaspace_pre_tokenizer(const nlohmann::json&
 
 // Models.
 std::unique_ptr<TokenModel> make_bpe_model(const nlohmann::json& spec, const SpecPlace& place);
+std::unique_ptr<TokenModel> make_unigram_model(const nlohmann::json& spec, const SpecPlace& place);
 
 // Post-processors.
 std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json& spec, const SpecPlace& place,

@@ -15,8 +15,9 @@ std::unique_ptr<TokenModel> make_token_model(const nlohmann::json& spec, const S
     type = spec_type(spec, place);
   }
   if (type == "BPE") return make_bpe_model(spec, place);
-  // WordPiece (helper B), Unigram (helper S): coming.
-  place.at("type").fail(fmt::format("the model '{}' is not one attnviz implements (BPE)", type));
+  if (type == "Unigram") return make_unigram_model(spec, place);
+  // WordPiece (helper B): coming.
+  place.at("type").fail(fmt::format("the model '{}' is not one attnviz implements (BPE, Unigram)", type));
 }
 
 }  // namespace attnviz
