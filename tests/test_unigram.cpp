@@ -7,6 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "../src/inputs/text_pipeline.hpp"
 #include "error_of.hpp"
 
@@ -133,6 +136,12 @@ TEST_CASE("unigram: ties keep the first path found; a piece listed twice takes i
   CHECK(twice->vocab_size() == 3);
 }
 
+TEST_CASE("unigram: every vocabulary entry is matched in text, control pieces too (as tokenizers' trie)") {
+  // "<s>" scores 0, above "<" + "s" + ">" (−3): the text "<s>" is the piece <s>, id 1.
+  CHECK(ids(*unigram(R"([["<unk>", 0], ["<s>", 0], ["<", -1], ["s", -1], [">", -1]])"_json), "<s>") ==
+        std::vector<int64_t>{1});
+}
+
 TEST_CASE("unigram: offsets follow the normalized text's origins") {
   // "▁ab" from the input " ab" (the space replaced by ▁, as Metaspace does), at input offset 10.
   NormalizedBuilder b;
@@ -188,4 +197,31 @@ TEST_CASE("unigram: refusals name the file, the field and the value") {
         "tok/tokenizer.json: model.alpha: is not a Unigram option attnviz implements (vocab, unk_id, byte_fallback)");
   CHECK(make(R"({"type": "WordPieceX", "vocab": []})"_json).starts_with("tok/tokenizer.json: model.type: the model "
                                                                         "'WordPieceX' is not one attnviz implements"));
+}
+
+TEST_CASE("unigram: libsentencepiece's ids on two trained models, converted to tokenizer.json") {
+  // make_sentencepiece_fixtures.py converts the identity-normalized unigram models as transformers'
+  // SpmConverter does and records each text's Metaspace words (its own split) beside
+  // libsentencepiece's ids for the whole text. Word by word, attnviz's Unigram must give those ids.
+  // (End to end through tokenizer.json's Metaspace pre-tokenizer: see the tokenizer.json tests.)
+  const auto dir = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/sentencepiece";
+  std::ifstream in(dir / "expected.json");
+  const auto all = nlohmann::json::parse(in);
+  REQUIRE(all["unigram_json"].size() == 2);
+  for (const auto& [name, checks] : all["unigram_json"].items()) {
+    CAPTURE(name);
+    std::ifstream file(dir / name);
+    const auto spec = nlohmann::json::parse(file);
+    const SpecContext ctx{name};
+    const auto model = make_token_model(spec["model"], SpecPlace{ctx, "model"});
+    CHECK(checks.size() == 15);  // the 16 texts less the one writing "<s>" (see the generator)
+    for (const auto& check : checks) {
+      CAPTURE(check["text"].get<std::string>());
+      std::vector<int64_t> got;
+      for (const auto& word : check["words"]) {
+        for (const auto id : ids(*model, word.get<std::string>())) got.push_back(id);
+      }
+      CHECK(got == check["ids"].get<std::vector<int64_t>>());
+    }
+  }
 }
