@@ -172,6 +172,11 @@ TEST_CASE("sentencepiece: a malformed tokenizer_config.json is an error naming t
   CHECK(error(R"({"bos_token": "<bos>"})") == "FILE: bos_token: '<bos>' is not a piece of the SentencePiece model");
   CHECK(error(R"({"eos_token": {"lstrip": true}})") == "FILE: eos_token.content: missing");
   CHECK(error(R"({"eos_token": 7})") == "FILE: eos_token: expected a string or an object with \"content\", got number");
+  CHECK(error(R"({"add_prefix_space": false})") ==
+        "FILE: add_prefix_space: false changes the tokens and attnviz implements only true");
+  CHECK(error(R"({"sp_model_kwargs": {"enable_sampling": true}})") ==
+        "FILE: sp_model_kwargs: {\"enable_sampling\":true} changes the tokens and attnviz implements only {}");
+  CHECK(error(R"({"add_prefix_space": true, "sp_model_kwargs": {}})") == "(no error)");
   CHECK(error(R"([])") == "FILE: expected a JSON object, got array");
   CHECK(error(R"({"add_bos_token": tru})").starts_with("FILE"));
 }

@@ -140,6 +140,10 @@ Specials read_specials(const fs::path& model_file, const sentencepiece::Sentence
   const SpecPlace place{ctx, ""};
   if (!config.is_object()) throw Error(fmt::format("{}: expected a JSON object, got {}", ctx.file, config.type_name()));
 
+  // Options of transformers' tokenizers that change the pieces of plain text: without the prefix
+  // space the first word loses its "▁"; sp_model_kwargs turn on sampling or change the model.
+  spec_require_value(config, "add_prefix_space", true, place);
+  spec_require_value(config, "sp_model_kwargs", nlohmann::json::object(), place);
   Specials specials;
   const std::string cls = spec_optional_string(config, "tokenizer_class", place).value_or("LlamaTokenizer");
   const auto bos = token_field(config, "bos_token", place, sp);

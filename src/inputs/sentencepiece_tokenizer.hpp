@@ -16,7 +16,9 @@ namespace attnviz {
 //   T5Tokenizer: EOS only;
 //   another class: encode(…, add_special = true) is an Error naming it (its rules are unknown).
 // "bos_token" / "eos_token" (a string or {"content": …}) choose the pieces, default the model's
-// own. Labels: "▁" shown as "␣", byte pieces ("<0xE7>") and control pieces ("<s>") as written,
+// own. "add_prefix_space": false and a non-empty "sp_model_kwargs" change the pieces and are refused.
+// The text is encoded as plain text: "<s>" written in it is not the BOS token (transformers'
+// tokenizers split special tokens out first). Labels: "▁" shown as "␣", byte pieces ("<0xE7>") and control pieces ("<s>") as written,
 // control characters escaped. An unreadable model, or a malformed tokenizer_config.json, is an
 // Error naming the file (and the field).
 std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const std::filesystem::path& model_file);

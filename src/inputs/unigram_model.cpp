@@ -84,15 +84,21 @@ class UnigramModel final : public TokenModel {
 
   void tokenize(const NormalizedText& word, std::vector<TokenPiece>& out) const override {
     const std::string& text = word.text;
-    for (const auto& [begin, end] : best_segmentation(text)) {
-      const std::string_view piece = std::string_view(text).substr(begin, end - begin);
+    for (const auto& [begin, end, known_id] : best_segmentation(text)) {
       const size_t input_begin = word.origin[begin];
       const size_t input_end = word.origin[end];
-      if (const auto it = ids_.find(std::string(piece)); it != ids_.end()) {
-        out.push_back({it->second, vocab_[static_cast<size_t>(it->second)].token, input_begin, input_end});
+      // A piece of the vocabulary keeps the id the trie found (the one token_to_ids gives, as
+      // tokenize() looks it up); a fused unknown run is looked up as a whole.
+      int64_t id = known_id;
+      const std::string_view piece = std::string_view(text).substr(begin, end - begin);
+      if (id < 0) {
+        if (const auto it = ids_.find(std::string(piece)); it != ids_.end()) id = it->second;
+      }
+      if (id >= 0) {
+        out.push_back({id, vocab_[static_cast<size_t>(id)].token, input_begin, input_end});
         continue;
       }
-      // A fused run of unknown characters. Each byte piece spans the whole run, as in tokenize().
+      // Each byte piece spans the whole run, as in tokenize().
       if (byte_fallback_ && append_byte_pieces(piece, input_begin, input_end, out)) continue;
       out.push_back({*unk_id_, vocab_[static_cast<size_t>(*unk_id_)].token, input_begin, input_end});
     }
@@ -116,8 +122,15 @@ class UnigramModel final : public TokenModel {
   }
 
  private:
-  // The best path's pieces as byte ranges [begin, end) of text, consecutive unknowns fused.
-  std::vector<std::pair<size_t, size_t>> best_segmentation(const std::string& text) const {
+  // A piece of the best path: bytes [begin, end) of the text, and its id (-1: a run of unknowns).
+  struct Segment {
+    size_t begin = 0;
+    size_t end = 0;
+    int64_t id = -1;
+  };
+
+  // The best path's pieces, consecutive unknowns fused.
+  std::vector<Segment> best_segmentation(const std::string& text) const {
     // best[e]: the best path over text[0, e): its score, and its last piece's start and id.
     struct Node {
       double score = 0;
@@ -150,15 +163,15 @@ class UnigramModel final : public TokenModel {
       start += char_length;
     }
     // Back from the end; runs of unknown pieces become one range.
-    std::vector<std::pair<size_t, size_t>> pieces;
+    std::vector<Segment> pieces;
     bool last_was_unknown = false;
     for (size_t end = text.size(); end > 0;) {
       const Node& node = best[end];
       const bool unknown = node.id == unk_id_;
       if (unknown && last_was_unknown) {
-        pieces.back().first = *node.start;
+        pieces.back().begin = *node.start;
       } else {
-        pieces.emplace_back(*node.start, end);
+        pieces.push_back({*node.start, end, unknown ? -1 : node.id});
       }
       last_was_unknown = unknown;
       end = *node.start;
