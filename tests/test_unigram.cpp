@@ -201,8 +201,10 @@ TEST_CASE("unigram: refusals name the file, the field and the value") {
 
 TEST_CASE("unigram: libsentencepiece's ids on two trained models, converted to tokenizer.json") {
   // make_sentencepiece_fixtures.py converts the identity-normalized unigram models as transformers'
-  // SpmConverter does and records each text's Metaspace words (its own split) beside
-  // libsentencepiece's ids for the whole text. Word by word, attnviz's Unigram must give those ids.
+  // SpmConverter does and records each text's Metaspace words (its own split, as tokenizers'
+  // metaspace.rs) beside libsentencepiece's ids for the whole text (for a text starting with a space,
+  // of the text without it: Metaspace adds no second "▁"); Tokenizers.js agrees on them
+  // (check_sentencepiece_fixtures.mjs). Word by word, attnviz's Unigram must give those ids.
   // (End to end through tokenizer.json's Metaspace pre-tokenizer: see the tokenizer.json tests.)
   const auto dir = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/sentencepiece";
   std::ifstream in(dir / "expected.json");
