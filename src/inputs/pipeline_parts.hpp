@@ -32,6 +32,7 @@ std::unique_ptr<PreTokenizer> make_word_pre_tokenizer(const std::string& type, c
 std::unique_ptr<TokenModel> make_bpe_model(const nlohmann::json& spec, const SpecPlace& place);
 std::unique_ptr<TokenModel> make_word_level_model(const nlohmann::json& spec, const SpecPlace& place);
 std::unique_ptr<TokenModel> make_wordpiece_model(const nlohmann::json& spec, const SpecPlace& place);
+std::unique_ptr<TokenModel> make_unigram_model(const nlohmann::json& spec, const SpecPlace& place);
 
 // Post-processors.
 std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json& spec, const SpecPlace& place,

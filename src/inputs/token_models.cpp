@@ -21,8 +21,9 @@ std::unique_ptr<TokenModel> make_token_model(const nlohmann::json& spec, const S
   if (type == "BPE") return make_bpe_model(spec, place);
   if (type == "WordLevel") return make_word_level_model(spec, place);
   if (type == "WordPiece") return make_wordpiece_model(spec, place);
-  // Unigram (helper S): coming.
-  place.at("type").fail(fmt::format("the model '{}' is not one attnviz implements (BPE, WordPiece, WordLevel)", type));
+  if (type == "Unigram") return make_unigram_model(spec, place);
+  place.at("type").fail(
+      fmt::format("the model '{}' is not one attnviz implements (BPE, WordPiece, Unigram, WordLevel)", type));
 }
 
 }  // namespace attnviz

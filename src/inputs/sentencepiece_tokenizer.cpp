@@ -1,0 +1,243 @@
+// SentencePiece .model files through libsentencepiece, with the special tokens of
+// tokenizer_config.json beside them.
+#include "sentencepiece_tokenizer.hpp"
+
+#include <fmt/format.h>
+#include <sentencepiece_processor.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
+#include "attnviz/core/unicode.hpp"
+#include "attnviz/io/json.hpp"
+#include "attnviz/io/text_file.hpp"
+#include "spec_fields.hpp"
+
+namespace attnviz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Gemma's tokenizer.model is 4 MiB; a cap keeps /dev/zero and huge files out.
+constexpr size_t k_max_model_bytes = size_t{64} << 20;
+
+// --- The model type, read from the serialized ModelProto (libsentencepiece does not expose it).
+// sentencepiece_model.proto: ModelProto.trainer_spec = 2; TrainerSpec.model_type = 3
+// (UNIGRAM = 1, the default; BPE = 2; WORD = 3; CHAR = 4).
+
+std::optional<uint64_t> read_varint(std::string_view bytes, size_t& at) {
+  uint64_t value = 0;
+  for (int shift = 0; shift < 64 && at < bytes.size(); shift += 7) {
+    const auto b = static_cast<unsigned char>(bytes[at++]);
+    value |= uint64_t{b & 0x7Fu} << shift;
+    if (!(b & 0x80)) return value;
+  }
+  return std::nullopt;
+}
+
+// The last value of field `field` in a message: a varint, or the bytes of a length-delimited
+// field. nullopt when absent or when the message does not walk (groups, truncation).
+struct FieldValue {
+  uint64_t varint = 0;
+  std::string_view bytes;
+};
+std::optional<FieldValue> find_field(std::string_view message, uint64_t field) {
+  std::optional<FieldValue> found;
+  for (size_t at = 0; at < message.size();) {
+    const auto key = read_varint(message, at);
+    if (!key) return std::nullopt;
+    FieldValue value;
+    switch (*key & 7) {
+      case 0: {  // varint
+        const auto v = read_varint(message, at);
+        if (!v) return std::nullopt;
+        value.varint = *v;
+        break;
+      }
+      case 1: at += 8; break;  // fixed64
+      case 5: at += 4; break;  // fixed32
+      case 2: {                // length-delimited
+        const auto length = read_varint(message, at);
+        if (!length || *length > message.size() - at) return std::nullopt;
+        value.bytes = message.substr(at, *length);
+        at += *length;
+        break;
+      }
+      default: return std::nullopt;
+    }
+    if (at > message.size()) return std::nullopt;
+    if ((*key >> 3) == field) found = value;
+  }
+  return found;
+}
+
+std::string model_type_name(std::string_view model_proto) {
+  const auto trainer_spec = find_field(model_proto, 2);
+  const auto type = trainer_spec ? find_field(trainer_spec->bytes, 3) : std::nullopt;
+  switch (type ? type->varint : 1) {
+    case 1: return "unigram";
+    case 2: return "BPE";
+    case 3: return "word";
+    case 4: return "char";
+    default: return fmt::format("model type {}", type->varint);
+  }
+}
+
+// --- Special tokens from tokenizer_config.json.
+
+struct Specials {
+  std::vector<int64_t> prefix;  // BOS
+  std::vector<int64_t> suffix;  // EOS
+  std::string refusal;          // non-empty: add_special is refused with this message
+};
+
+bool is_class(const std::string& name, std::string_view base) {
+  return name == base || name == fmt::format("{}Fast", base);
+}
+
+// "bos_token": "<s>" or {"content": "<s>", …} → its id in the model; nullopt when not set.
+std::optional<int64_t> token_field(const nlohmann::json& config, std::string_view field, const SpecPlace& place,
+                                   const sentencepiece::SentencePieceProcessor& sp) {
+  const auto it = config.find(std::string(field));
+  if (it == config.end() || it->is_null()) return std::nullopt;
+  std::string content;
+  if (it->is_string()) {
+    content = it->get<std::string>();
+  } else if (it->is_object()) {
+    content = spec_string(*it, "content", place.at(field));
+  } else {
+    place.at(field).fail(fmt::format("expected a string or an object with \"content\", got {}", it->type_name()));
+  }
+  const int id = sp.PieceToId(content);
+  if (id == sp.unk_id() && content != sp.IdToPiece(sp.unk_id())) {
+    place.at(field).fail(fmt::format("'{}' is not a piece of the SentencePiece model", printable_text(content)));
+  }
+  return id;
+}
+
+// The id a special token gets: tokenizer_config.json's, else the model's (−1: the model has none).
+void add_special(std::vector<int64_t>& to, std::optional<int64_t> configured, int model_id, std::string_view name,
+                 const std::string& model_file, Specials& specials) {
+  if (configured) {
+    to.push_back(*configured);
+  } else if (model_id >= 0) {
+    to.push_back(model_id);
+  } else {
+    specials.refusal = fmt::format("{}: the model has no {} token to add", model_file, name);
+  }
+}
+
+Specials read_specials(const fs::path& model_file, const sentencepiece::SentencePieceProcessor& sp) {
+  const fs::path config_file = model_file.parent_path() / "tokenizer_config.json";
+  std::error_code ec;
+  nlohmann::json config = nlohmann::json::object();
+  if (fs::exists(config_file, ec)) config = read_json_file(config_file);
+  const SpecContext ctx{config_file.string()};
+  const SpecPlace place{ctx, ""};
+  if (!config.is_object()) throw Error(fmt::format("{}: expected a JSON object, got {}", ctx.file, config.type_name()));
+
+  // Options of transformers' tokenizers that change the pieces of plain text: without the prefix
+  // space the first word loses its "▁"; sp_model_kwargs turn on sampling or change the model.
+  spec_require_value(config, "add_prefix_space", true, place);
+  spec_require_value(config, "sp_model_kwargs", nlohmann::json::object(), place);
+  Specials specials;
+  const std::string cls = spec_optional_string(config, "tokenizer_class", place).value_or("LlamaTokenizer");
+  const auto bos = token_field(config, "bos_token", place, sp);
+  const auto eos = token_field(config, "eos_token", place, sp);
+  if (is_class(cls, "LlamaTokenizer") || is_class(cls, "CodeLlamaTokenizer") || is_class(cls, "GemmaTokenizer")) {
+    // LlamaTokenizer.build_inputs_with_special_tokens: bos if add_bos_token, eos if add_eos_token.
+    if (spec_bool(config, "add_bos_token", true, place)) {
+      add_special(specials.prefix, bos, sp.bos_id(), "BOS", model_file.string(), specials);
+    }
+    if (spec_bool(config, "add_eos_token", false, place)) {
+      add_special(specials.suffix, eos, sp.eos_id(), "EOS", model_file.string(), specials);
+    }
+  } else if (is_class(cls, "T5Tokenizer")) {
+    // T5Tokenizer._add_eos_if_not_present: every sequence ends with </s>, none starts with a BOS.
+    add_special(specials.suffix, eos, sp.eos_id(), "EOS", model_file.string(), specials);
+  } else {
+    specials.refusal = fmt::format(
+        "{}: tokenizer_class: '{}' adds special tokens by rules attnviz does not know (it knows LlamaTokenizer, "
+        "CodeLlamaTokenizer, GemmaTokenizer, T5Tokenizer); tokenize without special tokens",
+        ctx.file, printable_text(cls));
+  }
+  return specials;
+}
+
+class SentencePieceTokenizer final : public Tokenizer {
+ public:
+  explicit SentencePieceTokenizer(const fs::path& model_file) : file_(model_file.string()) {
+    const std::string bytes = read_regular_file(file_, k_max_model_bytes);
+    if (const auto status = sp_.LoadFromSerializedProto(bytes); !status.ok()) {
+      // A file that is not a ModelProto at all fails in ParseFromArray; say so plainly.
+      const std::string reason = std::string(status.error_message()).find("ParseFromArray") != std::string::npos
+                                     ? "not a serialized ModelProto"
+                                     : status.error_message();
+      throw Error(fmt::format("{}: cannot load the SentencePiece model: {}", file_, reason));
+    }
+    type_ = model_type_name(bytes);
+    specials_ = read_specials(model_file, sp_);
+  }
+
+  std::vector<TokenPiece> encode(std::string_view text, bool add_special) const override {
+    if (add_special && !specials_.refusal.empty()) throw Error(specials_.refusal);
+    sentencepiece::ImmutableSentencePieceText spt;
+    if (const auto status = sp_.Encode(text, spt.mutable_proto()); !status.ok()) {
+      throw Error(fmt::format("{}: SentencePiece cannot encode the text: {}", file_, status.error_message()));
+    }
+    std::vector<TokenPiece> pieces;
+    if (add_special) {
+      for (const int64_t id : specials_.prefix) pieces.push_back({id, label(id), 0, 0});
+    }
+    // begin/end are the surface's byte offsets in the input, through the normalizer's alignment
+    // (a dummy-prefix "▁" covers no input byte: begin == end).
+    for (const auto& piece : spt.pieces()) pieces.push_back({piece.id(), label(piece.id()), piece.begin(), piece.end()});
+    if (add_special) {
+      for (const int64_t id : specials_.suffix) pieces.push_back({id, label(id), text.size(), text.size()});
+    }
+    return pieces;
+  }
+
+  std::string label(int64_t id) const override {
+    if (id < 0 || id >= vocab_size()) return fmt::format("#{}", id);
+    const int i = static_cast<int>(id);
+    const std::string& piece = sp_.IdToPiece(i);
+    if (sp_.IsByte(i) || sp_.IsControl(i) || sp_.IsUnknown(i)) return printable_text(piece);
+    // "▁" is SentencePiece's space; every one is shown as "␣" (U+2423).
+    std::string shown;
+    for (size_t at = 0; at < piece.size();) {
+      if (piece.compare(at, 3, "\u2581") == 0) {
+        shown += "\u2423";
+        at += 3;
+      } else {
+        shown += piece[at++];
+      }
+    }
+    return printable_text(shown);
+  }
+
+  int64_t vocab_size() const override { return sp_.GetPieceSize(); }
+
+  std::string description() const override {
+    return fmt::format("SentencePiece {} ({}, {})", type_, fs::path(file_).filename().string(),
+                       count_of(vocab_size(), "piece"));
+  }
+
+ private:
+  std::string file_;
+  sentencepiece::SentencePieceProcessor sp_;
+  std::string type_;
+  Specials specials_;
+};
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const fs::path& model_file) {
+  return std::make_unique<SentencePieceTokenizer>(model_file);
+}
+
+}  // namespace attnviz
