@@ -41,7 +41,7 @@ TEST_CASE("inputs cli: a GPT-2 folder without vocab.txt is an error naming what 
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   CHECK(contains(r.err, "attnviz: error: gpt2 has a token embedding table"));
-  CHECK(contains(r.err, "found vocab.json + merges.txt: that tokenizer makes ids from text, so give --text"));
+  CHECK(contains(r.err, "found vocab.json, merges.txt: that tokenizer makes ids from text, so give --text"));
   // --ids are the model's own ids: they run.
   CHECK(run_attnviz("run -m " + (dir / "gpt2").string() + " --ids 0 --no-heatmap --table none").exit_code == 0);
 }

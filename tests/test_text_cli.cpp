@@ -83,13 +83,22 @@ TEST_CASE("text: --text runs the model on the tokenizer's ids, labelled with its
 TEST_CASE("text: no tokenizer, two inputs at once, or no token: each refused with its own message") {
   TempDir dir;
   const std::string model = make_model(dir, false);
+  // vocab.txt alone is BERT's tokenizer; this one has no [UNK] for a word it cannot piece.
+  const auto bert = run_attnviz("run -m '" + model + "' --text 'ab abc' --no-special-tokens");
+  CHECK(bert.exit_code == 1);
+  CHECK_MESSAGE(contains(bert.err, model + "/vocab.txt: WordPiece: the word 'ab' has no pieces in the vocabulary and "
+                                           "its unk_token '[UNK]' is not in the vocabulary either"),
+                bert.err);
+  std::filesystem::rename(dir / "m" / "vocab.txt", dir / "vocab.txt.away");
   const auto none = run_attnviz("run -m '" + model + "' --text 'ab abc'");
   CHECK(none.exit_code == 2);
   CHECK_MESSAGE(contains(none.err, "--text needs the model's tokenizer, but " + model +
-                                       " holds none attnviz reads (looked for tokenizer.json, vocab.json + merges.txt); "
-                                       "found vocab.txt: not read yet; give --tokenizer PATH, or --tokens / --ids"),
+                                       " holds none (looked for tokenizer.json, vocab.json + merges.txt, "
+                                       "tokenizer.model / spiece.model / sentencepiece.bpe.model, vocab.txt); "
+                                       "give --tokenizer PATH, or --ids"),
                 none.err);
   CHECK(none.out.empty());
+  std::filesystem::rename(dir / "vocab.txt.away", dir / "m" / "vocab.txt");
   // --ids run without a tokenizer; one that cannot be read only costs their labels, with a note.
   std::ofstream(dir / "m" / "vocab.json") << R"({"a": 0})";
   const auto partial = run_attnviz("run -m '" + model + "' --ids '4 3 6' --table probs --format csv --head 0");

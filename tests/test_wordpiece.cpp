@@ -213,9 +213,12 @@ TEST_CASE("wordpiece: BERT folder refusals and vocab.txt rules") {
   CHECK(error_of([] { BertFolder f(R"({"unk_token": 3})"); }).find(
             "tokenizer_config.json: unk_token: expected a string, got 3") != std::string::npos);
   CHECK(error_of([] { BertFolder f("{"); }).find("tokenizer_config.json") != std::string::npos);
-  CHECK(error_of([] { BertFolder f("", "hello\n[SEP]\n"); }).find(
-            "the special token '[CLS]' (tokenizer_config.json's cls_token or the default) is not in the vocabulary") !=
-        std::string::npos);
+  // Without [CLS] the text still tokenizes, but not with special tokens.
+  BertFolder no_cls("", "hello\n[SEP]\n");
+  CHECK(ids(encode(no_cls, "hello", false)) == Ids{0});
+  CHECK(error_of([&] { encode(no_cls, "hello"); }).find(
+            "the special token '[CLS]' (tokenizer_config.json's cls_token or the default) is not in the vocabulary, so "
+            "[CLS] A [SEP] cannot be made (--no-special-tokens leaves them out)") != std::string::npos);
   CHECK(error_of([] { BertFolder f("", ""); }).find("vocab.txt: missing or empty") != std::string::npos);
   // A token listed twice takes its last line; CRLF lines keep their ids.
   BertFolder twice("", "[CLS]\r\n[SEP]\r\nhello\r\nhello\r\n");

@@ -6,7 +6,7 @@ namespace attnviz {
 
 void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens) {
   cmd.add_option("--tokenizer", tokenizer,
-                 "the tokenizer: its folder or file (tokenizer.json, vocab.json + merges.txt); default: the model's folder");
+                 "the tokenizer: its folder or file (tokenizer.json, vocab.json + merges.txt, tokenizer.model, vocab.txt); default: the model's folder");
   cmd.add_flag("--no-special-tokens", no_special_tokens,
                "leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>, <|begin_of_text|>; GPT-2 adds none)");
 }

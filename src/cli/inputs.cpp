@@ -29,7 +29,7 @@ TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse
     throw usage_error(fmt::format("--tokenizer {}: no such file or folder (give the folder holding the tokenizer, "
                                   "or its file: {})", dir, k_tokenizer_files));
   }
-  if (!dir.empty() && fs::is_regular_file(t.tokenizer_dir, ec) && t.tokenizer_dir.extension() != ".json") {
+  if (!dir.empty() && fs::is_regular_file(t.tokenizer_dir, ec) && !is_tokenizer_file_name(t.tokenizer_dir)) {
     throw usage_error(fmt::format("--tokenizer {}: not a tokenizer file (give the folder holding the tokenizer, "
                                   "or its file: {})", dir, k_tokenizer_files));
   }
@@ -79,19 +79,11 @@ namespace {
 // Text → ids through the tokenizer, labelled with its pieces.
 Sequence embed_text(const Model& model, const TextTools& tools, const std::string& text, const std::string& flag) {
   if (!tools.tokenizer) {
-    // Tokenizers attnviz finds but does not read yet are named, so the user knows why.
-    std::error_code ec;
-    std::string unread = fs::exists(tools.tokenizer_dir / "vocab.txt", ec) ? "vocab.txt" : "";
-    for (const std::string& name : tokenizer_files_in(tools.tokenizer_dir)) {
-      if (name != "vocab.json" && name != "merges.txt" && name != "tokenizer.json") unread += (unread.empty() ? "" : ", ") + name;
-    }
     const bool tokens_work = !model.weights.embed.token || !tools.vocab.tokens.empty();
-    throw usage_error(fmt::format(
-        "{}text needs the model's tokenizer, but {} holds none attnviz reads (looked for {}){}; give "
-        "--tokenizer PATH, or {}",
-        flag, tools.tokenizer_dir.string(), k_tokenizer_files,
-        unread.empty() ? "" : fmt::format("; found {}: not read yet", unread),
-        tokens_work ? "--tokens / --ids" : "--ids"));
+    throw usage_error(fmt::format("{}text needs the model's tokenizer, but {} holds none (looked for {}); give "
+                                  "--tokenizer PATH, or {}",
+                                  flag, tools.tokenizer_dir.string(), k_tokenizer_files,
+                                  tokens_work ? "--tokens / --ids" : "--ids"));
   }
   const std::vector<TokenPiece> pieces = tools.tokenizer->encode(text, tools.add_special);
   if (pieces.empty()) throw usage_error(fmt::format("{}text holds no token", flag));

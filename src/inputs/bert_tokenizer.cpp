@@ -68,6 +68,16 @@ BertConfig read_config(const fs::path& path) {
   return c;
 }
 
+// Special tokens the vocabulary cannot make: an Error when they are asked for.
+class RefusingPostProcessor final : public PostProcessor {
+ public:
+  explicit RefusingPostProcessor(std::string why) : why_(std::move(why)) {}
+  std::vector<TokenPiece> process(std::vector<TokenPiece>, size_t) const override { throw Error(why_); }
+
+ private:
+  std::string why_;
+};
+
 }  // namespace
 
 std::unique_ptr<Tokenizer> make_bert_vocab_tokenizer(const fs::path& dir) {
@@ -116,22 +126,23 @@ std::unique_ptr<Tokenizer> make_bert_vocab_tokenizer(const fs::path& dir) {
           printable_text(word)));
     }
   }
-  for (const std::string* token : {&config.cls, &config.sep}) {
-    if (!id_of(*token)) {
-      throw Error(fmt::format("{}: the special token '{}' (tokenizer_config.json's {} or the default) is not in the "
-                              "vocabulary, so [CLS] A [SEP] cannot be made",
-                              source, printable_text(*token), token == &config.cls ? "cls_token" : "sep_token"));
-    }
-  }
-
   const SpecContext ctx{source};
-  const SpecPlace place{ctx, "vocab.txt"};
+  const SpecPlace place{ctx, "WordPiece"};
   parts.normalizer = make_bert_normalizer(config.normalizer);
   parts.pre_tokenizer = make_pre_tokenizer({{"type", "BertPreTokenizer"}}, place);
   parts.model = make_token_model(model, place);
-  parts.post_processor = make_post_processor(
-      {{"type", "BertProcessing"}, {"cls", {config.cls, *id_of(config.cls)}}, {"sep", {config.sep, *id_of(config.sep)}}},
-      place, [&](std::string_view token) { return id_of(std::string(token)); });
+  const std::string* missing = !id_of(config.cls) ? &config.cls : !id_of(config.sep) ? &config.sep : nullptr;
+  if (missing) {
+    // Text still tokenizes without special tokens (--no-special-tokens); with them it cannot.
+    parts.post_processor = std::make_unique<RefusingPostProcessor>(fmt::format(
+        "{}: the special token '{}' (tokenizer_config.json's {} or the default) is not in the vocabulary, so "
+        "[CLS] A [SEP] cannot be made (--no-special-tokens leaves them out)",
+        source, printable_text(*missing), missing == &config.cls ? "cls_token" : "sep_token"));
+  } else {
+    parts.post_processor = make_post_processor(
+        {{"type", "BertProcessing"}, {"cls", {config.cls, *id_of(config.cls)}}, {"sep", {config.sep, *id_of(config.sep)}}},
+        place, [&](std::string_view token) { return id_of(std::string(token)); });
+  }
   parts.labels = LabelStyle::plain;
   return make_pipeline_tokenizer(std::move(parts));
 }

@@ -16,8 +16,8 @@ namespace attnviz {
 // do_lower_case), tokenize_chinese_chars (default true), unk_token, cls_token, sep_token,
 // pad_token, mask_token (defaults "[UNK]" "[CLS]" "[SEP]" "[PAD]" "[MASK]"), never_split (only
 // special tokens: the slow and fast tokenizers treat other words differently). An Error naming
-// the file and field for a malformed one, for a vocab.txt that is missing or empty, and for a
-// [CLS]/[SEP] token the vocabulary lacks.
+// the file and field for a malformed one, for a vocab.txt that is missing or empty, and, when
+// special tokens are asked for, for a [CLS]/[SEP] token the vocabulary lacks.
 std::unique_ptr<Tokenizer> make_bert_vocab_tokenizer(const std::filesystem::path& dir);
 
 }  // namespace attnviz

@@ -1,25 +1,44 @@
 // Which tokenizer file a model folder (or --tokenizer) holds, in the order transformers prefers:
-// tokenizer.json (the "fast" tokenizer) first.
+// tokenizer.json (the "fast" tokenizer) first, then the files of the "slow" tokenizers.
 #include <fmt/format.h>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
+#include "bert_tokenizer.hpp"
 #include "gpt2_tokenizer.hpp"
+#include "sentencepiece_tokenizer.hpp"
 #include "tokenizer_json.hpp"
 
 namespace attnviz {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The SentencePiece model names transformers' slow tokenizers load (Llama, Mistral and Gemma's
+// tokenizer.model, T5's spiece.model, XLM-R's sentencepiece.bpe.model).
+constexpr const char* k_sentencepiece_names[] = {"tokenizer.model", "spiece.model", "sentencepiece.bpe.model"};
+
+}  // namespace
+
+bool is_tokenizer_file_name(const fs::path& file) {
+  return file.extension() == ".json" || file.extension() == ".model" || file.filename() == "vocab.txt";
+}
+
 std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& path) {
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {
     if (path.extension() == ".json") return read_tokenizer_json(path);
-    throw Error(fmt::format("{}: not a tokenizer file attnviz reads (tokenizer.json, or a folder holding "
-                            "tokenizer.json, vocab.json + merges.txt or vocab.txt)", path.string()));
+    if (path.extension() == ".model") return make_sentencepiece_tokenizer(path);
+    if (path.filename() == "vocab.txt") return make_bert_vocab_tokenizer(path.parent_path());
+    throw Error(fmt::format("{}: not a tokenizer file attnviz reads ({})", path.string(), k_tokenizer_files));
   }
   if (fs::exists(path / "tokenizer.json", ec)) return read_tokenizer_json(path / "tokenizer.json");
   if (fs::exists(path / "vocab.json", ec) || fs::exists(path / "merges.txt", ec)) return read_gpt2_tokenizer(path);
+  for (const char* name : k_sentencepiece_names) {
+    if (fs::exists(path / name, ec)) return make_sentencepiece_tokenizer(path / name);
+  }
+  if (fs::exists(path / "vocab.txt", ec)) return make_bert_vocab_tokenizer(path);
   return nullptr;
 }
 

@@ -44,22 +44,13 @@ std::vector<std::string> tokenizer_files_in(const fs::path& dir) {
 namespace {
 
 // The model has trained embeddings but attnviz has no vocabulary to look its tokens up in.
-// GPT-2's vocab.json + merges.txt make ids from text (--text), not from pre-split tokens.
+// tokenizer.json, vocab.json + merges.txt and SentencePiece models make ids from text (--text),
+// not from pre-split tokens.
 Error no_vocabulary(const Vocabulary& vocab, const std::string& model, int table_rows) {
-  std::string found, unread;
-  bool bpe_json = false, bpe_merges = false;
-  for (const auto& f : vocab.tokenizer_files) {
-    found += (found.empty() ? "" : ", ") + f;
-    bpe_json = bpe_json || f == "vocab.json";
-    bpe_merges = bpe_merges || f == "merges.txt";
-    if (f != "vocab.json" && f != "merges.txt") unread += (unread.empty() ? "" : ", ") + f;
-  }
-  std::string why;
-  if (bpe_json && bpe_merges) {
-    why = " (found vocab.json + merges.txt: that tokenizer makes ids from text, so give --text)";
-  } else if (!found.empty()) {
-    why = fmt::format(" (found {}: attnviz does not read {} yet)", found, unread.empty() ? "it alone" : unread);
-  }
+  std::string found;
+  for (const auto& f : vocab.tokenizer_files) found += (found.empty() ? "" : ", ") + f;
+  const std::string why =
+      found.empty() ? "" : fmt::format(" (found {}: that tokenizer makes ids from text, so give --text)", found);
   return usage_error(fmt::format(
       "{} has a token embedding table ({} rows), so tokens must become its ids, but there is no "
       "vocabulary for pre-split tokens: looked for {}{}; give --text, --ids (the ids its tokenizer "

@@ -42,12 +42,18 @@ class Tokenizer {
 std::string unknown_pieces_note(const Tokenizer& tokenizer, const std::vector<TokenPiece>& pieces);
 
 // The tokenizer files attnviz reads, for messages.
-inline constexpr const char* k_tokenizer_files = "tokenizer.json, vocab.json + merges.txt";
+inline constexpr const char* k_tokenizer_files =
+    "tokenizer.json, vocab.json + merges.txt, tokenizer.model / spiece.model / sentencepiece.bpe.model, vocab.txt";
 
-// The tokenizer at `path`: a tokenizer.json file, or a folder holding (in this order of
-// preference, as transformers prefers the fast tokenizer) tokenizer.json or GPT-2's vocab.json +
-// merges.txt. nullptr when a folder holds none of them; an Error naming the file when one is
-// malformed or uses a feature attnviz does not implement.
+// Whether a file's name is one find_tokenizer reads as a file: *.json, *.model, vocab.txt.
+bool is_tokenizer_file_name(const std::filesystem::path& file);
+
+// The tokenizer at `path`: a tokenizer.json, SentencePiece .model or BERT vocab.txt file, or a
+// folder holding (in this order of preference, as transformers prefers the fast tokenizer)
+// tokenizer.json, GPT-2's vocab.json + merges.txt, a SentencePiece model (tokenizer.model,
+// spiece.model, sentencepiece.bpe.model) or BERT's vocab.txt (WordPiece, with
+// tokenizer_config.json's settings). nullptr when a folder holds none of them; an Error naming the
+// file when one is malformed or uses a feature attnviz does not implement.
 std::unique_ptr<Tokenizer> find_tokenizer(const std::filesystem::path& path);
 
 }  // namespace attnviz

@@ -11,7 +11,7 @@ namespace attnviz {
 struct Vocabulary {
   std::vector<std::string> tokens;           // id → token; empty when there is none
   std::filesystem::path path;                // where vocab.txt was looked for, for messages
-  std::vector<std::string> tokenizer_files;  // tokenizer files beside it attnviz cannot read yet
+  std::vector<std::string> tokenizer_files;  // the other tokenizer files beside it, for messages
 };
 
 // dir/vocab.txt (one token per line, CRLF kept apart, a UTF-8 BOM dropped; bounded, regular files
