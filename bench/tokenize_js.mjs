@@ -19,16 +19,16 @@ const megabytes = Buffer.byteLength(text, "utf-8") / 1e6;
 const runs = [
   [`${versions.hf}`, "gpt2-json", () => hfTokenizer("gpt2-json")],
   [`${versions.hf}`, "llama3", () => hfTokenizer("llama3")],
-  [`${versions.hf}`, "llama2", () => hfTokenizer("llama2")],
+  [`${versions.hf}`, "llama2 (Mistral 7B)", () => hfTokenizer("llama2")],
   [`${versions.hf}`, "qwen2_5", () => hfTokenizer("qwen2_5")],
   [`${versions.hf}`, "bert-uncased-json", () => hfTokenizer("bert-uncased-json")],
   [versions.gpt3Encoder, "gpt2", gpt3Encoder],
-  [versions.llama3, "(baked in)", llama3TokenizerJs],
-  [versions.llama2, "(baked in)", llamaTokenizerJs],
+  [versions.llama3, "Llama 3 (baked in)", llama3TokenizerJs],
+  [versions.llama2, "Llama 2 (baked in)", llamaTokenizerJs],
 ];
 
 console.log(`${megabytes.toFixed(3)} MB of text`);
-console.log(`${"reference".padEnd(34)} ${"vocabulary".padEnd(18)} ${"ids".padStart(8)} ${"seconds".padStart(8)} ${"MB/s".padStart(7)}`);
+console.log(`${"reference".padEnd(34)} ${"vocabulary".padEnd(20)} ${"ids".padStart(8)} ${"seconds".padStart(8)} ${"MB/s".padStart(7)}`);
 for (const [reference, vocabulary, make] of runs) {
   const encode = await make();
   let ids = encode(text, false).ids;  // warm-up
@@ -38,6 +38,6 @@ for (const [reference, vocabulary, make] of runs) {
     ids = encode(text, false).ids;
     best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e9);
   }
-  console.log(`${reference.padEnd(34)} ${vocabulary.padEnd(18)} ${String(ids.length).padStart(8)} `
+  console.log(`${reference.padEnd(34)} ${vocabulary.padEnd(20)} ${String(ids.length).padStart(8)} `
     + `${best.toFixed(3).padStart(8)} ${(megabytes / best).toFixed(2).padStart(7)}`);
 }
