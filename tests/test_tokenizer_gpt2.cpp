@@ -1,5 +1,6 @@
 // GPT-2's real vocabulary (scripts/fetch-vocabularies.sh): every text of the corpus gives the ids
-// of an independent implementation (tests/fixtures/make_tokenizer_fixtures.mjs, gpt-3-encoder).
+// of an independent implementation (tests/fixtures/make_tokenizer_references.mjs, gpt-3-encoder),
+// with pieces that cover the text (test_tokenizer_references.cpp checks the ids of every fixture).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -34,13 +35,16 @@ TEST_CASE("tokenizer gpt2: the real vocabulary's size and description") {
 }
 
 TEST_CASE("tokenizer gpt2: every corpus text gives gpt-3-encoder's ids, pieces covering the text") {
-  const auto fixtures = read_json_file(k_source / "tests/fixtures/tokenizers/gpt2.json");
-  REQUIRE(fixtures.size() >= 20);
-  for (const auto& fixture : fixtures) {
-    const auto text = fixture.at("text").get<std::string>();
-    const auto expected = fixture.at("ids").get<std::vector<int64_t>>();
+  const auto fixture = read_json_file(k_source / "tests/fixtures/tokenizers/gpt2.json");
+  REQUIRE(fixture.at("reference") == "gpt-3-encoder@1.1.4");
+  REQUIRE(fixture.at("cases").size() >= 100);
+  for (const auto& item : fixture.at("cases")) {
+    const auto text = item.at("text").get<std::string>();
+    const auto expected = item.at("ids").get<std::vector<int64_t>>();
+    const bool add_special = item.at("add_special").get<bool>();  // GPT-2 adds no special tokens
     CAPTURE(text);
-    const auto pieces = gpt2().encode(text, true);  // GPT-2 adds no special tokens
+    CAPTURE(add_special);
+    const auto pieces = gpt2().encode(text, add_special);
     std::vector<int64_t> ids;
     std::string joined;
     size_t at = 0;
