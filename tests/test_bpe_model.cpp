@@ -331,8 +331,10 @@ TEST_CASE("bpe model: GPT-2's vocabulary as tokenizer.json gives gpt-3-encoder's
   const auto model = gpt2_as_tokenizer_json();
   CHECK(model->description() == "BPE, 50257 tokens, 50000 merges");
   CHECK(model->vocab_size() == 50257);
-  const auto fixtures = read_json_file(std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/tokenizers/gpt2.json");
-  REQUIRE(fixtures.size() >= 20);
+  const auto fixture = read_json_file(std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/tokenizers/gpt2.json");
+  REQUIRE(fixture.at("reference") == "gpt-3-encoder@1.1.4");
+  const auto& fixtures = fixture.at("cases");
+  REQUIRE(fixtures.size() >= 100);
   const auto vocab_json = find_tokenizer(k_gpt2);
   REQUIRE(vocab_json);
   auto compare = [&](const std::string& text) {
