@@ -4,7 +4,7 @@
 // After scripts/fetch-vocabularies.sh:
 //   npm install --prefix /tmp/attnviz-js-refs @huggingface/tokenizers@0.2.0 gpt-3-encoder@1.1.4 \
 //     llama3-tokenizer-js@1.2.0 llama-tokenizer-js@1.2.2
-//   ATTNVIZ_JS_REFS=/tmp/attnviz-js-refs node bench/tokenize_js.mjs
+//   ATTNVIZ_JS_REFS=/tmp/attnviz-js-refs node bench/tokenize_js.mjs [TEXT_FILE]
 // gpt-3-encoder is timed on the text cut into paragraphs (tests/fixtures/js_references.mjs says
 // why: it is quadratic on one long text).
 import { readFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import {
   fixtures, versions, hfTokenizer, gpt3Encoder, llama3TokenizerJs, llamaTokenizerJs,
 } from "../tests/fixtures/js_references.mjs";
 
-const text = readFileSync(join(fixtures, "corpus", "long.txt"), "utf-8");
+const text = readFileSync(process.argv[2] ?? join(fixtures, "corpus", "long.txt"), "utf-8");
 const megabytes = Buffer.byteLength(text, "utf-8") / 1e6;
 
 const runs = [
