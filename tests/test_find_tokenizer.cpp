@@ -71,6 +71,7 @@ TEST_CASE("find_tokenizer: a SentencePiece model found in a folder gives libsent
   REQUIRE(cases.size() > 10);
   for (const auto& c : cases) {
     CAPTURE(c["text"].get<std::string>());
+    if (c["text"].get<std::string>().find("<s>") != std::string::npos) continue;  // refused (test_sentencepiece)
     CHECK(ids_of(*t, c["text"], false) == c["ids"].get<std::vector<int64_t>>());
   }
 }

@@ -71,6 +71,14 @@ TEST_CASE("sentencepiece: ids, labels and byte offsets of three trained models m
     for (const auto& c : model["cases"]) {
       const auto text = c["text"].get<std::string>();
       CAPTURE(text);
+      if (text.find("<s>") != std::string::npos) {
+        // transformers would read "<s>" as the BOS token, libsentencepiece as text: refused.
+        CHECK(error_of([&] { tokenizer->encode(text, false); }) ==
+              (k_dir / name).string() + ": the text holds '<s>' at byte 0, which transformers' tokenizer reads as "
+              "a special token and SentencePiece as plain text; attnviz does not split special tokens out of text "
+              "for .model files: give the folder's tokenizer.json (--tokenizer), or --ids");
+        continue;
+      }
       const auto pieces = tokenizer->encode(text, false);
       REQUIRE(pieces.size() == c["ids"].size());
       for (size_t i = 0; i < pieces.size(); ++i) {

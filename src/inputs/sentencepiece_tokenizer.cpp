@@ -93,6 +93,10 @@ struct Specials {
   std::vector<int64_t> prefix;  // BOS
   std::vector<int64_t> suffix;  // EOS
   std::string refusal;          // non-empty: add_special is refused with this message
+  // The texts transformers' tokenizer would match in the text as special tokens (control and
+  // unknown pieces, tokenizer_config.json's special and added tokens): libsentencepiece reads them
+  // as plain text, so a text holding one is refused rather than given other ids.
+  std::vector<std::string> in_text;
 };
 
 bool is_class(const std::string& name, std::string_view base) {
@@ -145,6 +149,25 @@ Specials read_specials(const fs::path& model_file, const sentencepiece::Sentence
   spec_require_value(config, "add_prefix_space", true, place);
   spec_require_value(config, "sp_model_kwargs", nlohmann::json::object(), place);
   Specials specials;
+  for (int id = 0; id < sp.GetPieceSize(); ++id) {
+    if (sp.IsControl(id) || sp.IsUnknown(id)) specials.in_text.push_back(sp.IdToPiece(id));
+  }
+  for (const char* field : {"bos_token", "eos_token", "unk_token", "pad_token"}) {
+    const auto it = config.find(field);
+    if (it == config.end()) continue;
+    if (it->is_string()) specials.in_text.push_back(it->get<std::string>());
+    if (it->is_object() && it->contains("content") && it->at("content").is_string()) {
+      specials.in_text.push_back(it->at("content").get<std::string>());
+    }
+  }
+  if (const auto it = config.find("added_tokens_decoder"); it != config.end() && it->is_object()) {
+    for (const auto& [id, token] : it->items()) {
+      if (token.is_object() && token.contains("content") && token.at("content").is_string()) {
+        specials.in_text.push_back(token.at("content").get<std::string>());
+      }
+    }
+  }
+  std::erase_if(specials.in_text, [](const std::string& t) { return t.empty(); });
   const std::string cls = spec_optional_string(config, "tokenizer_class", place).value_or("LlamaTokenizer");
   const auto bos = token_field(config, "bos_token", place, sp);
   const auto eos = token_field(config, "eos_token", place, sp);
@@ -185,6 +208,21 @@ class SentencePieceTokenizer final : public Tokenizer {
 
   std::vector<TokenPiece> encode(std::string_view text, bool add_special) const override {
     if (add_special && !specials_.refusal.empty()) throw Error(specials_.refusal);
+    size_t at = std::string_view::npos;
+    const std::string* found = nullptr;
+    for (const std::string& special : specials_.in_text) {
+      if (const size_t where = text.find(special); where < at) {
+        at = where;
+        found = &special;
+      }
+    }
+    if (found) {
+      throw Error(fmt::format(
+          "{}: the text holds '{}' at byte {}, which transformers' tokenizer reads as a special token and "
+          "SentencePiece as plain text; attnviz does not split special tokens out of text for .model files: "
+          "give the folder's tokenizer.json (--tokenizer), or --ids",
+          file_, printable_text(*found), at));
+    }
     sentencepiece::ImmutableSentencePieceText spt;
     if (const auto status = sp_.Encode(text, spt.mutable_proto()); !status.ok()) {
       throw Error(fmt::format("{}: SentencePiece cannot encode the text: {}", file_, status.error_message()));

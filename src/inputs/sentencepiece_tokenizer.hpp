@@ -17,8 +17,8 @@ namespace attnviz {
 //   another class: encode(…, add_special = true) is an Error naming it (its rules are unknown).
 // "bos_token" / "eos_token" (a string or {"content": …}) choose the pieces, default the model's
 // own. "add_prefix_space": false and a non-empty "sp_model_kwargs" change the pieces and are refused.
-// The text is encoded as plain text: "<s>" written in it is not the BOS token (transformers'
-// tokenizers split special tokens out first). Labels: "▁" shown as "␣", byte pieces ("<0xE7>") and control pieces ("<s>") as written,
+// A text holding a special token's text ("<s>", "</s>", "<unk>", tokenizer_config.json's special and
+// added tokens) is an Error: transformers splits those out first, libsentencepiece does not. Labels: "▁" shown as "␣", byte pieces ("<0xE7>") and control pieces ("<s>") as written,
 // control characters escaped. An unreadable model, or a malformed tokenizer_config.json, is an
 // Error naming the file (and the field).
 std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const std::filesystem::path& model_file);
