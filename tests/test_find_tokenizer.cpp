@@ -42,6 +42,8 @@ TEST_CASE("find_tokenizer: tokenizer.json, then vocab.json + merges.txt, then a 
   REQUIRE(t);
   CHECK(t->description().starts_with("vocab.txt: BERT WordPiece (uncased)"));
   CHECK(ids_of(*t, "Hello", true) == std::vector<int64_t>{2, 4, 3});
+  CHECK(find_tokenizer(dir / "vocab.txt")->description().starts_with("vocab.txt: BERT WordPiece"));
+  std::ofstream(dir / "tokenizer_config.json") << R"({"tokenizer_class": "T5Tokenizer"})";
   for (const char* name : {"sentencepiece.bpe.model", "spiece.model", "tokenizer.model"}) {
     fs::copy_file(k_spm / "unigram.model", dir / name);
     t = find_tokenizer(dir.path());
@@ -52,7 +54,6 @@ TEST_CASE("find_tokenizer: tokenizer.json, then vocab.json + merges.txt, then a 
   CHECK(error_of([&] { find_tokenizer(dir.path()); }).find((dir / "tokenizer.json").string()) == 0);
   // A file is read as what its name says.
   CHECK(find_tokenizer(k_spm / "unigram.model")->description() == "SentencePiece unigram (unigram.model, 2000 pieces)");
-  CHECK(find_tokenizer(dir / "vocab.txt")->description().starts_with("vocab.txt: BERT WordPiece"));
   CHECK(is_tokenizer_file_name("a/tokenizer.json"));
   CHECK(is_tokenizer_file_name("a/x.model"));
   CHECK(is_tokenizer_file_name("a/vocab.txt"));

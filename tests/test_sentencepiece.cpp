@@ -41,13 +41,15 @@ std::string expected_label(const std::string& piece, int64_t id, int64_t unk_id)
   return printable_text(shown);
 }
 
-// A folder holding a copy of unigram.model and the given tokenizer_config.json.
+// A folder holding a copy of unigram.model as `name` and the given tokenizer_config.json (none
+// when empty). (The fixtures' own folder has a tokenizer_config.json naming LlamaTokenizer, whose
+// plain text is libsentencepiece's own ids.)
 struct ModelBeside {
   TempDir dir;
-  std::filesystem::path model = dir / "tokenizer.model";
-  explicit ModelBeside(const std::string& config) {
+  std::filesystem::path model;
+  explicit ModelBeside(const std::string& config, const std::string& name = "tokenizer.model") : model(dir / name) {
     std::filesystem::copy_file(k_dir / "unigram.model", model);
-    write(dir / "tokenizer_config.json", config);
+    if (!config.empty()) write(dir / "tokenizer_config.json", config);
   }
 };
 
@@ -108,8 +110,9 @@ TEST_CASE("sentencepiece: descriptions and labels of ids") {
   CHECK(make_sentencepiece_tokenizer(k_dir / "unigram_bytes.model")->label(3 + 0xE7) == "<0xE7>");
 }
 
-TEST_CASE("sentencepiece: special tokens without a tokenizer_config.json are Llama's: BOS only") {
-  const auto tokenizer = make_sentencepiece_tokenizer(k_dir / "unigram.model");
+TEST_CASE("sentencepiece: a tokenizer.model without a tokenizer_config.json is Llama's: BOS only") {
+  const ModelBeside m("");
+  const auto tokenizer = make_sentencepiece_tokenizer(m.model);
   // "Hello world" → ▁H e ll o ▁world (expected.json), after <s> (id 1, spm_train's default).
   const auto pieces = tokenizer->encode("Hello world", true);
   REQUIRE(pieces.size() == 6);
@@ -120,6 +123,13 @@ TEST_CASE("sentencepiece: special tokens without a tokenizer_config.json are Lla
   const auto with_bos = ids(*tokenizer, "Hello world", true);
   CHECK(ids(*tokenizer, "Hello world", false) == std::vector<int64_t>(with_bos.begin() + 1, with_bos.end()));
   CHECK(ids(*tokenizer, "", true) == std::vector<int64_t>{1});
+  // Other names belong to classes that read them otherwise (T5, ALBERT, XLNet's spiece.model;
+  // XLM-R's sentencepiece.bpe.model): without a config there is no class to go by.
+  const ModelBeside t5("", "spiece.model");
+  CHECK(error_of([&] { make_sentencepiece_tokenizer(t5.model); }) ==
+        t5.model.string() + ": no tokenizer_config.json beside it says which tokenizer class reads it, and classes "
+        "differ (T5 adds </s>, ALBERT lowercases, XLM-R shifts every id): attnviz reads a .model without one only as "
+        "tokenizer.model, Llama's");
 }
 
 TEST_CASE("sentencepiece: tokenizer_config.json chooses BOS and EOS") {
@@ -155,14 +165,31 @@ TEST_CASE("sentencepiece: tokenizer_config.json chooses BOS and EOS") {
     const ModelBeside m(R"({"tokenizer_class": "GemmaTokenizer"})");
     CHECK(ids(*make_sentencepiece_tokenizer(m.model), "x", true).front() == 1);
   }
-  SUBCASE("an unknown class: special tokens refused, plain text works") {
-    const ModelBeside m(R"({"tokenizer_class": "XLNetTokenizer"})");
+  SUBCASE("T5Tokenizer: its sentinels in a text are refused") {
+    const ModelBeside m(R"({"tokenizer_class": "T5Tokenizer", "extra_ids": 3})");
     const auto tokenizer = make_sentencepiece_tokenizer(m.model);
-    CHECK(ids(*tokenizer, "x", false).size() == 2);
-    CHECK(error_of([&] { tokenizer->encode("x", true); }) ==
+    CHECK(error_of([&] { tokenizer->encode("a <extra_id_2>", false); }).find("holds '<extra_id_2>' at byte 2") !=
+          std::string::npos);
+    CHECK(ids(*tokenizer, "a <extra_id_3>", false).size() > 3);  // only 3 sentinels: text
+  }
+  SUBCASE("special tokens of special_tokens_map.json and added_tokens.json are refused in text too") {
+    const ModelBeside m(R"({"tokenizer_class": "LlamaTokenizer", "additional_special_tokens": ["<tool>"]})");
+    write(m.dir / "added_tokens.json", R"({"<think>": 2000})");
+    write(m.dir / "special_tokens_map.json", R"({"mask_token": {"content": "<mask>"}})");
+    const auto tokenizer = make_sentencepiece_tokenizer(m.model);
+    for (const char* token : {"<tool>", "<think>", "<mask>"}) {
+      CAPTURE(token);
+      CHECK(error_of([&] { tokenizer->encode(std::string("x ") + token, false); })
+                .find(std::string("holds '") + token + "' at byte 2") != std::string::npos);
+    }
+  }
+  SUBCASE("another class is refused: its plain text may differ too (XLNet strips accents)") {
+    const ModelBeside m(R"({"tokenizer_class": "XLNetTokenizer"})");
+    CHECK(error_of([&] { make_sentencepiece_tokenizer(m.model); }) ==
           (m.dir / "tokenizer_config.json").string() +
-              ": tokenizer_class: 'XLNetTokenizer' adds special tokens by rules attnviz does not know (it knows "
-              "LlamaTokenizer, CodeLlamaTokenizer, GemmaTokenizer, T5Tokenizer); tokenize without special tokens");
+              ": tokenizer_class: 'XLNetTokenizer' reads a SentencePiece model by its own rules (special tokens, id "
+              "offsets, normalization); attnviz knows LlamaTokenizer, CodeLlamaTokenizer, GemmaTokenizer and "
+              "T5Tokenizer (give its tokenizer.json)");
   }
 }
 

@@ -152,26 +152,63 @@ Specials read_specials(const fs::path& model_file, const sentencepiece::Sentence
   for (int id = 0; id < sp.GetPieceSize(); ++id) {
     if (sp.IsControl(id) || sp.IsUnknown(id)) specials.in_text.push_back(sp.IdToPiece(id));
   }
-  for (const char* field : {"bos_token", "eos_token", "unk_token", "pad_token"}) {
-    const auto it = config.find(field);
-    if (it == config.end()) continue;
-    if (it->is_string()) specials.in_text.push_back(it->get<std::string>());
-    if (it->is_object() && it->contains("content") && it->at("content").is_string()) {
-      specials.in_text.push_back(it->at("content").get<std::string>());
+  // Special and added tokens as tokenizer_config.json, special_tokens_map.json and added_tokens.json
+  // name them (transformers reads all three).
+  const auto add_content = [&](const nlohmann::json& token) {
+    if (token.is_string()) specials.in_text.push_back(token.get<std::string>());
+    if (token.is_object() && token.contains("content") && token.at("content").is_string()) {
+      specials.in_text.push_back(token.at("content").get<std::string>());
     }
-  }
-  if (const auto it = config.find("added_tokens_decoder"); it != config.end() && it->is_object()) {
-    for (const auto& [id, token] : it->items()) {
-      if (token.is_object() && token.contains("content") && token.at("content").is_string()) {
-        specials.in_text.push_back(token.at("content").get<std::string>());
-      }
+  };
+  const auto add_specials_of = [&](const nlohmann::json& object) {
+    if (!object.is_object()) return;
+    for (const char* field : {"bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token"}) {
+      if (const auto it = object.find(field); it != object.end()) add_content(*it);
+    }
+    if (const auto it = object.find("additional_special_tokens"); it != object.end() && it->is_array()) {
+      for (const auto& token : *it) add_content(token);
+    }
+    if (const auto it = object.find("added_tokens_decoder"); it != object.end() && it->is_object()) {
+      for (const auto& [id, token] : it->items()) add_content(token);
+    }
+  };
+  add_specials_of(config);
+  const fs::path dir = model_file.parent_path();
+  if (fs::exists(dir / "special_tokens_map.json", ec)) add_specials_of(read_json_file(dir / "special_tokens_map.json"));
+  if (fs::exists(dir / "added_tokens.json", ec)) {
+    const nlohmann::json added = read_json_file(dir / "added_tokens.json");
+    if (added.is_object()) {
+      for (const auto& [token, id] : added.items()) specials.in_text.push_back(token);
     }
   }
   std::erase_if(specials.in_text, [](const std::string& t) { return t.empty(); });
-  const std::string cls = spec_optional_string(config, "tokenizer_class", place).value_or("LlamaTokenizer");
+  // Which of transformers' classes reads the model decides its special tokens, and for some
+  // (XLM-R's id offset, ALBERT's lowercasing) the pieces of plain text too: only the classes whose
+  // plain text is libsentencepiece's own ids are read. Without tokenizer_config.json, only a
+  // tokenizer.model (Llama's and Mistral's file name) is read, as LlamaTokenizer.
+  const auto cls = spec_optional_string(config, "tokenizer_class", place);
+  if (!cls && model_file.filename() != "tokenizer.model") {
+    throw Error(fmt::format("{}: no tokenizer_config.json beside it says which tokenizer class reads it, and "
+                            "classes differ (T5 adds </s>, ALBERT lowercases, XLM-R shifts every id): attnviz "
+                            "reads a .model without one only as tokenizer.model, Llama's", model_file.string()));
+  }
+  const std::string name = cls.value_or("LlamaTokenizer");
+  const bool llama = is_class(name, "LlamaTokenizer") || is_class(name, "CodeLlamaTokenizer") ||
+                     is_class(name, "GemmaTokenizer");
+  if (!llama && !is_class(name, "T5Tokenizer")) {
+    place.at("tokenizer_class").fail(fmt::format(
+        "'{}' reads a SentencePiece model by its own rules (special tokens, id offsets, normalization); attnviz "
+        "knows LlamaTokenizer, CodeLlamaTokenizer, GemmaTokenizer and T5Tokenizer (give its tokenizer.json)",
+        printable_text(name)));
+  }
+  if (is_class(name, "T5Tokenizer")) {
+    // T5Tokenizer's sentinel tokens <extra_id_0> … <extra_id_99> are added tokens past the model's pieces.
+    const int64_t extra_ids = spec_int(config, "extra_ids", 100, place);
+    for (int64_t i = 0; i < extra_ids && i < 10000; ++i) specials.in_text.push_back(fmt::format("<extra_id_{}>", i));
+  }
   const auto bos = token_field(config, "bos_token", place, sp);
   const auto eos = token_field(config, "eos_token", place, sp);
-  if (is_class(cls, "LlamaTokenizer") || is_class(cls, "CodeLlamaTokenizer") || is_class(cls, "GemmaTokenizer")) {
+  if (llama) {
     // LlamaTokenizer.build_inputs_with_special_tokens: bos if add_bos_token, eos if add_eos_token.
     if (spec_bool(config, "add_bos_token", true, place)) {
       add_special(specials.prefix, bos, sp.bos_id(), "BOS", model_file.string(), specials);
@@ -179,14 +216,9 @@ Specials read_specials(const fs::path& model_file, const sentencepiece::Sentence
     if (spec_bool(config, "add_eos_token", false, place)) {
       add_special(specials.suffix, eos, sp.eos_id(), "EOS", model_file.string(), specials);
     }
-  } else if (is_class(cls, "T5Tokenizer")) {
+  } else {
     // T5Tokenizer._add_eos_if_not_present: every sequence ends with </s>, none starts with a BOS.
     add_special(specials.suffix, eos, sp.eos_id(), "EOS", model_file.string(), specials);
-  } else {
-    specials.refusal = fmt::format(
-        "{}: tokenizer_class: '{}' adds special tokens by rules attnviz does not know (it knows LlamaTokenizer, "
-        "CodeLlamaTokenizer, GemmaTokenizer, T5Tokenizer); tokenize without special tokens",
-        ctx.file, printable_text(cls));
   }
   return specials;
 }
