@@ -225,6 +225,28 @@ TEST_CASE("wordpiece: BERT folder refusals and vocab.txt rules") {
   CHECK(ids(encode(twice, "hello")) == Ids{0, 3, 1});
 }
 
+TEST_CASE("wordpiece: tokenizer_config.json's class, basic tokenizer and additional special tokens") {
+  // additional_special_tokens the vocabulary has are matched whole, before lowercasing ("Hello" is 14).
+  BertFolder extra(R"({"additional_special_tokens": ["Hello", {"content": "我"}]})");
+  CHECK(ids(encode(extra, "hello Hello", false)) == Ids{5, 14});
+  // A special token the vocabulary lacks: transformers gives it a new id, so a text holding it is refused.
+  BertFolder lacking("", "[UNK]\n[CLS]\n[SEP]\nhello\n");
+  CHECK(ids(encode(lacking, "hello")) == Ids{1, 3, 2});
+  CHECK(error_of([&] { encode(lacking, "hello [MASK]"); }) ==
+        (lacking.dir / "vocab.txt").string() + ": the text holds '[MASK]' at byte 6, a special token the vocabulary "
+        "lacks (transformers would give it a new id, outside the model's table)");
+  CHECK(error_of([] { BertFolder f(R"({"tokenizer_class": "BertJapaneseTokenizer"})"); }).find(
+            "tokenizer_config.json: tokenizer_class: 'BertJapaneseTokenizer' reads vocab.txt by its own rules") !=
+        std::string::npos);
+  CHECK(ids(encode(BertFolder(R"({"tokenizer_class": "DistilBertTokenizerFast"})"), "hello", false)) == Ids{5});
+  CHECK(error_of([] { BertFolder f(R"({"do_basic_tokenize": false})"); }).find(
+            "tokenizer_config.json: do_basic_tokenize: false changes the tokens and attnviz implements only true") !=
+        std::string::npos);
+  CHECK(error_of([] { BertFolder f(R"({"additional_special_tokens": "x"})"); }).find(
+            "tokenizer_config.json: additional_special_tokens: expected a list of tokens, got string") !=
+        std::string::npos);
+}
+
 TEST_CASE("wordpiece: a vocab.txt as large as BERT's (30,522 lines)") {
   std::string vocab = "[PAD]\n";
   for (int i = 1; i < 100; ++i) vocab += "[unused" + std::to_string(i) + "]\n";

@@ -25,7 +25,17 @@ struct BertConfig {
   BertNormalizerOptions normalizer;
   std::string unk = "[UNK]", cls = "[CLS]", sep = "[SEP]", pad = "[PAD]", mask = "[MASK]";
   std::vector<std::string> never_split;
+  std::vector<std::string> additional;  // additional_special_tokens
 };
+
+// The classes that read vocab.txt as BertTokenizer does.
+bool is_bert_class(std::string_view name) {
+  for (const std::string_view bert : {"BertTokenizer", "DistilBertTokenizer", "ElectraTokenizer", "MobileBertTokenizer",
+                                      "SqueezeBertTokenizer", "LayoutLMTokenizer"}) {
+    if (name == bert || name == fmt::format("{}Fast", bert)) return true;
+  }
+  return false;
+}
 
 // A special token field: a string, or an AddedToken object {"content": …}; null leaves the default.
 void read_token(const nlohmann::json& config, std::string_view field, std::string& token, const SpecPlace& place) {
@@ -46,6 +56,13 @@ BertConfig read_config(const fs::path& path) {
   const SpecContext ctx{path.string()};
   const SpecPlace place{ctx, ""};
   if (!config.is_object()) place.fail(fmt::format("expected a JSON object, got {}", config.type_name()));
+  if (const auto cls = spec_optional_string(config, "tokenizer_class", place); cls && !is_bert_class(*cls)) {
+    place.at("tokenizer_class").fail(fmt::format(
+        "'{}' reads vocab.txt by its own rules; attnviz reads it as BertTokenizer (and DistilBERT, ELECTRA, "
+        "MobileBERT, SqueezeBERT, LayoutLM, which share them)", printable_text(*cls)));
+  }
+  // Without the basic tokenizer (lowercasing, punctuation and CJK splits) only WordPiece runs.
+  spec_require_value(config, "do_basic_tokenize", true, place);
   c.normalizer.lowercase = spec_bool(config, "do_lower_case", true, place);
   if (const auto it = config.find("strip_accents"); it != config.end() && !it->is_null()) {
     c.normalizer.strip_accents = spec_bool(config, "strip_accents", false, place);
@@ -56,6 +73,16 @@ BertConfig read_config(const fs::path& path) {
   read_token(config, "sep_token", c.sep, place);
   read_token(config, "pad_token", c.pad, place);
   read_token(config, "mask_token", c.mask, place);
+  if (const auto it = config.find("additional_special_tokens"); it != config.end() && !it->is_null()) {
+    if (!it->is_array()) {
+      place.at("additional_special_tokens").fail(fmt::format("expected a list of tokens, got {}", it->type_name()));
+    }
+    for (size_t i = 0; i < it->size(); ++i) {
+      std::string token;
+      read_token(nlohmann::json{{"token", (*it)[i]}}, "token", token, place.at("additional_special_tokens").at(i));
+      c.additional.push_back(token);
+    }
+  }
   if (const auto it = config.find("never_split"); it != config.end() && !it->is_null()) {
     if (!it->is_array()) place.at("never_split").fail(fmt::format("expected a list of strings, got {}", it->type_name()));
     for (size_t i = 0; i < it->size(); ++i) {
@@ -107,12 +134,16 @@ std::unique_ptr<Tokenizer> make_bert_vocab_tokenizer(const fs::path& dir) {
   parts.description = fmt::format("vocab.txt: BERT WordPiece ({})", config.normalizer.lowercase ? "uncased" : "cased");
   // The special tokens the vocabulary has, matched before normalization, as BertTokenizerFast
   // adds them (unk, sep, pad, cls, mask; not normalized, so "[cls]" is not [CLS]).
-  for (const std::string* token : {&config.unk, &config.sep, &config.pad, &config.cls, &config.mask}) {
+  // One the vocabulary lacks would get a new id in transformers: it is listed with id -1, and a
+  // text holding it is refused.
+  std::vector<const std::string*> specials = {&config.unk, &config.sep, &config.pad, &config.cls, &config.mask};
+  for (const std::string& token : config.additional) specials.push_back(&token);
+  for (const std::string* token : specials) {
+    if (token->empty()) continue;
     const auto id = id_of(*token);
-    if (!id) continue;
     const bool listed = std::any_of(parts.added_tokens.begin(), parts.added_tokens.end(),
                                     [&](const AddedToken& t) { return t.content == *token; });
-    if (!listed) parts.added_tokens.push_back({*id, *token, false, false, false, false, true});
+    if (!listed) parts.added_tokens.push_back({id.value_or(-1), *token, false, false, false, false, true});
   }
   const SpecContext config_ctx{config_path.string()};
   for (size_t i = 0; i < config.never_split.size(); ++i) {

@@ -137,7 +137,7 @@ class PipelineTokenizer final : public Tokenizer {
       } else {
         raw.emplace_back(token.content, &token);
       }
-      added_by_id_[token.id] = &token;
+      if (token.id >= 0) added_by_id_[token.id] = &token;
       max_id_ = std::max(max_id_, token.id);
     }
     raw_matcher_ = std::make_unique<AddedMatcher>(std::move(raw));
@@ -186,6 +186,11 @@ class PipelineTokenizer final : public Tokenizer {
 
  private:
   TokenPiece added_piece(const AddedToken& token, const NormalizedText& text) const {
+    if (token.id < 0) {
+      throw Error(fmt::format("{}: the text holds '{}' at byte {}, a special token the vocabulary lacks "
+                              "(transformers would give it a new id, outside the model's table)",
+                              parts_.source, printable_text(token.content), text.input_begin()));
+    }
     return {token.id, printable_text(token.content), text.input_begin(), text.input_end()};
   }
 

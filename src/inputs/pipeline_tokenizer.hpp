@@ -13,7 +13,7 @@ namespace attnviz {
 
 // An entry of tokenizer.json's "added_tokens": matched in the text before anything else runs.
 struct AddedToken {
-  int64_t id = 0;
+  int64_t id = 0;            // -1: a special token the vocabulary lacks; a text holding it is an Error
   std::string content;
   bool single_word = false;  // only where no word character touches it
   bool lstrip = false;       // takes the white space before it
