@@ -142,7 +142,28 @@ TEST_CASE("\\s in tokenizers' regexes is Unicode White_Space, not PCRE2's (which
   CHECK(space.find_all("a\u3000\u00a0b") == std::vector<std::pair<size_t, size_t>>{{1, 6}});
   const UnicodeRegex not_space(R"(\S+)", "test");
   CHECK(not_space.find_all("a\u180e b") == std::vector<std::pair<size_t, size_t>>{{0, 4}, {5, 6}});
-  CHECK(error_of([] { UnicodeRegex("[\\S]", "x"); }) == "x: \\S inside a character class is not supported");
+  CHECK(error_of([] { UnicodeRegex("[\\S]", "x"); }) ==
+        "x: the regex '[\\S]': \\S inside a character class is not supported (attnviz runs tokenizers' Oniguruma "
+        "patterns on PCRE2)");
   // A literal ']' first in a class, and an escaped backslash before 's', are left alone.
   CHECK(with_white_space_classes(R"([]a]\\s)", "x") == R"([]a]\\s)");
+  // A POSIX class inside a class does not end it: \s after it is still White_Space.
+  CHECK(UnicodeRegex(R"([[:alpha:]\s]+)", "x").find_all("a1 b") == std::vector<std::pair<size_t, size_t>>{{0, 1}, {2, 4}});
+}
+
+TEST_CASE("\\w in tokenizers' regexes is Oniguruma's word (marks and decimal digits, not ² or ½)") {
+  const UnicodeRegex word(R"(\w+)", "test");
+  // e + U+0301 COMBINING ACUTE: one word; "²" and "½" (No) are not Oniguruma word characters
+  // (UTS #18: Alphabetic, which takes Nl as Ⅻ, marks, Nd, Pc, joiners).
+  CHECK(word.find_all("e\u0301x") == std::vector<std::pair<size_t, size_t>>{{0, 4}});
+  CHECK(word.find_all("a\u00b2b") == std::vector<std::pair<size_t, size_t>>{{0, 1}, {3, 4}});
+  CHECK(UnicodeRegex(R"(\W)", "test").find_all("a\u00bd\u216bb") == std::vector<std::pair<size_t, size_t>>{{1, 3}});
+  // What the two engines read differently is refused by name.
+  const auto refusal = [](const char* pattern) { return error_of([&] { UnicodeRegex(pattern, "x"); }); };
+  CHECK(refusal(R"(\h+)").find("\\h is a hexadecimal digit in Oniguruma and horizontal space in PCRE2") !=
+        std::string::npos);
+  CHECK(refusal(R"(\bx)").find("\\b (a word boundary) follows each engine's own word characters") != std::string::npos);
+  CHECK(refusal(R"([a[bc]])").find("a character class inside a class") != std::string::npos);
+  CHECK(refusal(R"([a-z&&[^b]])").find("&& (Oniguruma's class intersection) is not supported") != std::string::npos);
+  CHECK(refusal(R"([\W])").find("\\W inside a character class is not supported") != std::string::npos);
 }

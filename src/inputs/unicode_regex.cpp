@@ -15,6 +15,10 @@ namespace attnviz {
 
 namespace {
 
+// Oniguruma's word characters (\w), Unicode's as UTS #18 defines them: alphabetic, marks, decimal
+// digits, connector punctuation, joiners (PCRE2 10.42's \w is letters, all numbers and "_").
+constexpr std::string_view k_word = R"(\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D})";
+
 // Unicode's White_Space property (PropList.txt), what \s means in Oniguruma and Python's `regex`.
 constexpr std::string_view k_white_space =
     R"(\t-\r\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000})";
@@ -30,17 +34,26 @@ void free_code(pcre2_real_code_8* code) { pcre2_code_free(code); }
 }  // namespace
 
 std::string with_white_space_classes(std::string_view pattern, std::string_view what) {
+  const auto refuse = [&](std::string_view why) {
+    throw Error(fmt::format("{}: the regex '{}': {} (attnviz runs tokenizers' Oniguruma patterns on PCRE2)", what,
+                            printable_text(pattern), why));
+  };
   std::string out;
   bool in_class = false;
   for (size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
     if (c == '\\' && i + 1 < pattern.size()) {
       const char next = pattern[++i];
-      if (next == 's') {
-        out += in_class ? std::string(k_white_space) : fmt::format("[{}]", k_white_space);
-      } else if (next == 'S') {
-        if (in_class) throw Error(fmt::format("{}: \\S inside a character class is not supported", what));
-        out += fmt::format("[^{}]", k_white_space);
+      if (next == 's' || next == 'w') {
+        const std::string_view set = next == 's' ? k_white_space : k_word;
+        out += in_class ? std::string(set) : fmt::format("[{}]", set);
+      } else if (next == 'S' || next == 'W') {
+        if (in_class) refuse(fmt::format("\\{} inside a character class is not supported", next));
+        out += fmt::format("[^{}]", next == 'S' ? k_white_space : k_word);
+      } else if (next == 'h' || next == 'H') {
+        refuse(fmt::format("\\{} is a hexadecimal digit in Oniguruma and horizontal space in PCRE2", next));
+      } else if (next == 'b' || next == 'B') {
+        refuse(fmt::format("\\{} (a word boundary) follows each engine's own word characters", next));
       } else {
         out += c;
         out += next;
@@ -54,6 +67,19 @@ std::string with_white_space_classes(std::string_view pattern, std::string_view 
       if (i + 1 < pattern.size() && pattern[i + 1] == '^') out += pattern[++i];
       if (i + 1 < pattern.size() && pattern[i + 1] == ']') out += pattern[++i];
       continue;
+    }
+    if (in_class && c == '[') {
+      // [:alpha:] is a POSIX class in both engines; any other '[' opens a nested set in Oniguruma.
+      const size_t close = pattern.find(":]", i + 2);
+      if (i + 1 < pattern.size() && pattern[i + 1] == ':' && close != std::string_view::npos) {
+        out.append(pattern.substr(i, close + 2 - i));
+        i = close + 1;
+        continue;
+      }
+      refuse("a character class inside a class (a nested set in Oniguruma, a '[' in PCRE2)");
+    }
+    if (in_class && c == '&' && i + 1 < pattern.size() && pattern[i + 1] == '&') {
+      refuse("&& (Oniguruma's class intersection) is not supported");
     }
     if (in_class && c == ']') in_class = false;
     out += c;

@@ -14,9 +14,11 @@ namespace attnviz {
 
 class UnicodeRegex {
  public:
-  // `pattern` in the Oniguruma/`regex` dialect tokenizers use; \s and \S mean Unicode's White_Space
-  // as in Oniguruma and Python's `regex` (PCRE2's own \s also takes U+180E, a space only before
-  // Unicode 6.3). A pattern PCRE2 cannot compile, or \S inside a class, is an Error naming `what`.
+  // `pattern` in the Oniguruma dialect tokenizers use; \s and \S mean Unicode's White_Space as in
+  // Oniguruma and Python's `regex` (PCRE2's own \s also takes U+180E, a space only before Unicode
+  // 6.3), \w and \W Oniguruma's word characters. What the engines read differently (\h, \b,
+  // nested classes, &&, \S or \W inside a class) and a pattern PCRE2 cannot compile are Errors
+  // naming `what`.
   UnicodeRegex(std::string_view pattern, std::string what);
   ~UnicodeRegex();
   UnicodeRegex(UnicodeRegex&&) noexcept;
@@ -34,7 +36,7 @@ class UnicodeRegex {
 // `literal` as a pattern that matches exactly it (regex::escape), also after with_white_space_classes.
 std::string regex_escape(std::string_view literal);
 
-// The pattern with \s and \S spelled out as White_Space classes (exposed for tests).
+// The pattern with \s, \S, \w and \W spelled out as Oniguruma's classes (exposed for tests).
 std::string with_white_space_classes(std::string_view pattern, std::string_view what);
 
 }  // namespace attnviz
