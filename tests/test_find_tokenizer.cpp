@@ -57,10 +57,15 @@ TEST_CASE("find_tokenizer: tokenizer.json, then vocab.json + merges.txt, then a 
   CHECK(is_tokenizer_file_name("a/tokenizer.json"));
   CHECK(is_tokenizer_file_name("a/x.model"));
   CHECK(is_tokenizer_file_name("a/vocab.txt"));
-  CHECK_FALSE(is_tokenizer_file_name("a/merges.txt"));
-  std::ofstream(dir / "merges.txt") << "";
-  CHECK(error_of([&] { find_tokenizer(dir / "merges.txt"); }) ==
-        (dir / "merges.txt").string() + ": not a tokenizer file attnviz reads (" + k_tokenizer_files + ")");
+  CHECK(is_tokenizer_file_name("a/merges.txt"));
+  CHECK_FALSE(is_tokenizer_file_name("a/tokens.txt"));
+  std::ofstream(dir / "tokens.txt") << "";
+  CHECK(error_of([&] { find_tokenizer(dir / "tokens.txt"); }) ==
+        (dir / "tokens.txt").string() + ": not a tokenizer file attnviz reads (" + k_tokenizer_files + ")");
+  // vocab.json and merges.txt stand for the pair (not for a tokenizer.json).
+  const fs::path gpt2 = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/vocab/gpt2";
+  CHECK(find_tokenizer(gpt2 / "vocab.json")->description().starts_with("GPT-2 byte-level BPE (vocab.json + merges.txt"));
+  CHECK(find_tokenizer(gpt2 / "merges.txt")->description().starts_with("GPT-2 byte-level BPE (vocab.json + merges.txt"));
 }
 
 TEST_CASE("find_tokenizer: a SentencePiece model found in a folder gives libsentencepiece's ids") {

@@ -152,7 +152,11 @@ TEST_CASE("normalizers: Sequence, Precompiled without rules, and the refused one
   const json seq = {{"type", "Sequence"}, {"normalizers", {{{"type", "NFKC"}}, {{"type", "Lowercase"}}}}};
   CHECK(normalized(seq, "\uff21B") == "ab");
   CHECK(normalized({{"type", "Precompiled"}, {"precompiled_charsmap", ""}}, "Ab") == "Ab");
-  CHECK(normalized({{"type", "Precompiled"}, {"precompiled_charsmap", nullptr}}, "Ab") == "Ab");
+  // tokenizers cannot load a Precompiled normalizer without its charsmap (serde: a base64 string).
+  CHECK(refusal({{"type", "Precompiled"}, {"precompiled_charsmap", nullptr}}) ==
+        "tok.json: normalizer.precompiled_charsmap: missing");
+  CHECK(refusal({{"type", "Precompiled"}, {"precompiled_charsmap", 3}}) ==
+        "tok.json: normalizer.precompiled_charsmap: expected a base64 string, got 3");
   CHECK(refusal({{"type", "Precompiled"}, {"precompiled_charsmap", "ALQCAACEAAAA"}}).find(
             "tok.json: normalizer.precompiled_charsmap: SentencePiece's precompiled normalization rules are not "
             "implemented") == 0);

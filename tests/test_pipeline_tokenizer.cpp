@@ -101,6 +101,16 @@ TEST_CASE("normalized added tokens are matched after the normalizer, others in t
   token.special = false;
   const auto t = make_pipeline_tokenizer(parts_with({token}));
   CHECK(show(t->encode("hellozz world", false)) == "5:hello@0..5 9:zz@5..7 6:world@8..13");
+  // One the normalizer empties (a lone combining accent under StripAccents) would match everywhere.
+  AddedToken accent = added(10, "\u0301");
+  accent.normalized = true;
+  PipelineParts parts = parts_with({accent});
+  parts.normalizer = make_normalizer(
+      nlohmann::json::parse(R"({"type":"Sequence","normalizers":[{"type":"NFD"},{"type":"StripAccents"}]})"),
+      SpecPlace{k_ctx, "normalizer"});
+  CHECK(error_of([&] { make_pipeline_tokenizer(std::move(parts)); }) ==
+        "tokenizer.json: the added token '\u0301' (id 10) is normalized to nothing; attnviz does not implement "
+        "matching an empty token");
 }
 
 TEST_CASE("the post-processor runs only with add_special; its tokens sit before or after the text") {

@@ -22,12 +22,14 @@ constexpr const char* k_sentencepiece_names[] = {"tokenizer.model", "spiece.mode
 }  // namespace
 
 bool is_tokenizer_file_name(const fs::path& file) {
-  return file.extension() == ".json" || file.extension() == ".model" || file.filename() == "vocab.txt";
+  return file.extension() == ".json" || file.extension() == ".model" || file.filename() == "vocab.txt" ||
+         file.filename() == "merges.txt";
 }
 
 std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& path) {
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {
+    if (path.filename() == "vocab.json" || path.filename() == "merges.txt") return read_gpt2_tokenizer(path.parent_path());
     if (path.extension() == ".json") return read_tokenizer_json(path);
     if (path.extension() == ".model") return make_sentencepiece_tokenizer(path);
     if (path.filename() == "vocab.txt") return make_bert_vocab_tokenizer(path.parent_path());

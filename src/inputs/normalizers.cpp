@@ -158,8 +158,11 @@ std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& spec, const Sp
   if (type == "BertNormalizer") return make_bert_normalizer(spec, place);
   if (type == "Precompiled") {
     // SentencePiece's normalization rules compiled into a trie; an empty one changes nothing.
-    const auto it = spec.find("precompiled_charsmap");
-    if (it != spec.end() && !it->is_null() && !(it->is_string() && it->get_ref<const std::string&>().empty())) {
+    const nlohmann::json& charsmap = spec_required(spec, "precompiled_charsmap", place);
+    if (!charsmap.is_string()) {
+      place.at("precompiled_charsmap").fail(fmt::format("expected a base64 string, got {}", shown(charsmap)));
+    }
+    if (!charsmap.get_ref<const std::string&>().empty()) {
       place.at("precompiled_charsmap")
           .fail("SentencePiece's precompiled normalization rules are not implemented by attnviz (only an empty "
                 "precompiled_charsmap is accepted)");

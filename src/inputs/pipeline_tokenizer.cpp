@@ -133,7 +133,14 @@ class PipelineTokenizer final : public Tokenizer {
     std::vector<std::pair<std::string, const AddedToken*>> raw, normalized;
     for (const AddedToken& token : parts_.added_tokens) {
       if (token.normalized && parts_.normalizer) {
-        normalized.emplace_back(parts_.normalizer->normalize(NormalizedText::of_input(token.content)).text, &token);
+        std::string content = parts_.normalizer->normalize(NormalizedText::of_input(token.content)).text;
+        if (content.empty()) {
+          // tokenizers would then match it between every two characters of the text.
+          throw Error(fmt::format("{}: the added token '{}' (id {}) is normalized to nothing; attnviz does not "
+                                  "implement matching an empty token",
+                                  parts_.source, printable_text(token.content), token.id));
+        }
+        normalized.emplace_back(std::move(content), &token);
       } else {
         raw.emplace_back(token.content, &token);
       }

@@ -60,6 +60,9 @@ int64_t spec_int(const nlohmann::json& spec, std::string_view field, int64_t fal
   const auto it = spec.find(std::string(field));
   if (it == spec.end() || it->is_null()) return fallback;
   if (!it->is_number_integer()) place.at(field).fail(fmt::format("expected an integer, got {}", shown(*it)));
+  if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    place.at(field).fail(fmt::format("expected an integer below 2^63, got {}", shown(*it)));
+  }
   return it->get<int64_t>();
 }
 
