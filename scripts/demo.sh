@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
-scripts/fetch-vocabularies.sh  # GPT-2's vocab.json + merges.txt for the tokenizer tests (checksummed)
+scripts/fetch-vocabularies.sh  # the real tokenizer vocabularies (GPT-2, BERT, Llama 3, …; checksummed)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 
@@ -35,8 +35,12 @@ run run --model samples/mha --tokens samples/cross/target.txt --source-tokens sa
 # decoder causal self-attention and decoder cross-attention.
 run run --model samples/transformer --tokens samples/cross/target.txt --source-tokens samples/cross/source.txt \
   --head 0 --table none
-# Text in: what GPT-2's own tokenizer (its real vocab.json + merges.txt) makes of a sentence.
+# Text in: what GPT-2's own tokenizer (its real vocab.json + merges.txt) and Llama 3's (tokenizer.json)
+# make of a sentence, and a sentence through BERT's vocab.txt into a model: [CLS] … [SEP] label the axes.
 run tokenize --tokenizer tests/fixtures/vocab/gpt2 --text "The cat sat on the mat because it was tired"
+run tokenize --tokenizer tests/fixtures/vocab/llama3 --text "The cat sat on the mat, 我们学习注意力 😊"
+run run --model samples/mha --tokenizer tests/fixtures/vocab/bert-uncased --text "The cat sat on the mat" \
+  --head 0 --table none
 # Why divide by sqrt(d_k)? Saturation statistics per head, beside the unscaled counterfactual.
 run stats --model samples/mha --tokens samples/english.txt --causal --png out/demo/stats
 # Seed 001's mask = zeros: every key is masked; attnviz says so instead of drawing uniform rows.

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
-scripts/fetch-vocabularies.sh  # GPT-2's vocab.json + merges.txt for the tokenizer tests (checksummed)
+scripts/fetch-vocabularies.sh  # the real tokenizer vocabularies the tests check against (checksummed)
 jobs="$(nproc)"
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON >/dev/null

@@ -3,6 +3,9 @@
 // byte-level BPE written by hand, so every expected id and offset is worked out below.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -135,4 +138,36 @@ TEST_CASE("text: no tokenizer, two inputs at once, or no token: each refused wit
                                    "' --text ab");
   CHECK(not_dir.exit_code == 2);
   CHECK(contains(not_dir.err, "tokens.txt: not a tokenizer file (give the folder holding the tokenizer, or its file: "));
+}
+
+TEST_CASE("text: real tokenizers through the CLI: tokenize gives the reference ids, run labels its axes with the pieces") {
+  // One folder of each kind: vocab.json + merges.txt only, vocab.txt only, tokenizer.json only.
+  // The expected ids are the JavaScript references' (tests/fixtures/tokenizers/<name>.json).
+  const std::string text = "The cat sat on the mat.";
+  for (const char* name : {"gpt2", "bert-uncased", "gpt2-json", "llama3"}) {
+    CAPTURE(name);
+    const auto dir = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/vocab" / name;
+    const auto fixture = nlohmann::json::parse(
+        attnviz::test::slurp(std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/tokenizers" / (std::string(name) + ".json")));
+    std::vector<int64_t> expected;
+    for (const auto& c : fixture["cases"]) {
+      if (c["text"] == text && c["add_special"] == true) expected = c["ids"].template get<std::vector<int64_t>>();
+    }
+    REQUIRE(!expected.empty());
+    const auto tokenized = run_attnviz("tokenize --tokenizer '" + dir.string() + "' --text '" + text + "' --format json");
+    REQUIRE_MESSAGE(tokenized.exit_code == 0, tokenized.err);
+    const auto json = nlohmann::json::parse(tokenized.out);
+    std::vector<int64_t> ids;
+    std::string labels;
+    for (const auto& t : json["tokens"]) {
+      ids.push_back(t["id"].get<int64_t>());
+      labels += "," + t["piece"].get<std::string>();
+    }
+    CHECK(ids == expected);
+    // run on the same text: the weight table's header is the pieces.
+    const auto ran = run_attnviz("run -m '" + std::string(ATTNVIZ_SOURCE_DIR) + "/samples/mha' --tokenizer '" + dir.string() +
+                                 "' --text '" + text + "' --table probs --format csv --head 0");
+    REQUIRE_MESSAGE(ran.exit_code == 0, ran.err);
+    CHECK_MESSAGE(contains(ran.out, labels + "\n"), ran.out);
+  }
 }

@@ -84,6 +84,10 @@ void check_fixture(const std::string& name) {
     const bool same = std::equal(pieces.begin(), pieces.end(), ids.begin(), ids.end(),
                                  [](const TokenPiece& piece, int64_t id) { return piece.id == id; });
     if (!same) FAIL_CHECK(first_difference(text, pieces, ids, tokens));
+    // The pieces the post-processor adds are marked, and they are all it adds.
+    const auto added = static_cast<size_t>(
+        std::count_if(pieces.begin(), pieces.end(), [](const TokenPiece& p) { return p.added; }));
+    CHECK(added == (add_special ? pieces.size() - tokenizer->encode(text, false).size() : 0));
   }
 
   const auto& long_text = fixture.at("long");

@@ -38,9 +38,9 @@ class ClsSepProcessor final : public PostProcessor {
     if (trim_) trim_offsets(pieces, add_prefix_space_);
     std::vector<TokenPiece> out;
     out.reserve(pieces.size() + 2);
-    out.push_back({cls_.id, printable_text(cls_.token), 0, 0});
+    out.push_back({cls_.id, printable_text(cls_.token), 0, 0, true});
     for (TokenPiece& piece : pieces) out.push_back(std::move(piece));
-    out.push_back({sep_.id, printable_text(sep_.token), text_end, text_end});
+    out.push_back({sep_.id, printable_text(sep_.token), text_end, text_end, true});
     return out;
   }
 

@@ -261,13 +261,13 @@ class SentencePieceTokenizer final : public Tokenizer {
     }
     std::vector<TokenPiece> pieces;
     if (add_special) {
-      for (const int64_t id : specials_.prefix) pieces.push_back({id, label(id), 0, 0});
+      for (const int64_t id : specials_.prefix) pieces.push_back({id, label(id), 0, 0, true});
     }
     // begin/end are the surface's byte offsets in the input, through the normalizer's alignment
     // (a dummy-prefix "▁" covers no input byte: begin == end).
     for (const auto& piece : spt.pieces()) pieces.push_back({piece.id(), label(piece.id()), piece.begin(), piece.end()});
     if (add_special) {
-      for (const int64_t id : specials_.suffix) pieces.push_back({id, label(id), text.size(), text.size()});
+      for (const int64_t id : specials_.suffix) pieces.push_back({id, label(id), text.size(), text.size(), true});
     }
     return pieces;
   }
