@@ -91,6 +91,13 @@ TEST_CASE("lstrip and rstrip take the white space around an added token; single_
   CHECK(show(t->encode("hello  [MASK]  world", false)) == "5:hello@0..5 4:[MASK]@5..15 6:world@15..20");
   // "hi" inside "this" or "hi5" is not the added token; alone it is.
   CHECK(show(t->encode("this hi hi5", false)) == "-1:this@0..4 8:hi@5..7 -1:hi5@8..11");
+  // A single_word match refused inside a word hides the tokens overlapping it (tokenizers' search is
+  // non-overlapping): "<x>" wins at byte 1 of "a<x>", is refused, and "x>" is not looked for.
+  AddedToken whole = added(9, "<x>");
+  whole.single_word = true;
+  const auto overlap = make_pipeline_tokenizer(parts_with({whole, added(10, "x>")}));
+  CHECK(show(overlap->encode("a<x>", false)) == "-1:a<x>@0..4");
+  CHECK(show(overlap->encode("a x>", false)) == "-1:a@0..1 10:x>@2..4");
 }
 
 TEST_CASE("normalized added tokens are matched after the normalizer, others in the raw text") {

@@ -51,7 +51,7 @@ char32_t char_at(std::string_view text, size_t at) {
 }
 
 // Added tokens matched leftmost-longest, as tokenizers' AddedVocabulary does with Aho-Corasick:
-// at each byte the longest token that starts there and satisfies single_word.
+// at each byte the longest token that starts there; one failing single_word is skipped whole.
 class AddedMatcher {
  public:
   explicit AddedMatcher(std::vector<std::pair<std::string, const AddedToken*>> patterns) {
@@ -78,6 +78,13 @@ class AddedMatcher {
       }
       size_t begin = at;
       size_t end = at + match->first.size();
+      if (match->second->single_word &&
+          ((at > 0 && is_word_char(char_before(s, at))) || (end < s.size() && is_word_char(char_at(s, end))))) {
+        // A single_word token inside a word is no match, and, as tokenizers' non-overlapping
+        // Aho-Corasick search goes on after it, neither is a token overlapping it.
+        at = end;
+        continue;
+      }
       if (match->second->lstrip) begin = strip_left(s, at, plain_begin);
       if (match->second->rstrip) end = strip_right(s, end);
       if (begin > plain_begin) out.push_back({text.slice(plain_begin, begin), nullptr});
@@ -95,12 +102,6 @@ class AddedMatcher {
     for (const auto& candidate : it->second) {  // longest first
       const std::string& content = candidate.first;
       if (s.compare(at, content.size(), content) != 0) continue;
-      if (candidate.second->single_word) {
-        const size_t end = at + content.size();
-        if ((at > 0 && is_word_char(char_before(s, at))) || (end < s.size() && is_word_char(char_at(s, end)))) {
-          continue;
-        }
-      }
       return &candidate;
     }
     return nullptr;
