@@ -1,13 +1,29 @@
-// Character classes of tokenizers' normalizers and pre-tokenizers, by utf8proc's categories.
+// Character classes of tokenizers' normalizers and pre-tokenizers, by utf8proc's categories and,
+// for the crates with frozen tables, ICU's Unicode age of each character.
 #include "char_classes.hpp"
 
+#include <unicode/uchar.h>
 #include <utf8proc.h>
+
 
 namespace attnviz {
 
 namespace {
 
 utf8proc_category_t category(char32_t cp) { return utf8proc_category(static_cast<utf8proc_int32_t>(cp)); }
+
+// Whether the character was assigned by Unicode `major`.0 (its Age property, from ICU).
+bool assigned_by(char32_t cp, int major) {
+  UVersionInfo age;
+  u_charAge(static_cast<UChar32>(cp), age);
+  return age[0] != 0 && age[0] <= major;  // unassigned: age 0.0
+}
+
+// The Unicode versions of the tables tokenizers' crates carry: unicode_categories 0.1.1
+// (is_punctuation, is_other, is_mark_nonspacing) has Unicode 8.0's, unicode-normalization-alignments
+// (is_combining_mark) 9.0's. Characters assigned since are none of those classes there.
+constexpr int k_categories_unicode = 8;
+constexpr int k_normalization_unicode = 9;
 
 }  // namespace
 
@@ -23,7 +39,7 @@ bool is_bert_punctuation(char32_t cp) {
     return true;
   }
   const auto c = category(cp);
-  return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO;
+  return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO && assigned_by(cp, k_categories_unicode);
 }
 
 bool is_numeric_char(char32_t cp) {
@@ -33,14 +49,18 @@ bool is_numeric_char(char32_t cp) {
 
 bool is_other_char(char32_t cp) {
   const auto c = category(cp);
-  return c == UTF8PROC_CATEGORY_CC || c == UTF8PROC_CATEGORY_CF || c == UTF8PROC_CATEGORY_CO;
+  return (c == UTF8PROC_CATEGORY_CC || c == UTF8PROC_CATEGORY_CF || c == UTF8PROC_CATEGORY_CO) &&
+         assigned_by(cp, k_categories_unicode);
 }
 
-bool is_nonspacing_mark(char32_t cp) { return category(cp) == UTF8PROC_CATEGORY_MN; }
+bool is_nonspacing_mark(char32_t cp) {
+  return category(cp) == UTF8PROC_CATEGORY_MN && assigned_by(cp, k_categories_unicode);
+}
 
 bool is_combining_mark(char32_t cp) {
   const auto c = category(cp);
-  return c == UTF8PROC_CATEGORY_MN || c == UTF8PROC_CATEGORY_MC || c == UTF8PROC_CATEGORY_ME;
+  return (c == UTF8PROC_CATEGORY_MN || c == UTF8PROC_CATEGORY_MC || c == UTF8PROC_CATEGORY_ME) &&
+         assigned_by(cp, k_normalization_unicode);
 }
 
 bool is_cjk_ideograph(char32_t cp) {
