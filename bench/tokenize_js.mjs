@@ -21,6 +21,7 @@ const runs = [
   [`${versions.hf}`, "llama3", () => hfTokenizer("llama3")],
   [`${versions.hf}`, "llama2 (Mistral 7B)", () => hfTokenizer("llama2")],
   [`${versions.hf}`, "qwen2_5", () => hfTokenizer("qwen2_5")],
+  [`${versions.hf}`, "gemma", () => hfTokenizer("gemma")],
   [`${versions.hf}`, "bert-uncased-json", () => hfTokenizer("bert-uncased-json")],
   [versions.gpt3Encoder, "gpt2", gpt3Encoder],
   [versions.llama3, "Llama 3 (baked in)", llama3TokenizerJs],

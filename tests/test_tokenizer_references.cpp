@@ -27,7 +27,7 @@ const fs::path k_fixtures = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures";
 
 // Every fixture make_tokenizer_references.mjs writes.
 const std::set<std::string> k_names = {"gpt2",    "gpt2-json",    "llama3",           "llama2",
-                                       "qwen2_5", "bert-uncased", "bert-uncased-json"};
+                                       "qwen2_5", "gemma", "bert-uncased", "bert-uncased-json"};
 
 std::string ids_text(const std::vector<int64_t>& ids) {
   std::string text;
@@ -124,5 +124,6 @@ TEST_CASE("tokenizer references: gpt2-json (tokenizer.json alone)") { check_fixt
 TEST_CASE("tokenizer references: llama3") { check_fixture("llama3"); }
 TEST_CASE("tokenizer references: llama2") { check_fixture("llama2"); }
 TEST_CASE("tokenizer references: qwen2_5") { check_fixture("qwen2_5"); }
+TEST_CASE("tokenizer references: gemma") { check_fixture("gemma"); }
 TEST_CASE("tokenizer references: bert-uncased (vocab.txt)") { check_fixture("bert-uncased"); }
 TEST_CASE("tokenizer references: bert-uncased-json (tokenizer.json)") { check_fixture("bert-uncased-json"); }
