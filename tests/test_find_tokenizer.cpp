@@ -85,7 +85,8 @@ TEST_CASE("find_tokenizer: a SentencePiece model found in a folder gives libsent
 TEST_CASE("tokenizer.json: the converted Unigram files end to end (Metaspace, Unigram) give libsentencepiece's ids") {
   // expected.json's ids are libsentencepiece's for the text (for a text starting with a space, of
   // the text without it, since Metaspace adds no second "▁"), which Tokenizers.js confirmed.
-  for (const auto& [name, checks] : expected()["unigram_json"].items()) {
+  const nlohmann::json all = expected();  // iterated below: must outlive the loop
+  for (const auto& [name, checks] : all["unigram_json"].items()) {
     CAPTURE(name);
     const auto t = read_tokenizer_json(k_spm / name);
     REQUIRE(checks.size() == 15);
