@@ -55,8 +55,10 @@ TEST_CASE("model: init writes the seed-000 shapes and load reads them back") {
   CHECK(m.config.n_heads == 4);
   CHECK(m.config.d_k() == 16);
   CHECK(m.config.d_head_v() == 8);
-  CHECK(m.weights.encoder.layers[0].self_attn.out.has_value());
-  CHECK(m.weights.encoder.layers[0].self_attn.q.weight(3, 5) == w.data[3 * 128 + 5]);
+  std::optional<LayerWeights> held;
+  const AttentionWeights& a = m.weights.encoder.layer(0, held).self_attn;
+  CHECK(a.out.has_value());
+  CHECK(a.q.weight(3, 5) == w.data[3 * 128 + 5]);
 }
 
 TEST_CASE("model: the same seed gives the same model, another seed another") {
@@ -69,8 +71,10 @@ TEST_CASE("model: the same seed gives the same model, another seed another") {
   o.seed = 1;
   init_model(c.path(), o);
   const Model ma = load_model(a.path(), {}), mb = load_model(b.path(), {}), mc = load_model(c.path(), {});
-  CHECK(ma.weights.encoder.layers[0].self_attn.k.weight == mb.weights.encoder.layers[0].self_attn.k.weight);
-  CHECK(ma.weights.encoder.layers[0].self_attn.k.weight != mc.weights.encoder.layers[0].self_attn.k.weight);
+  std::optional<LayerWeights> la, lb, lc;
+  const Matrix& ka = ma.weights.encoder.layer(0, la).self_attn.k.weight;
+  CHECK(ka == mb.weights.encoder.layer(0, lb).self_attn.k.weight);
+  CHECK(ka != mc.weights.encoder.layer(0, lc).self_attn.k.weight);
 }
 
 TEST_CASE("model: --heads that contradicts the file is a usage error; missing heads asks for it") {

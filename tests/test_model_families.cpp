@@ -60,8 +60,9 @@ TEST_CASE("families: a Llama checkpoint through a layout file: GQA from k's shap
   CHECK(c.rope_theta == 10000.0f);
   CHECK(c.layer_norm_eps == 1e-6f);
   CHECK_FALSE(c.tied_embeddings);
-  REQUIRE(m.weights.decoder.layers.size() == 2);
-  CHECK(m.weights.decoder.layers[1].ffn->gate.has_value());
+  REQUIRE(m.weights.decoder.n_layers() == 2);
+  std::optional<LayerWeights> held;
+  CHECK(m.weights.decoder.layer(1, held).ffn->gate.has_value());
   CHECK(describe_config(c) ==
         "layout llama, decoder, 2 layers, d_model 32, 4 heads (d_k 8, d_v 8, 2 key/value heads), d_ff 48, "
         "pre-norm RMSNorm, gated silu, eps 1e-06, causal, positions rotary (theta 10000, max 64), vocab 40");
@@ -75,8 +76,9 @@ TEST_CASE("families: a Qwen3-like checkpoint: q/k norms, MQA, partial rotary, ti
   CHECK(c.rotary_dim == 4);  // int(8 · 0.5)
   CHECK(c.rope_theta == 1e6f);
   CHECK(c.tied_embeddings);
-  CHECK(m.weights.decoder.layers[0].self_attn.q_norm.size() == 8);
-  CHECK(m.weights.decoder.layers[0].self_attn.k.bias.size() == 8);
+  std::optional<LayerWeights> held;
+  CHECK(m.weights.decoder.layer(0, held).self_attn.q_norm.size() == 8);
+  CHECK(held->self_attn.k.bias.size() == 8);
   CHECK(describe_config(c) ==
         "layout llama, decoder, 2 layers, d_model 32, 4 heads (d_k 8, d_v 8, 1 key/value head), d_ff 48, "
         "pre-norm RMSNorm, gated silu, eps 1e-06, q/k norm, causal, positions rotary (theta 1000000, 4 of 8 dims, "
@@ -247,8 +249,9 @@ TEST_CASE("families: a fused q/k/v bias splits by the key/value width under GQA 
   o.layout_file = (dir / "map.json").string();
   const Model fused = load_model(dir.path(), o), separate = load_model(k_torch / "hf_qwen3", llama_layout());
   for (int layer = 0; layer < 2; ++layer) {
-    const AttentionWeights& a = fused.weights.decoder.layers[layer].self_attn;
-    const AttentionWeights& b = separate.weights.decoder.layers[layer].self_attn;
+    std::optional<LayerWeights> held_a, held_b;
+    const AttentionWeights& a = fused.weights.decoder.layer(layer, held_a).self_attn;
+    const AttentionWeights& b = separate.weights.decoder.layer(layer, held_b).self_attn;
     CHECK(a.q.bias == b.q.bias);
     CHECK(a.k.bias == b.k.bias);
     CHECK(a.v.bias == b.v.bias);

@@ -136,8 +136,10 @@ TEST_CASE("stack: a user layout file maps unanticipated names") {
   o.n_heads = 2;
   const Model m = load_model(dir / "m.safetensors", o);
   CHECK(m.config.layout == "map");
-  REQUIRE(m.weights.encoder.layers[0].self_attn.out);
-  CHECK(m.weights.encoder.layers[0].self_attn.out->weight(0, 1) == w[1 * 8 + 0]);  // transposed
+  std::optional<LayerWeights> held;
+  const AttentionWeights& a = m.weights.encoder.layer(0, held).self_attn;
+  REQUIRE(a.out);
+  CHECK(a.out->weight(0, 1) == w[1 * 8 + 0]);  // transposed
 }
 
 TEST_CASE("stack: unknown names, a wrong layout and a missing layer tensor are clear errors") {

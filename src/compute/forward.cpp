@@ -80,7 +80,8 @@ class Runner {
       const AttentionSetup s = setup(plan, plan.lone_site, input, keys.labels,
                                      across ? source_mask() : self_mask(plan));
       check_masked(fmt::format("layer0.{}", site_name(plan.lone_site)), s, keys.x.rows());
-      const AttentionWeights& w = weights(plan).layers.at(0).self_attn;
+      std::optional<LayerWeights> held;
+      const AttentionWeights& w = weights(plan).layer(0, held).self_attn;
       return multi_head_attention(input.x, keys.x, w, model_.config.n_heads, s, 0);
     }
     const std::string prefix = plan.name.empty() ? "" : plan.name + ".";
@@ -95,8 +96,9 @@ class Runner {
     }
     const StackWeights& w = weights(plan);
     Matrix x = input.x;
+    std::optional<LayerWeights> held;  // a loaded model's layers are converted one at a time
     for (int l = 0; l < plan.n_layers; ++l) {
-      x = transformer_layer(x, w.layers[l], model_.config, l, self, plan.cross ? cross_keys : nullptr,
+      x = transformer_layer(x, w.layer(l, held), model_.config, l, self, plan.cross ? cross_keys : nullptr,
                             plan.cross ? &cross : nullptr);
     }
     if (w.final_norm) x = normalize(x, *w.final_norm, model_.config);

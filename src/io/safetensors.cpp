@@ -110,8 +110,8 @@ float bf16_to_f32(uint16_t b) {
 }
 
 template <typename Source, typename Convert>
-void convert_into(std::vector<float>& out, const char* src, Convert convert) {
-  for (size_t i = 0; i < out.size(); ++i) {
+void convert_into(float* out, size_t n, const char* src, Convert convert) {
+  for (size_t i = 0; i < n; ++i) {
     Source v;
     std::memcpy(&v, src + i * sizeof(Source), sizeof(Source));  // data may be unaligned
     out[i] = convert(v);
@@ -120,6 +120,46 @@ void convert_into(std::vector<float>& out, const char* src, Convert convert) {
 
 }  // namespace
 }  // namespace detail
+
+std::optional<FloatDtype> float_dtype(std::string_view name) {
+  if (name == "F32") return FloatDtype::f32;
+  if (name == "F16") return FloatDtype::f16;
+  if (name == "BF16") return FloatDtype::bf16;
+  if (name == "F64") return FloatDtype::f64;
+  return std::nullopt;
+}
+
+size_t dtype_bytes(FloatDtype dtype) {
+  switch (dtype) {
+    case FloatDtype::f32: return 4;
+    case FloatDtype::f16:
+    case FloatDtype::bf16: return 2;
+    case FloatDtype::f64: return 8;
+  }
+  return 0;
+}
+
+void convert_to_float(FloatDtype dtype, const char* src, size_t n, float* out) {
+  switch (dtype) {
+    case FloatDtype::f32:
+      if (n > 0) std::memcpy(out, src, n * sizeof(float));
+      return;
+    case FloatDtype::f16: return detail::convert_into<uint16_t>(out, n, src, detail::f16_to_f32);
+    case FloatDtype::bf16: return detail::convert_into<uint16_t>(out, n, src, detail::bf16_to_f32);
+    case FloatDtype::f64:
+      return detail::convert_into<double>(out, n, src, [](double v) { return static_cast<float>(v); });
+  }
+}
+
+void release_mapped(const char* data, size_t bytes) {
+  if (bytes == 0) return;
+  // Whole pages around the range: a neighbour's page dropped too only faults back in when read.
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(data) / page * page;
+  const auto end = reinterpret_cast<uintptr_t>(data) + bytes;
+  // Advice only: a failure leaves the pages resident, never the values wrong.
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
 
 struct SafetensorsFile::Impl {
   std::filesystem::path path;
@@ -160,35 +200,32 @@ const std::map<std::string, std::string>& SafetensorsFile::metadata() const {
   return impl_->layout.metadata;
 }
 
-Tensor SafetensorsFile::load(const std::string& name) const {
+StoredTensor SafetensorsFile::stored(const std::string& name) const {
   const TensorInfo* info = find(name);
   if (!info) {
     throw Error(fmt::format("{}: no tensor named '{}' (the file has {} tensors)",
                             impl_->path.string(), name, impl_->layout.tensors.size()));
   }
-  const uint64_t elem = detail::safetensors_dtype_size(info->dtype);
-  const char* src = impl_->map.bytes().data() + impl_->layout.data_start + info->begin;
-  Tensor t;
-  t.shape = info->shape;
-  // Validation proved (end - begin) == shape product × elem, so this is the element count.
-  const auto n = static_cast<size_t>((info->end - info->begin) / elem);
-  const std::string& dtype = info->dtype;
-  if (dtype != "F32" && dtype != "F16" && dtype != "BF16" && dtype != "F64") {
+  const auto dtype = float_dtype(info->dtype);
+  if (!dtype) {
     throw Error(
         fmt::format("{}: tensor '{}' has dtype {}; only F32, F16, BF16 and F64 can be loaded "
                     "as float32",
-                    impl_->path.string(), name, dtype));
+                    impl_->path.string(), name, info->dtype));
   }
-  t.data.resize(n);
-  if (dtype == "F32") {
-    if (n > 0) std::memcpy(t.data.data(), src, n * sizeof(float));
-  } else if (dtype == "F16") {
-    detail::convert_into<uint16_t>(t.data, src, detail::f16_to_f32);
-  } else if (dtype == "BF16") {
-    detail::convert_into<uint16_t>(t.data, src, detail::bf16_to_f32);
-  } else {
-    detail::convert_into<double>(t.data, src, [](double v) { return static_cast<float>(v); });
-  }
+  return {*dtype, info->shape, impl_->map.bytes().data() + impl_->layout.data_start + info->begin};
+}
+
+Tensor SafetensorsFile::load(const std::string& name) const {
+  const StoredTensor s = stored(name);
+  const TensorInfo& info = *find(name);
+  Tensor t;
+  t.shape = s.shape;
+  // Validation proved (end - begin) == shape product × element size.
+  const uint64_t bytes = info.end - info.begin;
+  t.data.resize(static_cast<size_t>(bytes / dtype_bytes(s.dtype)));
+  convert_to_float(s.dtype, s.data, t.data.size(), t.data.data());
+  release_mapped(s.data, static_cast<size_t>(bytes));
   return t;
 }
 

@@ -18,8 +18,8 @@ std::string with_layer(const std::string& pattern, int layer) {
   return out.append(pattern, from, std::string::npos);
 }
 
-Binder::Binder(const TensorSource& tensors, const Layout& layout, std::string prefix)
-    : tensors_(tensors), layout_(layout), prefix_(std::move(prefix)) {}
+Binder::Binder(const TensorSource& tensors, const Layout& layout, std::string prefix, BindMode mode)
+    : tensors_(tensors), layout_(layout), prefix_(std::move(prefix)), mode_(mode) {}
 
 const RolePattern* Binder::pattern(const std::string& role) const {
   for (const auto& r : layout_.roles) {
@@ -50,19 +50,29 @@ std::string Binder::missing(const std::string& role, int layer) const {
                      p ? prefix_ + with_layer(p->pattern, layer) : role, role, layout_.name);
 }
 
-Matrix Binder::matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const {
+std::string Binder::checked_matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const {
   auto n = name(role, layer);
   if (!n) throw Error(fmt::format("{}, expected shape [{}, {}]", missing(role, layer), rows, cols));
-  Tensor t = tensors_.load(*n);
   const bool transpose = pattern(role)->transpose;
   std::vector<int64_t> expected{rows, cols};
   if (transpose) std::swap(expected[0], expected[1]);
-  if (t.shape != expected) {
+  const auto& shape = tensors_.info(*n).shape;
+  if (shape != expected) {
     throw Error(fmt::format("{}: tensor '{}' has shape {}, expected {}{}", tensors_.description(), *n,
-                            shape_string(t.shape), shape_string(expected),
+                            shape_string(shape), shape_string(expected),
                             transpose ? " (Conv1D, stored [in, out])" : ""));
   }
-  if (!transpose) return Eigen::Map<Matrix>(t.data.data(), rows, cols);
+  return *n;
+}
+
+Matrix Binder::matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const {
+  const std::string n = checked_matrix(role, layer, rows, cols);
+  if (mode_ == BindMode::check_shapes) {
+    tensors_.stored(n);  // refuses a dtype that cannot be converted, now rather than mid-run
+    return Matrix(rows, 0);
+  }
+  Tensor t = tensors_.load(n);
+  if (!pattern(role)->transpose) return Eigen::Map<Matrix>(t.data.data(), rows, cols);
   return Eigen::Map<Matrix>(t.data.data(), cols, rows).transpose();
 }
 
@@ -80,6 +90,13 @@ RowVector Binder::vector(const std::string& role, int layer, int64_t n) const {
 std::optional<Matrix> Binder::optional_matrix(const std::string& role, int64_t rows, int64_t cols) const {
   if (!has(role)) return std::nullopt;
   return matrix(role, 0, rows, cols);
+}
+
+std::optional<TokenTable> Binder::table(const std::string& role, int64_t rows, int64_t cols,
+                                        std::shared_ptr<const void> owner) const {
+  if (!has(role)) return std::nullopt;
+  if (pattern(role)->transpose) return TokenTable(matrix(role, 0, rows, cols));
+  return TokenTable(tensors_.stored(checked_matrix(role, 0, rows, cols)), std::move(owner));
 }
 
 std::optional<LayerNormWeights> Binder::layer_norm(const std::string& role, int layer, int64_t d) const {
@@ -141,10 +158,17 @@ LayerWeights Binder::layer(const std::string& stack, int l, const Config& c, boo
   return w;
 }
 
-StackWeights Binder::stack(const std::string& stack, int n_layers, const Config& c, bool cross) const {
+StackWeights bind_stack(std::shared_ptr<const TensorSource> tensors, const Layout& layout,
+                        const std::string& prefix, const std::string& stack, int n_layers, const Config& c,
+                        bool cross) {
+  const Binder check(*tensors, layout, prefix, BindMode::check_shapes);
+  for (int l = 0; l < n_layers; ++l) check.layer(stack, l, c, cross);
   StackWeights s;
-  for (int l = 0; l < n_layers; ++l) s.layers.push_back(layer(stack, l, c, cross));
-  s.final_norm = layer_norm(stack + ".final_norm", 0, c.d_model);
+  s.final_norm = check.layer_norm(stack + ".final_norm", 0, c.d_model);  // [D]: converted now
+  s.n_bound = n_layers;
+  s.bind_layer = [tensors, layout, prefix, stack, c, cross](int l) {
+    return Binder(*tensors, layout, prefix).layer(stack, l, c, cross);
+  };
   return s;
 }
 

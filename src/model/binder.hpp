@@ -1,6 +1,7 @@
 // Binding tensors to roles under a layout: name lookup, Conv1D transposes, fused q/k/v splits, shape checks.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,9 +13,15 @@
 
 namespace attnviz::detail {
 
+// convert: matrices are loaded as float32. check_shapes: a matrix's shape and dtype are checked from
+// the header and an empty [rows, 0] matrix stands in for it (its rows can still be split, as a fused
+// q/k/v is), so load_model validates every layer with the code that binds it, converting nothing big.
+enum class BindMode { convert, check_shapes };
+
 class Binder {
  public:
-  Binder(const TensorSource& tensors, const Layout& layout, std::string prefix);
+  Binder(const TensorSource& tensors, const Layout& layout, std::string prefix,
+         BindMode mode = BindMode::convert);
 
   // The file's tensor name for `role` at `layer`, when the layout has the role and the file the tensor.
   std::optional<std::string> name(const std::string& role, int layer = 0) const;
@@ -27,22 +34,35 @@ class Binder {
   Matrix matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const;
   RowVector vector(const std::string& role, int layer, int64_t n) const;  // empty when absent
   std::optional<Matrix> optional_matrix(const std::string& role, int64_t rows, int64_t cols) const;
+  // A [rows, cols] table left in the file in its stored dtype (`owner` keeps the file mapped);
+  // nullopt when absent. A table stored transposed is converted.
+  std::optional<TokenTable> table(const std::string& role, int64_t rows, int64_t cols,
+                                  std::shared_ptr<const void> owner) const;
   std::optional<LayerNormWeights> layer_norm(const std::string& role, int layer, int64_t d) const;
   std::optional<Linear> linear(const std::string& role, int layer, int64_t out, int64_t in) const;
 
   // q, k, v (fused or separate) and out of `module` ("encoder.self"), shapes from the config.
   AttentionWeights attention(const std::string& module, int layer, const Config& c) const;
   LayerWeights layer(const std::string& stack, int layer, const Config& c, bool cross) const;
-  StackWeights stack(const std::string& stack, int n_layers, const Config& c, bool cross) const;
 
   const std::string& prefix() const { return prefix_; }
 
  private:
   const RolePattern* pattern(const std::string& role) const;
+  // The tensor's name after checking it exists with the shape [rows, cols] (stored transposed when
+  // the layout says so).
+  std::string checked_matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const;
   const TensorSource& tensors_;
   const Layout& layout_;
   std::string prefix_;
+  BindMode mode_;
 };
+
+// A stack of a loaded model: every layer's shapes and dtypes checked now, each layer converted when
+// forward asks for it. The layers read `tensors`, which the stack keeps alive.
+StackWeights bind_stack(std::shared_ptr<const TensorSource> tensors, const Layout& layout,
+                        const std::string& prefix, const std::string& stack, int n_layers, const Config& c,
+                        bool cross);
 
 // pattern with every "{layer}" replaced by the index.
 std::string with_layer(const std::string& pattern, int layer);

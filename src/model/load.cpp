@@ -233,10 +233,9 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   check_declared(cfg, {"d_model", "n_embd", "hidden_size"}, c.d_model);
 }
 
-// lm_head: the token table when tied, else its own [N, D] matrix when the file has one. attnviz
-// computes no logits, so an untied lm_head is shape-checked and never loaded; a tied one must equal
-// the token table.
-void check_unembedding(Config& c, const Weights& w, const Binder& b) {
+// lm_head: the token table when tied, else its own [N, D] matrix when the file has one, left in the
+// file like the token table; a tied one must equal the token table.
+void bind_unembedding(Config& c, Weights& w, const Binder& b, const std::shared_ptr<const TensorSource>& src) {
   if (!b.has("unembed.weight")) return;
   if (c.vocab_size == 0) c.vocab_size = width(b, "unembed.weight", 0);
   const auto shape = b.shape("unembed.weight");
@@ -244,8 +243,8 @@ void check_unembedding(Config& c, const Weights& w, const Binder& b) {
     throw Error(fmt::format("tensor '{}' has shape {}, expected [{}, {}] (vocab, d_model)",
                             printable_text(*b.name("unembed.weight")), shape_string(shape), c.vocab_size, c.d_model));
   }
-  if (c.tied_embeddings && w.embed.token &&
-      b.matrix("unembed.weight", 0, c.vocab_size, c.d_model) != *w.embed.token) {
+  w.embed.unembed = b.table("unembed.weight", c.vocab_size, c.d_model, src);
+  if (c.tied_embeddings && w.embed.token && !same_values(*w.embed.unembed, *w.embed.token)) {
     throw Error(fmt::format("tie_word_embeddings = true, but '{}' differs from the token table '{}'",
                             printable_text(*b.name("unembed.weight")), printable_text(*b.name("embed.token"))));
   }
@@ -265,11 +264,8 @@ void check_positions(const Config& c, const Weights& w, const Binder& b) {
 }
 
 // Per-head q/k norms are a fact of the weights (Qwen3 has them, Llama not): the first layer says.
-bool has_qk_norm(const Weights& w, const std::string& stack) {
-  const StackWeights& s = stack == "encoder" ? w.encoder : w.decoder;
-  if (s.layers.empty()) return false;
-  const AttentionWeights& a = s.layers[0].self_attn;
-  return a.q_norm.size() > 0 || a.k_norm.size() > 0;
+bool has_qk_norm(const Binder& b, const std::string& stack) {
+  return b.has(stack + ".self.q_norm.weight") || b.has(stack + ".self.k_norm.weight");
 }
 
 // What the weights hold that the layout's traits must agree with (a gate in a plain FFN would be
@@ -288,7 +284,9 @@ void check_model_traits(const Config& c, const Binder& b, const std::string& sta
 }  // namespace
 
 Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
-  const TensorSource src = TensorSource::open(path);
+  // Shared by the model's layers and tables, which read the mapped files when they run.
+  const auto tensors = std::make_shared<const TensorSource>(TensorSource::open(path));
+  const TensorSource& src = *tensors;
   const ConfigSources cfg(src, overrides);
   const auto [layout, prefix] = choose_layout(src, cfg, overrides);
   const Binder b(src, layout, prefix);
@@ -315,24 +313,24 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   Weights& w = model.weights;
   if (has_encoder) {
     c.n_encoder_layers = detail::count_layers(b, "encoder");
-    w.encoder = b.stack("encoder", c.n_encoder_layers, c, false);
+    w.encoder = detail::bind_stack(tensors, layout, prefix, "encoder", c.n_encoder_layers, c, false);
   }
   if (has_decoder) {
     c.n_decoder_layers = detail::count_layers(b, "decoder");
-    w.decoder = b.stack("decoder", c.n_decoder_layers, c, c.decoder_cross);
+    w.decoder = detail::bind_stack(tensors, layout, prefix, "decoder", c.n_decoder_layers, c, c.decoder_cross);
   }
   if (c.arch != Arch::encoder_decoder) {
     check_declared(cfg, {"n_layer", "num_hidden_layers", "num_layers", "n_layers"},
                    has_encoder ? c.n_encoder_layers : c.n_decoder_layers);
   }
-  c.out_projection = (has_encoder ? w.encoder : w.decoder).layers.at(0).self_attn.out.has_value();
-  w.embed.token = b.optional_matrix("embed.token", c.vocab_size, c.d_model);
+  c.out_projection = b.has(first + ".self.out.weight");
+  w.embed.token = b.table("embed.token", c.vocab_size, c.d_model, tensors);
   w.embed.position = b.optional_matrix("embed.position", c.max_positions, c.d_model);
   w.embed.token_type = b.optional_matrix("embed.token_type", c.type_vocab_size, c.d_model);
   w.embed.norm = b.layer_norm("embed.norm", 0, c.d_model);
-  check_unembedding(c, w, b);
+  bind_unembedding(c, w, b, tensors);
   check_positions(c, w, b);
-  c.qk_norm = has_qk_norm(w, first);
+  c.qk_norm = has_qk_norm(b, first);
   check_model_traits(c, b, first);
   return model;
 }

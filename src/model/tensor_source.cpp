@@ -135,6 +135,12 @@ Tensor TensorSource::load(const std::string& name) const {
   return it->second.file->load(it->second.file_name);
 }
 
+StoredTensor TensorSource::stored(const std::string& name) const {
+  auto it = index_.find(name);
+  if (it == index_.end()) throw Error(fmt::format("{}: missing tensor '{}'", description_, name));
+  return it->second.file->stored(it->second.file_name);
+}
+
 std::vector<std::string> TensorSource::names() const {
   std::vector<std::string> out;
   for (const auto& [name, entry] : index_) out.push_back(name);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,28 @@ struct TensorInfo {
   uint64_t end = 0;
 };
 
+// The floating-point dtypes attnviz converts to float32.
+enum class FloatDtype { f32, f16, bf16, f64 };
+
+// "F32" → f32, "F16", "BF16", "F64"; nullopt for any other dtype (integers, F8, bool).
+std::optional<FloatDtype> float_dtype(std::string_view name);
+size_t dtype_bytes(FloatDtype dtype);
+// Converts n elements stored as `dtype` at `src` (little-endian, any alignment) to float32 at `out`:
+// F16 and BF16 exactly, F64 rounded to nearest (overflow → ±inf).
+void convert_to_float(FloatDtype dtype, const char* src, size_t n, float* out);
+
+// A float tensor as the file stores it, unconverted: `data` points into the mapping and is valid
+// while its SafetensorsFile lives.
+struct StoredTensor {
+  FloatDtype dtype = FloatDtype::f32;
+  std::vector<int64_t> shape;
+  const char* data = nullptr;  // shape-product elements of dtype
+};
+
+// Drops this process's pages of a read-only mapping over [data, data + bytes): they stay in the
+// page cache and fault back in when read again, so converted weights do not also count as resident.
+void release_mapped(const char* data, size_t bytes);
+
 class SafetensorsFile {
  public:
   // Maps and validates the file; throws Error (exit 1) naming the file, tensor, expected and actual.
@@ -40,8 +63,11 @@ class SafetensorsFile {
   const std::vector<TensorInfo>& tensors() const;
   const TensorInfo* find(const std::string& name) const;  // nullptr when absent
   const std::map<std::string, std::string>& metadata() const;  // "__metadata__"
-  // The tensor converted to float32 (F32, F16, BF16, F64); other dtypes rejected by name.
+  // The tensor converted to float32 (F32, F16, BF16, F64); other dtypes rejected by name. Its mapped
+  // pages are released once converted.
   Tensor load(const std::string& name) const;
+  // The tensor's bytes in the mapping, for reading in its stored dtype (same dtype check as load).
+  StoredTensor stored(const std::string& name) const;
 
  private:
   struct Impl;

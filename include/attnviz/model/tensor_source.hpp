@@ -22,6 +22,7 @@ class TensorSource {
   bool has(const std::string& name) const { return index_.count(name) != 0; }
   const TensorInfo& info(const std::string& name) const;
   Tensor load(const std::string& name) const;
+  StoredTensor stored(const std::string& name) const;  // unconverted, valid while this source lives
   std::vector<std::string> names() const;
   const std::map<std::string, std::string>& metadata() const;  // of the first file
 

@@ -3,10 +3,12 @@
 // K = n_kv_heads · d_k and W = n_kv_heads · d_head_v (= Q and V unless the model shares k/v heads, GQA).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/model/token_table.hpp"
 
 namespace attnviz {
 
@@ -50,13 +52,27 @@ struct LayerWeights {
   std::optional<LayerNormWeights> norm_ffn;    // norm2 (norm3) / ln_2 / output.LayerNorm
 };
 
+// A stack's layers: held in memory (models built in code), or bound from the file one at a time as
+// forward reaches them (loaded models: their shapes were checked at load, their weights stay in the
+// mapped file in its stored dtype until then).
 struct StackWeights {
-  std::vector<LayerWeights> layers;
+  std::vector<LayerWeights> layers;                    // in memory, or empty
+  int n_bound = 0;                                     // else this many layers,
+  std::function<LayerWeights(int layer)> bind_layer;   // each converted to float32 on request
   std::optional<LayerNormWeights> final_norm;  // encoder.norm / decoder.norm / ln_f
+
+  int n_layers() const { return bind_layer ? n_bound : static_cast<int>(layers.size()); }
+  // Layer l: the one in memory, or bound into `holder` (which owns it until the caller resets it).
+  const LayerWeights& layer(int l, std::optional<LayerWeights>& holder) const {
+    if (!bind_layer) return layers.at(static_cast<size_t>(l));
+    holder.reset();  // the previous layer goes before the next is converted
+    return holder.emplace(bind_layer(l));
+  }
 };
 
 struct EmbeddingWeights {
-  std::optional<Matrix> token;       // [N, D]  (nn.Embedding, wte, word_embeddings)
+  std::optional<TokenTable> token;   // [N, D]  (nn.Embedding, wte, word_embeddings)
+  std::optional<TokenTable> unembed; // [N, D]  lm_head, when the file has one
   std::optional<Matrix> position;    // [P, D]  learned positions (wpe, position_embeddings)
   std::optional<Matrix> token_type;  // [types, D]  BERT token types
   std::optional<LayerNormWeights> norm;  // BERT embeddings.LayerNorm
