@@ -17,21 +17,16 @@
 #include "error_of.hpp"
 #include "run_cli.hpp"  // contains
 #include "temp_dir.hpp"
+#include "torch_fixtures.hpp"
 
 using namespace attnviz;
 using attnviz::test::contains;
 using attnviz::test::error_of;
+using attnviz::test::k_torch;
+using attnviz::test::llama_layout;
 using attnviz::test::TempDir;
 
 namespace {
-
-const std::filesystem::path k_torch = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/torch";
-
-ConfigOverrides llama_layout() {
-  ConfigOverrides o;
-  o.layout_file = (k_torch / "llama_layout.json").string();
-  return o;
-}
 
 // The error loading a copy of a fixture's weights with this config.json gives.
 std::string load_error(const std::string& fixture, const std::string& config,

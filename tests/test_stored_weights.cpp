@@ -22,15 +22,16 @@
 #include "error_of.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
+#include "torch_fixtures.hpp"
 
 using namespace attnviz;
 using attnviz::test::contains;
 using attnviz::test::error_of;
 using attnviz::test::TempDir;
+using attnviz::test::k_torch;
+using attnviz::test::llama_layout;
 
 namespace {
-
-const std::filesystem::path k_torch = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/torch";
 
 // A tensor to write in a stored dtype: the values must be exactly representable in it.
 struct StoredValues {
@@ -131,11 +132,7 @@ TEST_CASE("stored weights: a BF16 and an F16 model give exactly the maps of thei
 }
 
 TEST_CASE("stored weights: layers converted one at a time give the hidden states of layers held in memory") {
-  const Model lazy = load_model(k_torch / "hf_llama", [] {
-    ConfigOverrides o;
-    o.layout_file = (k_torch / "llama_layout.json").string();
-    return o;
-  }());
+  const Model lazy = load_model(k_torch / "hf_llama", llama_layout());
   REQUIRE(lazy.weights.decoder.bind_layer);
   Model eager = lazy;
   eager.weights.decoder.bind_layer = nullptr;
@@ -154,8 +151,7 @@ TEST_CASE("stored weights: a wrong shape or dtype in the last layer is an error 
   TempDir dir;
   auto tensors = llama_common_values();
   std::filesystem::copy_file(k_torch / "hf_llama" / "config.json", dir / "config.json");
-  ConfigOverrides o;
-  o.layout_file = (k_torch / "llama_layout.json").string();
+  const ConfigOverrides o = llama_layout();
   for (auto& t : tensors) {
     if (t.name == "model.layers.1.mlp.down_proj.weight") t.shape = {48, 32};  // stored [F, D], not [D, F]
   }

@@ -66,7 +66,7 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
 
 PreparedRun prepare_run(const InputArgs& a) {
   const bool cross = a.source.given();
-  PreparedRun run{load_model(a.model, overrides_of(a.model_flags)), {}, {}, {}, {}};
+  PreparedRun run{load_model(a.model, overrides_of(a.model_flags)), {}, {}, {}, {}, {}};
   // The selection names maps this model makes on this input: checked before any input is read.
   run.maps = MapList{attention_maps(run.model, cross), run.model.config.n_heads, cross};
   run.selection = selection_of(a.selection);
@@ -75,7 +75,8 @@ PreparedRun prepare_run(const InputArgs& a) {
   const TokenizerUse use = text(a.target) || text(a.source)                ? TokenizerUse::text
                            : !a.target.ids.empty() || !a.source.ids.empty() ? TokenizerUse::labels
                                                                             : TokenizerUse::none;
-  const TextTools tools = text_tools_of(run.model, a.tokenizer, use, !a.no_special_tokens);
+  run.tools = std::make_shared<const TextTools>(text_tools_of(run.model, a.tokenizer, use, !a.no_special_tokens));
+  const TextTools& tools = *run.tools;
   run.inputs.target = resolve_sequence(run.model, tools, a.target, "target");
   if (cross) {
     run.inputs.source =

@@ -7,6 +7,7 @@
 #include "attnviz/analysis/check.hpp"
 #include "attnviz/analysis/non_finite.hpp"
 #include "attnviz/cli/output_flags.hpp"
+#include "attnviz/cli/predictions.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/core/error.hpp"
@@ -100,6 +101,8 @@ void run_command(const RunArgs& a) {
 
   TerminalOptions terminal = terminal_options(a, run, cmap);
   check_csv_selection(run, terminal);
+  check_logits_flag(run, a.logits, terminal.table_style.format, terminal.table != TableKind::none);
+  const TableStyle table_style = terminal.table_style;
   SinkList sinks;
   auto terminal_sink = std::make_unique<TerminalSink>(std::cout, std::move(terminal));
   const TerminalSink& view = *terminal_sink;
@@ -130,6 +133,7 @@ void run_command(const RunArgs& a) {
     if (result.encoder_hidden) save->add_tensor("encoder.hidden", *result.encoder_hidden);
   }
   sinks.finish();
+  if (a.logits > 0) std::cout << predictions_table(run, result.hidden, a.logits, table_style);
   std::cout.flush();
   if (non_finite) std::cerr << non_finite->warnings();
   for (const auto& note : view.notes()) std::cerr << "attnviz: warning: " << note << '\n';

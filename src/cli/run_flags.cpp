@@ -33,6 +33,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--cmap", args->cmap,
                   "colour map of the weights: viridis, magma, inferno, plasma");
   cmd->add_flag("--no-heatmap", args->no_heatmap, "print tables only");
+  cmd->add_option("--logits", args->logits,
+                  "also print each position's K most likely next tokens (logit, probability)")
+      ->check(CLI::Range(1, 1000));
   cmd->add_flag("--check", args->check, "also check every map as `attnviz check` does (exit 3 on a problem)");
   cmd->callback([args, cmd] {
     args->png_given = cmd->count("--png") > 0;

@@ -250,6 +250,14 @@ void bind_unembedding(Config& c, Weights& w, const Binder& b, const std::shared_
   }
 }
 
+// Gemma 2 caps its logits (final_logit_softcapping, null for none): they change only --logits.
+void derive_logit_softcap(Config& c, const ConfigSources& cfg) {
+  const auto cap = cfg.agreed({"final_logit_softcapping"});
+  if (!cap || cap->is_null()) return;
+  c.final_logit_softcap = static_cast<float>(
+      *cfg.number({"final_logit_softcapping"}, 0.0, double(std::numeric_limits<float>::max())));
+}
+
 // Learned positions are a table of the weights, and a table means learned positions: a table next
 // to rotary or sinusoidal positions would be dropped, learned positions without one never added.
 void check_positions(const Config& c, const Weights& w, const Binder& b) {
@@ -329,6 +337,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   w.embed.token_type = b.optional_matrix("embed.token_type", c.type_vocab_size, c.d_model);
   w.embed.norm = b.layer_norm("embed.norm", 0, c.d_model);
   bind_unembedding(c, w, b, tensors);
+  derive_logit_softcap(c, cfg);
   check_positions(c, w, b);
   c.qk_norm = has_qk_norm(b, first);
   check_model_traits(c, b, first);

@@ -41,16 +41,11 @@ Matrix TokenTable::block(Eigen::Index r0, Eigen::Index n) const {
   return m;
 }
 
-Matrix TokenTable::product_block(ConstMatrixRef hidden, Eigen::Index r0, Eigen::Index n) const {
-  if (matrix_) return hidden * matrix_->middleRows(r0, n).transpose();
-  return hidden * block(r0, n).transpose();
-}
-
 Matrix TokenTable::times_transposed(ConstMatrixRef hidden) const {
   Matrix out(hidden.rows(), rows_);
   for (Eigen::Index r0 = 0; r0 < rows_; r0 += k_block_rows) {
     const Eigen::Index n = std::min(k_block_rows, rows_ - r0);
-    out.middleCols(r0, n) = product_block(hidden, r0, n);
+    out.middleCols(r0, n) = hidden * block(r0, n).transpose();
   }
   return out;
 }

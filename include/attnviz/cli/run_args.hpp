@@ -57,6 +57,7 @@ struct RunArgs {
   std::string pool = "max";         // max or mean pooling
   std::string font;                 // "" = fontconfig's sans-serif; a path or a fontconfig name
   bool check = false;  // --check: verify every map too; exit 3 when a check fails
+  int logits = 0;      // --logits K: each position's top-K next tokens (0: none)
 };
 
 // --tokenizer DIR and --no-special-tokens (run, stats, check, tokenize).

@@ -51,6 +51,7 @@ struct Config {
   int rotary_dim = 0;         // leading dims of each q/k head that rotate (d_k · partial_rotary_factor; 0: none)
   int type_vocab_size = 0;    // BERT token-type embeddings (0: none)
   bool tied_embeddings = false;  // the unembedding (lm_head) is the token table (tie_word_embeddings)
+  float final_logit_softcap = 0;  // logits become cap · tanh(logits / cap) (Gemma 2); 0: none
 
   int d_k() const { return d_qk / n_heads; }       // per-head query/key width
   int d_head_v() const { return d_v / n_heads; }   // per-head value width

@@ -11,7 +11,7 @@ namespace attnviz {
 
 class TokenTable {
  public:
-  // Rows converted at a time by product_block's callers and same_values: 4096 × 2048 floats = 32 MB.
+  // Rows converted at a time by products and same_values: 4096 × 2048 floats = 32 MB.
   static constexpr Eigen::Index k_block_rows = 4096;
 
   explicit TokenTable(Matrix table);
@@ -22,8 +22,6 @@ class TokenTable {
   Eigen::Index cols() const { return cols_; }
   RowVector row(Eigen::Index id) const;                 // the embedding of token `id`
   Matrix block(Eigen::Index r0, Eigen::Index n) const;  // rows [r0, r0 + n) as float32
-  // hidden · rows[r0, r0 + n)ᵀ: [hidden.rows(), n], the logits of those tokens.
-  Matrix product_block(ConstMatrixRef hidden, Eigen::Index r0, Eigen::Index n) const;
   // hidden · tableᵀ: [hidden.rows(), rows()], the table converted k_block_rows rows at a time.
   Matrix times_transposed(ConstMatrixRef hidden) const;
 
