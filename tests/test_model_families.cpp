@@ -362,3 +362,14 @@ TEST_CASE("families: Phi-3's fused qkv_proj must hold n_heads + 2 · n_kv_heads 
   CHECK_MESSAGE(contains(e, "fused q/k/v weight 'model.layers.0.self_attn.qkv_proj.weight' has shape [64, 32], "
                             "expected [48, 32]: 4 query and 2 × 1 key/value heads of 8 dims"), e);
 }
+
+TEST_CASE("families: attention_bias and mlp_bias in config.json must match the weights") {
+  const auto set = [](const char* key, bool v) { return [=](nlohmann::json& c) { c[key] = v; }; };
+  CHECK(contains(family_error("hf_llama32", set("attention_bias", true)),
+                 "attention_bias = true in config.json, but layer 0 of the weights has no decoder.self.q.bias"));
+  CHECK(contains(family_error("hf_qwen2", set("attention_bias", false)),
+                 "attention_bias = false in config.json, but layer 0 of the weights has decoder.self.q.bias"));
+  CHECK(contains(family_error("hf_llama32", set("mlp_bias", true)),
+                 "mlp_bias = true in config.json, but layer 0 of the weights has no decoder.ffn.up.bias"));
+  CHECK(family_error("hf_qwen2", set("attention_bias", true)) == "(no error)");
+}

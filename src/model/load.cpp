@@ -303,6 +303,25 @@ void check_model_traits(const Config& c, const Binder& b, const std::string& sta
   }
 }
 
+// config.json's attention_bias / mlp_bias (Llama's) must be what the weights hold: a bias the config
+// declares but the file lacks (or the reverse) means the file and its config do not belong together.
+void check_declared_biases(const ConfigSources& cfg, const Binder& b, const std::string& stack) {
+  const struct {
+    const char* key;
+    std::vector<std::string> roles;
+  } k_biases[] = {{"attention_bias", {".self.q.bias", ".self.qkv.bias"}}, {"mlp_bias", {".ffn.up.bias"}}};
+  for (const auto& [key, roles] : k_biases) {
+    const auto declared = cfg.boolean({key});
+    if (!declared) continue;
+    bool has = false;
+    for (const auto& role : roles) has |= b.has(stack + role);
+    if (has != *declared) {
+      throw Error(fmt::format("{} = {} in config.json, but layer 0 of the weights has {}{}", key, *declared,
+                              has ? "" : "no ", stack + roles[0]));
+    }
+  }
+}
+
 // A layout that must bind every tensor: the names no role of any layer reads are refused.
 void check_every_tensor_bound(const TensorSource& src, const Layout& layout, const std::string& prefix,
                               int n_layers) {
@@ -381,6 +400,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   check_unembedding(c, w, b);
   check_positions(c, w, b);
   c.qk_norm = has_qk_norm(w, first);
+  check_declared_biases(cfg, b, first);
   check_model_traits(c, b, first);
   return model;
 }
