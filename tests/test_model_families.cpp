@@ -373,3 +373,12 @@ TEST_CASE("families: attention_bias and mlp_bias in config.json must match the w
                  "mlp_bias = true in config.json, but layer 0 of the weights has no decoder.ffn.up.bias"));
   CHECK(family_error("hf_qwen2", set("attention_bias", true)) == "(no error)");
 }
+
+TEST_CASE("families: inspect's description names the windows, soft-cap, scale and rope scaling") {
+  // 1/sqrt(24) = 0.204124; Gemma 2 slides in the even layers.
+  CHECK(contains(describe_config(family_config("hf_gemma2")),
+                 "sliding window 4 in layers 0, 2, scores soft-capped at 5, scale 0.204124, embeddings × sqrt(d_model)"));
+  CHECK(contains(describe_config(family_config("hf_llama32")), "theta 500000, llama3 scaling × 8"));
+  CHECK(contains(describe_config(family_config("hf_gemma3")), "linear scaling × 4, local theta 10000"));
+  CHECK(contains(describe_config(family_config("hf_mistral")), "sliding window 5 in every layer"));
+}
