@@ -54,10 +54,13 @@ TEST_CASE("init: every Hugging Face family is written in its layout and loads ba
     CHECK(m.config.n_kv_heads == 2);  // half the heads by default: GQA
     CHECK(m.config.tied_embeddings == f.tied);
     CHECK(m.config.vocab_size == find_tokenizer(dir.path())->vocab_size());
-    const auto run = run_attnviz(fmt::format("run -m {} --text Hi --layer 1 --head 3 --format csv --no-heatmap",
-                                             dir.path().string()));
+    // From text to figures: the tokenizer beside the weights, every map of layer 1 as PNG.
+    const auto run = run_attnviz(fmt::format("run -m {} --text Hi --layer 1 --format csv --no-heatmap --png {}",
+                                             dir.path().string(), (dir / "figs").string()));
     CHECK_MESSAGE(run.exit_code == 0, run.err);
     CHECK_MESSAGE(contains(run.out, f.first_label), run.out);
+    CHECK(std::filesystem::exists(dir / "figs" / "layer1.self.head3.png"));
+    CHECK(std::filesystem::exists(dir / "figs" / "self.grid.png"));
   }
 }
 
