@@ -9,6 +9,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/safetensors.hpp"
@@ -98,7 +99,7 @@ TEST_CASE("families: config values that contradict the weights are errors naming
   CHECK_MESSAGE(contains(tied, "tie_word_embeddings = true, but 'lm_head.weight' differs from the token table "
                                "'model.embed_tokens.weight'"), tied);
   CHECK(contains(load_error("hf_llama", "{" + base + R"(, "rope_scaling": {"rope_type": "llama3"}})"),
-                 "scaled rotary positions are not supported yet"));
+                 R"(rope_scaling = {"rope_type":"llama3"}: "factor" is missing)"));
   CHECK(contains(load_error("hf_llama", "{" + base + R"(, "partial_rotary_factor": 0.1})"),
                  "rotary positions rotate 0 of d_k = 8 dims per head"));
   CHECK(contains(load_error("hf_llama", "{" + base + R"(, "hidden_act": "mish"})"),
@@ -182,14 +183,15 @@ TEST_CASE("families: transformers 5's rope_parameters, GPT-NeoX's rotary_pct, an
   CHECK(contains(load_error("hf_qwen3", R"({"num_attention_heads": 4, "rope_theta": 5.0,
       "rope_parameters": {"rope_theta": 6.0}})"), "rope_theta = 5.0 but rope_parameters.rope_theta = 6.0"));
   CHECK(contains(load_error("hf_qwen3", R"({"num_attention_heads": 4, "rope_parameters": {"rope_type": "yarn"}})"),
-                 "rope_type = yarn: scaled rotary positions are not supported yet"));
+                 "rope_scaling type 'yarn' is not supported (attnviz implements default, linear and llama3)"));
   CHECK(contains(load_error("hf_qwen3", "{" + base + R"(, "rotary_dim": 4})"),
                  "rotary_dim = 4: GPT-J's interleaved rotary positions are not supported"));
   CHECK(contains(load_error("hf_qwen3", "{" + base + R"(, "partial_rotary_factor": 1.5})"),
                  "partial_rotary_factor = 1.5: expected a number in (0, 1]"));
-  // A window changes every map past it: refused until attnviz applies it, unless switched off.
+  // A window changes every map past it: a layout that does not say which layers use it refuses it,
+  // unless it is switched off.
   CHECK(contains(load_error("hf_qwen3", "{" + base + R"(, "sliding_window": 4})"),
-                 "sliding_window = 4: sliding-window attention from the config is not supported yet"));
+                 "sliding_window = 4: layout llama has no sliding-window layers"));
   CHECK(load_with("{" + base + R"(, "sliding_window": 4, "use_sliding_window": false})").config.n_heads == 4);
   CHECK(load_with("{" + base + R"(, "sliding_window": null})").config.n_heads == 4);
 }
@@ -251,4 +253,130 @@ TEST_CASE("families: a fused q/k/v bias splits by the key/value width under GQA 
     CHECK(a.k.bias == b.k.bias);
     CHECK(a.v.bias == b.v.bias);
   }
+}
+
+namespace {
+
+// The error loading a copy of a built-in family's fixture with its config.json changed by `edit`.
+std::string family_error(const std::string& fixture, const std::function<void(nlohmann::json&)>& edit) {
+  TempDir dir;
+  std::filesystem::copy_file(k_torch / fixture / "model.safetensors", dir / "model.safetensors");
+  std::ifstream in(k_torch / fixture / "config.json");
+  nlohmann::json config = nlohmann::json::parse(in);
+  edit(config);
+  std::ofstream(dir / "config.json") << config.dump();
+  return error_of([&] { (void)load_model(dir.path(), {}); });
+}
+
+Config family_config(const std::string& fixture) { return load_model(k_torch / fixture, {}).config; }
+
+}  // namespace
+
+TEST_CASE("families: config.json's model_type picks the built-in family, with its windows and settings") {
+  const Config gemma2 = family_config("hf_gemma2");
+  CHECK(gemma2.layout == "gemma2");
+  CHECK(gemma2.sliding_window == 4);
+  CHECK(gemma2.sliding_layers == std::vector<bool>{true, false, true});  // layers 0, 2, … (i + 1) % 2
+  CHECK(gemma2.attn_softcap == 5.0f);
+  CHECK(gemma2.attn_scale == doctest::Approx(1.0 / std::sqrt(24.0)));
+  CHECK(gemma2.activation == Activation::gelu_tanh);
+  CHECK(gemma2.scale_embeddings);
+  const Config qwen2 = family_config("hf_qwen2");
+  CHECK(qwen2.sliding_layers == std::vector<bool>{false, true});  // max_window_layers 1
+  CHECK(family_config("hf_qwen3_builtin").sliding_layers.empty());  // use_sliding_window false
+  CHECK(family_config("hf_mistral").sliding_layers == std::vector<bool>{true, true});
+  const Config llama = family_config("hf_llama32");
+  CHECK(llama.rope_scaling.kind == RopeScaling::Kind::llama3);
+  CHECK(llama.rope_scaling.original_max_positions == 512);
+  const Config phi3 = family_config("hf_phi3");
+  CHECK(phi3.n_kv_heads == 2);  // from the fused qkv_proj [(4 + 2·2) · 8, 32]
+  CHECK(phi3.d_ff == 40);       // gate_up_proj [2 · 40, 32]
+}
+
+TEST_CASE("families: layer_types in config.json says which layers slide, checked against the layer count") {
+  const auto types = [](std::vector<std::string> t) {
+    return [t](nlohmann::json& c) { c["layer_types"] = t; };
+  };
+  CHECK(contains(family_error("hf_gemma2", types({"full_attention"})),
+                 R"(layer_types = ["full_attention"]: expected a list of 3 layer types)"));
+  CHECK(contains(family_error("hf_gemma2", types({"full_attention", "chunked_attention", "full_attention"})),
+                 R"(layer_types: '"chunked_attention"' is not supported)"));
+  CHECK(contains(family_error("hf_gemma2",
+                              [](nlohmann::json& c) {
+                                c["layer_types"] = {"sliding_attention", "full_attention", "full_attention"};
+                                c.erase("sliding_window");
+                              }),
+                 "layer_types has sliding_attention layers, but sliding_window is not set"));
+  TempDir dir;
+  std::filesystem::copy_file(k_torch / "hf_gemma2" / "model.safetensors", dir / "model.safetensors");
+  std::ifstream in(k_torch / "hf_gemma2" / "config.json");
+  nlohmann::json config = nlohmann::json::parse(in);
+  config["layer_types"] = {"full_attention", "full_attention", "sliding_attention"};
+  std::ofstream(dir / "config.json") << config.dump();
+  CHECK(load_model(dir.path(), {}).config.sliding_layers == std::vector<bool>{false, false, true});
+}
+
+TEST_CASE("families: rope scaling and config fields attnviz does not compute are refused by name") {
+  const auto set = [](const char* key, nlohmann::json v) { return [=](nlohmann::json& c) { c[key] = v; }; };
+  CHECK(contains(family_error("hf_llama32", set("rope_scaling", {{"rope_type", "yarn"}, {"factor", 4.0}})),
+                 "rope_scaling type 'yarn' is not supported"));
+  CHECK(contains(family_error("hf_llama32", set("rope_scaling", {{"type", "dynamic"}, {"factor", 2.0}})),
+                 "rope_scaling type 'dynamic' is not supported"));
+  CHECK(contains(family_error("hf_llama32", set("rope_scaling", {{"rope_type", "linear"}, {"factor", 2.0},
+                                                                 {"attention_factor", 0.5}})),
+                 "rope_scaling.attention_factor = 0.5: not supported"));
+  CHECK(contains(family_error("hf_llama32", set("rope_scaling", {{"rope_type", "linear"}, {"factor", -2.0}})),
+                 "rope_scaling.factor = -2.0: expected a positive number"));
+  CHECK(contains(family_error("hf_llama32", set("clip_qkv", 8.0)),
+                 "config clip_qkv = 8.0: clipped q/k/v (OLMo, DBRX) is not supported"));
+  CHECK(contains(family_error("hf_llama32", set("attention_chunk_size", 8192)),
+                 "attention_chunk_size = 8192: chunked attention (Llama 4) is not supported"));
+  CHECK(contains(family_error("hf_llama32", set("residual_multiplier", 0.22)), "Granite's residual multiplier"));
+  CHECK(contains(family_error("hf_llama32", set("sliding_window", 4)),
+                 "sliding_window = 4: layout llama has no sliding-window layers"));
+  CHECK(contains(family_error("hf_gemma3", set("rope_parameters", {{"full_attention", {{"rope_theta", 1e6}}}})),
+                 "rope_parameters.full_attention: rotary settings per layer type are not supported yet"));
+  // Switched off, or at their neutral value, they change nothing.
+  CHECK(family_error("hf_llama32", set("clip_qkv", nullptr)) == "(no error)");
+  CHECK(family_error("hf_llama32", set("residual_multiplier", 1.0)) == "(no error)");
+}
+
+TEST_CASE("families: a tensor no role of the family reads is refused, not ignored (a wrong model_type)") {
+  // Gemma 2's weights read as Llama would drop pre/post_feedforward_layernorm.
+  const std::string e = family_error("hf_gemma2", [](nlohmann::json& c) { c["model_type"] = "llama"; });
+  CHECK_MESSAGE(contains(e, "tensors belong to no role of layout llama, so attnviz would ignore them: "
+                            "model.layers.0.post_feedforward_layernorm.weight"), e);
+  CHECK_MESSAGE(contains(e, "is config.json's model_type right?"), e);
+  // Phi-3's fused names are not Llama's: refused the same way rather than half-bound.
+  const std::string phi = family_error("hf_phi3", [](nlohmann::json& c) { c["model_type"] = "mistral"; });
+  CHECK_MESSAGE(contains(phi, "missing tensor 'model.layers.0.self_attn.q_proj.weight'"), phi);
+  // An unknown model_type names itself rather than guessing a family.
+  const std::string olmo = family_error("hf_llama32", [](nlohmann::json& c) { c["model_type"] = "olmo2"; });
+  CHECK_MESSAGE(contains(olmo, "olmo2"), olmo);
+}
+
+TEST_CASE("families: Phi-3's fused qkv_proj must hold n_heads + 2 · n_kv_heads heads") {
+  const std::string e = family_error("hf_phi3", [](nlohmann::json& c) { c["num_key_value_heads"] = 1; });
+  CHECK_MESSAGE(contains(e, "fused q/k/v weight 'model.layers.0.self_attn.qkv_proj.weight' has shape [64, 32], "
+                            "expected [48, 32]: 4 query and 2 × 1 key/value heads of 8 dims"), e);
+}
+
+TEST_CASE("families: attention_bias and mlp_bias in config.json must match the weights") {
+  const auto set = [](const char* key, bool v) { return [=](nlohmann::json& c) { c[key] = v; }; };
+  CHECK(contains(family_error("hf_llama32", set("attention_bias", true)),
+                 "attention_bias = true in config.json, but layer 0 of the weights has no decoder.self.q.bias"));
+  CHECK(contains(family_error("hf_qwen2", set("attention_bias", false)),
+                 "attention_bias = false in config.json, but layer 0 of the weights has decoder.self.q.bias"));
+  CHECK(contains(family_error("hf_llama32", set("mlp_bias", true)),
+                 "mlp_bias = true in config.json, but layer 0 of the weights has no decoder.ffn.up.bias"));
+  CHECK(family_error("hf_qwen2", set("attention_bias", true)) == "(no error)");
+}
+
+TEST_CASE("families: inspect's description names the windows, soft-cap, scale and rope scaling") {
+  // 1/sqrt(24) = 0.204124; Gemma 2 slides in the even layers.
+  CHECK(contains(describe_config(family_config("hf_gemma2")),
+                 "sliding window 4 in layers 0, 2, scores soft-capped at 5, scale 0.204124, embeddings × sqrt(d_model)"));
+  CHECK(contains(describe_config(family_config("hf_llama32")), "theta 500000, llama3 scaling × 8"));
+  CHECK(contains(describe_config(family_config("hf_gemma3")), "linear scaling × 4, local theta 10000"));
+  CHECK(contains(describe_config(family_config("hf_mistral")), "sliding window 5 in every layer"));
 }

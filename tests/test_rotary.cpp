@@ -68,3 +68,33 @@ TEST_CASE("rotary: q·k after rotation depends only on the position difference, 
   }
   for (int pos = 0; pos < 12; ++pos) CHECK(rq.row(pos).norm() == doctest::Approx(q.norm()).epsilon(1e-6));
 }
+
+namespace {
+
+// The angle of frequency i at position 1: inv_freq_i itself.
+double frequency(const RotaryTable& t, int i) { return std::atan2(double(t.sin(1, i)), double(t.cos(1, i))); }
+
+}  // namespace
+
+TEST_CASE("rotary: llama3 scaling keeps short wavelengths, stretches long ones, blends between (by hand)") {
+  // theta 500000, rotary_dim 8: inv_freq_i = 500000^(−i/4) = 1, 0.0376060, 0.00141421, 0.0000531829.
+  // Original context 512, low/high freq factors 1 and 4: wavelengths above 512 are divided by 8, below
+  // 128 kept. 2π/1 = 6.28 is kept; 2π/0.0376060 = 167.08 is between: smooth = (512/167.08 − 1)/3 =
+  // 0.688137, so inv = 0.0376060 · ((1 − 0.688137)/8 + 0.688137) = 0.0273442; the other two are / 8.
+  RopeScaling s{RopeScaling::Kind::llama3, 8.0f, 1.0f, 4.0f, 512};
+  const RotaryTable t = rotary_table(2, 8, 500000.0f, s);
+  CHECK(frequency(t, 0) == doctest::Approx(1.0).epsilon(1e-6));
+  CHECK(frequency(t, 1) == doctest::Approx(0.0273442).epsilon(1e-5));
+  CHECK(frequency(t, 2) == doctest::Approx(0.00141421 / 8).epsilon(1e-5));
+  CHECK(frequency(t, 3) == doctest::Approx(0.0000531829 / 8).epsilon(1e-5));
+}
+
+TEST_CASE("rotary: linear scaling turns position p as the unscaled table turns p / factor") {
+  const RopeScaling linear{RopeScaling::Kind::linear, 4.0f};
+  const RotaryTable scaled = rotary_table(9, 8, 10000.0f, linear);
+  const RotaryTable plain = rotary_table(3, 8, 10000.0f);
+  for (int i = 0; i < 4; ++i) {
+    CHECK(scaled.cos(4, i) == doctest::Approx(plain.cos(1, i)).epsilon(1e-5));  // 4 / 4 = 1
+    CHECK(scaled.sin(8, i) == doctest::Approx(plain.sin(2, i)).epsilon(1e-5));  // 8 / 4 = 2
+  }
+}

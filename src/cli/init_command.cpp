@@ -7,10 +7,50 @@
 
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/core/error.hpp"
 #include "attnviz/model/init.hpp"
+#include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/inputs/tokenizer_writer.hpp"
 #include "attnviz/inputs/tokens.hpp"
+#include "attnviz/io/text_file.hpp"
 
 namespace attnviz {
+
+namespace {
+
+// The tokenizer a family's random model gets: the user's tokenizer.json (its size is the table's), or
+// a byte-level one with the family's special tokens and beginning-of-text token.
+void family_tokenizer(InitOptions& o, const std::string& file) {
+  if (!file.empty()) {
+    const auto tokenizer = find_tokenizer(file);
+    if (!tokenizer || std::filesystem::path(file).filename() != "tokenizer.json") {
+      throw usage_error(fmt::format("init --tokenizer {}: expected a tokenizer.json file", file));
+    }
+    o.vocab_size = static_cast<int>(tokenizer->vocab_size());
+    o.tokenizer_json = read_text_file(file);
+    return;
+  }
+  struct Specials {
+    const char* arch;
+    std::vector<std::string> tokens;
+    const char* bos;
+  };
+  static const Specials k_specials[] = {
+      {"llama", {"<|begin_of_text|>", "<|end_of_text|>"}, "<|begin_of_text|>"},
+      {"mistral", {"<unk>", "<s>", "</s>"}, "<s>"},
+      {"qwen2", {"<|endoftext|>", "<|im_start|>", "<|im_end|>"}, ""},
+      {"qwen3", {"<|endoftext|>", "<|im_start|>", "<|im_end|>"}, ""},
+      {"gemma2", {"<pad>", "<eos>", "<bos>"}, "<bos>"},
+      {"phi3", {"<unk>", "<s>", "<|endoftext|>"}, "<s>"},
+  };
+  for (const auto& s : k_specials) {
+    if (o.arch != s.arch) continue;
+    o.tokenizer_json = byte_level_tokenizer_json(s.tokens, s.bos);
+    o.vocab_size = 256 + static_cast<int>(s.tokens.size());
+  }
+}
+
+}  // namespace
 
 void add_init_command(CLI::App& app) {
   struct Args {
@@ -18,12 +58,21 @@ void add_init_command(CLI::App& app) {
     std::string out;
     std::string vocab_file;
     bool no_out_proj = false;
+    std::string tokenizer;
   };
   auto args = std::make_shared<Args>();
   InitOptions& o = args->options;
   CLI::App* cmd = app.add_subcommand("init", "write a random model of any architecture");
-  cmd->add_option("--arch", o.arch, "mha, encoder, decoder, encoder-decoder, gpt2 or bert")
-      ->check(CLI::IsMember({"mha", "encoder", "decoder", "encoder-decoder", "gpt2", "bert"}));
+  cmd->add_option("--arch", o.arch,
+                  "mha, encoder, decoder, encoder-decoder, gpt2, bert, or a Hugging Face family: llama, "
+                  "mistral, qwen2, qwen3, gemma2, phi3")
+      ->check(CLI::IsMember({"mha", "encoder", "decoder", "encoder-decoder", "gpt2", "bert", "llama", "mistral",
+                             "qwen2", "qwen3", "gemma2", "phi3"}));
+  cmd->add_option("--kv-heads", o.n_kv_heads, "key/value heads of a Hugging Face family (default: half the heads)")
+      ->check(positive_number());
+  cmd->add_option("--tokenizer", args->tokenizer,
+                  "a Hugging Face family's tokenizer.json, copied beside the weights (default: a byte-level "
+                  "tokenizer, one id per UTF-8 byte, with the family's special tokens)");
   cmd->add_option("--layers", o.n_layers, "layers per stack")->check(positive_number());
   cmd->add_option("--d-ff", o.d_ff, "feed-forward width (default 4 · d_model)")->check(positive_number());
   cmd->add_flag("--norm-first", o.norm_first, "pre-norm layers (encoder, encoder-decoder)");
@@ -48,6 +97,7 @@ void add_init_command(CLI::App& app) {
         if (std::find(v.begin(), v.end(), token) == v.end()) v.push_back(std::move(token));
       }
     }
+    if (is_hf_family(args->options.arch)) family_tokenizer(args->options, args->tokenizer);
     init_model(args->out, args->options);
     std::cerr << fmt::format("attnviz: wrote {}/model.safetensors and config.json\n", args->out);
   });

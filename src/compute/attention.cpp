@@ -54,7 +54,7 @@ void masked_softmax_row(float* scores, float* probs, int n_k, int query, const M
 
 void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRef k,
                                   ConstMatrixRef v, const Mask& mask, float scale, int block_rows,
-                                  const BlockCallback& on_block) {
+                                  const BlockCallback& on_block, float softcap) {
   const int n_q = static_cast<int>(q.rows());
   const int n_k = static_cast<int>(k.rows());
   block_rows = std::max(1, block_rows);
@@ -71,6 +71,7 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
     // scores = q kᵀ / sqrt(d_k)
     s.leftCols(n_live).noalias() = q.middleRows(r0, rows) * k.topRows(n_live).transpose();
     s.leftCols(n_live) *= scale;
+    if (softcap > 0) s.leftCols(n_live) = ((s.leftCols(n_live).array() / softcap).tanh() * softcap).matrix();
     s.rightCols(n_k - n_live).setConstant(k_neg_inf);
     for (int i = 0; i < rows; ++i) {
       masked_softmax_row(s.row(i).data(), p.row(i).data(), n_k, r0 + i, mask);

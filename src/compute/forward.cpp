@@ -88,6 +88,7 @@ class Runner {
     const AttentionSetup self = setup(plan, Site::self, input, input.labels,
                                       plan.over_source ? encoder_mask() : self_mask(plan));
     check_masked(prefix + "layer*.self", self, input.x.rows());
+    const AttentionSetup sliding = sliding_setup(self);
     AttentionSetup cross;
     const Matrix* cross_keys = memory ? memory : in_.source ? &in_.source->x : nullptr;
     if (plan.cross) {
@@ -98,7 +99,8 @@ class Runner {
     Matrix x = input.x;
     std::optional<LayerWeights> held;  // a loaded model's layers are converted one at a time
     for (int l = 0; l < plan.n_layers; ++l) {
-      x = transformer_layer(x, w.layer(l, held), model_.config, l, self, plan.cross ? cross_keys : nullptr,
+      x = transformer_layer(x, w.layer(l, held), model_.config, l, model_.config.sliding(l) ? sliding : self,
+                            plan.cross ? cross_keys : nullptr,
                             plan.cross ? &cross : nullptr);
     }
     if (w.final_norm) x = normalize(x, *w.final_norm, model_.config);
@@ -118,13 +120,32 @@ class Runner {
     s.mask = std::move(mask);
     s.query_labels = std::make_shared<const Labels>(queries.labels);
     s.key_labels = std::make_shared<const Labels>(keys);
-    s.scale = options_.scale;
+    // --qk-scale, else the model's own (Gemma's query_pre_attn_scalar), else 1/sqrt(d_k).
+    const Config& c = model_.config;
+    s.scale = options_.scale ? options_.scale : c.attn_scale;
+    s.softcap = c.attn_softcap;
     // The model's per-head q/k steps: q/k norm eps everywhere, rotary positions in self-attention
     // only (load_model refuses rotary models with cross-attention).
-    const Config& c = model_.config;
-    s.qk = QueryKeyTransform{c.layer_norm_eps, site == Site::self ? c.rotary_dim : 0, c.rope_theta};
+    s.qk = QueryKeyTransform{c.layer_norm_eps, site == Site::self ? c.rotary_dim : 0, c.rope_theta,
+                             c.rope_scaling};
     s.block_rows = options_.block_rows;
     s.sink = sink_;
+    return s;
+  }
+
+  // The setup of the model's sliding-window layers: the self-attention mask narrowed to the window
+  // (or to --window, when narrower), and Gemma 3's local rotary base without scaling.
+  AttentionSetup sliding_setup(const AttentionSetup& self) const {
+    const Config& c = model_.config;
+    AttentionSetup s = self;
+    if (c.sliding_window == 0) return s;
+    auto mask = std::make_shared<Mask>(*self.mask);
+    mask->window = mask->window > 0 ? std::min(mask->window, c.sliding_window) : c.sliding_window;
+    s.mask = std::move(mask);
+    if (c.rope_local_theta > 0) {
+      s.qk.rope_theta = c.rope_local_theta;
+      s.qk.rope_scaling = {};
+    }
     return s;
   }
 

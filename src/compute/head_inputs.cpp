@@ -42,7 +42,7 @@ HeadInputs project_heads(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Attentio
   normalize_heads(in.k, in.d_k, w.k_norm, t.norm_eps);
   if (t.rotary_dim > 0) {
     const RotaryTable table = rotary_table(static_cast<int>(std::max(in.q.rows(), in.k.rows())), t.rotary_dim,
-                                           t.rope_theta);
+                                           t.rope_theta, t.rope_scaling);
     rotate_heads(in.q, in.d_k, table);
     rotate_heads(in.k, in.d_k, table);
   }

@@ -36,12 +36,13 @@ Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Atten
   }
   for (int h = 0; h < n_heads; ++h) {
     info.id.head = h;
+    info.id.kv_head = in.n_kv_heads < n_heads ? in.kv_head(h) : -1;  // GQA: the group it reads
     if (setup.sink) {
       setup.sink->begin_map(info);
       setup.sink->queries_and_keys(info, in.q_head(h), in.k_head(h));
     }
     scaled_dot_product_attention(merged.middleCols(h * d_head_v, d_head_v), in.q_head(h), in.k_head(h),
-                                 in.v_head(h), *setup.mask, scale, setup.block_rows, emit);
+                                 in.v_head(h), *setup.mask, scale, setup.block_rows, emit, setup.softcap);
     if (setup.sink) setup.sink->end_map(info);
   }
   return w.out ? linear(merged, *w.out) : merged;  // out = Concat(heads) W_Oᵀ + b_O

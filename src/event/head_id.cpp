@@ -14,6 +14,7 @@ std::string HeadId::map_name() const {
 
 std::string HeadId::title() const {
   std::string t = fmt::format("layer {} · {} · head {}", layer, site_name(site), head);
+  if (kv_head >= 0) t += fmt::format(" · kv {}", kv_head);
   return stack.empty() ? t : stack + " · " + t;
 }
 

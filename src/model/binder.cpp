@@ -101,7 +101,10 @@ std::optional<TokenTable> Binder::table(const std::string& role, int64_t rows, i
 
 std::optional<LayerNormWeights> Binder::layer_norm(const std::string& role, int layer, int64_t d) const {
   if (!has(role + ".weight", layer)) return std::nullopt;
-  return LayerNormWeights{vector(role + ".weight", layer, d), vector(role + ".bias", layer, d)};
+  LayerNormWeights w{vector(role + ".weight", layer, d), vector(role + ".bias", layer, d)};
+  // Gemma's RMSNorm: output · (1 + w), in float32 as GemmaRMSNorm computes 1.0 + weight.float().
+  if (layout_.norm_offset != 0.0f) w.weight.array() += layout_.norm_offset;
+  return w;
 }
 
 std::optional<Linear> Binder::linear(const std::string& role, int layer, int64_t out, int64_t in) const {
@@ -113,9 +116,11 @@ AttentionWeights Binder::attention(const std::string& module, int layer, const C
   AttentionWeights a;
   Linear* parts[] = {&a.q, &a.k, &a.v};
   if (has(module + ".qkv.weight", layer)) {
-    // Fused projection [3C, C]: rows [0, C) are q, [C, 2C) k, [2C, 3C) v (qkv.split(C, dim=-1)).
-    const Matrix w = matrix(module + ".qkv.weight", layer, 3 * int64_t(c.d_qk), c.d_model);
-    for (int i = 0; i < 3; ++i) parts[i]->weight = w.middleRows(i * c.d_qk, c.d_qk);
+    // Fused projection [Q + K + W, D]: rows [0, Q) are q, then k, then v (qkv.split(C, dim=-1) when all
+    // three are C; Phi-3's qkv_proj with fewer key/value heads: [n_heads·d_k; n_kv·d_k; n_kv·d_head_v]).
+    const int64_t rows[] = {c.d_qk, c.k_rows(), c.v_rows()};
+    const Matrix w = matrix(module + ".qkv.weight", layer, rows[0] + rows[1] + rows[2], c.d_model);
+    for (int i = 0, from = 0; i < 3; from += int(rows[i]), ++i) parts[i]->weight = w.middleRows(from, rows[i]);
   } else {
     a.q.weight = matrix(module + ".q.weight", layer, c.d_qk, c.d_model);
     a.k.weight = matrix(module + ".k.weight", layer, c.k_rows(), c.kdim);  // GQA: n_kv_heads · d_k rows
@@ -136,6 +141,9 @@ AttentionWeights Binder::attention(const std::string& module, int layer, const C
   a.out = linear(module + ".out", layer, c.d_model, c.d_v);
   a.q_norm = vector(module + ".q_norm.weight", layer, c.d_k());
   a.k_norm = vector(module + ".k_norm.weight", layer, c.d_k());
+  for (RowVector* gain : {&a.q_norm, &a.k_norm}) {
+    if (gain->size() > 0) gain->array() += layout_.norm_offset;  // Gemma 3's q/k norms are (1 + w) too
+  }
   return a;
 }
 
@@ -143,7 +151,13 @@ LayerWeights Binder::layer(const std::string& stack, int l, const Config& c, boo
   LayerWeights w;
   w.self_attn = attention(stack + ".self", l, c);
   if (cross) w.cross_attn = attention(stack + ".cross", l, c);
-  if (auto up = linear(stack + ".ffn.up", l, c.d_ff, c.d_model)) {
+  if (has(stack + ".ffn.gate_up.weight", l)) {
+    // Phi-3's gate_up_proj [2F, D]: gate, up = gate_up_proj(x).chunk(2, dim=-1).
+    const Matrix gate_up = matrix(stack + ".ffn.gate_up.weight", l, 2 * int64_t(c.d_ff), c.d_model);
+    w.ffn = FeedForwardWeights{Linear{gate_up.bottomRows(c.d_ff), {}},
+                               Linear{matrix(stack + ".ffn.down.weight", l, c.d_model, c.d_ff), {}},
+                               Linear{gate_up.topRows(c.d_ff), {}}};
+  } else if (auto up = linear(stack + ".ffn.up", l, c.d_ff, c.d_model)) {
     Linear down{matrix(stack + ".ffn.down.weight", l, c.d_model, c.d_ff),
                 vector(stack + ".ffn.down.bias", l, c.d_model)};
     w.ffn = FeedForwardWeights{std::move(*up), std::move(down), std::nullopt};
@@ -155,6 +169,8 @@ LayerWeights Binder::layer(const std::string& stack, int l, const Config& c, boo
   w.norm_self = layer_norm(stack + ".norm_self", l, c.d_model);
   w.norm_cross = layer_norm(stack + ".norm_cross", l, c.d_model);
   w.norm_ffn = layer_norm(stack + ".norm_ffn", l, c.d_model);
+  w.norm_self_post = layer_norm(stack + ".norm_self_post", l, c.d_model);
+  w.norm_ffn_post = layer_norm(stack + ".norm_ffn_post", l, c.d_model);
   return w;
 }
 

@@ -69,7 +69,7 @@ bool same(const nlohmann::json& a, const nlohmann::json& b) {
 
 // "gelu_new" (HF) and "gelu_tanh" (--activation) name one function: compare canonical names.
 void canonical_activations(ConfigSource& s) {
-  for (const char* key : {"activation", "activation_function", "hidden_act"}) {
+  for (const char* key : {"activation", "activation_function", "hidden_act", "hidden_activation"}) {
     auto it = s.values.find(key);
     if (it == s.values.end() || !it->second.is_string()) continue;
     if (auto a = parse_activation(it->second.get<std::string>())) it->second = activation_name(*a);

@@ -27,10 +27,34 @@ std::string describe_positions(const Config& c) {
     facts.push_back("theta " + (whole ? fmt::format("{}", static_cast<long long>(c.rope_theta))
                                       : fmt::format("{:g}", c.rope_theta)));
     if (c.rotary_dim != c.d_k()) facts.push_back(fmt::format("{} of {} dims", c.rotary_dim, c.d_k()));
+    if (c.rope_scaling.kind != RopeScaling::Kind::none) {
+      facts.push_back(fmt::format("{} scaling × {:g}", c.rope_scaling.kind == RopeScaling::Kind::llama3 ? "llama3"
+                                                                                                        : "linear",
+                                  c.rope_scaling.factor));
+    }
+    if (c.rope_local_theta > 0) facts.push_back(fmt::format("local theta {:g}", c.rope_local_theta));
   }
   if (c.max_positions) facts.push_back(fmt::format("max {}", c.max_positions));
   return fmt::format("positions {}{}", positional_name(c.positional),
                      facts.empty() ? "" : fmt::format(" ({})", fmt::join(facts, ", ")));
+}
+
+// "sliding window 4096 in layers 0, 2", "scores soft-capped at 50", "scale 0.0625": only what is set.
+std::string describe_attention(const Config& c) {
+  std::string out;
+  if (!c.sliding_layers.empty()) {
+    std::vector<int> layers;
+    for (int l = 0; l < int(c.sliding_layers.size()); ++l) {
+      if (c.sliding_layers[l]) layers.push_back(l);
+    }
+    out += layers.size() == c.sliding_layers.size()
+               ? fmt::format(", sliding window {} in every layer", c.sliding_window)
+               : fmt::format(", sliding window {} in layers {}", c.sliding_window, fmt::join(layers, ", "));
+  }
+  if (c.attn_softcap > 0) out += fmt::format(", scores soft-capped at {:g}", c.attn_softcap);
+  if (c.attn_scale) out += fmt::format(", scale {:g}", *c.attn_scale);
+  if (c.scale_embeddings) out += ", embeddings × sqrt(d_model)";
+  return out;
 }
 
 }  // namespace
@@ -49,13 +73,13 @@ std::string describe_config(const Config& c) {
                            ? fmt::format("{} + {} layers", c.n_encoder_layers, c.n_decoder_layers)
                            : count_of(std::max(c.n_encoder_layers, c.n_decoder_layers), "layer");
   return fmt::format(
-      "layout {}, {}, {}, d_model {}, {}, d_ff {}, {}{}, {}{}, eps {:g}{}, {}{}, {}, vocab {}{}",
+      "layout {}, {}, {}, d_model {}, {}, d_ff {}, {}{}, {}{}, eps {:g}{}, {}{}, {}, vocab {}{}{}",
       c.layout, arch_name(c.arch), layers, c.d_model, describe_heads(c), c.d_ff,
       c.norm_first ? "pre-norm" : "post-norm", c.norm == NormKind::rms_norm ? " RMSNorm" : "",
       c.ffn == FeedForwardKind::gated ? "gated " : "", activation_name(c.activation), c.layer_norm_eps,
       c.qk_norm ? ", q/k norm" : "", c.causal ? "causal" : "not causal",
       c.decoder_cross ? ", cross-attention" : "", describe_positions(c), c.vocab_size,
-      c.tied_embeddings ? ", tied embeddings" : "");
+      c.tied_embeddings ? ", tied embeddings" : "", describe_attention(c));
 }
 
 }  // namespace attnviz

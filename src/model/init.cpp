@@ -128,6 +128,10 @@ Dims dims_of(const InitOptions& o) {
   if (n.d <= 0 || n.heads <= 0 || n.layers <= 0) {
     throw usage_error("init: --d-model, --heads and --layers must be positive");
   }
+  if (is_hf_family(o.arch) && !o.vocab.empty()) {
+    throw usage_error(fmt::format("init --arch {}: the vocabulary is its tokenizer's (--tokenizer), not --vocab",
+                                  o.arch));
+  }
   if (o.arch != "mha" && n.d % n.heads != 0) {
     throw usage_error(fmt::format("init: --heads {} must divide --d-model {}", n.heads, n.d));
   }
@@ -151,20 +155,28 @@ void init_model(const fs::path& dir, const InitOptions& o) {
   else if (o.arch == "decoder") config = write_nanogpt(w, n);
   else if (o.arch == "gpt2") config = write_gpt2(w, n);
   else if (o.arch == "bert") config = write_bert(w, n);
-  else throw usage_error(fmt::format("init: --arch {}: expected mha, encoder, decoder, encoder-decoder, gpt2 or bert", o.arch));
+  else if (is_hf_family(o.arch)) config = detail::write_llama_family(w, o, n.d, n.heads, n.d_ff, n.layers);
+  else throw usage_error(fmt::format("init: --arch {}: expected mha, encoder, decoder, encoder-decoder, gpt2, "
+                                     "bert, llama, mistral, qwen2, qwen3, gemma2 or phi3", o.arch));
   config["seed"] = o.seed;
 
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
+  // Hugging Face's checkpoints carry {"format": "pt"} only; the config is config.json's.
   std::map<std::string, std::string> metadata;
-  for (const auto& [key, value] : config.items()) {
-    metadata[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  if (is_hf_family(o.arch)) {
+    metadata["format"] = "pt";
+  } else {
+    for (const auto& [key, value] : config.items()) {
+      metadata[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    }
   }
   std::vector<TensorView> views;
   for (const auto& t : w.tensors()) views.push_back({t.name, t.shape, t.data.data()});
   write_safetensors(dir / "model.safetensors", views, metadata);
   write_file_atomically(dir / "config.json", config.dump(2) + "\n");
+  if (!o.tokenizer_json.empty()) write_file_atomically(dir / "tokenizer.json", o.tokenizer_json);
   if (!o.vocab.empty()) {
     std::string text;
     for (const auto& token : o.vocab) text += token + "\n";

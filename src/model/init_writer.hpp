@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "attnviz/core/random.hpp"
+#include "attnviz/model/init.hpp"
 
 namespace attnviz::detail {
 
@@ -37,6 +40,12 @@ class InitWriter {
     fill(name + ".weight", {out, in}, [&] { return 0.02f * rng_.normal(); });
     constant(name + ".bias", {out}, 0.0f);
   }
+  // HF nn.Linear(bias=False): weight [out, in] ~ N(0, 0.02).
+  void hf_weight(const std::string& name, int in, int out) {
+    fill(name + ".weight", {out, in}, [&] { return 0.02f * rng_.normal(); });
+  }
+  // A norm's gain alone (RMSNorm): 1, or 0 for Gemma's (1 + w).
+  void gain(const std::string& name, int d, float value) { constant(name + ".weight", {d}, value); }
   void layer_norm(const std::string& name, int d) {
     constant(name + ".weight", {d}, 1.0f);
     constant(name + ".bias", {d}, 0.0f);
@@ -61,5 +70,9 @@ class InitWriter {
   Random rng_;
   std::vector<Named> tensors_;
 };
+
+// Their *ForCausalLM tensors into w; returns config.json as the family's config class writes it.
+nlohmann::ordered_json write_llama_family(InitWriter& w, const InitOptions& o, int d, int heads, int d_ff,
+                                          int layers);
 
 }  // namespace attnviz::detail

@@ -49,6 +49,7 @@ bool known_role(const std::string& role) {
   static const std::regex k_roles(
       R"(embed\.(token|position|token_type|norm\.(weight|bias))|unembed\.weight|)"
       R"((encoder|decoder)\.(self|cross)\.(q|k)_norm\.weight|)"
+      R"((encoder|decoder)\.(ffn\.gate_up|norm_(self|ffn)_post)\.weight|)"
       R"((encoder|decoder)\.((self|cross)\.(q|k|v|out|qkv)|ffn\.(up|down|gate)|norm_(self|cross|ffn)|final_norm)\.(weight|bias))");
   return std::regex_match(role, k_roles);
 }
@@ -91,6 +92,7 @@ Layout read_layout_file(const std::filesystem::path& path) {
   l.rope_theta = static_cast<float>(in_range(j, "rope_theta", 10000.0, 0.0, 1e30, file));
   l.partial_rotary_factor = static_cast<float>(in_range(j, "partial_rotary_factor", 1.0, 0.0, 1.0, file));
   l.tied_embeddings = field(j, "tied_embeddings", false, file);
+  l.norm_offset = static_cast<float>(in_range(j, "norm_offset", 0.0, -1.0, 1.0, file));
   // An integer, not 2.5 or 2^32 + 2 (get<int> would truncate both silently).
   if (j.contains("default_heads")) {
     const auto& v = j["default_heads"];

@@ -139,13 +139,81 @@ Layout bert() {
   return l;
 }
 
+// Hugging Face's LlamaForCausalLM names, which Mistral, Qwen2/3, Gemma 2/3 and Phi-3 keep (Gemma 3's
+// multimodal checkpoints put them under "language_model."). A per-head q_norm / k_norm (Qwen3, Gemma 3)
+// and biases (Qwen2's q/k/v) are bound when the tensors are there.
+Layout llama_family(const std::string& name, const std::string& model_type) {
+  Layout l{.name = name, .arch = Arch::decoder, .detect = "model.layers.{layer}.self_attn.o_proj.weight",
+           .norm_first = true, .norm = NormKind::rms_norm, .ffn = FeedForwardKind::gated,
+           .activation = Activation::silu, .layer_norm_eps = 1e-6f, .causal = true,
+           .positional = Positional::rotary, .every_tensor_bound = true,
+           .unbound_ok = "rotary_emb.inv_freq", .model_type = model_type};
+  l.prefixes = {"", "language_model."};
+  add(l.roles, "embed.token", "model.embed_tokens.weight");
+  add(l.roles, "unembed.weight", "lm_head.weight");
+  const std::string p = "model.layers.{layer}.", a = p + "self_attn.";
+  norm(l.roles, "decoder.norm_self", p + "input_layernorm");
+  for (const char* r : {"q", "k", "v"}) linear(l.roles, std::string("decoder.self.") + r, a + r + "_proj");
+  linear(l.roles, "decoder.self.out", a + "o_proj");
+  add(l.roles, "decoder.self.q_norm.weight", a + "q_norm.weight");
+  add(l.roles, "decoder.self.k_norm.weight", a + "k_norm.weight");
+  norm(l.roles, "decoder.norm_ffn", p + "post_attention_layernorm");
+  for (const char* r : {"gate", "up", "down"}) {
+    linear(l.roles, std::string("decoder.ffn.") + r, p + "mlp." + r + "_proj");
+  }
+  norm(l.roles, "decoder.final_norm", "model.norm");
+  return l;
+}
+
+Layout mistral() {
+  Layout l = llama_family("mistral", "mistral");
+  l.sliding = SlidingLayers::all;
+  return l;
+}
+
+Layout qwen(const std::string& name) {
+  Layout l = llama_family(name, name);
+  l.sliding = SlidingLayers::from_max_window;
+  return l;
+}
+
+// Gemma 2 / 3: embeddings · sqrt(d_model), RMSNorm gains (1 + w), GeGLU (tanh GELU), and the sandwich:
+// post_attention_layernorm normalises the attention output and pre_feedforward_layernorm the FFN input.
+Layout gemma(const std::string& name, const std::string& model_type, SlidingLayers sliding) {
+  Layout l = llama_family(name, model_type);
+  l.activation = Activation::gelu_tanh;
+  l.scale_embeddings = true;
+  l.tied_embeddings = true;
+  l.norm_offset = 1.0f;
+  l.sliding = sliding;
+  std::erase_if(l.roles, [](const RolePattern& r) { return r.role.starts_with("decoder.norm_ffn"); });
+  const std::string p = "model.layers.{layer}.";
+  add(l.roles, "decoder.norm_self_post.weight", p + "post_attention_layernorm.weight");
+  add(l.roles, "decoder.norm_ffn.weight", p + "pre_feedforward_layernorm.weight");
+  add(l.roles, "decoder.norm_ffn_post.weight", p + "post_feedforward_layernorm.weight");
+  return l;
+}
+
+// Phi-3: Llama's block with q/k/v fused in qkv_proj ([q; k; v] rows) and gate/up in gate_up_proj.
+Layout phi3() {
+  Layout l = llama_family("phi3", "phi3");
+  l.sliding = SlidingLayers::all;
+  const std::string p = "model.layers.{layer}.";
+  add(l.roles, "decoder.self.qkv.weight", p + "self_attn.qkv_proj.weight");
+  add(l.roles, "decoder.ffn.gate_up.weight", p + "mlp.gate_up_proj.weight");
+  return l;
+}
+
 }  // namespace
 
 const std::vector<Layout>& builtin_layouts() {
   // Most specific first: a torch Transformer also has "layers.{i}.linear1" under encoder.
   static const std::vector<Layout> layouts{
       torch_transformer(), torch_decoder(), torch_encoder(), gpt_family("gpt2", true),
-      gpt_family("nanogpt", false), bert(), torch_mha(), seed001(), seed002(), seed000()};
+      gpt_family("nanogpt", false), bert(), llama_family("llama", "llama"), mistral(), qwen("qwen2"),
+      qwen("qwen3"), gemma("gemma2", "gemma2", SlidingLayers::even),
+      gemma("gemma3", "gemma3_text", SlidingLayers::pattern), phi3(), torch_mha(), seed001(), seed002(),
+      seed000()};
   return layouts;
 }
 

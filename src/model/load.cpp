@@ -1,11 +1,15 @@
 // Loading a model: open the tensors, choose the layout, derive the config, bind weights to roles.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
+#include <set>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/model/model.hpp"
+#include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attention_config.hpp"
 #include "binder.hpp"
 #include "config_sources.hpp"
 
@@ -40,9 +44,16 @@ std::pair<Layout, std::string> choose_layout(const TensorSource& src, const Conf
     return {layout, matching_prefix(src, layout).value_or(layout.prefixes.front())};
   }
   const std::string model_type = cfg.model_type();
+  std::string known_types;
   for (const auto& layout : builtin_layouts()) {
+    if (!layout.model_type.empty()) known_types += (known_types.empty() ? "" : ", ") + layout.model_type;
     if (!model_type.empty() && layout.model_type != model_type) continue;
     if (auto prefix = matching_prefix(src, layout)) return {layout, *prefix};
+  }
+  if (!model_type.empty() && known_types.find(model_type) == std::string::npos) {
+    throw Error(fmt::format("{}: config.json's model_type '{}' is not a family attnviz knows ({}); name a "
+                            "layout with --layout or map the names with --layout-file", src.description(),
+                            printable_text(model_type), known_types));
   }
   std::string names;
   const auto all = src.names();
@@ -77,18 +88,36 @@ struct KeyValueRows {
   int k = 0, v = 0;
 };
 
-KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& module) {
-  const std::string qkv = module + ".qkv.weight";
-  if (b.has(qkv)) {
-    const auto s = b.shape(qkv);  // [3C, C]
-    if (s.size() != 2 || s[0] % 3 != 0) {
-      throw Error(fmt::format("fused q/k/v weight '{}' has shape {}, expected [3C, C]",
-                              printable_text(*b.name(qkv)), shape_string(s)));
+const std::vector<std::string> k_kv_heads_keys{"num_key_value_heads", "n_kv_heads"};
+
+// A fused q/k/v weight: [3C, C] in thirds, unless the config gives fewer key/value heads (Phi-3's
+// qkv_proj: [(n_heads + 2 · n_kv_heads) · d_k, D]).
+KeyValueRows fused_widths(Config& c, const Binder& b, const std::string& qkv, const ConfigSources& cfg) {
+  const auto s = b.shape(qkv);
+  c.d_model = c.kdim = c.vdim = width(b, qkv, 1);
+  const int rows = width(b, qkv, 0);
+  const auto heads = cfg.integer(k_heads_keys), kv = cfg.integer(k_kv_heads_keys);
+  if (heads && kv && *kv != *heads) {
+    const int64_t d_k = cfg.integer({"head_dim"}).value_or(c.d_model / *heads);
+    if (int64_t(*heads + int64_t(2) * *kv) * d_k != rows) {
+      throw Error(fmt::format("fused q/k/v weight '{}' has shape {}, expected [{}, {}]: {} query and 2 × {} "
+                              "key/value heads of {} dims", printable_text(*b.name(qkv)), shape_string(s),
+                              (*heads + int64_t(2) * *kv) * d_k, c.d_model, *heads, *kv, d_k));
     }
-    c.d_model = c.kdim = c.vdim = width(b, qkv, 1);
-    c.d_qk = c.d_v = width(b, qkv, 0, 3);
-    return {c.d_qk, c.d_v};
+    c.d_qk = c.d_v = static_cast<int>(*heads * d_k);
+    return {static_cast<int>(*kv * d_k), static_cast<int>(*kv * d_k)};
   }
+  if (rows % 3 != 0) {
+    throw Error(fmt::format("fused q/k/v weight '{}' has shape {}, expected [3C, C]",
+                            printable_text(*b.name(qkv)), shape_string(s)));
+  }
+  c.d_qk = c.d_v = rows / 3;
+  return {c.d_qk, c.d_v};
+}
+
+KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& module, const ConfigSources& cfg) {
+  const std::string qkv = module + ".qkv.weight";
+  if (b.has(qkv)) return fused_widths(c, b, qkv, cfg);
   for (const char* part : {"q", "k", "v"}) {
     if (!b.has(module + "." + part + ".weight")) throw Error(b.missing(module + "." + part + ".weight", 0));
   }
@@ -153,7 +182,7 @@ void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, con
   if (c.d_qk % c.n_heads != 0 || c.d_v % c.n_heads != 0) {
     throw Error(fmt::format("{} heads do not divide d_qk = {} and d_v = {}", c.n_heads, c.d_qk, c.d_v));
   }
-  check_declared(cfg, {"num_key_value_heads", "n_kv_heads"}, c.n_kv_heads);
+  check_declared(cfg, k_kv_heads_keys, c.n_kv_heads);
   check_declared(cfg, {"head_dim"}, c.d_k());
 }
 
@@ -163,13 +192,7 @@ void derive_rotary(Config& c, const Layout& layout, const ConfigSources& cfg) {
                                                 double(std::numeric_limits<float>::max()))
                                          .value_or(layout.rope_theta));
   if (c.positional != Positional::rotary) return;
-  if (auto scaling = cfg.agreed({"rope_scaling"}); scaling && !scaling->is_null()) {
-    throw usage_error(fmt::format("rope_scaling = {}: scaled rotary positions are not supported yet",
-                                  scaling->dump()));
-  }
-  if (auto type = cfg.text({"rope_parameters.rope_type", "rope_type"}); type && *type != "default") {
-    throw usage_error(fmt::format("rope_type = {}: scaled rotary positions are not supported yet", *type));
-  }
+  c.rope_scaling = read_rope_scaling(cfg);
   if (auto dim = cfg.agreed({"rotary_dim"})) {
     // GPT-J / CodeGen rotate interleaved pairs (rotate_every_two), not halves: other math.
     throw usage_error(fmt::format("rotary_dim = {}: GPT-J's interleaved rotary positions are not supported "
@@ -204,7 +227,7 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   c.layer_norm_eps = static_cast<float>(cfg.number({"layer_norm_eps", "layer_norm_epsilon", "rms_norm_eps"}, 0.0, 1.0)
                                             .value_or(layout.layer_norm_eps));
   c.activation = layout.activation;
-  if (auto name = cfg.text({"activation", "activation_function", "hidden_act"})) {
+  if (auto name = cfg.text({"activation", "activation_function", "hidden_act", "hidden_activation"})) {
     auto a = parse_activation(*name);
     if (!a) throw usage_error(fmt::format("activation '{}': expected relu, gelu, gelu_tanh or silu", *name));
     c.activation = *a;
@@ -220,13 +243,8 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
     c.positional = *p;
   }
   derive_rotary(c, layout, cfg);
-  // Mistral / Qwen2 attend within a window of the last sliding_window keys (unless
-  // use_sliding_window is false): other maps past the window, so never ignored.
-  if (auto window = cfg.agreed({"sliding_window"});
-      window && !window->is_null() && cfg.boolean({"use_sliding_window"}).value_or(true)) {
-    throw usage_error(fmt::format("sliding_window = {}: sliding-window attention from the config is not "
-                                  "supported yet", window->dump()));
-  }
+  derive_attention_extras(c, cfg);
+  refuse_unsupported_fields(cfg);
   if (c.max_positions == 0) {
     c.max_positions = cfg.integer({"max_positions", "n_positions", "max_position_embeddings"}).value_or(0);
   }
@@ -289,6 +307,45 @@ void check_model_traits(const Config& c, const Binder& b, const std::string& sta
   }
 }
 
+// config.json's attention_bias / mlp_bias (Llama's) must be what the weights hold: a bias the config
+// declares but the file lacks (or the reverse) means the file and its config do not belong together.
+void check_declared_biases(const ConfigSources& cfg, const Binder& b, const std::string& stack) {
+  const struct {
+    const char* key;
+    std::vector<std::string> roles;
+  } k_biases[] = {{"attention_bias", {".self.q.bias", ".self.qkv.bias"}}, {"mlp_bias", {".ffn.up.bias"}}};
+  for (const auto& [key, roles] : k_biases) {
+    const auto declared = cfg.boolean({key});
+    if (!declared) continue;
+    bool has = false;
+    for (const auto& role : roles) has |= b.has(stack + role);
+    if (has != *declared) {
+      throw Error(fmt::format("{} = {} in config.json, but layer 0 of the weights has {}{}", key, *declared,
+                              has ? "" : "no ", stack + roles[0]));
+    }
+  }
+}
+
+// A layout that must bind every tensor: the names no role of any layer reads are refused.
+void check_every_tensor_bound(const TensorSource& src, const Layout& layout, const std::string& prefix,
+                              int n_layers) {
+  if (!layout.every_tensor_bound) return;
+  std::set<std::string> bound;
+  for (const auto& r : layout.roles) {
+    for (int l = 0; l < std::max(1, n_layers); ++l) bound.insert(prefix + detail::with_layer(r.pattern, l));
+  }
+  std::vector<std::string> extra;
+  for (const auto& name : src.names()) {
+    const bool buffer = !layout.unbound_ok.empty() && name.find(layout.unbound_ok) != std::string::npos;
+    if (!bound.count(name) && !buffer) extra.push_back(name);
+  }
+  if (extra.empty()) return;
+  throw Error(fmt::format("{}: {} of the file's tensors belong to no role of layout {}, so attnviz would "
+                          "ignore them: {}{} (is config.json's model_type right?)", src.description(),
+                          count_of(extra.size(), "tensor"), layout.name, printable_text(extra[0]),
+                          extra.size() > 1 ? fmt::format(", {}", printable_text(extra[1])) : ""));
+}
+
 }  // namespace
 
 Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
@@ -309,9 +366,17 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   const bool has_encoder = c.arch != Arch::decoder;
   const bool has_decoder = c.arch == Arch::decoder || c.arch == Arch::encoder_decoder;
   const std::string first = has_encoder ? "encoder" : "decoder";
-  const KeyValueRows rows = derive_widths(c, b, first + ".self");
+  const KeyValueRows rows = derive_widths(c, b, first + ".self", cfg);
   check_self_widths(c, b, first + ".self");
   if (b.has(first + ".ffn.up.weight")) c.d_ff = width(b, first + ".ffn.up.weight", 0);
+  if (b.has(first + ".ffn.gate_up.weight")) {
+    if (b.shape(first + ".ffn.gate_up.weight").at(0) % 2 != 0) {
+      throw Error(fmt::format("fused gate/up weight '{}' has shape {}, expected [2F, D]",
+                              printable_text(*b.name(first + ".ffn.gate_up.weight")),
+                              shape_string(b.shape(first + ".ffn.gate_up.weight"))));
+    }
+    c.d_ff = width(b, first + ".ffn.gate_up.weight", 0, 2);
+  }
   if (b.has("embed.token")) c.vocab_size = width(b, "embed.token", 0);
   if (b.has("embed.position")) c.max_positions = width(b, "embed.position", 0);
   if (b.has("embed.token_type")) c.type_vocab_size = width(b, "embed.token_type", 0);
@@ -327,6 +392,8 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
     c.n_decoder_layers = detail::count_layers(b, "decoder");
     w.decoder = detail::bind_stack(tensors, layout, prefix, "decoder", c.n_decoder_layers, c, c.decoder_cross);
   }
+  check_every_tensor_bound(src, layout, prefix, std::max(c.n_encoder_layers, c.n_decoder_layers));
+  derive_sliding_layers(c, layout, cfg, has_decoder ? c.n_decoder_layers : c.n_encoder_layers);
   if (c.arch != Arch::encoder_decoder) {
     check_declared(cfg, {"n_layer", "num_hidden_layers", "num_layers", "n_layers"},
                    has_encoder ? c.n_encoder_layers : c.n_decoder_layers);
@@ -340,6 +407,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   derive_logit_softcap(c, cfg);
   check_positions(c, w, b);
   c.qk_norm = has_qk_norm(b, first);
+  check_declared_biases(cfg, b, first);
   check_model_traits(c, b, first);
   return model;
 }

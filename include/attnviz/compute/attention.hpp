@@ -23,9 +23,11 @@ void masked_softmax_row(float* scores, float* probs, int n_k, int query, const M
 // out [n_q, d_v] = softmax(mask(scale · q kᵀ)) v for q [n_q, d_k], k [n_k, d_k], v [n_k, d_v].
 // Rows are processed block_rows at a time, so memory stays O(block_rows · n_k); under a causal
 // mask the keys after a block's last row are never computed (half the work of a full map).
+// With softcap > 0 the scores are soft-capped first, softcap · tanh(scores / softcap) (Gemma 2's
+// attn_logit_softcapping): the scores handed to on_block are those the softmax reads.
 void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRef k,
                                   ConstMatrixRef v, const Mask& mask, float scale, int block_rows,
-                                  const BlockCallback& on_block);
+                                  const BlockCallback& on_block, float softcap = 0.0f);
 
 // Query rows whose every key is masked (they come out as zero rows).
 std::vector<int> fully_masked_rows(const Mask& mask, int n_q, int n_k);

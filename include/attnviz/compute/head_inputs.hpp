@@ -3,6 +3,7 @@
 #pragma once
 
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/model/config.hpp"
 #include "attnviz/model/weights.hpp"
 
 namespace attnviz {
@@ -12,6 +13,7 @@ struct QueryKeyTransform {
   float norm_eps = 1e-6f;        // eps of the per-head RMSNorm, when the weights have q/k norms
   int rotary_dim = 0;            // leading dims of each head that rotate (0: no rotary positions)
   float rope_theta = 10000.0f;   // base of the rotary frequencies
+  RopeScaling rope_scaling{};    // their stretching for long contexts (linear, llama3)
 };
 
 struct HeadInputs {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/model/config.hpp"
 
 namespace attnviz {
 
@@ -13,8 +14,8 @@ struct RotaryTable {
   int rotary_dim() const { return static_cast<int>(cos.cols()) * 2; }
 };
 
-// Positions 0 … n−1 (the token index).
-RotaryTable rotary_table(int n, int rotary_dim, float theta);
+// Positions 0 … n−1 (the token index); frequencies stretched by the config's rope scaling.
+RotaryTable rotary_table(int n, int rotary_dim, float theta, const RopeScaling& scaling = {});
 
 // One head x [n, d_k], in place: its first rotary_dim dims become x·cos + rotate_half(x)·sin with
 // rotate_half(x) = cat(−x[half:], x[:half]) and cos/sin = cat(freqs, freqs).cos()/.sin(), so dim i

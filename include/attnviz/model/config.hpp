@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace attnviz {
 
@@ -19,6 +20,17 @@ enum class FeedForwardKind { plain, gated };
 // FFN (GPT), with cross-attention over a source when the layers have it (nn.TransformerDecoder).
 // encoder_decoder: both stacks (nn.Transformer).
 enum class Arch { mha, encoder, decoder, encoder_decoder };
+
+// Rotary frequencies stretched for longer contexts (HF's rope_scaling / rope_parameters):
+// linear divides every frequency by `factor` (Chen et al. 2023, position interpolation); llama3
+// divides the low frequencies by `factor`, keeps the high ones and blends those between (Llama 3.1).
+struct RopeScaling {
+  enum class Kind { none, linear, llama3 } kind = Kind::none;
+  float factor = 1.0f;
+  float low_freq_factor = 1.0f;             // llama3: wavelengths above original / low_freq_factor are scaled
+  float high_freq_factor = 4.0f;            // llama3: wavelengths below original / high_freq_factor are kept
+  int original_max_positions = 0;           // llama3: original_max_position_embeddings
+};
 
 struct Config {
   Arch arch = Arch::mha;
@@ -49,6 +61,16 @@ struct Config {
   float pe_base = 10000.0f;   // base of the sinusoidal encoding (the paper's 10000)
   float rope_theta = 10000.0f;  // base of the rotary frequencies theta^(−2i/rotary_dim)
   int rotary_dim = 0;         // leading dims of each q/k head that rotate (d_k · partial_rotary_factor; 0: none)
+  RopeScaling rope_scaling;   // of rope_theta's frequencies (global layers only, in Gemma 3)
+  float rope_local_theta = 0; // base of the frequencies in sliding-window layers (Gemma 3; 0: rope_theta)
+  // Sliding-window attention (Mistral, Gemma 2/3, Phi-3, Qwen2 when enabled): in a sliding layer a query
+  // sees the last `sliding_window` keys, itself included; the other layers see every earlier key.
+  int sliding_window = 0;
+  std::vector<bool> sliding_layers;  // per layer of the (decoder) stack; empty: no sliding layer
+  // Attention logit soft-capping (Gemma 2): scores = cap · tanh(scores / cap) before the mask (0: none).
+  float attn_softcap = 0;
+  // The scale of q·kᵀ when the config gives one (Gemma: query_pre_attn_scalar^−½); else 1/sqrt(d_k).
+  std::optional<float> attn_scale;
   int type_vocab_size = 0;    // BERT token-type embeddings (0: none)
   bool tied_embeddings = false;  // the unembedding (lm_head) is the token table (tie_word_embeddings)
   float final_logit_softcap = 0;  // logits become cap · tanh(logits / cap) (Gemma 2); 0: none
@@ -57,6 +79,7 @@ struct Config {
   int d_head_v() const { return d_v / n_heads; }   // per-head value width
   int k_rows() const { return n_kv_heads * d_k(); }       // rows of the k projection
   int v_rows() const { return n_kv_heads * d_head_v(); }  // rows of the v projection
+  bool sliding(int layer) const { return layer < int(sliding_layers.size()) && sliding_layers[layer]; }
 };
 
 const char* arch_name(Arch arch);           // "mha", "encoder", "decoder", "encoder-decoder"

@@ -9,7 +9,8 @@
 namespace attnviz {
 
 struct InitOptions {
-  std::string arch = "mha";  // mha | encoder | decoder | encoder-decoder | gpt2 | bert
+  std::string arch = "mha";  // mha | encoder | decoder | encoder-decoder | gpt2 | bert, or a Llama-like family:
+                             // llama | mistral | qwen2 | qwen3 | gemma2 | phi3
   int d_model = 128;
   int n_heads = 4;
   int d_qk = 0;    // mha only; 0: d_model, as in a standard nn.MultiheadAttention
@@ -21,14 +22,23 @@ struct InitOptions {
   int max_positions = 0;   // 0: no limit for mha/encoder/encoder-decoder, 512 for learned positions
   uint64_t seed = 0;
   std::vector<std::string> vocab;  // when non-empty: an embedding table [vocab, d_model] and vocab.txt
+  int n_kv_heads = 0;              // Llama-like families: key/value heads (0: half the heads, when even)
+  int vocab_size = 0;              // Llama-like families: rows of the token table (the tokenizer's size)
+  std::string tokenizer_json;      // Llama-like families: written as tokenizer.json beside the weights
 };
 
 // Writes dir/model.safetensors (hyperparameters also in its __metadata__) and dir/config.json.
 //  mha: seed 000's q/k/v/out Linear modules;     encoder: nn.TransformerEncoder (sinusoidal positions);
 //  decoder: nanoGPT (learned positions, causal);  encoder-decoder: nn.Transformer (sinusoidal);
-//  gpt2: Hugging Face GPT2Model + config.json;    bert: Hugging Face BertModel + config.json.
+//  gpt2: Hugging Face GPT2Model + config.json;    bert: Hugging Face BertModel + config.json;
+//  llama, mistral, qwen2, qwen3, gemma2, phi3: the *ForCausalLM checkpoint and config.json of the family
+//  (its usual settings: GQA, rope theta and scaling, windows, soft-caps), with tokenizer_json.
 // Weights follow each family's init: torch's U(±1/√in) for Linear, N(0, 1) for embeddings, HF's
 // N(0, 0.02) with zero biases; LayerNorm γ = 1, β = 0.
 void init_model(const std::filesystem::path& dir, const InitOptions& options);
+
+// Whether --arch names a Hugging Face family written with its tokenizer (llama, mistral, qwen2, qwen3,
+// gemma2, phi3).
+bool is_hf_family(const std::string& arch);
 
 }  // namespace attnviz

@@ -6,7 +6,9 @@
 //   {stack}.{site}.qkv.{weight,bias}           fused [3C, C] projection, split into q, k, v by rows
 //   {stack}.{site}.{q_norm,k_norm}.weight      per-head RMSNorm gains [d_k] of q and k (Qwen3)
 //   {stack}.ffn.{up,down,gate}.{weight,bias}   feed-forward (gate: gated FFNs only)
+//   {stack}.ffn.gate_up.weight                 fused [2F, D]: gate rows [0, F), up rows [F, 2F) (Phi-3)
 //   {stack}.norm_{self,cross,ffn}.{weight,bias}
+//   {stack}.norm_{self,ffn}_post.weight        norms of a sub-layer's output before the residual (Gemma 2)
 // and per stack {stack}.final_norm.{weight,bias}; unembed.weight (lm_head, when not tied). A pattern holds "{layer}" where the layer index goes.
 #pragma once
 
@@ -26,6 +28,16 @@ struct RolePattern {
 
 // How a fused q/k/v weight is laid out, to tell nanoGPT's Linear [3C, C] from GPT-2's Conv1D [C, 3C].
 enum class FusedShape { any, rows, cols };
+
+// Which layers of a family attend within a sliding window when config.json sets `sliding_window`
+// (config.json's `layer_types` list, when present, says it per layer instead).
+enum class SlidingLayers {
+  none,             // the family has no sliding window: a sliding_window in its config is refused
+  all,              // every layer (Mistral, Phi-3)
+  from_max_window,  // layers >= max_window_layers, when use_sliding_window (Qwen2, Qwen3)
+  even,             // layers 0, 2, 4, … (Gemma 2)
+  pattern,          // all but every sliding_window_pattern-th layer (Gemma 3: 5 sliding, 1 global)
+};
 
 struct Layout {
   std::string name{};
@@ -48,6 +60,12 @@ struct Layout {
   bool tied_embeddings = false;         // the unembedding is the token table
   int default_heads = 0;                // heads when no source gives them (0: must be given)
   bool scale_embeddings = false;
+  float norm_offset = 0.0f;    // RMSNorm gains are stored as w and applied as (offset + w) (Gemma: 1)
+  SlidingLayers sliding = SlidingLayers::none;
+  // Every tensor of the file must be bound to a role (a tensor no role reads would be silently
+  // ignored, e.g. a norm of a related family); names matching `unbound_ok` are buffers, not weights.
+  bool every_tensor_bound = false;
+  std::string unbound_ok{};  // a substring: "rotary_emb.inv_freq"
   std::string model_type{};    // HF config.json "model_type" that selects this layout
 };
 
@@ -57,7 +75,7 @@ const std::vector<Layout>& builtin_layouts();
 const Layout& layout_by_name(const std::string& name);
 // A user mapping file: {"name", "arch", "norm_first", "norm", "ffn", "activation", "layer_norm_eps",
 // "causal", "decoder_cross", "positional", "rope_theta", "partial_rotary_factor", "tied_embeddings",
-// "default_heads", "roles": {role: pattern | {"pattern": …, "transpose": true}}}.
+// "default_heads", "norm_offset", "roles": {role: pattern | {"pattern": …, "transpose": true}}}.
 Layout read_layout_file(const std::filesystem::path& path);
 
 }  // namespace attnviz

@@ -50,6 +50,9 @@ struct LayerWeights {
   std::optional<LayerNormWeights> norm_self;   // norm1 / ln_1 / attention.output.LayerNorm
   std::optional<LayerNormWeights> norm_cross;  // norm2 of a decoder layer
   std::optional<LayerNormWeights> norm_ffn;    // norm2 (norm3) / ln_2 / output.LayerNorm
+  // Gemma 2's "sandwich": a second norm on each sub-layer's output, before the residual is added.
+  std::optional<LayerNormWeights> norm_self_post;  // post_attention_layernorm (Gemma 2)
+  std::optional<LayerNormWeights> norm_ffn_post;   // post_feedforward_layernorm (Gemma 2)
 };
 
 // A stack's layers: held in memory (models built in code), or bound from the file one at a time as

@@ -1,0 +1,189 @@
+// Reading the attention settings of config.json under the names transformers writes them.
+#include "attention_config.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <set>
+
+#include "attnviz/core/error.hpp"
+
+namespace attnviz::detail {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// The scaling settings as one object, from rope_scaling or from rope_parameters.<key>.
+Json scaling_object(const ConfigSources& cfg) {
+  // transformers 5 nests Gemma 3's settings per layer type: not read yet, so never half-read.
+  for (const char* nested : {"full_attention", "sliding_attention"}) {
+    if (cfg.agreed({std::string("rope_parameters.") + nested})) {
+      throw usage_error(fmt::format("rope_parameters.{}: rotary settings per layer type are not supported yet",
+                                    nested));
+    }
+  }
+  if (auto s = cfg.agreed({"rope_scaling"}); s && !s->is_null()) {
+    if (!s->is_object()) throw Error(fmt::format("rope_scaling = {}: expected an object or null", s->dump()));
+    return *s;
+  }
+  Json out = Json::object();
+  for (const char* key : {"rope_type", "factor", "low_freq_factor", "high_freq_factor",
+                          "original_max_position_embeddings"}) {
+    if (auto v = cfg.agreed({std::string("rope_parameters.") + key})) out[key] = *v;
+  }
+  return out;
+}
+
+float positive(const Json& s, const char* key, std::optional<float> fallback) {
+  if (!s.contains(key) || s[key].is_null()) {
+    if (fallback) return *fallback;
+    throw usage_error(fmt::format("rope_scaling = {}: \"{}\" is missing", s.dump(), key));
+  }
+  const Json& v = s[key];
+  if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e9) {
+    throw usage_error(fmt::format("rope_scaling.{} = {}: expected a positive number", key, v.dump()));
+  }
+  return v.get<float>();
+}
+
+}  // namespace
+
+RopeScaling read_rope_scaling(const ConfigSources& cfg) {
+  const Json s = scaling_object(cfg);
+  // transformers reads "rope_type", and "type" in configs written before 4.43.
+  std::string type = "default";
+  for (const char* key : {"rope_type", "type"}) {
+    if (s.contains(key) && s[key].is_string()) type = s[key].get<std::string>();
+  }
+  const std::set<std::string> known{"rope_type", "type", "factor", "low_freq_factor", "high_freq_factor",
+                                    "original_max_position_embeddings"};
+  for (const auto& [key, value] : s.items()) {
+    if (!known.count(key)) {
+      throw usage_error(fmt::format("rope_scaling.{} = {}: not supported (attnviz reads rope types default, "
+                                    "linear and llama3)", key, value.dump()));
+    }
+  }
+  RopeScaling r;
+  if (type == "default") return r;
+  if (type == "linear") {
+    r.kind = RopeScaling::Kind::linear;
+    r.factor = positive(s, "factor", std::nullopt);
+    return r;
+  }
+  if (type == "llama3") {
+    r.kind = RopeScaling::Kind::llama3;
+    r.factor = positive(s, "factor", std::nullopt);
+    r.low_freq_factor = positive(s, "low_freq_factor", std::nullopt);
+    r.high_freq_factor = positive(s, "high_freq_factor", std::nullopt);
+    r.original_max_positions = static_cast<int>(positive(s, "original_max_position_embeddings", std::nullopt));
+    if (!(r.high_freq_factor > r.low_freq_factor)) {
+      throw usage_error(fmt::format("rope_scaling: high_freq_factor {:g} must exceed low_freq_factor {:g}",
+                                    r.high_freq_factor, r.low_freq_factor));
+    }
+    return r;
+  }
+  throw usage_error(fmt::format("rope_scaling type '{}' is not supported (attnviz implements default, linear "
+                                "and llama3)", type));
+}
+
+namespace {
+
+// config.json's layer_types: one "full_attention" or "sliding_attention" per layer.
+std::vector<bool> layer_types(const Json& types, int n_layers) {
+  if (!types.is_array() || types.size() != size_t(n_layers)) {
+    throw Error(fmt::format("layer_types = {}: expected a list of {} layer types", types.dump(), n_layers));
+  }
+  std::vector<bool> sliding;
+  for (const auto& t : types) {
+    if (t == "sliding_attention") {
+      sliding.push_back(true);
+    } else if (t == "full_attention") {
+      sliding.push_back(false);
+    } else {
+      throw usage_error(fmt::format("layer_types: '{}' is not supported (full_attention, sliding_attention)",
+                                    t.dump()));
+    }
+  }
+  return sliding;
+}
+
+std::vector<bool> family_rule(const Layout& layout, const ConfigSources& cfg, int n_layers) {
+  std::vector<bool> sliding(size_t(n_layers), false);
+  for (int i = 0; i < n_layers; ++i) {
+    switch (layout.sliding) {
+      case SlidingLayers::none: break;
+      case SlidingLayers::all: sliding[i] = true; break;
+      case SlidingLayers::from_max_window:  // Qwen2Config: i >= max_window_layers (default 28)
+        sliding[i] = i >= cfg.integer({"max_window_layers"}, 0).value_or(28);
+        break;
+      case SlidingLayers::even: sliding[i] = i % 2 == 0; break;  // Gemma 2: bool((i + 1) % 2)
+      case SlidingLayers::pattern:  // Gemma 3: bool((i + 1) % sliding_window_pattern), default 6
+        sliding[i] = (i + 1) % cfg.integer({"sliding_window_pattern"}).value_or(6) != 0;
+        break;
+    }
+  }
+  return sliding;
+}
+
+}  // namespace
+
+void derive_sliding_layers(Config& c, const Layout& layout, const ConfigSources& cfg, int n_layers) {
+  const auto window = cfg.integer({"sliding_window"});
+  // Qwen2/3 attend in windows only when use_sliding_window (their default: false); others when set.
+  const bool enabled =
+      cfg.boolean({"use_sliding_window"}).value_or(layout.sliding != SlidingLayers::from_max_window);
+  std::vector<bool> sliding;
+  if (auto types = cfg.agreed({"layer_types"})) {
+    sliding = layer_types(*types, n_layers);
+  } else if (window && enabled) {
+    if (layout.sliding == SlidingLayers::none) {
+      throw usage_error(fmt::format("sliding_window = {}: layout {} has no sliding-window layers (give "
+                                    "layer_types in config.json to say which layers use it)", *window, c.layout));
+    }
+    sliding = family_rule(layout, cfg, n_layers);
+  }
+  const bool any = std::find(sliding.begin(), sliding.end(), true) != sliding.end();
+  if (!any || !enabled) return;
+  if (!window) throw Error("layer_types has sliding_attention layers, but sliding_window is not set");
+  c.sliding_window = *window;
+  c.sliding_layers = std::move(sliding);
+}
+
+void derive_attention_extras(Config& c, const ConfigSources& cfg) {
+  constexpr double k_max = std::numeric_limits<float>::max();
+  if (auto cap = cfg.number({"attn_logit_softcapping"}, 0.0, k_max)) c.attn_softcap = static_cast<float>(*cap);
+  if (auto scalar = cfg.number({"query_pre_attn_scalar"}, 0.0, k_max)) {
+    c.attn_scale = static_cast<float>(1.0 / std::sqrt(*scalar));  // Gemma: query_pre_attn_scalar ** -0.5
+  }
+  if (auto theta = cfg.number({"rope_local_base_freq"}, 0.0, k_max)) c.rope_local_theta = static_cast<float>(*theta);
+}
+
+void refuse_unsupported_fields(const ConfigSources& cfg) {
+  struct Field {
+    const char* key;
+    const char* what;
+  };
+  // Set (not null, false, 0, 1 or an empty list), each changes the maps in a way attnviz does not compute.
+  static const Field k_fields[] = {
+      {"attention_chunk_size", "chunked attention (Llama 4)"},
+      {"no_rope_layers", "layers without rotary positions (Llama 4, SmolLM3)"},
+      {"use_bidirectional_attention", "bidirectional attention in a decoder"},
+      {"embedding_multiplier", "Granite's embedding multiplier"},
+      {"attention_multiplier", "Granite's attention multiplier"},
+      {"residual_multiplier", "Granite's residual multiplier"},
+      {"logits_scaling", "Granite's logits scaling"},
+      {"clip_qkv", "clipped q/k/v (OLMo, DBRX)"},
+      {"use_parallel_residual", "parallel attention and MLP (GPT-NeoX)"},
+      {"qk_layernorm", "q/k LayerNorm (Persimmon)"},
+      {"num_experts", "mixture-of-experts layers"},
+      {"num_local_experts", "mixture-of-experts layers"},
+  };
+  for (const auto& f : k_fields) {
+    const auto v = cfg.agreed({f.key});
+    if (!v || v->is_null() || *v == false || *v == 0 || *v == 1 || (v->is_array() && v->empty())) continue;
+    throw usage_error(fmt::format("config {} = {}: {} is not supported", f.key, v->dump(), f.what));
+  }
+}
+
+}  // namespace attnviz::detail
