@@ -162,6 +162,7 @@ TEST_CASE("hf cache: a model in no cache names the path tried, the cache folder,
   // Not shaped as a repo id (two slashes, "--"): only the path was tried.
   CHECK(error_of_locate("a/b/c", env_with_home(hf.path())) == "a/b/c: no such file or directory");
   CHECK(error_of_locate("org/a--b", env_with_home(hf.path())) == "org/a--b: no such file or directory");
+  CHECK(error_of_locate("modle.safetensors", env_with_home(hf.path())) == "modle.safetensors: no such file or directory");
 }
 
 TEST_CASE("hf cache: HF_HUB_CACHE wins over HF_HOME, which wins over XDG_CACHE_HOME") {
@@ -220,9 +221,29 @@ TEST_CASE("hf cache: inspect, run and tokenize -m org/name read a cached copy of
   r = attnviz::test::run_attnviz("run -m tiny-org/tiny-gpt2 --text 'the cat' --head 0 --no-heatmap --color=never", "", env);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK_MESSAGE(contains(r.out, "tiny-org/tiny-gpt2 layer 0 · self · head 0"), r.out);  // titled by the id
+  for (const std::string command : {"stats", "check"}) {
+    r = attnviz::test::run_attnviz(command + " -m tiny-org/tiny-gpt2 --text 'the cat'", "", env);
+    CHECK_MESSAGE(r.exit_code == 0, command, r.err);
+  }
   // The same id with no cache: the error names where it looked.
   r = attnviz::test::run_attnviz("run -m tiny-org/tiny-gpt2 --text 'the cat'", "",
                                  "HF_HUB_CACHE= HUGGINGFACE_HUB_CACHE= HF_HOME='" + (hf / "elsewhere").string() + "'");
   CHECK(r.exit_code == 1);
   CHECK(contains(r.err, "no " + (hf / "elsewhere/hub/models--tiny-org--tiny-gpt2").string()));
+}
+
+TEST_CASE("hf cache: a sharded model's snapshot reads its shards through the blob symlinks") {
+  TempDir hf;
+  const fs::path fixture = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/torch/hf_gpt2_sharded";
+  std::map<std::string, std::string> files;
+  for (const char* name : {"config.json", "model.safetensors.index.json", "model-00001-of-00002.safetensors",
+                           "model-00002-of-00002.safetensors"}) {
+    files[name] = attnviz::test::slurp(fixture / name);
+  }
+  add_snapshot(hf / "hub/models--org--sharded", k_commit_a, files);
+  const auto r = attnviz::test::run_attnviz("inspect org/sharded", "",
+                                            "HF_HUB_CACHE='" + (hf / "hub").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(contains(r.out, (hf / "hub/models--org--sharded/snapshots" / k_commit_a).string() + " (2 shards)\n"), r.out);
+  CHECK(contains(r.out, "\nmodel: layout gpt2"));
 }

@@ -54,7 +54,7 @@ bool is_repo_id(const std::string& id) {
   if (slash != std::string::npos && !is_repo_part(id.substr(0, slash), id.size())) return false;
   if (!is_repo_part(name, 96)) return false;
   if (id.find("--") != std::string::npos || id.find("..") != std::string::npos) return false;
-  return !(id.size() >= 4 && id.compare(id.size() - 4, 4, ".git") == 0);
+  return !id.ends_with(".git");
 }
 
 // A revision names a file under refs/ (branch, tag, "refs/pr/1") or a snapshot folder: plain path
@@ -83,7 +83,8 @@ std::optional<RepoRef> parse_repo_ref(const std::string& argument) {
   const size_t at = argument.find('@');
   RepoRef ref{argument.substr(0, at), at == std::string::npos ? "main" : argument.substr(at + 1),
               at != std::string::npos};
-  if (!is_repo_id(ref.id) || !is_revision(ref.revision)) return std::nullopt;
+  // "modle.safetensors" is a mistyped file, not a repo: say only that the file is missing.
+  if (ref.id.ends_with(".safetensors") || !is_repo_id(ref.id) || !is_revision(ref.revision)) return std::nullopt;
   return ref;
 }
 
@@ -119,7 +120,7 @@ std::optional<std::string> read_ref(const fs::path& repo_dir, const std::string&
 }
 
 std::string listed(const std::vector<std::string>& names) {
-  return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
+  return names.empty() ? "none" : printable_text(fmt::format("{}", fmt::join(names, ", ")));  // folder names: any bytes
 }
 
 // The commit whose snapshot to load: refs/<revision>, else the revision as a commit, else (no
@@ -153,15 +154,16 @@ std::string choose_commit(const RepoRef& ref, const fs::path& repo_dir) {
 // A snapshot holds symlinks into blobs/; one whose blob is gone is an incomplete or pruned
 // download, and would otherwise surface as a puzzling "no such file" deep in the loader.
 void check_blobs(const fs::path& snapshot, const std::string& id) {
+  std::error_code ec;
   std::vector<fs::path> entries;
-  for (const auto& entry : fs::directory_iterator(snapshot)) entries.push_back(entry.path());
+  for (fs::directory_iterator it(snapshot, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(it->path());
+  if (ec) throw Error(fmt::format("{}: cannot list {}: {}", id, snapshot.string(), ec.message()));
   std::sort(entries.begin(), entries.end());
   for (const fs::path& p : entries) {
-    std::error_code ec;
     if (!fs::is_symlink(p, ec) || fs::exists(p, ec)) continue;
     throw Error(fmt::format("{}: {} points to {}, which is missing (an incomplete download or a pruned "
                             "cache); fetch it again with `huggingface-cli download {}`",
-                            id, p.string(), fs::read_symlink(p, ec).string(), id));
+                            id, printable_text(p.string()), printable_text(fs::read_symlink(p, ec).string()), id));
   }
 }
 
