@@ -1,8 +1,8 @@
 // The tensors of a checkpoint: one .safetensors file, or the shards listed by an HF index json.
 #pragma once
 
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
