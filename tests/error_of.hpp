@@ -8,11 +8,12 @@
 
 namespace attnviz::test {
 
-// The Error's what(), or "(no error)" when f returns normally.
-inline std::string error_of(const std::function<void()>& f) {
+// The Error's what(), or "(no error)" when f returns normally; `code` gets its exit code.
+inline std::string error_of(const std::function<void()>& f, int* code = nullptr) {
   try {
     f();
   } catch (const Error& e) {
+    if (code) *code = e.exit_code();
     return e.what();
   }
   return "(no error)";

@@ -22,11 +22,13 @@ struct CliResult {
   std::string err;
 };
 
-// `args` is appended to the binary's path as shell words; runs in the source directory.
-inline CliResult run_attnviz(const std::string& args, const std::string& stdin_text = "") {
+// `args` is appended to the binary's path as shell words; runs in the source directory. `env`:
+// shell assignments for this run only ("HF_HOME='/tmp/x'").
+inline CliResult run_attnviz(const std::string& args, const std::string& stdin_text = "",
+                             const std::string& env = "") {
   TempDir io;
   std::ofstream(io / "in") << stdin_text;
-  const std::string cmd = std::string("cd '") + ATTNVIZ_SOURCE_DIR + "' && NO_COLOR= COLUMNS=80 '" +
+  const std::string cmd = std::string("cd '") + ATTNVIZ_SOURCE_DIR + "' && NO_COLOR= COLUMNS=80 " + env + " '" +
                           ATTNVIZ_BINARY + "' " + args + " <'" + (io / "in").string() + "' >'" +
                           (io / "out").string() + "' 2>'" + (io / "err").string() + "'";
   const int status = std::system(cmd.c_str());

@@ -129,7 +129,7 @@ TEST_CASE("text: no tokenizer, two inputs at once, or no token: each refused wit
   CHECK(contains(empty.err, "tokenize: give --text or --text-file"));
   const auto missing = run_attnviz("tokenize -m '" + (dir / "nowhere").string() + "' --text ab");
   CHECK(missing.exit_code == 1);
-  CHECK(contains(missing.err, "nowhere: no such file or folder"));
+  CHECK(contains(missing.err, "nowhere: no such file or directory"));
   std::ofstream(dir / "big.txt") << std::string((8u << 20) + 1, 'a');
   const auto big = run_attnviz("tokenize -m '" + model + "' --text-file '" + (dir / "big.txt").string() + "'");
   CHECK(big.exit_code == 2);

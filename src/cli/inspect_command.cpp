@@ -1,5 +1,7 @@
-// `attnviz inspect FILE`: tensor names, dtypes, shapes, sizes and metadata of a safetensors file.
+// `attnviz inspect FILE`: where the model came from, its tensors (names, dtypes, shapes, sizes, totals
+// per dtype), metadata, config.json's model type, the layout and config attnviz detects, and the tokenizer.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
@@ -9,19 +11,87 @@
 #include "attnviz/cli/model_flags.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
-#include "attnviz/model/model.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/io/json.hpp"
+#include "attnviz/model/hf_cache.hpp"
+#include "attnviz/model/model.hpp"
 #include "attnviz/model/tensor_source.hpp"
 
 namespace attnviz {
 
 namespace {
 
+// 1235814400 → "1,235,814,400": parameter counts of real models are read at a glance.
+std::string grouped(uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+  return digits;
+}
+
+// Decimal units, as model cards and file managers give sizes: "2.47 GB", "159 kB", "512 bytes".
+std::string decimal_size(uint64_t bytes) {
+  if (bytes < 1000) return count_of(static_cast<long long>(bytes), "byte");
+  const char* units[] = {"kB", "MB", "GB", "TB", "PB"};
+  double value = static_cast<double>(bytes) / 1000.0;
+  size_t unit = 0;
+  while (value >= 999.5 && unit + 1 < std::size(units)) {
+    value /= 1000.0;
+    ++unit;
+  }
+  return fmt::format("{:.{}f} {}", value, value >= 99.95 ? 0 : value >= 9.995 ? 1 : 2, units[unit]);
+}
+
+std::string describe_totals(const std::string& what, const DtypeTotals& t) {
+  return fmt::format("  {}: {}, {} parameters ({})\n", what, count_of(t.tensors, "tensor"), grouped(t.parameters),
+                     decimal_size(t.bytes));
+}
+
+// One line per dtype (mixed checkpoints keep norms in F32), and their sum when there are several.
+void print_dtypes(const TensorSource& src) {
+  const auto totals = src.dtype_totals();
+  std::cout << "\ndtypes\n";
+  DtypeTotals all;
+  for (const auto& [dtype, t] : totals) {
+    std::cout << describe_totals(printable_text(dtype), t);
+    all.tensors += t.tensors;
+    all.parameters += t.parameters;
+    all.bytes += t.bytes;
+  }
+  if (totals.size() > 1) std::cout << describe_totals("total", all);
+}
+
+// config.json's model_type and architectures: what transformers would build from the folder.
+void print_config_json(const std::filesystem::path& dir) {
+  const std::filesystem::path file = dir / "config.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) {
+    std::cout << "config.json: none\n";
+    return;
+  }
+  try {
+    const nlohmann::json j = read_json_file(file);
+    const auto text = [&](const char* key) {  // a string, a list of strings, or the JSON as written
+      if (!j.is_object() || !j.contains(key)) return std::string("none");
+      const nlohmann::json& v = j[key];
+      std::vector<std::string> parts;
+      for (const auto& item : v.is_array() ? v : nlohmann::json::array({v})) {
+        parts.push_back(item.is_string() ? item.get<std::string>() : item.dump());
+      }
+      return printable_text(fmt::format("{}", fmt::join(parts, ", ")));
+    };
+    std::cout << fmt::format("config.json: model_type {}, architectures {}\n", text("model_type"),
+                             text("architectures"));
+  } catch (const Error& e) {
+    std::cout << "config.json: unreadable: " << printable_text(e.what()) << '\n';
+  }
+}
+
 // The tokenizer in the model's folder, when there is one attnviz reads, or why it cannot.
 void print_tokenizer(const std::filesystem::path& dir) {
   try {
-    if (const auto tokenizer = find_tokenizer(dir)) std::cout << "tokenizer: " << tokenizer->description() << '\n';
+    const auto tokenizer = find_tokenizer(dir);
+    std::cout << "tokenizer: " << (tokenizer ? tokenizer->description() : "none") << '\n';
   } catch (const Error& e) {
     std::cout << "tokenizer: unreadable: " << printable_text(e.what()) << '\n';
   }
@@ -32,13 +102,14 @@ void print_model(const std::filesystem::path& path, const ConfigOverrides& overr
   try {
     const Model model = load_model(path, overrides);
     std::cout << "\nmodel: " << describe_config(model.config) << '\n';
-    print_tokenizer(model.dir);
   } catch (const Error& e) {
     std::cout << "\nmodel: not runnable as it is: " << printable_text(e.what()) << '\n';
   }
 }
 
-void inspect(const std::filesystem::path& path, const ConfigOverrides& overrides) {
+void inspect(const std::string& argument, const ConfigOverrides& overrides) {
+  const ModelLocation where = locate_model(argument, HfEnvironment::of_process());
+  const std::filesystem::path& path = where.path;
   const TensorSource src = TensorSource::open(path);
   const auto names = src.names();
   // Names and metadata are the file's bytes: escaped as token labels are, so ESC / OSC 52 in them
@@ -47,7 +118,7 @@ void inspect(const std::filesystem::path& path, const ConfigOverrides& overrides
   for (const auto& n : names) shown.push_back(printable_text(n));
   size_t name_width = 6;
   for (const auto& n : shown) name_width = std::max(name_width, static_cast<size_t>(display_width(n)));
-  std::cout << fmt::format("{}\n{}\n\n", src.description(),
+  std::cout << fmt::format("source: {}\n{}\n{}\n\n", printable_text(where.description()), src.description(),
                            count_of(static_cast<long long>(names.size()), "tensor"));
   const auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
     std::cout << fmt::format("{}  {:<5}  {:<20}  {:>12}\n", pad_to_width(a, static_cast<int>(name_width)), b,
@@ -61,6 +132,7 @@ void inspect(const std::filesystem::path& path, const ConfigOverrides& overrides
     total += t.end - t.begin;
   }
   row("total", "", "", std::to_string(total));
+  print_dtypes(src);
   if (!src.metadata().empty()) {
     std::cout << "\nmetadata\n";
     for (const auto& [key, value] : src.metadata()) {
@@ -68,6 +140,8 @@ void inspect(const std::filesystem::path& path, const ConfigOverrides& overrides
     }
   }
   print_model(path, overrides);
+  print_config_json(src.dir());
+  print_tokenizer(src.dir());
 }
 
 }  // namespace
@@ -79,7 +153,9 @@ void add_inspect_command(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("inspect", "list the tensors, metadata and detected layout of a model");
-  cmd->add_option("file", args->path, ".safetensors file or model folder")->required();
+  cmd->add_option("file,--model,-m", args->path,
+                  ".safetensors file, model folder, or Hugging Face cache id (org/name[@revision], never downloaded)")
+      ->required();
   add_model_flags(*cmd, args->model);
   cmd->callback([args] { inspect(args->path, overrides_of(args->model)); });
 }

@@ -12,6 +12,7 @@
 #include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
+#include "attnviz/model/hf_cache.hpp"
 
 namespace attnviz {
 
@@ -66,7 +67,9 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
 
 PreparedRun prepare_run(const InputArgs& a) {
   const bool cross = a.source.given();
-  PreparedRun run{load_model(a.model, overrides_of(a.model_flags)), {}, {}, {}, {}, {}};
+  const ModelLocation where = locate_model(a.model, HfEnvironment::of_process());
+  PreparedRun run{load_model(where.path, overrides_of(a.model_flags)), {}, {}, {}, {}, {}};
+  if (where.from_cache()) run.model.name = where.repo_id;  // titles say the model, not its commit hash
   // The selection names maps this model makes on this input: checked before any input is read.
   run.maps = MapList{attention_maps(run.model, cross), run.model.config.n_heads, cross};
   run.selection = selection_of(a.selection);

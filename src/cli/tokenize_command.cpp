@@ -12,6 +12,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/model/hf_cache.hpp"
 #include "attnviz/render/table.hpp"
 
 namespace attnviz {
@@ -74,7 +75,8 @@ void tokenize_command(const TokenizeArgs& a) {
     throw usage_error("tokenize: give the model (-m) or the tokenizer (--tokenizer), one of them");
   }
   if (a.text.text.empty() && a.text.text_file.empty()) throw usage_error("tokenize: give --text or --text-file");
-  fs::path dir = a.tokenizer.empty() ? fs::path(a.model) : fs::path(a.tokenizer);
+  // -m resolves as run's does (a path, or a Hugging Face cache id); --tokenizer is a path.
+  fs::path dir = a.tokenizer.empty() ? locate_model(a.model, HfEnvironment::of_process()).path : fs::path(a.tokenizer);
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw Error(fmt::format("{}: no such file or folder", dir.string()));
   if (!fs::is_directory(dir, ec) && a.tokenizer.empty()) {
@@ -101,7 +103,7 @@ void tokenize_command(const TokenizeArgs& a) {
 void add_tokenize_command(CLI::App& app) {
   auto args = std::make_shared<TokenizeArgs>();
   CLI::App* cmd = app.add_subcommand("tokenize", "show the ids, pieces and byte offsets a model's tokenizer makes of a text");
-  cmd->add_option("--model,-m", args->model, "model folder (or a weights file in it) holding the tokenizer");
+  cmd->add_option("--model,-m", args->model, "model folder (or a weights file in it, or a Hugging Face cache id) holding the tokenizer");
   cmd->add_option("--text", args->text.text, "the text");
   cmd->add_option("--text-file", args->text.text_file, "UTF-8 text file, - for stdin");
   add_tokenizer_flags(*cmd, args->tokenizer, args->no_special_tokens);

@@ -151,4 +151,18 @@ const std::map<std::string, std::string>& TensorSource::metadata() const {
   return files_.front()->metadata();
 }
 
+std::map<std::string, DtypeTotals> TensorSource::dtype_totals() const {
+  std::map<std::string, DtypeTotals> totals;
+  for (const auto& [name, entry] : index_) {
+    const TensorInfo& t = *entry.file->find(entry.file_name);
+    DtypeTotals& d = totals[t.dtype];
+    uint64_t n = 1;  // a scalar (shape []) holds one element; the reader checked n · size = bytes
+    for (const int64_t dim : t.shape) n *= static_cast<uint64_t>(dim);
+    d.tensors += 1;
+    d.parameters += n;
+    d.bytes += t.end - t.begin;
+  }
+  return totals;
+}
+
 }  // namespace attnviz

@@ -1,6 +1,7 @@
 // The tensors of a checkpoint: one .safetensors file, or the shards listed by an HF index json.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -10,6 +11,13 @@
 #include "attnviz/io/safetensors.hpp"
 
 namespace attnviz {
+
+// The tensors of one dtype: how many, their elements (parameters) and their bytes.
+struct DtypeTotals {
+  long long tensors = 0;
+  uint64_t parameters = 0;
+  uint64_t bytes = 0;
+};
 
 class TensorSource {
  public:
@@ -25,6 +33,7 @@ class TensorSource {
   StoredTensor stored(const std::string& name) const;  // unconverted, valid while this source lives
   std::vector<std::string> names() const;
   const std::map<std::string, std::string>& metadata() const;  // of the first file
+  std::map<std::string, DtypeTotals> dtype_totals() const;     // by dtype name ("BF16", "F32")
 
  private:
   std::filesystem::path dir_;
