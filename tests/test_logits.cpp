@@ -33,10 +33,14 @@ Matrix as_matrix(const Tensor& t) {
 
 }  // namespace
 
-TEST_CASE("logits: hf_llama (lm_head) and hf_qwen3 (tied) give PyTorch's logits and torch.topk's ids") {
-  for (const char* name : {"hf_llama", "hf_qwen3"}) {
+TEST_CASE("logits: every Llama-like fixture gives PyTorch's logits and torch.topk's ids") {
+  // hf_llama / hf_qwen3 through the layout file; the built-in families by model_type (Gemma 2's
+  // final_logit_softcapping 30 applied, as Gemma2ForCausalLM does).
+  for (const char* name : {"hf_llama", "hf_qwen3", "hf_llama32", "hf_mistral", "hf_qwen2", "hf_qwen3_builtin",
+                           "hf_gemma2", "hf_gemma3", "hf_phi3"}) {
     CAPTURE(name);
-    const Model m = load_model(k_torch / name, llama_layout());
+    const bool layout_file = std::string(name) == "hf_llama" || std::string(name) == "hf_qwen3";
+    const Model m = load_model(k_torch / name, layout_file ? llama_layout() : ConfigOverrides{});
     const auto ids = parse_ids(test::slurp(k_torch / name / "ids.txt"), "ids.txt");
     const Sequence s = embed_ids(m, ids, std::vector<std::string>(ids.size(), "t"));
     const Matrix hidden = forward(m, ForwardInputs{s, {}, {}, {}}, {}, nullptr).hidden;
@@ -44,9 +48,13 @@ TEST_CASE("logits: hf_llama (lm_head) and hf_qwen3 (tied) give PyTorch's logits 
     const Matrix logits = as_matrix(expected.load("logits")), top5 = as_matrix(expected.load("top5"));
     REQUIRE(unembedding(m) != nullptr);
     CHECK((unembedding(m) == &*m.weights.embed.token) == m.config.tied_embeddings);
-    test::check_close(unembedding(m)->times_transposed(hidden), logits, 1e-4f, "hidden · W_unembedᵀ");
+    const float cap = m.config.final_logit_softcap;
+    CHECK((cap == 30.0f) == (std::string(name) == "hf_gemma2"));
+    Matrix ours = unembedding(m)->times_transposed(hidden);
+    if (cap > 0) ours = ((ours.array() / cap).tanh() * cap).matrix();
+    test::check_close(ours, logits, 1e-4f, "hidden · W_unembedᵀ");
 
-    const auto top = top_predictions(*unembedding(m), hidden, 5, 0.0f);
+    const auto top = top_predictions(*unembedding(m), hidden, 5, cap);
     REQUIRE(top.size() == ids.size());
     for (size_t p = 0; p < top.size(); ++p) {
       CAPTURE(p);
