@@ -121,10 +121,12 @@ TEST_CASE("attention: random inputs match the naive triple loop, every mask, eve
   Mask window;
   window.window = 3;
   window.causal = true;
+  Mask symmetric;  // a window without causality: keys on both sides of the query
+  symmetric.window = 6;
   Mask file;
   file.matrix = MaskMatrix(37, 41);
   for (Eigen::Index i = 0; i < file.matrix->size(); ++i) file.matrix->data()[i] = rng.next_u64() % 3 != 0;
-  for (const Mask* mask : {&pad, &causal_pad, &window, &file}) {
+  for (const Mask* mask : {&pad, &causal_pad, &window, &symmetric, &file}) {
     for (int block : {1, 8, 37, 100}) {
       Matrix out, probs;
       const Matrix expected = naive_attention(q, k, v, *mask, 0.25f, probs);
