@@ -257,3 +257,18 @@ TEST_CASE("gguf: metadata getters name the key, the expected and the actual type
   CHECK(error_of([&] { md.get<float>("nope"); }) == "m.gguf: no metadata key 'nope' (expected f32)");
   CHECK(md.find("nope") == nullptr);
 }
+
+TEST_CASE("gguf: get_count takes a count stored as any integer type, never a negative one") {
+  GgufBuilder b = good();
+  b.kv<uint32_t>("llama.block_count", k_u32, 16).kv<uint64_t>("llama.context_length", k_u64, 8192);
+  b.kv<int32_t>("i", 5, 3).kv<int32_t>("neg", 5, -1).kv<float>("f", k_f32, 2.0f);
+  const auto layout = attnviz::detail::parse_gguf(b.build(), "m.gguf");
+  const attnviz::GgufMetadata md("m.gguf", layout.metadata);
+  CHECK(md.get_count("llama.block_count") == 16);
+  CHECK(md.get_count("llama.context_length") == 8192);
+  CHECK(md.get_count("i") == 3);
+  CHECK(error_of([&] { md.get_count("neg"); }) ==
+        "m.gguf: metadata key 'neg' is i32 -1, expected a non-negative integer");
+  CHECK(error_of([&] { md.get_count("f"); }) ==
+        "m.gguf: metadata key 'f' is f32, expected a non-negative integer");
+}

@@ -185,7 +185,7 @@ TEST_CASE("gguf dequant: Q3_K is d·(scale - 32)·(q - 4 where hmask's bit is cl
   CHECK(y[128] == 120);  // second half: qs[32] = 0, hmask bit 4 clear → -4; scale[8] = -30
 }
 
-TEST_CASE("gguf dequant: rows [r0, r1) equal the slice of the whole, for every type") {
+TEST_CASE("gguf dequant: rows r0 to r1 equal the slice of the whole, for every type") {
   std::mt19937 rng(12);
   // type, block elements, block bytes
   const std::vector<std::array<int, 3>> types = {

@@ -44,6 +44,9 @@ class GgufMetadata {
   T get(const std::string& key) const;
   template <typename T>
   std::vector<T> get_array(const std::string& key) const;
+  // A count or size stored as any integer type (writers use u32 or u64, some i32), refused when
+  // negative or when the key holds anything else.
+  uint64_t get_count(const std::string& key) const;
 
  private:
   const GgufValue& require(const std::string& key, GgufValueType type, bool array) const;
