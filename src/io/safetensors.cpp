@@ -2,14 +2,9 @@
 // converts F32/F16/BF16/F64 tensors to float32 on load.
 #include "attnviz/io/safetensors.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <bit>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -17,6 +12,8 @@
 #include <utility>
 
 #include "attnviz/core/error.hpp"
+#include "half_float.hpp"
+#include "mapped_file.hpp"
 #include "safetensors_header.hpp"
 
 namespace attnviz {
@@ -28,86 +25,6 @@ static_assert(std::numeric_limits<float>::is_iec559 && std::numeric_limits<doubl
 
 namespace detail {
 namespace {
-
-// A whole file mapped read-only and private; unmapped on destruction. Empty files are not mapped
-// (mmap rejects length 0) and read as zero bytes.
-class MappedFile {
- public:
-  explicit MappedFile(const std::filesystem::path& path) {
-    // O_NONBLOCK: a FIFO would block open() until a writer came; fstat then refuses it.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) fail(path, "cannot open");
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-      const int err = errno;
-      ::close(fd);
-      errno = err;
-      fail(path, "cannot stat");
-    }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd);
-      throw Error(fmt::format("{}: not a regular file", path.string()));
-    }
-    size_ = static_cast<size_t>(st.st_size);
-    if (size_ > 0) {
-      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      const int err = errno;
-      ::close(fd);  // the mapping stays valid after close
-      errno = err;
-      if (p == MAP_FAILED) fail(path, "cannot mmap");
-      data_ = static_cast<const char*>(p);
-    } else {
-      ::close(fd);
-    }
-  }
-  MappedFile(MappedFile&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
-  MappedFile& operator=(MappedFile&& o) noexcept {
-    if (this != &o) {
-      unmap();
-      data_ = std::exchange(o.data_, nullptr);
-      size_ = std::exchange(o.size_, 0);
-    }
-    return *this;
-  }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile() { unmap(); }
-
-  std::string_view bytes() const { return {data_ ? data_ : "", size_}; }
-
- private:
-  [[noreturn]] static void fail(const std::filesystem::path& path, const char* what) {
-    throw Error(fmt::format("{}: {}: {}", path.string(), what, std::strerror(errno)));
-  }
-  void unmap() {
-    if (data_) ::munmap(const_cast<char*>(data_), size_);
-    data_ = nullptr;
-  }
-
-  const char* data_ = nullptr;
-  size_t size_ = 0;
-};
-
-// IEEE 754 binary16 → binary32. Every half value is exactly representable as a float, including
-// subnormals (mant × 2^-24), so this is exact; NaN payloads are kept.
-float f16_to_f32(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1Fu;
-  const uint32_t mant = h & 0x3FFu;
-  if (exp == 0x1F) return std::bit_cast<float>(sign | 0x7F800000u | (mant << 13));  // inf, NaN
-  if (exp != 0) {
-    // Rebias the exponent from 15 to 127.
-    return std::bit_cast<float>(sign | ((exp + 127 - 15) << 23) | (mant << 13));
-  }
-  const float magnitude = std::ldexp(static_cast<float>(mant), -24);  // subnormal or zero
-  return sign ? -magnitude : magnitude;
-}
-
-// bfloat16 is the top half of a binary32, so widening is a shift.
-float bf16_to_f32(uint16_t b) {
-  return std::bit_cast<float>(static_cast<uint32_t>(b) << 16);
-}
 
 template <typename Source, typename Convert>
 void convert_into(float* out, size_t n, const char* src, Convert convert) {
