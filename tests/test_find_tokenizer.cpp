@@ -64,8 +64,11 @@ TEST_CASE("find_tokenizer: tokenizer.json, then vocab.json + merges.txt, then a 
         (dir / "tokens.txt").string() + ": not a tokenizer file attnviz reads (" + k_tokenizer_files + ")");
   // vocab.json and merges.txt stand for the pair (not for a tokenizer.json).
   const fs::path gpt2 = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/vocab/gpt2";
-  CHECK(find_tokenizer(gpt2 / "vocab.json")->description().starts_with("GPT-2 byte-level BPE (vocab.json + merges.txt"));
-  CHECK(find_tokenizer(gpt2 / "merges.txt")->description().starts_with("GPT-2 byte-level BPE (vocab.json + merges.txt"));
+  for (const char* file : {"vocab.json", "merges.txt"}) {
+    const auto pair = find_tokenizer(gpt2 / file);  // scripts/fetch-vocabularies.sh fetches it
+    REQUIRE_MESSAGE(pair, (gpt2 / file).string() << " is missing: run scripts/fetch-vocabularies.sh");
+    CHECK(pair->description().starts_with("GPT-2 byte-level BPE (vocab.json + merges.txt"));
+  }
 }
 
 TEST_CASE("find_tokenizer: a SentencePiece model found in a folder gives libsentencepiece's ids") {

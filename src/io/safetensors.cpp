@@ -3,6 +3,8 @@
 #include "attnviz/io/safetensors.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <bit>
 #include <cmath>
