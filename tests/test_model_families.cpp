@@ -304,7 +304,7 @@ TEST_CASE("families: layer_types in config.json says which layers slide, checked
   CHECK(contains(family_error("hf_gemma2",
                               [](nlohmann::json& c) {
                                 c["layer_types"] = {"sliding_attention", "full_attention", "full_attention"};
-                                c.erase("sliding_window");
+                                c["sliding_window"] = nullptr;
                               }),
                  "layer_types has sliding_attention layers, but sliding_window is not set"));
   TempDir dir;
@@ -379,4 +379,75 @@ TEST_CASE("families: inspect's description names the windows, soft-cap, scale an
   CHECK(contains(describe_config(family_config("hf_llama32")), "theta 500000, llama3 scaling × 8"));
   CHECK(contains(describe_config(family_config("hf_gemma3")), "linear scaling × 4, local theta 10000"));
   CHECK(contains(describe_config(family_config("hf_mistral")), "sliding window 5 in every layer"));
+}
+
+namespace {
+
+// A built-in family's fixture loaded with its config.json changed by `edit`.
+Config edited_config(const std::string& fixture, const std::function<void(nlohmann::json&)>& edit) {
+  TempDir dir;
+  std::filesystem::copy_file(k_torch / fixture / "model.safetensors", dir / "model.safetensors");
+  std::ifstream in(k_torch / fixture / "config.json");
+  nlohmann::json config = nlohmann::json::parse(in);
+  edit(config);
+  std::ofstream(dir / "config.json") << config.dump();
+  return load_model(dir.path(), {}).config;
+}
+
+}  // namespace
+
+TEST_CASE("families: a key config.json leaves out takes the family's config-class default; null stays none") {
+  // Gemma2Config: query_pre_attn_scalar 256, sliding_window 4096, attn/final soft-caps 50/30.
+  const Config gemma2 = edited_config("hf_gemma2", [](nlohmann::json& c) {
+    for (const char* key : {"query_pre_attn_scalar", "sliding_window", "attn_logit_softcapping",
+                            "final_logit_softcapping"}) {
+      c.erase(key);
+    }
+  });
+  CHECK(gemma2.attn_scale == doctest::Approx(1.0 / 16));
+  CHECK(gemma2.sliding_window == 4096);
+  CHECK(gemma2.attn_softcap == 50.0f);
+  CHECK(gemma2.final_logit_softcap == 30.0f);
+  const Config none = edited_config("hf_gemma2", [](nlohmann::json& c) {
+    c["sliding_window"] = nullptr;
+    c["attn_logit_softcapping"] = nullptr;
+  });
+  CHECK(none.sliding_layers.empty());
+  CHECK(none.attn_softcap == 0.0f);
+  // Gemma3TextConfig: rope_theta 1e6, rope_local_base_freq 1e4.
+  const Config gemma3 = edited_config("hf_gemma3", [](nlohmann::json& c) {
+    c.erase("rope_theta");
+    c.erase("rope_local_base_freq");
+  });
+  CHECK(gemma3.rope_theta == 1e6f);
+  CHECK(gemma3.rope_local_theta == 1e4f);
+  // MistralConfig: sliding_window 4096; Phi3Config: rms_norm_eps 1e-5 (Llama's is 1e-6).
+  CHECK(edited_config("hf_mistral", [](nlohmann::json& c) { c.erase("sliding_window"); }).sliding_window == 4096);
+  CHECK(edited_config("hf_mistral", [](nlohmann::json& c) { c["sliding_window"] = nullptr; }).sliding_layers.empty());
+  CHECK(edited_config("hf_phi3", [](nlohmann::json& c) { c.erase("rms_norm_eps"); }).layer_norm_eps == 1e-5f);
+  CHECK(edited_config("hf_llama32", [](nlohmann::json& c) { c.erase("rms_norm_eps"); }).layer_norm_eps == 1e-6f);
+}
+
+TEST_CASE("families: each family reads only the keys its transformers code reads") {
+  // MistralModel windows every layer whenever sliding_window is set: use_sliding_window and
+  // layer_types are not its keys.
+  const Config mistral = edited_config("hf_mistral", [](nlohmann::json& c) {
+    c["use_sliding_window"] = false;
+    c["layer_types"] = {"full_attention", "full_attention"};
+  });
+  CHECK(mistral.sliding_layers == std::vector<bool>{true, true});
+  // Gemma's MLP reads hidden_activation (default gelu_pytorch_tanh), never hidden_act.
+  const Config gemma = edited_config("hf_gemma2", [](nlohmann::json& c) {
+    c.erase("hidden_activation");
+    c["hidden_act"] = "gelu";
+  });
+  CHECK(gemma.activation == Activation::gelu_tanh);
+  // rope_scaling.get("rope_type", rope_scaling.get("type")): rope_type wins.
+  const Config both = edited_config("hf_llama32", [](nlohmann::json& c) {
+    c["rope_scaling"] = {{"type", "yarn"}, {"rope_type", "linear"}, {"factor", 2.0}};
+  });
+  CHECK(both.rope_scaling.kind == RopeScaling::Kind::linear);
+  // Multimodal Gemma 3 (model_type gemma3, settings under text_config) is not gemma3_text.
+  CHECK(contains(family_error("hf_gemma3", [](nlohmann::json& c) { c["model_type"] = "gemma3"; }),
+                 "config.json's model_type 'gemma3' is not a family attnviz knows"));
 }

@@ -51,9 +51,9 @@ float positive(const Json& s, const char* key, std::optional<float> fallback) {
 
 RopeScaling read_rope_scaling(const ConfigSources& cfg) {
   const Json s = scaling_object(cfg);
-  // transformers reads "rope_type", and "type" in configs written before 4.43.
+  // rope_scaling.get("rope_type", rope_scaling.get("type")): "type" only in configs before 4.43.
   std::string type = "default";
-  for (const char* key : {"rope_type", "type"}) {
+  for (const char* key : {"type", "rope_type"}) {  // the later one wins
     if (s.contains(key) && s[key].is_string()) type = s[key].get<std::string>();
   }
   const std::set<std::string> known{"rope_type", "type", "factor", "low_freq_factor", "high_freq_factor",
@@ -130,11 +130,16 @@ std::vector<bool> family_rule(const Layout& layout, const ConfigSources& cfg, in
 
 void derive_sliding_layers(Config& c, const Layout& layout, const ConfigSources& cfg, int n_layers) {
   const auto window = cfg.integer({"sliding_window"});
-  // Qwen2/3 attend in windows only when use_sliding_window (their default: false); others when set.
-  const bool enabled =
-      cfg.boolean({"use_sliding_window"}).value_or(layout.sliding != SlidingLayers::from_max_window);
+  // Qwen2/3 attend in windows only when use_sliding_window (their default: false); the others read
+  // no such key (Mistral and Phi-3 window every layer whenever sliding_window is set).
+  const bool qwen = layout.sliding == SlidingLayers::from_max_window;
+  // (A layout file's family has no rule: there use_sliding_window false switches a window off.)
+  const bool enabled = qwen ? cfg.boolean({"use_sliding_window"}).value_or(false)
+                            : layout.sliding != SlidingLayers::none || cfg.boolean({"use_sliding_window"}).value_or(true);
+  // layer_types is read by the families that slide per layer (Qwen, Gemma); MistralModel ignores it.
+  const bool per_layer = qwen || layout.sliding == SlidingLayers::even || layout.sliding == SlidingLayers::pattern;
   std::vector<bool> sliding;
-  if (auto types = cfg.agreed({"layer_types"})) {
+  if (auto types = cfg.agreed({"layer_types"}); types && per_layer) {
     sliding = layer_types(*types, n_layers);
   } else if (window && enabled) {
     if (layout.sliding == SlidingLayers::none) {

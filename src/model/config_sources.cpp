@@ -85,11 +85,22 @@ ConfigSources::ConfigSources(const TensorSource& tensors, const ConfigOverrides&
   for (auto& s : sources_) canonical_activations(s);
 }
 
+void ConfigSources::set_defaults(const std::vector<std::pair<std::string, double>>& defaults,
+                                 const std::string& family) {
+  defaults_ = ConfigSource{fmt::format("the defaults of {}'s config class", family), {}};
+  for (const auto& [key, value] : defaults) {  // 4096, not 4096.0, for the keys read as integers
+    const bool whole = value == std::floor(value) && std::abs(value) < 1e15;
+    defaults_.values[key] = whole ? nlohmann::json(static_cast<int64_t>(value)) : nlohmann::json(value);
+  }
+}
+
 std::optional<ConfigSources::Found> ConfigSources::find(const std::vector<std::string>& keys) const {
   std::optional<Found> found;
+  bool null = false;  // a key set to null: "none", so no family default replaces it
   for (const auto& s : sources_) {
     for (const auto& key : keys) {
       auto it = s.values.find(key);
+      null |= it != s.values.end() && it->second.is_null();
       if (it == s.values.end() || it->second.is_null()) continue;
       if (found && !same(found->value, it->second)) {
         throw usage_error(fmt::format("{} = {} in {} contradicts {} = {} in {}", key,
@@ -97,6 +108,13 @@ std::optional<ConfigSources::Found> ConfigSources::find(const std::vector<std::s
                                       found->where));
       }
       if (!found) found = Found{it->second, s.where, key};
+    }
+  }
+  if (!found && !null) {  // transformers' config class fills what config.json leaves out
+    for (const auto& key : keys) {
+      if (auto it = defaults_.values.find(key); it != defaults_.values.end()) {
+        return Found{it->second, defaults_.where, key};
+      }
     }
   }
   return found;

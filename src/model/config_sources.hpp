@@ -33,6 +33,9 @@ class ConfigSources {
   std::optional<double> number(const std::vector<std::string>& keys, double above, double below) const;
   std::optional<bool> boolean(const std::vector<std::string>& keys) const;
   std::optional<std::string> text(const std::vector<std::string>& keys) const;
+  // Values transformers' config class of the family gives a key config.json leaves out (not one it
+  // sets to null): used only when no source has the key.
+  void set_defaults(const std::vector<std::pair<std::string, double>>& defaults, const std::string& family);
   // config.json's model_type (Hugging Face), for layout detection.
   std::string model_type() const;
 
@@ -44,6 +47,7 @@ class ConfigSources {
   std::optional<Found> find(const std::vector<std::string>& keys) const;
   static Error out_of_range(const Found& f, const std::string& range);
   std::vector<ConfigSource> sources_;
+  ConfigSource defaults_;
 };
 
 }  // namespace attnviz::detail

@@ -17,7 +17,13 @@ struct Shape {
 // The settings each family's released checkpoints use (Llama 3.2, Mistral 7B v0.1, Qwen2.5, Qwen3,
 // Gemma 2, Phi-3 mini), in their config.json names.
 Json family_config(const std::string& arch, const Shape& s) {
-  Json c{{"architectures", {fmt::format("{}ForCausalLM", arch)}}, {"model_type", arch},
+  const char* classes[][2] = {{"llama", "Llama"}, {"mistral", "Mistral"}, {"qwen2", "Qwen2"},
+                               {"qwen3", "Qwen3"}, {"gemma2", "Gemma2"}, {"phi3", "Phi3"}};
+  std::string name;
+  for (const auto& [type, cls] : classes) {
+    if (arch == type) name = cls;
+  }
+  Json c{{"architectures", {name + "ForCausalLM"}}, {"model_type", arch},
          {"hidden_size", s.d}, {"intermediate_size", s.d_ff}, {"num_hidden_layers", s.layers},
          {"num_attention_heads", s.heads}, {"num_key_value_heads", s.kv_heads}, {"head_dim", s.head_dim},
          {"hidden_act", "silu"}, {"max_position_embeddings", 131072}, {"rms_norm_eps", 1e-5},

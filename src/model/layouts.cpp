@@ -115,6 +115,7 @@ Layout gpt_family(const std::string& name, bool conv1d) {
   linear(l.roles, "decoder.ffn.down", p + "mlp.c_proj", conv1d);
   norm(l.roles, "decoder.final_norm", "ln_f");
   if (conv1d) l.model_type = "gpt2";
+  l.tied_embeddings = true;  // GPT2LMHeadModel and nanoGPT predict with wte (tie_word_embeddings defaults true)
   return l;
 }
 
@@ -168,6 +169,7 @@ Layout llama_family(const std::string& name, const std::string& model_type) {
 Layout mistral() {
   Layout l = llama_family("mistral", "mistral");
   l.sliding = SlidingLayers::all;
+  l.config_defaults = {{"sliding_window", 4096}};  // MistralConfig
   return l;
 }
 
@@ -186,6 +188,14 @@ Layout gemma(const std::string& name, const std::string& model_type, SlidingLaye
   l.tied_embeddings = true;
   l.norm_offset = 1.0f;
   l.sliding = sliding;
+  l.activation_keys = {"activation", "hidden_activation"};  // Gemma2MLP: ACT2FN[config.hidden_activation]
+  // Gemma2Config / Gemma3TextConfig's own defaults.
+  l.config_defaults = {{"sliding_window", 4096}, {"query_pre_attn_scalar", 256}};
+  if (name == "gemma2") {
+    l.config_defaults.insert(l.config_defaults.end(), {{"attn_logit_softcapping", 50.0}, {"final_logit_softcapping", 30.0}});
+  } else {
+    l.config_defaults.insert(l.config_defaults.end(), {{"rope_theta", 1000000.0}, {"rope_local_base_freq", 10000.0}});
+  }
   std::erase_if(l.roles, [](const RolePattern& r) { return r.role.starts_with("decoder.norm_ffn"); });
   const std::string p = "model.layers.{layer}.";
   add(l.roles, "decoder.norm_self_post.weight", p + "post_attention_layernorm.weight");
@@ -198,6 +208,7 @@ Layout gemma(const std::string& name, const std::string& model_type, SlidingLaye
 Layout phi3() {
   Layout l = llama_family("phi3", "phi3");
   l.sliding = SlidingLayers::all;
+  l.layer_norm_eps = 1e-5f;  // Phi3Config's rms_norm_eps
   const std::string p = "model.layers.{layer}.";
   add(l.roles, "decoder.self.qkv.weight", p + "self_attn.qkv_proj.weight");
   add(l.roles, "decoder.ffn.gate_up.weight", p + "mlp.gate_up_proj.weight");

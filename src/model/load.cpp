@@ -45,12 +45,14 @@ std::pair<Layout, std::string> choose_layout(const TensorSource& src, const Conf
   }
   const std::string model_type = cfg.model_type();
   std::string known_types;
+  bool known = false;
   for (const auto& layout : builtin_layouts()) {
     if (!layout.model_type.empty()) known_types += (known_types.empty() ? "" : ", ") + layout.model_type;
+    known |= layout.model_type == model_type;
     if (!model_type.empty() && layout.model_type != model_type) continue;
     if (auto prefix = matching_prefix(src, layout)) return {layout, *prefix};
   }
-  if (!model_type.empty() && known_types.find(model_type) == std::string::npos) {
+  if (!model_type.empty() && !known) {
     throw Error(fmt::format("{}: config.json's model_type '{}' is not a family attnviz knows ({}); name a "
                             "layout with --layout or map the names with --layout-file", src.description(),
                             printable_text(model_type), known_types));
@@ -227,7 +229,7 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   c.layer_norm_eps = static_cast<float>(cfg.number({"layer_norm_eps", "layer_norm_epsilon", "rms_norm_eps"}, 0.0, 1.0)
                                             .value_or(layout.layer_norm_eps));
   c.activation = layout.activation;
-  if (auto name = cfg.text({"activation", "activation_function", "hidden_act", "hidden_activation"})) {
+  if (auto name = cfg.text(layout.activation_keys)) {
     auto a = parse_activation(*name);
     if (!a) throw usage_error(fmt::format("activation '{}': expected relu, gelu, gelu_tanh or silu", *name));
     c.activation = *a;
@@ -352,8 +354,9 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   // Shared by the model's layers and tables, which read the mapped files when they run.
   const auto tensors = std::make_shared<const TensorSource>(TensorSource::open(path));
   const TensorSource& src = *tensors;
-  const ConfigSources cfg(src, overrides);
+  ConfigSources cfg(src, overrides);
   const auto [layout, prefix] = choose_layout(src, cfg, overrides);
+  cfg.set_defaults(layout.config_defaults, layout.name);
   const Binder b(src, layout, prefix);
 
   Model model;

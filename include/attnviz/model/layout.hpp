@@ -67,6 +67,10 @@ struct Layout {
   bool every_tensor_bound = false;
   std::string unbound_ok{};  // a substring: "rotary_emb.inv_freq"
   std::string model_type{};    // HF config.json "model_type" that selects this layout
+  // What the family's transformers config class fills in when config.json leaves a key out.
+  std::vector<std::pair<std::string, double>> config_defaults{};
+  // The config keys that name the activation (Gemma reads hidden_activation, not hidden_act).
+  std::vector<std::string> activation_keys{"activation", "activation_function", "hidden_act"};
 };
 
 // The built-in families, in detection order.
