@@ -257,15 +257,24 @@ TEST_CASE("families: a fused q/k/v bias splits by the key/value width under GQA 
 
 namespace {
 
-// The error loading a copy of a built-in family's fixture with its config.json changed by `edit`.
-std::string family_error(const std::string& fixture, const std::function<void(nlohmann::json&)>& edit) {
+// A copy of a built-in family's fixture loaded with its config.json changed by `edit`.
+Model load_edited(const std::string& fixture, const std::function<void(nlohmann::json&)>& edit) {
   TempDir dir;
   std::filesystem::copy_file(k_torch / fixture / "model.safetensors", dir / "model.safetensors");
   std::ifstream in(k_torch / fixture / "config.json");
   nlohmann::json config = nlohmann::json::parse(in);
   edit(config);
   std::ofstream(dir / "config.json") << config.dump();
-  return error_of([&] { (void)load_model(dir.path(), {}); });
+  return load_model(dir.path(), {});
+}
+
+// The error that load gives.
+std::string family_error(const std::string& fixture, const std::function<void(nlohmann::json&)>& edit) {
+  return error_of([&] { (void)load_edited(fixture, edit); });
+}
+
+Config edited_config(const std::string& fixture, const std::function<void(nlohmann::json&)>& edit) {
+  return load_edited(fixture, edit).config;
 }
 
 Config family_config(const std::string& fixture) { return load_model(k_torch / fixture, {}).config; }
@@ -307,13 +316,10 @@ TEST_CASE("families: layer_types in config.json says which layers slide, checked
                                 c["sliding_window"] = nullptr;
                               }),
                  "layer_types has sliding_attention layers, but sliding_window is not set"));
-  TempDir dir;
-  std::filesystem::copy_file(k_torch / "hf_gemma2" / "model.safetensors", dir / "model.safetensors");
-  std::ifstream in(k_torch / "hf_gemma2" / "config.json");
-  nlohmann::json config = nlohmann::json::parse(in);
-  config["layer_types"] = {"full_attention", "full_attention", "sliding_attention"};
-  std::ofstream(dir / "config.json") << config.dump();
-  CHECK(load_model(dir.path(), {}).config.sliding_layers == std::vector<bool>{false, false, true});
+  const Config c = edited_config("hf_gemma2", [](nlohmann::json& config) {
+    config["layer_types"] = {"full_attention", "full_attention", "sliding_attention"};
+  });
+  CHECK(c.sliding_layers == std::vector<bool>{false, false, true});
 }
 
 TEST_CASE("families: rope scaling and config fields attnviz does not compute are refused by name") {
@@ -380,21 +386,6 @@ TEST_CASE("families: inspect's description names the windows, soft-cap, scale an
   CHECK(contains(describe_config(family_config("hf_gemma3")), "linear scaling × 4, local theta 10000"));
   CHECK(contains(describe_config(family_config("hf_mistral")), "sliding window 5 in every layer"));
 }
-
-namespace {
-
-// A built-in family's fixture loaded with its config.json changed by `edit`.
-Config edited_config(const std::string& fixture, const std::function<void(nlohmann::json&)>& edit) {
-  TempDir dir;
-  std::filesystem::copy_file(k_torch / fixture / "model.safetensors", dir / "model.safetensors");
-  std::ifstream in(k_torch / fixture / "config.json");
-  nlohmann::json config = nlohmann::json::parse(in);
-  edit(config);
-  std::ofstream(dir / "config.json") << config.dump();
-  return load_model(dir.path(), {}).config;
-}
-
-}  // namespace
 
 TEST_CASE("families: a key config.json leaves out takes the family's config-class default; null stays none") {
   // Gemma2Config: query_pre_attn_scalar 256, sliding_window 4096, attn/final soft-caps 50/30.

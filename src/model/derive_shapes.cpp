@@ -1,0 +1,144 @@
+// The widths and head counts of a model, read from the shapes of its first layer's tensors.
+#include "derive_shapes.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
+
+namespace attnviz::detail {
+
+namespace {
+
+const std::vector<std::string> k_heads_keys{"n_heads", "n_head", "num_attention_heads", "nhead", "num_heads"};
+const std::vector<std::string> k_kv_heads_keys{"num_key_value_heads", "n_kv_heads"};
+
+// A fused q/k/v weight: [3C, C] in thirds, unless the config gives fewer key/value heads (Phi-3's
+// qkv_proj: [(n_heads + 2 · n_kv_heads) · d_k, D]).
+KeyValueRows fused_widths(Config& c, const Binder& b, const std::string& qkv, const ConfigSources& cfg) {
+  const auto s = b.shape(qkv);
+  c.d_model = c.kdim = c.vdim = width(b, qkv, 1);
+  const int rows = width(b, qkv, 0);
+  const auto heads = cfg.integer(k_heads_keys), kv = cfg.integer(k_kv_heads_keys);
+  if (heads && kv && *kv != *heads) {
+    const int64_t d_k = cfg.integer({"head_dim"}).value_or(c.d_model / *heads);
+    if (int64_t(*heads + int64_t(2) * *kv) * d_k != rows) {
+      throw Error(fmt::format("fused q/k/v weight '{}' has shape {}, expected [{}, {}]: {} query and 2 × {} "
+                              "key/value heads of {} dims", printable_text(*b.name(qkv)), shape_string(s),
+                              (*heads + int64_t(2) * *kv) * d_k, c.d_model, *heads, *kv, d_k));
+    }
+    c.d_qk = c.d_v = static_cast<int>(*heads * d_k);
+    return {static_cast<int>(*kv * d_k), static_cast<int>(*kv * d_k)};
+  }
+  if (rows % 3 != 0) {
+    throw Error(fmt::format("fused q/k/v weight '{}' has shape {}, expected [3C, C]",
+                            printable_text(*b.name(qkv)), shape_string(s)));
+  }
+  c.d_qk = c.d_v = rows / 3;
+  return {c.d_qk, c.d_v};
+}
+
+// Key/value heads from k's own shape: k is [n_kv_heads · d_k, kdim] with n_kv_heads dividing n_heads
+// (GQA; MQA when 1); v then holds n_kv_heads heads of d_head_v. Equal rows: every head has its own.
+void derive_kv_heads(Config& c, const Binder& b, const std::string& module, KeyValueRows rows) {
+  c.n_kv_heads = c.n_heads;
+  if (rows.k == c.d_qk) return;
+  if (c.d_qk % c.n_heads != 0) {
+    throw Error(fmt::format("{} heads do not divide d_qk = {}", c.n_heads, c.d_qk));
+  }
+  const int d_k = c.d_qk / c.n_heads;
+  const std::string k = module + ".k.weight", v = module + ".v.weight";
+  if (rows.k % d_k != 0 || c.n_heads % (rows.k / d_k) != 0) {
+    throw Error(fmt::format("tensor '{}' has shape {}, expected [n_kv_heads · d_k, {}] with d_k = {} "
+                            "({} / {} heads) and n_kv_heads dividing {}",
+                            printable_text(*b.name(k)), shape_string(b.shape(k)), c.kdim, d_k, c.d_qk,
+                            c.n_heads, c.n_heads));
+  }
+  c.n_kv_heads = rows.k / d_k;
+  if (rows.v % c.n_kv_heads != 0) {
+    throw Error(fmt::format("tensor '{}' has shape {}, expected [{} · d_head_v, {}] for {} key/value heads",
+                            printable_text(*b.name(v)), shape_string(b.shape(v)), c.n_kv_heads, c.vdim,
+                            c.n_kv_heads));
+  }
+  c.d_v = rows.v / c.n_kv_heads * c.n_heads;  // the merged heads: n_heads · d_head_v
+}
+
+}  // namespace
+
+// Dimension `dim` of the matrix bound to `role`: the tensor must be a matrix and the width fit
+// in int and be > 0 (a zero d_k makes every score 0 / sqrt(0), every map NaN).
+int width(const Binder& b, const std::string& role, size_t dim, int64_t divisor) {
+  const auto s = b.shape(role);
+  if (s.size() != 2) {
+    throw Error(fmt::format("tensor '{}' has shape {}, expected a matrix [out, in]",
+                            printable_text(*b.name(role)), shape_string(s)));
+  }
+  const int64_t w = s[dim] / divisor;
+  if (w < 1 || w > std::numeric_limits<int>::max()) {
+    throw Error(fmt::format("tensor '{}' has shape {}: width {} must be in [1, {}]",
+                            printable_text(*b.name(role)), shape_string(s), w,
+                            std::numeric_limits<int>::max()));
+  }
+  return static_cast<int>(w);
+}
+
+KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& module, const ConfigSources& cfg) {
+  const std::string qkv = module + ".qkv.weight";
+  if (b.has(qkv)) return fused_widths(c, b, qkv, cfg);
+  for (const char* part : {"q", "k", "v"}) {
+    if (!b.has(module + "." + part + ".weight")) throw Error(b.missing(module + "." + part + ".weight", 0));
+  }
+  c.d_qk = width(b, module + ".q.weight", 0);
+  c.d_model = width(b, module + ".q.weight", 1);
+  c.kdim = width(b, module + ".k.weight", 1);
+  c.d_v = width(b, module + ".v.weight", 0);
+  c.vdim = width(b, module + ".v.weight", 1);
+  return {width(b, module + ".k.weight", 0), c.d_v};
+}
+
+void derive_ffn_width(Config& c, const Binder& b, const std::string& stack) {
+  const std::string up = stack + ".ffn.up.weight", gate_up = stack + ".ffn.gate_up.weight";
+  if (b.has(up)) c.d_ff = width(b, up, 0);
+  if (!b.has(gate_up)) return;
+  if (b.shape(gate_up).at(0) % 2 != 0) {
+    throw Error(fmt::format("fused gate/up weight '{}' has shape {}, expected [2F, D]",
+                            printable_text(*b.name(gate_up)), shape_string(b.shape(gate_up))));
+  }
+  c.d_ff = width(b, gate_up, 0, 2);
+}
+
+// Inside a transformer layer, self-attention's keys and values read the same d_model-wide input
+// as its queries (only a lone nn.MultiheadAttention may have its own kdim / vdim, for a source).
+void check_self_widths(const Config& c, const Binder& b, const std::string& module) {
+  if (c.arch == Arch::mha || (c.kdim == c.d_model && c.vdim == c.d_model)) return;
+  const std::string role = module + (c.kdim != c.d_model ? ".k.weight" : ".v.weight");
+  throw Error(fmt::format("tensor '{}' has shape {}, but self-attention keys and values read the "
+                          "d_model = {} wide input: expected [{}, {}]",
+                          printable_text(*b.name(role)), shape_string(b.shape(role)), c.d_model,
+                          b.shape(role)[0], c.d_model));
+}
+
+void check_declared(const ConfigSources& cfg, const std::vector<std::string>& keys, int actual) {
+  const auto declared = cfg.integer(keys);
+  if (declared && *declared != actual) {
+    throw Error(fmt::format("{} = {} in the config, but the weights have {}", keys[0], *declared, actual));
+  }
+}
+
+void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, const Binder& b,
+                  const std::string& module, KeyValueRows rows) {
+  c.n_heads = cfg.integer(k_heads_keys).value_or(layout.default_heads);
+  if (c.n_heads <= 0) {
+    throw usage_error("the number of heads is not in the file or its config.json; give --heads N");
+  }
+  derive_kv_heads(c, b, module, rows);
+  if (c.d_qk % c.n_heads != 0 || c.d_v % c.n_heads != 0) {
+    throw Error(fmt::format("{} heads do not divide d_qk = {} and d_v = {}", c.n_heads, c.d_qk, c.d_v));
+  }
+  check_declared(cfg, k_kv_heads_keys, c.n_kv_heads);
+  check_declared(cfg, {"head_dim"}, c.d_k());
+}
+
+}  // namespace attnviz::detail
