@@ -191,6 +191,7 @@ TEST_CASE("model hostile: shard index entries must be file names inside the fold
       {"/etc/passwd", "expected a shard file name inside the index's folder (no '/', not '..')"},
       {"sub/a.safetensors", "expected a shard file name inside the index's folder (no '/', not '..')"},
       {"absent.safetensors", "no such shard file in"},
+      {std::string(300, 'x') + ".safetensors", "no such shard file in"},  // too long for the file system
       {"b.safetensors", "tensor 'q.weight' is not in shard "},
   };
   for (const auto& c : cases) {

@@ -29,7 +29,8 @@ void check_shard_name(const fs::path& index_path, const std::string& tensor, con
   if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos) {
     throw Error(where + ": expected a shard file name inside the index's folder (no '/', not '..')");
   }
-  if (!fs::is_regular_file(index_path.parent_path() / file)) {
+  std::error_code ec;  // a name too long for the file system is a missing shard, not an OS error
+  if (!fs::is_regular_file(index_path.parent_path() / file, ec)) {
     throw Error(where + ": no such shard file in " + index_path.parent_path().string());
   }
 }
