@@ -138,7 +138,8 @@ void add_inspect_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("inspect", "list the tensors, metadata and detected layout of a model");
   cmd->add_option("file,--model,-m", args->path,
-                  ".safetensors file, model folder, or Hugging Face cache id (org/name[@revision], never downloaded)")
+                  ".safetensors or .gguf file, model folder, Hugging Face cache id (org/name[@revision]) or "
+                  "ollama:NAME[:TAG] (never downloaded)")
       ->required();
   add_model_flags(*cmd, args->model);
   cmd->callback([args] { inspect(args->path, overrides_of(args->model)); });
