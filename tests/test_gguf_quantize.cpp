@@ -62,7 +62,40 @@ std::string first_difference(const std::string& ours, const std::string& ggml, u
   return ours.size() == ggml.size() ? "none" : "sizes differ";
 }
 
+// make_quant_fixtures.py's bulk_rows: splitmix64 values in [-1, 1) times 2^(row % 31 - 20), every
+// third row cubed, every fifth shifted by 0.75 · its scale; every step exact in float32, so Python
+// and C++ make the same floats.
+std::vector<float> bulk_rows(int64_t rows, int64_t n) {
+  std::vector<float> x(static_cast<size_t>(rows * n));
+  for (int64_t r = 0; r < rows; ++r) {
+    const float scale = std::ldexp(1.0f, static_cast<int>(r % 31) - 20);
+    for (int64_t j = 0; j < n; ++j) {
+      uint64_t z = 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(r * n + j + 1);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      z ^= z >> 31;
+      const float u = static_cast<float>(z >> 40) * 0x1p-23f - 1.0f;
+      float v = u * scale;
+      if (r % 3 == 0) v = v * u * u;
+      if (r % 5 == 0) v = v + 0.75f * scale;
+      x[static_cast<size_t>(r * n + j)] = v;
+    }
+  }
+  return x;
+}
+
 }  // namespace
+
+TEST_CASE("gguf quantize: 2,048 more rows give ggml's bytes (SHA-256 of each type's output)") {
+  const nlohmann::json m = manifest();
+  const int64_t n = m["row_length"].get<int64_t>();
+  const std::vector<float> x = bulk_rows(m["bulk_rows"].get<int64_t>(), n);
+  for (const auto& [name, info] : m["types"].items()) {
+    CAPTURE(name);
+    const std::vector<unsigned char> q = attnviz::quantize_rows(info["type"].get<uint32_t>(), x, n);
+    CHECK(attnviz::test::sha256_hex(std::string(q.begin(), q.end())) == info["bulk_sha256"].get<std::string>());
+  }
+}
 
 TEST_CASE("gguf quantize: every type equals ggml's reference quantiser byte for byte") {
   const nlohmann::json m = manifest();
