@@ -162,6 +162,10 @@ TEST_CASE("gguf write: refusals name the tensor or key") {
         "GGUF writer: tensor 'b' has dims [32, 3] (96 values) but 64 values were given");
   CHECK(error_of([&] { w.add_tensor(std::string(64, 'n'), {64}, type_of(GgmlType::F32), x); })
             .find("must have 1 to 63 bytes") != std::string::npos);
+  CHECK(error_of([&] { w.add_tensor("g", {-64, -1}, type_of(GgmlType::F32), x); }) ==
+        "GGUF writer: tensor 'g' has dims [-64, -1]: negative or too large");
+  CHECK(error_of([&] { w.add_tensor("h", {1ll << 62, 1ll << 62, 4}, type_of(GgmlType::F32), x); })
+            .find("negative or too large") != std::string::npos);  // 2^126 elements: no wrap to 64
   CHECK(error_of([&] { w.add_tensor("c", {64}, type_of(GgmlType::Q4_K), x); })
             .find("not a whole number of Q4_K blocks") != std::string::npos);
   CHECK(error_of([&] { w.set("general.alignment", attnviz::gguf_scalar<uint32_t>(48)); }) ==

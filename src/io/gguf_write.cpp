@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -46,6 +47,12 @@ void put_value(std::string& out, const GgufValue& v) {
   }
 }
 
+uint32_t u32_of(const GgufValue& v) {
+  uint32_t x;
+  std::memcpy(&x, v.bytes.data(), 4);
+  return x;
+}
+
 void pad_to(std::string& out, uint64_t alignment) {
   out.append((alignment - out.size() % alignment) % alignment, '\0');
 }
@@ -74,12 +81,9 @@ void check_representable(const std::string& name, uint32_t type, std::span<const
 
 void GgufWriter::set(const std::string& key, GgufValue value) {
   if (key.empty()) throw Error("GGUF writer: an empty metadata key");
-  if (key == "general.alignment") {
-    uint32_t a = 0;
-    if (value.type != GgufValueType::U32 || value.is_array || value.bytes.size() != 4 ||
-        (std::memcpy(&a, value.bytes.data(), 4), a == 0 || (a & (a - 1)) != 0)) {
-      throw Error("GGUF writer: general.alignment must be a u32 power of two");
-    }
+  if (key == "general.alignment" && (value.type != GgufValueType::U32 || value.is_array ||
+                                     value.bytes.size() != 4 || !std::has_single_bit(u32_of(value)))) {
+    throw Error("GGUF writer: general.alignment must be a u32 power of two");
   }
   const auto same = [&](const auto& kv) { return kv.first == key; };
   const auto it = std::find_if(metadata_.begin(), metadata_.end(), same);
@@ -89,8 +93,7 @@ void GgufWriter::set(const std::string& key, GgufValue value) {
 
 uint64_t GgufWriter::alignment() const {
   for (const auto& [key, value] : metadata_) {
-    uint32_t a;
-    if (key == "general.alignment") return (std::memcpy(&a, value.bytes.data(), 4), a);
+    if (key == "general.alignment") return u32_of(value);  // set() checked it
   }
   return detail::k_gguf_default_alignment;
 }
@@ -110,7 +113,10 @@ void GgufWriter::add_tensor(const std::string& name, const std::vector<int64_t>&
   }
   uint64_t n = 1;
   for (const int64_t d : dims) {
-    if (d < 0) throw Error(fmt::format("GGUF writer: tensor '{}' has a negative dimension", name));
+    if (d < 0 || (d > 0 && n > UINT64_MAX / static_cast<uint64_t>(d))) {
+      throw Error(fmt::format("GGUF writer: tensor '{}' has dims [{}]: negative or too large", name,
+                              fmt::join(dims, ", ")));
+    }
     n *= static_cast<uint64_t>(d);
   }
   if (n != values.size()) {
