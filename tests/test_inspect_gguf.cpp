@@ -61,6 +61,19 @@ TEST_CASE("inspect gguf: format, file type, tensors, the quantisation mix and es
   CHECK(!contains(r.out, "\x1b"));  // no raw escape byte reaches the terminal
 }
 
+TEST_CASE("inspect gguf: quotes and backslashes in strings are escaped; a file without tensors") {
+  attnviz::test::TempDir dir;
+  attnviz::GgufWriter w;
+  w.set("tokenizer.ggml.tokens", attnviz::gguf_strings({"\"", "\\n", "\n"}));
+  w.write(dir / "v.gguf");
+  const auto r = run_attnviz("inspect " + (dir / "v.gguf").string());
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // The token `"`, the two characters `\n`, and a newline: three different strings, three texts.
+  CHECK_MESSAGE(contains(r.out, "  tokenizer.ggml.tokens: arr[str] × 3 = [\"\\\"\", \"\\\\n\", \"\\n\"]\n"), r.out);
+  CHECK(contains(r.out, "\n0 tensors, 0 parameters\n"));
+  CHECK(contains(r.out, "\ntypes\n  none\n"));
+}
+
 TEST_CASE("inspect gguf: a file the reader refuses is an error naming it, exit 1") {
   attnviz::test::TempDir dir;
   std::ofstream(dir / "bad.gguf", std::ios::binary) << std::string("GGUF\x07\0\0\0", 8);

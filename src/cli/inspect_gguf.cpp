@@ -25,9 +25,17 @@ namespace {
 constexpr int k_string_columns = 80;   // a chat template is kilobytes: cut, with its size
 constexpr uint64_t k_array_shown = 8;  // a vocabulary is 100k strings: the first few
 
+// A string of the file between quotes: '\' and '"' escaped first, so `"\""` is one quote and the
+// \n, \xNN escapes printable_text adds stay unambiguous.
 std::string quoted(const std::string& s) {
-  const std::string shown = truncate_to_width(printable_text(s), k_string_columns);
-  const bool cut = shown.size() < printable_text(s).size();
+  std::string escaped;
+  for (const char c : s) {
+    if (c == '\\' || c == '"') escaped += '\\';
+    escaped += c;
+  }
+  const std::string printable = printable_text(escaped);
+  const std::string shown = truncate_to_width(printable, k_string_columns);
+  const bool cut = shown.size() < printable.size();
   return "\"" + shown + "\"" + (cut ? fmt::format(" ({})", count_of(static_cast<long long>(s.size()), "byte")) : "");
 }
 
@@ -115,6 +123,7 @@ void print_mix(const GgufFile& f) {
     }
   }
   std::cout << "\ntypes\n";
+  if (by_type.empty()) std::cout << "  none\n";
   for (const auto& [type, totals] : by_type) std::cout << describe_totals(ggml_type_name(type), totals);
   if (by_type.size() > 1) std::cout << describe_totals("total", all);
 }
