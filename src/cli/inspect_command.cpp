@@ -17,35 +17,14 @@
 #include "attnviz/model/hf_cache.hpp"
 #include "attnviz/model/model.hpp"
 #include "attnviz/model/tensor_source.hpp"
+#include "inspect_gguf.hpp"
+#include "size_text.hpp"
 
 namespace attnviz {
 
 namespace {
 
-// 1235814400 → "1,235,814,400": parameter counts of real models are read at a glance.
-std::string grouped(uint64_t n) {
-  std::string digits = std::to_string(n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
-  return digits;
-}
-
-// Decimal units, as model cards and file managers give sizes: "2.47 GB", "159 kB", "512 bytes".
-std::string decimal_size(uint64_t bytes) {
-  if (bytes < 1000) return count_of(static_cast<long long>(bytes), "byte");
-  const char* units[] = {"kB", "MB", "GB", "TB", "PB"};
-  double value = static_cast<double>(bytes) / 1000.0;
-  size_t unit = 0;
-  while (value >= 999.5 && unit + 1 < std::size(units)) {
-    value /= 1000.0;
-    ++unit;
-  }
-  return fmt::format("{:.{}f} {}", value, value >= 99.95 ? 0 : value >= 9.995 ? 1 : 2, units[unit]);
-}
-
-std::string describe_totals(const std::string& what, const DtypeTotals& t) {
-  return fmt::format("  {}: {}, {} parameters ({})\n", what, count_of(t.tensors, "tensor"), grouped(t.parameters),
-                     decimal_size(t.bytes));
-}
+using detail::describe_totals;
 
 // One line per dtype (mixed checkpoints keep norms in F32), and their sum when there are several.
 void print_dtypes(const TensorSource& src) {
@@ -110,6 +89,11 @@ void print_model(const std::filesystem::path& path, const ConfigOverrides& overr
 void inspect(const std::string& argument, const ConfigOverrides& overrides) {
   const ModelLocation where = locate_model(argument, HfEnvironment::of_process());
   const std::filesystem::path& path = where.path;
+  if (detail::is_gguf_file(path)) {  // the file itself, whether or not it loads as a model
+    detail::print_gguf(where);
+    print_model(path, overrides);
+    return;
+  }
   const TensorSource src = TensorSource::open(path);
   const auto names = src.names();
   // Names and metadata are the file's bytes: escaped as token labels are, so ESC / OSC 52 in them
@@ -154,7 +138,8 @@ void add_inspect_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("inspect", "list the tensors, metadata and detected layout of a model");
   cmd->add_option("file,--model,-m", args->path,
-                  ".safetensors file, model folder, or Hugging Face cache id (org/name[@revision], never downloaded)")
+                  ".safetensors or .gguf file, model folder, Hugging Face cache id (org/name[@revision]) or "
+                  "ollama:NAME[:TAG] (never downloaded)")
       ->required();
   add_model_flags(*cmd, args->model);
   cmd->callback([args] { inspect(args->path, overrides_of(args->model)); });

@@ -17,6 +17,10 @@ uint32_t read_u32(const unsigned char* p) {
   return v;
 }
 
+// q·d, plus m for the _1 types only: ggml adds no m to the _0 types, and -0.0 + 0 would be +0.0
+// where ggml's file says -0.0 (a level of 0 times a negative scale).
+float scaled(float q, float d, float m, bool has_min) { return has_min ? q * d + m : q * d; }
+
 // Q4_0 / Q4_1: byte j holds element j (low nibble) and j + 16 (high nibble); x = q·d + m, with
 // q - 8 and no m for Q4_0.
 void dequantize_q4(const unsigned char* b, bool has_min, float* out) {
@@ -25,8 +29,8 @@ void dequantize_q4(const unsigned char* b, bool has_min, float* out) {
   const unsigned char* qs = b + (has_min ? 4 : 2);
   const int offset = has_min ? 0 : 8;
   for (int j = 0; j < 16; ++j) {
-    out[j] = static_cast<float>((qs[j] & 0x0F) - offset) * d + m;
-    out[j + 16] = static_cast<float>((qs[j] >> 4) - offset) * d + m;
+    out[j] = scaled(static_cast<float>((qs[j] & 0x0F) - offset), d, m, has_min);
+    out[j + 16] = scaled(static_cast<float>((qs[j] >> 4) - offset), d, m, has_min);
   }
 }
 
@@ -40,8 +44,8 @@ void dequantize_q5(const unsigned char* b, bool has_min, float* out) {
   for (int j = 0; j < 16; ++j) {
     const int hi0 = static_cast<int>((qh >> j) & 1u) << 4;
     const int hi1 = static_cast<int>((qh >> (j + 16)) & 1u) << 4;
-    out[j] = static_cast<float>(((qs[j] & 0x0F) | hi0) - offset) * d + m;
-    out[j + 16] = static_cast<float>(((qs[j] >> 4) | hi1) - offset) * d + m;
+    out[j] = scaled(static_cast<float>(((qs[j] & 0x0F) | hi0) - offset), d, m, has_min);
+    out[j + 16] = scaled(static_cast<float>(((qs[j] >> 4) | hi1) - offset), d, m, has_min);
   }
 }
 

@@ -16,6 +16,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/model/ollama.hpp"
 
 namespace attnviz {
 
@@ -171,7 +172,8 @@ void check_blobs(const fs::path& snapshot, const std::string& id) {
 
 HfEnvironment HfEnvironment::of_process() {
   HfEnvironment env{env_or_empty("HF_HUB_CACHE"), env_or_empty("HUGGINGFACE_HUB_CACHE"),
-                    env_or_empty("HF_HOME"), env_or_empty("XDG_CACHE_HOME"), env_or_empty("HOME")};
+                    env_or_empty("HF_HOME"), env_or_empty("XDG_CACHE_HOME"), env_or_empty("HOME"),
+                    env_or_empty("OLLAMA_MODELS")};
   if (env.home.empty()) {  // as os.path.expanduser: the passwd entry when $HOME is unset
     if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) env.home = pw->pw_dir;
   }
@@ -191,6 +193,9 @@ HubCache hub_cache_of(const HfEnvironment& env) {
 
 std::string ModelLocation::description() const {
   if (!from_cache()) return path.string();
+  if (from_ollama()) {
+    return fmt::format("Ollama: {}, blob {} ({})", repo_id.substr(7), commit.substr(0, 14), path.string());
+  }
   const bool named = revision != "main" && revision != commit;
   return fmt::format("HF cache: {}{} @ {} ({})", repo_id, named ? " (" + revision + ")" : "",
                      commit.substr(0, 7), path.string());
@@ -199,6 +204,7 @@ std::string ModelLocation::description() const {
 ModelLocation locate_model(const std::string& argument, const HfEnvironment& env) {
   std::error_code ec;
   if (fs::exists(fs::symlink_status(argument, ec))) return {argument, {}, {}, {}};
+  if (argument.starts_with(k_ollama_prefix)) return locate_ollama_model(argument.substr(7), env);
   const std::string missing = fmt::format("{}: no such file or directory", printable_text(argument));
   const std::optional<RepoRef> ref = parse_repo_ref(argument);
   if (!ref) throw Error(missing);

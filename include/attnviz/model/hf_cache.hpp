@@ -15,6 +15,7 @@ struct HfEnvironment {
   std::string hf_home;                // $HF_HOME: the cache is $HF_HOME/hub
   std::string xdg_cache_home;         // $XDG_CACHE_HOME: the cache is $XDG_CACHE_HOME/huggingface/hub
   std::string home;                   // $HOME (else the passwd entry): ~/.cache/huggingface/hub
+  std::string ollama_models;          // $OLLAMA_MODELS: Ollama's models folder (ollama.hpp)
   static HfEnvironment of_process();
 };
 
@@ -33,9 +34,11 @@ struct ModelLocation {
   std::filesystem::path path;  // the file or folder to load (a cache snapshot folder for an id)
   std::string repo_id;         // "meta-llama/Llama-3.2-1B"; empty for a plain path
   std::string revision;        // as asked ("main" when none was)
-  std::string commit;          // the snapshot folder's name
+  std::string commit;          // the snapshot folder's name (an Ollama model: the blob's digest)
   bool from_cache() const { return !repo_id.empty(); }
-  // "tests/m" or "HF cache: org/name @ 0123abc (/root/.cache/huggingface/hub/models--org--name/…)".
+  bool from_ollama() const { return repo_id.starts_with("ollama:"); }  // repo_id "ollama:name:tag"
+  // "tests/m", "HF cache: org/name @ 0123abc (/root/.cache/huggingface/hub/models--org--name/…)"
+  // or "Ollama: llama3.2:1b, blob sha256:0123abc (/root/.ollama/models/blobs/sha256-…)".
   std::string description() const;
 };
 
@@ -43,7 +46,7 @@ struct ModelLocation {
 // `org/name`, optionally `@revision`: a ref under refs/ or a commit) is looked up in the cache:
 // refs/<revision> (default main) names the snapshot; with no ref, a lone snapshot is used. A
 // missing model, an ambiguous or unknown revision, or a snapshot file whose blob is gone is an
-// error naming what was tried and where.
+// error naming what was tried and where. `ollama:NAME[:TAG]` is an Ollama model (ollama.hpp).
 ModelLocation locate_model(const std::string& argument, const HfEnvironment& env);
 
 }  // namespace attnviz

@@ -1,0 +1,18 @@
+// `attnviz inspect` on a GGUF file: the file itself (format, metadata, tensors, quantisation mix),
+// read with the GGUF reader alone, so it works whether or not the file loads as a model.
+// Private to src/cli/.
+#pragma once
+
+#include <filesystem>
+
+#include "attnviz/model/hf_cache.hpp"
+
+namespace attnviz::detail {
+
+// A regular file whose first four bytes are "GGUF" (Ollama's blobs have no extension).
+bool is_gguf_file(const std::filesystem::path& path);
+
+// Prints the report to stdout; throws Error (naming the file) for a file the reader refuses.
+void print_gguf(const ModelLocation& where);
+
+}  // namespace attnviz::detail
