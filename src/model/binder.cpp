@@ -68,7 +68,7 @@ std::string Binder::checked_matrix(const std::string& role, int layer, int64_t r
 Matrix Binder::matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const {
   const std::string n = checked_matrix(role, layer, rows, cols);
   if (mode_ == BindMode::check_shapes) {
-    tensors_.stored(n);  // refuses a dtype that cannot be converted, now rather than mid-run
+    tensors_.check_convertible(n);  // refuses a dtype that cannot be converted, now rather than mid-run
     return Matrix(rows, 0);
   }
   Tensor t = tensors_.load(n);
@@ -96,7 +96,7 @@ std::optional<TokenTable> Binder::table(const std::string& role, int64_t rows, i
                                         std::shared_ptr<const void> owner) const {
   if (!has(role)) return std::nullopt;
   if (pattern(role)->transpose) return TokenTable(matrix(role, 0, rows, cols));
-  return TokenTable(tensors_.stored(checked_matrix(role, 0, rows, cols)), std::move(owner));
+  return tensors_.table(checked_matrix(role, 0, rows, cols), std::move(owner));
 }
 
 std::optional<LayerNormWeights> Binder::layer_norm(const std::string& role, int layer, int64_t d) const {
