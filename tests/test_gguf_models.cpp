@@ -260,3 +260,47 @@ TEST_CASE("gguf models: rope scaling other than linear, experts and a wrong rope
   both.f32("rope.scaling.factor", 2.0);
   CHECK(contains(load_error(both), "rope_freqs.weight beside rope.scaling (linear × 2)"));
 }
+
+TEST_CASE("gguf models: a missing tensor is named as llama.cpp names it") {
+  HfToGguf h = llama32();
+  std::erase_if(h.gguf.tensors, [](const auto& t) { return t.name == "blk.1.ffn_down.weight"; });
+  CHECK(contains(load_error(h), "missing tensor 'blk.1.ffn_down.weight' (decoder.ffn.down.weight of layout llama)"));
+}
+
+TEST_CASE("gguf models: Gemma's 27B models (46 / 62 layers) scale scores by 1/sqrt(d_model / n_heads)") {
+  // hf_gemma2: d_model 32, 4 heads, head_dim 16: 1/sqrt(8) at 27B's layer count, else 1/sqrt(16).
+  for (const auto& [arch, layers] : {std::pair{"gemma2", 46}, std::pair{"gemma3", 62}}) {
+    CAPTURE(arch);
+    HfToGguf h = HfToGguf::convert(k_torch / "hf_gemma2", arch);
+    std::vector<test::GgufTensorSpec> layer0;
+    for (const auto& t : h.gguf.tensors)
+      if (t.name.starts_with("blk.0.")) layer0.push_back(t);
+    std::erase_if(h.gguf.tensors, [](const auto& t) { return t.name.starts_with("blk.") && !t.name.starts_with("blk.0."); });
+    for (int l = 1; l < layers; ++l) {
+      for (auto t : layer0) {
+        t.name = "blk." + std::to_string(l) + t.name.substr(5);
+        h.gguf.tensors.push_back(t);
+      }
+    }
+    h.drop(std::string(arch) + ".block_count");
+    h.u32("block_count", uint64_t(layers));
+    TempDir tmp;
+    const Config c = load_model(write_gguf(h, tmp), {}).config;
+    REQUIRE(c.attn_scale.has_value());
+    CHECK(*c.attn_scale == doctest::Approx(1 / std::sqrt(8.0)));
+  }
+}
+
+TEST_CASE("gguf models: stats, check and tokenize take a GGUF model (tokenize refuses until its tokenizer is read)") {
+  TempDir tmp;
+  const fs::path gguf = write_gguf(HfToGguf::convert(k_torch / "hf_phi3", "phi3"), tmp);
+  const fs::path ids = k_torch / "hf_phi3" / "ids.txt";
+  const auto stats = test::run_attnviz(fmt::format("stats --model '{}' --ids '{}'", gguf.string(), ids.string()));
+  CHECK_MESSAGE(stats.exit_code == 0, stats.err);
+  CHECK(contains(stats.out, "layer1.self"));
+  const auto check = test::run_attnviz(fmt::format("check --model '{}' --ids '{}'", gguf.string(), ids.string()));
+  CHECK_MESSAGE(check.exit_code == 0, check.err);
+  const auto tok = test::run_attnviz(fmt::format("tokenize --model '{}' --text hi", gguf.string()));
+  CHECK(tok.exit_code == 2);
+  CHECK(contains(tok.err, "the tokenizer inside a GGUF file (tokenizer.ggml.*) is not supported yet"));
+}

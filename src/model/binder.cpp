@@ -47,7 +47,7 @@ std::vector<int64_t> Binder::shape(const std::string& role, int layer) const {
 std::string Binder::missing(const std::string& role, int layer) const {
   const RolePattern* p = pattern(role);
   return fmt::format("{}: missing tensor '{}' ({} of layout {})", tensors_.description(),
-                     p ? prefix_ + with_layer(p->pattern, layer) : role, role, layout_.name);
+                     p ? tensors_.name_in_file(prefix_ + with_layer(p->pattern, layer)) : role, role, layout_.name);
 }
 
 std::string Binder::checked_matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const {

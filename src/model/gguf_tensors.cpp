@@ -6,7 +6,6 @@
 
 #include <charconv>
 #include <cstring>
-#include <fstream>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
@@ -106,6 +105,28 @@ void unpermute_rows(std::vector<float>& data, int64_t rows, int64_t cols, int he
 
 }  // namespace
 
+std::string GgufTensors::name_in_file(const std::string& hf) const {
+  const std::string suffix = hf.ends_with(".bias") ? ".bias" : ".weight";
+  const std::string base = hf.substr(0, hf.size() - suffix.size());
+  for (const auto& r : k_top) {
+    if (base == r.hf) return r.gguf + suffix;
+  }
+  const std::string p = "model.layers.";
+  const size_t dot = base.find('.', p.size());
+  if (!base.starts_with(p) || dot == std::string::npos) return hf;
+  const std::string layer = base.substr(p.size(), dot - p.size()), rest = base.substr(dot + 1);
+  // The forward mapping decides: the GGUF base that maps to `rest` for this architecture.
+  std::vector<const char*> bases;
+  for (const auto& r : k_gemma_layer) bases.push_back(r.gguf);
+  for (const auto& r : k_phi3_layer) bases.push_back(r.gguf);
+  for (const auto& r : k_layer) bases.push_back(r.gguf);
+  for (const char* gguf : bases) {
+    const char* h = layer_name(arch_, gguf);
+    if (h && rest == h) return "blk." + layer + "." + gguf + suffix;
+  }
+  return hf;
+}
+
 std::optional<std::string> gguf_model_type(const std::string& arch) {
   for (const auto& a : k_archs) {
     if (arch == a.arch) return a.model_type;
@@ -117,14 +138,6 @@ std::string gguf_architectures() {
   std::string out;
   for (const auto& a : k_archs) out += (out.empty() ? "" : ", ") + std::string(a.arch);
   return out;
-}
-
-bool is_gguf_file(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
 }
 
 GgufTensors::GgufTensors(const fs::path& path) : file_(GgufFile::open(path)) {
@@ -222,6 +235,9 @@ TokenTable GgufTensors::table(const std::string& name, std::shared_ptr<const voi
   const GgufTensorInfo* t = e.gguf;
   auto read = [file, t](Eigen::Index r0, Eigen::Index n, float* out) {
     file->dequantize_rows(*t, r0, r0 + n, out);
+    const uint64_t row_bytes = t->bytes / uint64_t(t->rows());
+    // A pass over a 128k-token table would otherwise leave all of it resident.
+    if (n > 1) release_mapped(file->tensor_data(*t) + uint64_t(r0) * row_bytes, uint64_t(n) * row_bytes);
   };
   return TokenTable(e.info.shape[0], e.info.shape[1], read, std::move(owner));
 }

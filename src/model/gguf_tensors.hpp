@@ -21,8 +21,6 @@ namespace attnviz::detail {
 std::optional<std::string> gguf_model_type(const std::string& arch);
 // "llama, qwen2, qwen3, gemma2, gemma3, phi3", for messages.
 std::string gguf_architectures();
-// The file starts with the GGUF magic (what `-m` names is read as GGUF, whatever its extension).
-bool is_gguf_file(const std::filesystem::path& path);
 
 class GgufTensors {
  public:
@@ -35,6 +33,8 @@ class GgufTensors {
   // type's name ("Q4_K"), begin/end the bytes in the data section.
   const TensorInfo& info(const std::string& name) const;
   std::vector<std::string> names() const;
+  // llama.cpp's name of a Hugging Face name (present or not), for messages; the name itself if none.
+  std::string name_in_file(const std::string& hf) const;
   // The whole tensor as float32 (one layer's tensor at a time), Llama's q/k rows in HF's order.
   Tensor load(const std::string& name) const;
   // Refuses a type attnviz cannot convert (Error naming the tensor and its type).

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <cstring>
+#include <fstream>
 #include <set>
 
 #include "attnviz/core/error.hpp"
@@ -86,9 +88,17 @@ std::vector<fs::path> weight_files(const fs::path& path) {
 
 }  // namespace
 
+bool is_gguf_file(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
+}
+
 TensorSource TensorSource::open(const fs::path& path) {
   TensorSource src;
-  if (detail::is_gguf_file(path)) {
+  if (is_gguf_file(path)) {
     src.gguf_ = std::make_shared<const detail::GgufTensors>(path);
     src.dir_ = path.parent_path();
     src.description_ = path.string();
@@ -162,6 +172,10 @@ void TensorSource::check_convertible(const std::string& name) const {
 TokenTable TensorSource::table(const std::string& name, std::shared_ptr<const void> owner) const {
   if (gguf_) return gguf_->table(name, std::move(owner));
   return TokenTable(stored(name), std::move(owner));
+}
+
+std::string TensorSource::name_in_file(const std::string& name) const {
+  return gguf_ ? gguf_->name_in_file(name) : name;
 }
 
 std::vector<std::string> TensorSource::names() const {

@@ -25,6 +25,9 @@ struct DtypeTotals {
   uint64_t bytes = 0;
 };
 
+// The file starts with GGUF's magic: TensorSource::open reads it as GGUF, whatever its extension.
+bool is_gguf_file(const std::filesystem::path& path);
+
 class TensorSource {
  public:
   // A .safetensors file; or a folder with model.safetensors, model.safetensors.index.json (shards),
@@ -45,6 +48,8 @@ class TensorSource {
   // The GGUF file's tensors and metadata when the source is one; nullptr for safetensors.
   const detail::GgufTensors* gguf() const { return gguf_.get(); }
   std::vector<std::string> names() const;
+  // What the file calls a tensor, for messages: the name itself, or llama.cpp's name in a GGUF file.
+  std::string name_in_file(const std::string& name) const;
   const std::map<std::string, std::string>& metadata() const;  // of the first file
   std::map<std::string, DtypeTotals> dtype_totals() const;     // by dtype name ("BF16", "F32")
 
