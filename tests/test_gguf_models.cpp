@@ -214,7 +214,11 @@ TEST_CASE("gguf models: metadata the tensors contradict is refused, naming both"
   HfToGguf d = llama32();
   d.drop("llama.embedding_length");
   d.u32("embedding_length", 64);
-  CHECK(contains(load_error(d), "= 64 in the config, but the weights have 32"));
+  CHECK(contains(load_error(d), "llama.embedding_length = 64, but the tensors have d_model = 32"));
+  HfToGguf b = llama32();
+  b.drop("llama.block_count");
+  b.u32("block_count", 3);
+  CHECK(contains(load_error(b), "llama.block_count = 3, but the tensors have layers = 2"));
 }
 
 TEST_CASE("gguf models: a tensor type attnviz cannot convert is refused at load, naming tensor and type") {

@@ -31,8 +31,8 @@ struct KeyRule {
 // last hidden state of a sentence-embedding model (maps and logits unchanged).
 constexpr KeyRule k_keys[] = {
     {"context_length", Kind::count, "max_position_embeddings", nullptr},
-    {"embedding_length", Kind::count, "hidden_size", nullptr},
-    {"block_count", Kind::count, "num_hidden_layers", nullptr},
+    {"embedding_length", Kind::count, "gguf.embedding_length", nullptr},
+    {"block_count", Kind::count, "gguf.block_count", nullptr},
     {"feed_forward_length", Kind::count, "gguf.feed_forward_length", nullptr},
     {"attention.head_count", Kind::count, "num_attention_heads", nullptr},
     {"attention.head_count_kv", Kind::count, "num_key_value_heads", nullptr},
@@ -139,8 +139,8 @@ void llama_cpp_constants(ConfigSource& s, const GgufTensors& t) {
   }
   if (arch == "gemma2" || arch == "gemma3") {
     // f_attention_scale: 1/sqrt(n_embd / n_head) for the 27B models (46 / 62 layers), else 1/sqrt(head_dim)
-    const uint64_t d = v.at("hidden_size").get<uint64_t>(), heads = v.at("num_attention_heads").get<uint64_t>();
-    const uint64_t layers = v.at("num_hidden_layers").get<uint64_t>();
+    const uint64_t d = v.at("gguf.embedding_length").get<uint64_t>(), heads = v.at("num_attention_heads").get<uint64_t>();
+    const uint64_t layers = v.at("gguf.block_count").get<uint64_t>();
     const bool big = layers == (arch == "gemma2" ? 46u : 62u);
     const uint64_t head_dim = v.count("head_dim") ? v["head_dim"].get<uint64_t>() : d / std::max<uint64_t>(heads, 1);
     v["query_pre_attn_scalar"] = big ? d / std::max<uint64_t>(heads, 1) : head_dim;
@@ -190,6 +190,8 @@ void check_width(const ConfigSources& cfg, const std::string& hf, const std::str
 
 void apply_gguf_facts(Config& c, const GgufTensors& t, const ConfigSources& cfg) {
   const std::string& arch = t.arch();
+  check_width(cfg, "gguf.embedding_length", arch + ".embedding_length", c.d_model, "d_model");
+  check_width(cfg, "gguf.block_count", arch + ".block_count", c.n_decoder_layers, "layers");
   check_width(cfg, "gguf.feed_forward_length", arch + ".feed_forward_length", c.d_ff, "d_ff");
   check_width(cfg, "gguf.value_length", arch + ".attention.value_length", c.d_head_v(), "d_head_v");
   check_width(cfg, "gguf.vocab_size", arch + ".vocab_size", c.vocab_size, "vocab rows");

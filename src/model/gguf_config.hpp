@@ -14,7 +14,8 @@ namespace attnviz::detail {
 ConfigSource gguf_config_source(const GgufTensors& tensors);
 
 // After the shapes are known: Llama 3's rope_freqs tensor becomes the rotary scaling, and the widths
-// the metadata declares (feed_forward_length, value_length, vocab_size) must be the tensors'.
+// the metadata declares (embedding_length, block_count, feed_forward_length, value_length, vocab_size)
+// must be the tensors'.
 void apply_gguf_facts(Config& c, const GgufTensors& tensors, const ConfigSources& cfg);
 
 }  // namespace attnviz::detail
