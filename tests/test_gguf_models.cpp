@@ -243,6 +243,9 @@ TEST_CASE("gguf models: a metadata key or tensor attnviz does not read is refuse
   HfToGguf t = llama32();
   t.gguf.tensor(test::spec("blk.0.attn_sinks.weight", test::k_ggml_f32, {4}, std::string(16, '\0')));
   CHECK(contains(load_error(t), "tensor 'blk.0.attn_sinks.weight' is not one attnviz reads for architecture llama"));
+  HfToGguf n = llama32();  // llama.cpp's llama graph has no q/k norms
+  n.gguf.tensor(test::spec("blk.0.attn_q_norm.weight", test::k_ggml_f32, {8}, std::string(32, '\0')));
+  CHECK(contains(load_error(n), "tensor 'blk.0.attn_q_norm.weight' is not one attnviz reads for architecture llama"));
   HfToGguf p = HfToGguf::convert(k_torch / "hf_phi3", "phi3");
   p.gguf.tensor(test::spec("rope_factors_long.weight", test::k_ggml_f32, {4}, std::string(16, '\0')));
   CHECK(contains(load_error(p), "tensor 'rope_factors_long.weight': LongRoPE frequency factors"));

@@ -54,6 +54,10 @@ const char* lookup(const NameRule (&rules)[N], const std::string& base) {
 }
 
 const char* layer_name(const std::string& arch, const std::string& base) {
+  // Tensors llama.cpp's graph of the architecture never reads: binding them would compute another model.
+  const bool qk_norm = arch == "qwen3" || arch == "gemma3";
+  if ((base == "attn_q_norm" || base == "attn_k_norm") && !qk_norm) return nullptr;
+  if (base == "ffn_gate" && arch == "phi3") return nullptr;  // Phi-3's gate is the first half of ffn_up
   if (arch == "gemma2" || arch == "gemma3") {
     if (const char* hf = lookup(k_gemma_layer, base)) return hf;
   }
