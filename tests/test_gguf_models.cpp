@@ -192,6 +192,17 @@ TEST_CASE("gguf models: a key of the wrong type is refused by name") {
   CHECK(contains(load_error(e), "metadata key 'llama.rope.freq_base' is u32, expected f32"));
 }
 
+TEST_CASE("gguf models: counts stored as u64 (some writers) read as llama.cpp's u32") {
+  HfToGguf h = llama32();
+  const std::pair<const char*, uint64_t> k_counts[] = {
+      {"llama.embedding_length", 32}, {"llama.attention.head_count", 4}, {"llama.block_count", 2}};
+  for (const auto& [key, value] : k_counts) {
+    h.drop(key);
+    h.gguf.kv<uint64_t>(key, 10, value);  // gguf type 10: u64
+  }
+  CHECK(load_error(h) == "(no error)");
+}
+
 TEST_CASE("gguf models: an architecture attnviz does not run is refused, listing the ones it does") {
   HfToGguf h = llama32();
   h.drop("general.architecture");
