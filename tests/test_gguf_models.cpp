@@ -279,6 +279,15 @@ TEST_CASE("gguf models: rope scaling other than linear, experts and a wrong rope
   CHECK(contains(load_error(both), "rope_freqs.weight beside rope.scaling (linear × 2)"));
 }
 
+TEST_CASE("gguf models: a tensor of the wrong shape is named both ways") {
+  HfToGguf h = llama32();
+  for (auto& t : h.gguf.tensors) {
+    if (t.name == "blk.1.attn_output.weight") t = test::spec(t.name, test::k_ggml_f32, {32, 30}, std::string(32 * 30 * 4, '\0'));
+  }
+  CHECK(contains(load_error(h), "tensor 'model.layers.1.self_attn.o_proj.weight' has shape [30, 32], expected [32, 32] "
+                                "(GGUF 'blk.1.attn_output.weight', whose dims are listed reversed)"));
+}
+
 TEST_CASE("gguf models: a missing tensor is named as llama.cpp names it") {
   HfToGguf h = llama32();
   std::erase_if(h.gguf.tensors, [](const auto& t) { return t.name == "blk.1.ffn_down.weight"; });

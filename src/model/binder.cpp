@@ -58,9 +58,11 @@ std::string Binder::checked_matrix(const std::string& role, int layer, int64_t r
   if (transpose) std::swap(expected[0], expected[1]);
   const auto& shape = tensors_.info(*n).shape;
   if (shape != expected) {
-    throw Error(fmt::format("{}: tensor '{}' has shape {}, expected {}{}", tensors_.description(), *n,
+    const std::string in_file = tensors_.name_in_file(*n);  // a GGUF file's name, its dims reversed
+    throw Error(fmt::format("{}: tensor '{}' has shape {}, expected {}{}{}", tensors_.description(), *n,
                             shape_string(shape), shape_string(expected),
-                            transpose ? " (Conv1D, stored [in, out])" : ""));
+                            transpose ? " (Conv1D, stored [in, out])" : "",
+                            in_file == *n ? "" : " (GGUF '" + in_file + "', whose dims are listed reversed)"));
   }
   return *n;
 }
