@@ -81,7 +81,7 @@ TEST_CASE("rotary: llama3 scaling keeps short wavelengths, stretches long ones, 
   // Original context 512, low/high freq factors 1 and 4: wavelengths above 512 are divided by 8, below
   // 128 kept. 2π/1 = 6.28 is kept; 2π/0.0376060 = 167.08 is between: smooth = (512/167.08 − 1)/3 =
   // 0.688137, so inv = 0.0376060 · ((1 − 0.688137)/8 + 0.688137) = 0.0273442; the other two are / 8.
-  RopeScaling s{RopeScaling::Kind::llama3, 8.0f, 1.0f, 4.0f, 512};
+  RopeScaling s{RopeScaling::Kind::llama3, 8.0f, 1.0f, 4.0f, 512, {}};
   const RotaryTable t = rotary_table(2, 8, 500000.0f, s);
   CHECK(frequency(t, 0) == doctest::Approx(1.0).epsilon(1e-6));
   CHECK(frequency(t, 1) == doctest::Approx(0.0273442).epsilon(1e-5));
@@ -90,7 +90,7 @@ TEST_CASE("rotary: llama3 scaling keeps short wavelengths, stretches long ones, 
 }
 
 TEST_CASE("rotary: linear scaling turns position p as the unscaled table turns p / factor") {
-  const RopeScaling linear{RopeScaling::Kind::linear, 4.0f};
+  const RopeScaling linear{RopeScaling::Kind::linear, 4.0f, 1.0f, 4.0f, 0, {}};
   const RotaryTable scaled = rotary_table(9, 8, 10000.0f, linear);
   const RotaryTable plain = rotary_table(3, 8, 10000.0f);
   for (int i = 0; i < 4; ++i) {

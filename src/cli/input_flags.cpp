@@ -12,7 +12,7 @@ void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special
 }
 
 void add_input_flags(CLI::App& cmd, InputArgs& in) {
-  cmd.add_option("--model,-m", in.model, ".safetensors file, model folder, or Hugging Face cache id (org/name[@revision], never downloaded)")->required();
+  cmd.add_option("--model,-m", in.model, ".safetensors or .gguf file, model folder, or Hugging Face cache id (org/name[@revision], never downloaded)")->required();
   cmd.add_option("--text", in.target.text, "text, turned into ids by the model's tokenizer");
   cmd.add_option("--text-file", in.target.text_file, "UTF-8 text file for the tokenizer, - for stdin");
   cmd.add_option("--tokens,-t", in.target.tokens, "UTF-8 token file (whitespace-separated), - for stdin");

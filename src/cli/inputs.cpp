@@ -16,7 +16,8 @@ namespace attnviz {
 namespace fs = std::filesystem;
 
 Vocabulary vocabulary_of(const Model& model) {
-  return model.weights.embed.token ? read_vocabulary(model.dir) : Vocabulary{};
+  // A GGUF file's vocabulary is in its metadata, not a vocab.txt that may lie beside it for another model.
+  return model.weights.embed.token && model.gguf.empty() ? read_vocabulary(model.dir) : Vocabulary{};
 }
 
 TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use, bool add_special) {
@@ -36,7 +37,16 @@ TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse
   if (!dir.empty() && use == TokenizerUse::none) {
     throw usage_error("--tokenizer reads --text and labels --ids: give one of them");
   }
-  if (use == TokenizerUse::text) {
+  // The tokenizer of a GGUF file is its tokenizer.ggml.* metadata; files beside it may be another model's.
+  const bool gguf_inside = !model.gguf.empty() && dir.empty();
+  if (gguf_inside && use == TokenizerUse::text) {
+    throw usage_error(fmt::format("{}: the tokenizer inside a GGUF file (tokenizer.ggml.*) is not supported yet; "
+                                  "give --ids, or --tokenizer with the model's Hugging Face tokenizer files",
+                                  model.gguf.string()));
+  }
+  if (gguf_inside && use == TokenizerUse::labels) {
+    t.notes.push_back("the ids are labelled without the tokenizer: the tokenizer inside a GGUF file is not read yet");
+  } else if (use == TokenizerUse::text) {
     t.tokenizer = find_tokenizer(t.tokenizer_dir);
   } else if (use == TokenizerUse::labels) {
     try {  // only labels depend on it: the ids run whatever the tokenizer files hold

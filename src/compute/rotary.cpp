@@ -21,11 +21,13 @@ float llama3_frequency(float inv_freq, const RopeScaling& s) {
   return (1 - smooth) * inv_freq / s.factor + smooth * inv_freq;
 }
 
-float scaled_frequency(float inv_freq, const RopeScaling& s) {
+float scaled_frequency(float inv_freq, int i, const RopeScaling& s) {
   switch (s.kind) {
     case RopeScaling::Kind::none: return inv_freq;
     case RopeScaling::Kind::linear: return inv_freq / s.factor;  // positions / factor
     case RopeScaling::Kind::llama3: return llama3_frequency(inv_freq, s);
+    // ggml_rope_ext: theta = pos · theta_base / freq_factors[i] (the load checked one per pair)
+    case RopeScaling::Kind::freq_factors: return inv_freq / s.freq_factors.at(size_t(i));
   }
   return inv_freq;
 }
@@ -38,7 +40,7 @@ RotaryTable rotary_table(int n, int rotary_dim, float theta, const RopeScaling& 
   for (int i = 0; i < half; ++i) {
     // inv_freq = 1 / theta ** (arange(0, dim, 2).float() / dim), then the config's rope scaling
     const float inv_freq = scaled_frequency(
-        1.0f / std::pow(theta, static_cast<float>(2 * i) / static_cast<float>(rotary_dim)), scaling);
+        1.0f / std::pow(theta, static_cast<float>(2 * i) / static_cast<float>(rotary_dim)), i, scaling);
     for (int pos = 0; pos < n; ++pos) {
       const float angle = static_cast<float>(pos) * inv_freq;  // freqs = position_ids · inv_freq
       t.cos(pos, i) = static_cast<float>(std::cos(static_cast<double>(angle)));

@@ -90,4 +90,8 @@ void GgufFile::dequantize_rows(const GgufTensorInfo& tensor, int64_t r0, int64_t
   detail::dequantize_blocks(tensor.type, src, (r1 - r0) * tensor.row_length(), out);
 }
 
+const char* GgufFile::tensor_data(const GgufTensorInfo& tensor) const {
+  return impl_->map.bytes().data() + impl_->layout.data_offset + tensor.offset;  // bounded on open
+}
+
 }  // namespace attnviz

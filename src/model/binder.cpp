@@ -47,7 +47,7 @@ std::vector<int64_t> Binder::shape(const std::string& role, int layer) const {
 std::string Binder::missing(const std::string& role, int layer) const {
   const RolePattern* p = pattern(role);
   return fmt::format("{}: missing tensor '{}' ({} of layout {})", tensors_.description(),
-                     p ? prefix_ + with_layer(p->pattern, layer) : role, role, layout_.name);
+                     p ? tensors_.name_in_file(prefix_ + with_layer(p->pattern, layer)) : role, role, layout_.name);
 }
 
 std::string Binder::checked_matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const {
@@ -58,9 +58,11 @@ std::string Binder::checked_matrix(const std::string& role, int layer, int64_t r
   if (transpose) std::swap(expected[0], expected[1]);
   const auto& shape = tensors_.info(*n).shape;
   if (shape != expected) {
-    throw Error(fmt::format("{}: tensor '{}' has shape {}, expected {}{}", tensors_.description(), *n,
+    const std::string in_file = tensors_.name_in_file(*n);  // a GGUF file's name, its dims reversed
+    throw Error(fmt::format("{}: tensor '{}' has shape {}, expected {}{}{}", tensors_.description(), *n,
                             shape_string(shape), shape_string(expected),
-                            transpose ? " (Conv1D, stored [in, out])" : ""));
+                            transpose ? " (Conv1D, stored [in, out])" : "",
+                            in_file == *n ? "" : " (GGUF '" + in_file + "', whose dims are listed reversed)"));
   }
   return *n;
 }
@@ -68,7 +70,7 @@ std::string Binder::checked_matrix(const std::string& role, int layer, int64_t r
 Matrix Binder::matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const {
   const std::string n = checked_matrix(role, layer, rows, cols);
   if (mode_ == BindMode::check_shapes) {
-    tensors_.stored(n);  // refuses a dtype that cannot be converted, now rather than mid-run
+    tensors_.check_convertible(n);  // refuses a dtype that cannot be converted, now rather than mid-run
     return Matrix(rows, 0);
   }
   Tensor t = tensors_.load(n);
@@ -96,7 +98,7 @@ std::optional<TokenTable> Binder::table(const std::string& role, int64_t rows, i
                                         std::shared_ptr<const void> owner) const {
   if (!has(role)) return std::nullopt;
   if (pattern(role)->transpose) return TokenTable(matrix(role, 0, rows, cols));
-  return TokenTable(tensors_.stored(checked_matrix(role, 0, rows, cols)), std::move(owner));
+  return tensors_.table(checked_matrix(role, 0, rows, cols), std::move(owner));
 }
 
 std::optional<LayerNormWeights> Binder::layer_norm(const std::string& role, int layer, int64_t d) const {

@@ -9,6 +9,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/json.hpp"
+#include "gguf_config.hpp"
 
 namespace attnviz::detail {
 
@@ -79,6 +80,11 @@ void canonical_activations(ConfigSource& s) {
 }  // namespace
 
 ConfigSources::ConfigSources(const TensorSource& tensors, const ConfigOverrides& flags) {
+  if (tensors.gguf()) {  // self-contained: a config.json beside it may be another model's
+    sources_ = {gguf_config_source(*tensors.gguf()), flag_source(flags)};
+    for (auto& s : sources_) canonical_activations(s);
+    return;
+  }
   ConfigSource meta{tensors.description() + " __metadata__", {}};
   for (const auto& [key, text] : tensors.metadata()) meta.values[key] = metadata_value(text);
   sources_ = {meta, config_json(tensors.dir()), flag_source(flags)};

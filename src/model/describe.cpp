@@ -27,7 +27,9 @@ std::string describe_positions(const Config& c) {
     facts.push_back("theta " + (whole ? fmt::format("{}", static_cast<long long>(c.rope_theta))
                                       : fmt::format("{:g}", c.rope_theta)));
     if (c.rotary_dim != c.d_k()) facts.push_back(fmt::format("{} of {} dims", c.rotary_dim, c.d_k()));
-    if (c.rope_scaling.kind != RopeScaling::Kind::none) {
+    if (c.rope_scaling.kind == RopeScaling::Kind::freq_factors) {
+      facts.push_back("rope_freqs factors");  // GGUF's Llama 3 scaling, a divisor per frequency
+    } else if (c.rope_scaling.kind != RopeScaling::Kind::none) {
       facts.push_back(fmt::format("{} scaling × {:g}", c.rope_scaling.kind == RopeScaling::Kind::llama3 ? "llama3"
                                                                                                         : "linear",
                                   c.rope_scaling.factor));

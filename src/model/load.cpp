@@ -13,6 +13,7 @@
 #include "binder.hpp"
 #include "config_sources.hpp"
 #include "derive_shapes.hpp"
+#include "gguf_config.hpp"
 
 namespace attnviz {
 
@@ -82,6 +83,13 @@ void derive_rotary(Config& c, const Layout& layout, const ConfigSources& cfg) {
     // GPT-J / CodeGen rotate interleaved pairs (rotate_every_two), not halves: other math.
     throw usage_error(fmt::format("rotary_dim = {}: GPT-J's interleaved rotary positions are not supported "
                                   "(attnviz rotates halves, as Llama, GPT-NeoX and Qwen do)", dim->dump()));
+  }
+  if (auto n = cfg.integer({"rope_dimension_count"})) {  // GGUF's rope.dimension_count: the count itself
+    c.rotary_dim = *n;
+    if (c.rotary_dim > c.d_k() || c.rotary_dim % 2 != 0) {
+      throw Error(fmt::format("rope.dimension_count = {}: expected an even number <= d_k = {}", *n, c.d_k()));
+    }
+    return;
   }
   // GPT-NeoX calls the share rotary_pct.
   const double factor = cfg.number({"partial_rotary_factor", "rope_parameters.partial_rotary_factor", "rotary_pct"},
@@ -238,7 +246,8 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   const auto tensors = std::make_shared<const TensorSource>(TensorSource::open(path));
   const TensorSource& src = *tensors;
   ConfigSources cfg(src, overrides);
-  const auto [layout, prefix] = choose_layout(src, cfg, overrides);
+  auto [layout, prefix] = choose_layout(src, cfg, overrides);
+  if (src.gguf()) layout.norm_offset = 0.0f;  // the converter stored Gemma's gains as 1 + w already
   cfg.set_defaults(layout.config_defaults, layout.name);
   const Binder b(src, layout, prefix);
 
@@ -287,6 +296,10 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   c.qk_norm = has_qk_norm(b, first);
   check_declared_biases(cfg, b, first);
   check_model_traits(c, b, first);
+  if (src.gguf()) {
+    detail::apply_gguf_facts(c, *src.gguf(), cfg);
+    model.gguf = path;
+  }
   return model;
 }
 

@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <cstring>
+#include <fstream>
 #include <set>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/json.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "gguf_tensors.hpp"
 
 namespace attnviz {
 
@@ -85,8 +88,22 @@ std::vector<fs::path> weight_files(const fs::path& path) {
 
 }  // namespace
 
+bool is_gguf_file(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
+}
+
 TensorSource TensorSource::open(const fs::path& path) {
   TensorSource src;
+  if (is_gguf_file(path)) {
+    src.gguf_ = std::make_shared<const detail::GgufTensors>(path);
+    src.dir_ = path.parent_path();
+    src.description_ = path.string();
+    return src;
+  }
   const fs::path index = index_of(path);
   const WeightMap weight_map = index.empty() ? WeightMap() : read_weight_map(index);
   const auto files = index.empty() ? weight_files(path) : shard_paths(index, weight_map);
@@ -125,37 +142,58 @@ void TensorSource::add_file(const fs::path& path) {
 }
 
 const TensorInfo& TensorSource::info(const std::string& name) const {
+  if (gguf_) return gguf_->info(name);
   auto it = index_.find(name);
   if (it == index_.end()) throw Error(fmt::format("{}: missing tensor '{}'", description_, name));
   return *it->second.file->find(it->second.file_name);
 }
 
 Tensor TensorSource::load(const std::string& name) const {
+  if (gguf_) return gguf_->load(name);
   auto it = index_.find(name);
   if (it == index_.end()) throw Error(fmt::format("{}: missing tensor '{}'", description_, name));
   return it->second.file->load(it->second.file_name);
 }
 
+bool TensorSource::has(const std::string& name) const { return gguf_ ? gguf_->has(name) : index_.count(name) != 0; }
+
 StoredTensor TensorSource::stored(const std::string& name) const {
+  if (gguf_) throw Error(fmt::format("{}: tensor '{}' is GGUF-typed: read it with load or table", description_, name));
   auto it = index_.find(name);
   if (it == index_.end()) throw Error(fmt::format("{}: missing tensor '{}'", description_, name));
   return it->second.file->stored(it->second.file_name);
 }
 
+void TensorSource::check_convertible(const std::string& name) const {
+  if (gguf_) return gguf_->check_convertible(name);
+  stored(name);  // refuses a dtype that cannot be converted
+}
+
+TokenTable TensorSource::table(const std::string& name, std::shared_ptr<const void> owner) const {
+  if (gguf_) return gguf_->table(name, std::move(owner));
+  return TokenTable(stored(name), std::move(owner));
+}
+
+std::string TensorSource::name_in_file(const std::string& name) const {
+  return gguf_ ? gguf_->name_in_file(name) : name;
+}
+
 std::vector<std::string> TensorSource::names() const {
+  if (gguf_) return gguf_->names();
   std::vector<std::string> out;
   for (const auto& [name, entry] : index_) out.push_back(name);
   return out;
 }
 
 const std::map<std::string, std::string>& TensorSource::metadata() const {
-  return files_.front()->metadata();
+  static const std::map<std::string, std::string> k_none;  // GGUF metadata is typed: see gguf()
+  return gguf_ ? k_none : files_.front()->metadata();
 }
 
 std::map<std::string, DtypeTotals> TensorSource::dtype_totals() const {
   std::map<std::string, DtypeTotals> totals;
-  for (const auto& [name, entry] : index_) {
-    const TensorInfo& t = *entry.file->find(entry.file_name);
+  for (const auto& name : names()) {
+    const TensorInfo& t = info(name);
     DtypeTotals& d = totals[t.dtype];
     uint64_t n = 1;  // a scalar (shape []) holds one element; the reader checked n · size = bytes
     for (const int64_t dim : t.shape) n *= static_cast<uint64_t>(dim);

@@ -22,9 +22,16 @@ TokenTable::TokenTable(StoredTensor stored, std::shared_ptr<const void> owner)
   cols_ = stored_.shape[1];
 }
 
+TokenTable::TokenTable(Eigen::Index rows, Eigen::Index cols, RowReader read, std::shared_ptr<const void> owner)
+    : read_(std::move(read)), owner_(std::move(owner)), rows_(rows), cols_(cols) {}
+
 RowVector TokenTable::row(Eigen::Index id) const {
   if (matrix_) return matrix_->row(id);
   RowVector r(cols_);
+  if (read_) {
+    read_(id, 1, r.data());
+    return r;
+  }
   const size_t width = dtype_bytes(stored_.dtype) * static_cast<size_t>(cols_);
   convert_to_float(stored_.dtype, stored_.data + static_cast<size_t>(id) * width, r.size(), r.data());
   return r;
@@ -33,6 +40,10 @@ RowVector TokenTable::row(Eigen::Index id) const {
 Matrix TokenTable::block(Eigen::Index r0, Eigen::Index n) const {
   if (matrix_) return matrix_->middleRows(r0, n);
   Matrix m(n, cols_);  // row-major: the rows are contiguous, as in the file
+  if (read_) {
+    read_(r0, n, m.data());
+    return m;
+  }
   const size_t width = dtype_bytes(stored_.dtype) * static_cast<size_t>(cols_);
   const char* first = stored_.data + static_cast<size_t>(r0) * width;
   convert_to_float(stored_.dtype, first, static_cast<size_t>(m.size()), m.data());

@@ -96,6 +96,8 @@ class GgufFile {
   // Rows [r0, r1) into out, which holds (r1 - r0) × row_length() floats; a layer can be converted
   // as it runs. Unsupported types and rows out of range are refused (Error).
   void dequantize_rows(const GgufTensorInfo& tensor, int64_t r0, int64_t r1, float* out) const;
+  // Where the tensor's bytes lie in the mapping (tensor.bytes long), to release its pages once converted.
+  const char* tensor_data(const GgufTensorInfo& tensor) const;
 
  private:
   struct Impl;

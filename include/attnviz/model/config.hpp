@@ -23,13 +23,16 @@ enum class Arch { mha, encoder, decoder, encoder_decoder };
 
 // Rotary frequencies stretched for longer contexts (HF's rope_scaling / rope_parameters):
 // linear divides every frequency by `factor` (Chen et al. 2023, position interpolation); llama3
-// divides the low frequencies by `factor`, keeps the high ones and blends those between (Llama 3.1).
+// divides the low frequencies by `factor`, keeps the high ones and blends those between (Llama 3.1);
+// freq_factors divides frequency i by freq_factors[i] (llama.cpp's rope_freqs tensor, which its
+// converter computes from the llama3 settings).
 struct RopeScaling {
-  enum class Kind { none, linear, llama3 } kind = Kind::none;
+  enum class Kind { none, linear, llama3, freq_factors } kind = Kind::none;
   float factor = 1.0f;
   float low_freq_factor = 1.0f;             // llama3: wavelengths above original / low_freq_factor are scaled
   float high_freq_factor = 4.0f;            // llama3: wavelengths below original / high_freq_factor are kept
   int original_max_positions = 0;           // llama3: original_max_position_embeddings
+  std::vector<float> freq_factors;          // freq_factors: one divisor per rotary pair
 };
 
 struct Config {

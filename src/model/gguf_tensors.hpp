@@ -1,0 +1,62 @@
+// A GGUF file's tensors under their Hugging Face names and shapes (private to src/model/), so the
+// Hugging Face family layouts bind them unchanged: names mapped per architecture, Llama's q/k rows
+// un-permuted, tensors dequantised when a layer asks for them and the token table by rows.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnviz/core/tensor.hpp"
+#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/safetensors.hpp"
+#include "attnviz/model/token_table.hpp"
+
+namespace attnviz::detail {
+
+// general.architecture → the Hugging Face model_type attnviz runs it as; nullopt when not supported.
+std::optional<std::string> gguf_model_type(const std::string& arch);
+// "llama, qwen2, qwen3, gemma2, gemma3, phi3", for messages.
+std::string gguf_architectures();
+
+class GgufTensors {
+ public:
+  explicit GgufTensors(const std::filesystem::path& path);
+
+  const GgufFile& file() const { return file_; }
+  const std::string& arch() const { return arch_; }
+  bool has(const std::string& name) const { return entries_.count(name) != 0; }
+  // Under the Hugging Face name: the shape in PyTorch order (GGUF's dims reversed), dtype the ggml
+  // type's name ("Q4_K"), begin/end the bytes in the data section.
+  const TensorInfo& info(const std::string& name) const;
+  std::vector<std::string> names() const;
+  // llama.cpp's name of a Hugging Face name (present or not), for messages; the name itself if none.
+  std::string name_in_file(const std::string& hf) const;
+  // The whole tensor as float32 (one layer's tensor at a time), Llama's q/k rows in HF's order.
+  Tensor load(const std::string& name) const;
+  // Refuses a type attnviz cannot convert (Error naming the tensor and its type).
+  void check_convertible(const std::string& name) const;
+  // A [rows, cols] table dequantised by rows as they are read; `owner` keeps this file mapped.
+  TokenTable table(const std::string& name, std::shared_ptr<const void> owner) const;
+  // Llama 3's rope_freqs.weight: per-pair divisors of the rotary frequencies, when the file has it.
+  const std::optional<std::vector<float>>& rope_freqs() const { return rope_freqs_; }
+
+ private:
+  struct Entry {
+    const GgufTensorInfo* gguf = nullptr;
+    TensorInfo info;
+    int permuted_heads = 0;  // Llama's q/k: rows permuted per head by the converter (0: none)
+  };
+  const Entry& entry(const std::string& name) const;
+  void add(const GgufTensorInfo& t);
+  GgufFile file_;
+  std::string arch_;
+  int n_heads_ = 0, n_kv_heads_ = 0;  // llama only: for undoing the permutation
+  std::map<std::string, Entry> entries_;
+  std::optional<std::vector<float>> rope_freqs_;
+};
+
+}  // namespace attnviz::detail
