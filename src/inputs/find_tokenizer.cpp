@@ -5,6 +5,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
 #include "bert_tokenizer.hpp"
+#include "gguf_tokenizer.hpp"
 #include "gpt2_tokenizer.hpp"
 #include "sentencepiece_tokenizer.hpp"
 #include "tokenizer_json.hpp"
@@ -22,7 +23,8 @@ constexpr const char* k_sentencepiece_names[] = {"tokenizer.model", "spiece.mode
 }  // namespace
 
 bool is_tokenizer_file_name(const fs::path& file) {
-  return file.extension() == ".json" || file.extension() == ".model" || file.filename() == "vocab.txt" ||
+  return file.extension() == ".json" || file.extension() == ".model" || file.extension() == ".gguf" ||
+         file.filename() == "vocab.txt" ||
          file.filename() == "merges.txt";
 }
 
@@ -32,8 +34,10 @@ std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& path) {
     if (path.filename() == "vocab.json" || path.filename() == "merges.txt") return read_gpt2_tokenizer(path.parent_path());
     if (path.extension() == ".json") return read_tokenizer_json(path);
     if (path.extension() == ".model") return make_sentencepiece_tokenizer(path);
+    if (path.extension() == ".gguf") return make_gguf_tokenizer(path);
     if (path.filename() == "vocab.txt") return make_bert_vocab_tokenizer(path.parent_path());
-    throw Error(fmt::format("{}: not a tokenizer file attnviz reads ({})", path.string(), k_tokenizer_files));
+    throw Error(fmt::format("{}: not a tokenizer file attnviz reads ({}, or a .gguf file)", path.string(),
+                            k_tokenizer_files));
   }
   if (fs::exists(path / "tokenizer.json", ec)) return read_tokenizer_json(path / "tokenizer.json");
   if (fs::exists(path / "vocab.json", ec) || fs::exists(path / "merges.txt", ec)) return read_gpt2_tokenizer(path);
