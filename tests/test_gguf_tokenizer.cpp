@@ -13,6 +13,7 @@
 #include "error_of.hpp"
 #include "gguf_builder.hpp"
 #include "gguf_vocab_builders.hpp"
+#include "run_cli.hpp"
 #include "inputs/gguf_tokenizer.hpp"
 #include "temp_dir.hpp"
 
@@ -256,4 +257,17 @@ TEST_CASE("find_tokenizer reads a .gguf file's tokenizer; a broken file is the G
   CHECK(tokenizer->unknown_id() == 0);
   std::ofstream(dir / "bad.gguf", std::ios::binary) << "GGUF";
   CHECK(error_of([&] { find_tokenizer(dir / "bad.gguf"); }).rfind((dir / "bad.gguf").string() + ": ", 0) == 0);
+}
+
+TEST_CASE("attnviz tokenize reads the tokenizer of a .gguf file (-m or --tokenizer)") {
+  TempDir dir;
+  std::ofstream(dir / "m.gguf", std::ios::binary) << gguf_file_bytes(spm_entries());
+  for (const std::string flag : {"-m", "--tokenizer"}) {
+    const auto r = run_attnviz("tokenize " + flag + " '" + (dir / "m.gguf").string() + "' --text 'a</s>c' --format csv");
+    INFO(flag, ": ", r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.out, ",1,"));  // <s>, added
+    CHECK(contains(r.out, ",7,"));  // ▁a
+    CHECK(contains(r.out, ",8,"));  // <0x63>: 'c' by byte fallback
+  }
 }

@@ -79,9 +79,9 @@ void tokenize_command(const TokenizeArgs& a) {
   fs::path dir = a.tokenizer.empty() ? locate_model(a.model, HfEnvironment::of_process()).path : fs::path(a.tokenizer);
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw Error(fmt::format("{}: no such file or folder", dir.string()));
-  if (!fs::is_directory(dir, ec) && a.tokenizer.empty()) {
+  if (!fs::is_directory(dir, ec) && a.tokenizer.empty() && dir.extension() != ".gguf") {
     dir = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();  // a weights file: its folder
-  }
+  }  // a GGUF file carries its own tokenizer
   const std::unique_ptr<Tokenizer> t = find_tokenizer(dir);
   if (!t) {
     throw usage_error(fmt::format("{} holds no tokenizer attnviz reads (looked for {})", dir.string(),
