@@ -9,11 +9,14 @@
 
 #include <fstream>
 
+#include "attnviz/io/text_file.hpp"
+
 #include "attnviz/inputs/tokenizer.hpp"
 #include "error_of.hpp"
 #include "gguf_builder.hpp"
 #include "gguf_vocab_builders.hpp"
 #include "run_cli.hpp"
+#include "sha256.hpp"
 #include "inputs/gguf_tokenizer.hpp"
 #include "temp_dir.hpp"
 
@@ -76,6 +79,14 @@ void check_vocabulary(const std::string& name, const nlohmann::json& record, con
     CHECK(ids_of(tokenizer->encode(text, true)) == expected);
   }
   MESSAGE(name << ": " << agree << " of " << texts.size() << " texts give llama.cpp's ids");
+  // The 1 MB corpus, by count and sha256 of the ids in decimal, comma-separated.
+  const auto& long_text = record["long"];
+  const auto text = read_text_file((k_fixtures / long_text["file"].get<std::string>()).string());
+  std::string joined;
+  size_t count = 0;
+  for (const auto& piece : tokenizer->encode(text, false)) joined += (count++ ? "," : "") + std::to_string(piece.id);
+  CHECK(count == long_text["count"].get<size_t>());
+  CHECK(sha256_hex(joined) == long_text["sha256"].get<std::string>());
 }
 
 }  // namespace
