@@ -122,10 +122,10 @@ inline GgufMetadata bpe_vocab(const std::filesystem::path& dir, const std::strin
   }
   std::vector<std::string> merges;
   for (const auto& m : tokenizer["model"]["merges"]) merges.push_back(merge_text(m));
-  GgufEntries e{{"tokenizer.ggml.model", gguf_string("gpt2")}, {"tokenizer.ggml.pre", gguf_string(pre)},
-                {"tokenizer.ggml.tokens", gguf_strings(tokens)},
+  GgufEntries e{{"tokenizer.ggml.model", gguf_string("gpt2")}, {"tokenizer.ggml.tokens", gguf_strings(tokens)},
                 {"tokenizer.ggml.token_type", gguf_numbers(GgufValueType::I32, types)},
                 {"tokenizer.ggml.merges", gguf_strings(merges)}};
+  if (!pre.empty()) e.emplace_back("tokenizer.ggml.pre", gguf_string(pre));  // "": none, as old converters
   add_special_vocab(e, tokenizer, config_of(dir));
   return GgufMetadata(dir.string(), std::move(e));
 }

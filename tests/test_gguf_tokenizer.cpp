@@ -31,6 +31,7 @@ const fs::path k_fixtures = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures";
 GgufMetadata build_vocab(const std::string& name) {
   const fs::path vocab = k_fixtures / "vocab";
   if (name == "gpt2") return bpe_vocab(vocab / "gpt2-json", "gpt-2");
+  if (name == "gpt2_default") return bpe_vocab(vocab / "gpt2-json", "");
   if (name == "llama3") return bpe_vocab(vocab / "llama3", "llama-bpe");
   if (name == "qwen2_5") return bpe_vocab(vocab / "qwen2_5", "qwen2");
   if (name == "mistral_hf") return llama_hf_vocab(vocab / "llama2");
@@ -95,7 +96,7 @@ TEST_CASE("GGUF tokenizers give llama.cpp's ids on every text and vocabulary") {
   const auto expected = read_json_file(k_fixtures / "gguf_tokenizers/expected.json");
   const auto& texts = expected["texts"];
   REQUIRE(texts.size() >= 90);
-  REQUIRE(expected["vocabularies"].size() == 6);
+  REQUIRE(expected["vocabularies"].size() == 7);
   for (const auto& [name, record] : expected["vocabularies"].items()) {
     SUBCASE(name.c_str()) { check_vocabulary(name, record, texts); }
   }
@@ -245,16 +246,20 @@ TEST_CASE("GGUF tokenizer: a model type attnviz does not implement") {
         "t.gguf: no metadata key 'tokenizer.ggml.model' (expected str)");
 }
 
-TEST_CASE("GGUF tokenizer: an unknown or absent pre-tokenizer names the supported ones") {
+TEST_CASE("GGUF tokenizer: an unknown pre-tokenizer names the supported ones") {
   const std::string supported =
-      "gpt-2, phi-2, mpt, olmo, jina-es, jina-de, jina-v2-es, jina-v2-de, gigachat, a.x-4.0, mellum, modern-bert "
-      "(GPT-2's regex); llama-bpe, llama3, llama-v3, falcon3, falcon-h1, pixtral, midm-2.0, lfm2, jina-v5-nano, "
-      "dbrx, smaug-bpe (Llama 3's); qwen2, deepseek-r1-qwen, kormo, f2llmv2, stablelm2 (Qwen2's)";
+      "default (also when absent), gpt-2, phi-2, mpt, olmo, jina-es, jina-de, jina-v2-es, jina-v2-de, gigachat, "
+      "a.x-4.0, mellum, modern-bert (GPT-2's regex); llama-bpe, llama3, llama-v3, falcon3, falcon-h1, pixtral, "
+      "midm-2.0, lfm2, jina-v5-nano, dbrx, smaug-bpe (Llama 3's); qwen2, deepseek-r1-qwen, kormo, f2llmv2, "
+      "stablelm2 (Qwen2's)";
   CHECK(load_error(with(bpe_entries(), "tokenizer.ggml.pre", gguf_string("deepseek-coder"))) ==
         "t.gguf: tokenizer.ggml.pre: 'deepseek-coder' is not a pre-tokenizer attnviz implements; supported: " + supported);
-  CHECK(load_error(with(bpe_entries(), "tokenizer.ggml.pre", std::nullopt)) ==
-        "t.gguf: tokenizer.ggml.pre: '' means llama.cpp's 'default' pre-tokenizer (four regexes run through std::regex), "
-        "which attnviz does not implement; supported: " + supported);
+  // Absent, it is llama.cpp's "default": punctuation runs split off first ("a" "," "b" here; GPT-2's
+  // regex alone would too), then GPT-2's regex, digit runs, and three ASCII digits at a time.
+  const auto no_pre = with(bpe_entries(), "tokenizer.ggml.pre", std::nullopt);
+  CHECK(read_gguf_tokenizer(GgufMetadata("t.gguf", no_pre), "t.gguf")->description() ==
+        "GGUF tokenizer (gpt2: byte-level BPE, pre-tokenizer default, 7 tokens, 2 merges)");
+  CHECK(encode(no_pre, "ab a") == std::vector<int64_t>{3, 4});
 }
 
 TEST_CASE("find_tokenizer reads a .gguf file's tokenizer; a broken file is the GGUF reader's error") {

@@ -15,8 +15,9 @@ namespace attnviz {
 namespace {
 
 // The regexes of llama.cpp's llm_tokenizer_bpe for these pre types (Llama 3's and Qwen2's with the
-// case-insensitive contractions spelled out, as llama.cpp adapts them).
-const UnicodeRegex& pre_regex(GgufPre pre) {
+// case-insensitive contractions spelled out, as llama.cpp adapts them), applied one after the other:
+// each splits every piece the previous ones left into its matches and the stretches between them.
+std::vector<const UnicodeRegex*> pre_regexes(GgufPre pre) {
   static const UnicodeRegex gpt2("'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)",
                                  "llama.cpp's GPT-2 pre-tokenizer");
   static const UnicodeRegex llama3(
@@ -27,12 +28,16 @@ const UnicodeRegex& pre_regex(GgufPre pre) {
       "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
       "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
       "llama.cpp's Qwen2 pre-tokenizer");
+  static const UnicodeRegex punctuation("[\\p{P}\\$\\+<=>\\^~\\|]+", "llama.cpp's default pre-tokenizer");
+  static const UnicodeRegex numbers("\\p{N}+", "llama.cpp's default pre-tokenizer");
+  static const UnicodeRegex three_digits("[0-9][0-9][0-9]", "llama.cpp's default pre-tokenizer");
   switch (pre) {
-    case GgufPre::llama3: return llama3;
-    case GgufPre::qwen2: return qwen2;
+    case GgufPre::llama_default: return {&punctuation, &gpt2, &numbers, &three_digits};
+    case GgufPre::llama3: return {&llama3};
+    case GgufPre::qwen2: return {&qwen2};
     case GgufPre::gpt2: break;
   }
-  return gpt2;
+  return {&gpt2};
 }
 
 struct Bigram {
@@ -115,13 +120,21 @@ void tokenize_word(const GgufVocab& vocab, std::string_view text, size_t begin, 
 }  // namespace
 
 void gguf_bpe_tokenize(const GgufVocab& vocab, std::string_view text, size_t base, std::vector<TokenPiece>& out) {
-  size_t at = 0;
-  for (const auto& [begin, end] : pre_regex(vocab.pre).find_all(text)) {
-    if (begin > at) tokenize_word(vocab, text, at, begin, base, out);  // an unmatched stretch is a word
-    tokenize_word(vocab, text, begin, end, base, out);
-    at = end;
+  std::vector<std::pair<size_t, size_t>> words = {{0, text.size()}};
+  for (const UnicodeRegex* regex : pre_regexes(vocab.pre)) {
+    std::vector<std::pair<size_t, size_t>> next;
+    for (const auto& [from, to] : words) {
+      size_t at = from;
+      for (const auto& [begin, end] : regex->find_all(text.substr(from, to - from))) {
+        if (from + begin > at) next.emplace_back(at, from + begin);  // an unmatched stretch is a word
+        next.emplace_back(from + begin, from + end);
+        at = from + end;
+      }
+      if (at < to) next.emplace_back(at, to);
+    }
+    words = std::move(next);
   }
-  if (at < text.size()) tokenize_word(vocab, text, at, text.size(), base, out);
+  for (const auto& [begin, end] : words) tokenize_word(vocab, text, begin, end, base, out);
 }
 
 }  // namespace attnviz

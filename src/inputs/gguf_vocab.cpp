@@ -15,7 +15,7 @@ namespace attnviz {
 namespace {
 
 constexpr const char* k_supported_pre =
-    "gpt-2, phi-2, mpt, olmo, jina-es, jina-de, jina-v2-es, jina-v2-de, gigachat, a.x-4.0, mellum, modern-bert "
+    "default (also when absent), gpt-2, phi-2, mpt, olmo, jina-es, jina-de, jina-v2-es, jina-v2-de, gigachat, a.x-4.0, mellum, modern-bert "
     "(GPT-2's regex); llama-bpe, llama3, llama-v3, falcon3, falcon-h1, pixtral, midm-2.0, lfm2, jina-v5-nano, "
     "dbrx, smaug-bpe (Llama 3's); qwen2, deepseek-r1-qwen, kormo, f2llmv2, stablelm2 (Qwen2's)";
 
@@ -77,10 +77,10 @@ void read_model_type(GgufVocab& v, const GgufMetadata& m) {
                      "SentencePiece-style; bert, t5, rwkv and others are not implemented)", v.model));
   }
   v.bos = 11, v.eos = 11;  // llama.cpp's defaults for BPE vocabularies
-  if (v.pre_name.empty() || v.pre_name == "default") {
-    fail(v, "tokenizer.ggml.pre",
-         fmt::format("'{}' means llama.cpp's 'default' pre-tokenizer (four regexes run through std::regex), which "
-                     "attnviz does not implement; supported: {}", v.pre_name, k_supported_pre));
+  if (v.pre_name.empty() || v.pre_name == "default") {  // llama.cpp warns that quality degrades, and runs it
+    v.pre_name = "default";
+    v.pre = GgufPre::llama_default;
+    return;
   }
   for (const PreEntry& e : k_pre_table) {
     if (e.name != v.pre_name) continue;

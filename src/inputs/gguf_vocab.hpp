@@ -16,8 +16,9 @@ class GgufMetadata;
 // tokenizer.ggml.token_type values (llama.h's llama_token_type).
 enum class GgufTokenType : int32_t { undefined = 0, normal = 1, unknown = 2, control = 3, user_defined = 4, unused = 5, byte = 6 };
 
-// The pre-tokenizer regexes llama.cpp picks by tokenizer.ggml.pre (those attnviz implements).
-enum class GgufPre { gpt2, llama3, qwen2 };
+// The pre-tokenizer regexes llama.cpp picks by tokenizer.ggml.pre (those attnviz implements);
+// llama_default: "default" or no tokenizer.ggml.pre, four regexes one after the other.
+enum class GgufPre { llama_default, gpt2, llama3, qwen2 };
 
 struct PairHash {
   size_t operator()(const std::pair<std::string, std::string>& p) const {
@@ -28,7 +29,7 @@ struct PairHash {
 struct GgufVocab {
   std::string file;                  // for messages
   std::string model;                 // tokenizer.ggml.model: "gpt2" or "llama"
-  std::string pre_name;              // tokenizer.ggml.pre as written ("" when absent)
+  std::string pre_name;              // tokenizer.ggml.pre as written ("default" when absent)
   GgufPre pre = GgufPre::gpt2;
   std::vector<std::string> tokens;   // an empty token becomes "[EMPTY_<id>]", as in llama.cpp
   std::vector<GgufTokenType> types;  // after llama.cpp's promotions of control-looking names
