@@ -92,6 +92,7 @@ void inspect(const std::string& argument, const ConfigOverrides& overrides) {
   const std::filesystem::path& path = where.path;
   if (is_gguf_file(path)) {  // the file itself, whether or not it loads as a model
     detail::print_gguf(where);
+    print_tokenizer(path);  // its tokenizer.ggml.* metadata
     print_model(path, overrides);
     return;
   }
