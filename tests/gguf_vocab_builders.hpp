@@ -4,12 +4,14 @@
 //   bpe_vocab:           _set_vocab_gpt2 from tokenizer.json (+ tokenizer_config.json)
 //   llama_hf_vocab:      _set_vocab_llama_hf (LlamaHfVocab: every score -1000)
 //   sentencepiece_vocab: _set_vocab_sentencepiece from a .model (libsentencepiece reads it)
+//   bert_vocab:          BertModel.set_vocab (phantom-space WordPiece) from bert-base-uncased's vocab.txt
 #pragma once
 
 #include <sentencepiece_processor.h>
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -176,6 +178,32 @@ inline GgufMetadata sentencepiece_vocab(const std::filesystem::path& model) {
                 {"tokenizer.ggml.scores", gguf_numbers(GgufValueType::F32, scores)},
                 {"tokenizer.ggml.token_type", gguf_numbers(GgufValueType::I32, types)}};
   return GgufMetadata(model.string(), std::move(e));
+}
+
+// vocab_builders.mjs's bertVocab: the five [..] specials CONTROL and as they are, "##x" as "x",
+// every other token "▁" + token; BOS [CLS] and EOS [SEP] from bert-base-uncased's template, added.
+inline GgufMetadata bert_vocab(const std::filesystem::path& dir) {
+  std::ifstream in(dir / "vocab.txt", std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + (dir / "vocab.txt").string());
+  const std::set<std::string> specials{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+  std::vector<std::string> tokens;
+  std::vector<int32_t> types;
+  uint32_t cls = 0, sep = 0;
+  for (std::string w; std::getline(in, w);) {
+    const bool control = specials.count(w) > 0;
+    if (w == "[CLS]") cls = static_cast<uint32_t>(tokens.size());
+    if (w == "[SEP]") sep = static_cast<uint32_t>(tokens.size());
+    types.push_back(control ? 3 : 1);
+    tokens.push_back(control ? w : w.rfind("##", 0) == 0 ? w.substr(2) : "\xe2\x96\x81" + w);
+  }
+  GgufEntries e{{"tokenizer.ggml.model", gguf_string("bert")}, {"tokenizer.ggml.pre", gguf_string("bert-bge")},
+                {"tokenizer.ggml.tokens", gguf_strings(tokens)},
+                {"tokenizer.ggml.token_type", gguf_numbers(GgufValueType::I32, types)},
+                {"tokenizer.ggml.bos_token_id", gguf_u32(cls)}, {"tokenizer.ggml.eos_token_id", gguf_u32(sep)},
+                {"tokenizer.ggml.add_bos_token", gguf_bool(true)}, {"tokenizer.ggml.add_eos_token", gguf_bool(true)},
+                {"tokenizer.ggml.add_sep_token", gguf_bool(false)},
+                {"tokenizer.ggml.normalizer.lowercase", gguf_bool(true)}};
+  return GgufMetadata(dir.string(), std::move(e));
 }
 
 }  // namespace attnviz::test

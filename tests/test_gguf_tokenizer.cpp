@@ -37,6 +37,7 @@ GgufMetadata build_vocab(const std::string& name) {
   if (name == "mistral_hf") return llama_hf_vocab(vocab / "llama2");
   if (name == "spm_bpe_nfkc") return sentencepiece_vocab(k_fixtures / "sentencepiece/bpe_nfkc.model");
   if (name == "spm_unigram_bytes") return sentencepiece_vocab(k_fixtures / "sentencepiece/unigram_bytes.model");
+  if (name == "bert_uncased") return bert_vocab(vocab / "bert-uncased");
   FAIL("no builder for " << name);
   return {};
 }
@@ -96,7 +97,7 @@ TEST_CASE("GGUF tokenizers give llama.cpp's ids on every text and vocabulary") {
   const auto expected = read_json_file(k_fixtures / "gguf_tokenizers/expected.json");
   const auto& texts = expected["texts"];
   REQUIRE(texts.size() >= 90);
-  REQUIRE(expected["vocabularies"].size() == 7);
+  REQUIRE(expected["vocabularies"].size() == 8);
   for (const auto& [name, record] : expected["vocabularies"].items()) {
     SUBCASE(name.c_str()) { check_vocabulary(name, record, texts); }
   }
@@ -237,10 +238,11 @@ TEST_CASE("GGUF tokenizer: a special-token id outside the vocabulary") {
 }
 
 TEST_CASE("GGUF tokenizer: a model type attnviz does not implement") {
-  for (const char* model : {"t5", "bert", "rwkv", "gemma4"}) {
+  for (const char* model : {"t5", "rwkv", "gemma4", "BERT"}) {
     CHECK(load_error(with(spm_entries(), "tokenizer.ggml.model", gguf_string(model))) ==
           fmt::format("t.gguf: tokenizer.ggml.model: '{}' is not a tokenizer attnviz reads (it reads gpt2: byte-level "
-                      "BPE, and llama: SentencePiece-style; bert, t5, rwkv and others are not implemented)", model));
+                      "BPE, llama: SentencePiece-style, and bert: WordPiece-style; t5, rwkv and others are not "
+                      "implemented)", model));
   }
   CHECK(load_error(with(spm_entries(), "tokenizer.ggml.model", std::nullopt)) ==
         "t.gguf: no metadata key 'tokenizer.ggml.model' (expected str)");
@@ -286,4 +288,53 @@ TEST_CASE("attnviz tokenize reads the tokenizer of a .gguf file (-m or --tokeniz
     CHECK(contains(r.out, ",7,"));  // ▁a
     CHECK(contains(r.out, ",8,"));  // <0x63>: 'c' by byte fallback
   }
+}
+
+namespace {
+
+// A small WordPiece-style (bert) vocabulary in llama.cpp's phantom-space form.
+GgufEntries wpm_entries() {
+  const std::string m = "\xe2\x96\x81";  // "▁": a word's first piece
+  return {{"tokenizer.ggml.model", gguf_string("bert")},
+          {"tokenizer.ggml.tokens", gguf_strings({"[PAD]", "[UNK]", "[CLS]", "[SEP]", m + "hello", m + "un", "aff", "able",
+                                                  m + ",", m + "cafe", m + "a", "b"})},
+          {"tokenizer.ggml.token_type", gguf_numbers(GgufValueType::I32, std::vector<int32_t>{3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1})},
+          {"tokenizer.ggml.bos_token_id", gguf_u32(2)}, {"tokenizer.ggml.seperator_token_id", gguf_u32(3)},
+          {"tokenizer.ggml.unknown_token_id", gguf_u32(1)}};
+}
+
+}  // namespace
+
+TEST_CASE("GGUF bert tokenizer: lowercase, accents stripped, punctuation split, longest match from the left") {
+  // "unaffable": "▁un" (the longest token at the start), then "aff" (not "a"), then "able".
+  CHECK(encode(wpm_entries(), "Hello, UNAFFABLE Caf\xc3\xa9") == std::vector<int64_t>{4, 8, 5, 6, 7, 9});
+  // "▁a" "b" match, then "x" matches nothing: the whole word is [UNK], not "▁a" "b" [UNK].
+  CHECK(encode(wpm_entries(), "abx hello") == std::vector<int64_t>{1, 4});
+  // [CLS] before and [SEP] after, though the file sets no add_*_token; [SEP] in the text is found.
+  CHECK(encode(wpm_entries(), "hello", true) == std::vector<int64_t>{2, 4, 3});
+  CHECK(encode(wpm_entries(), "[SEP]hello\t\n") == std::vector<int64_t>{3, 4});
+  // Without lowercasing (and so without accent stripping) "Hello" and "Café" are no tokens.
+  CHECK(encode(with(wpm_entries(), "tokenizer.ggml.normalizer.lowercase", gguf_bool(false)), "Hello cafe Caf\xc3\xa9") ==
+        std::vector<int64_t>{1, 9, 1});
+}
+
+TEST_CASE("GGUF bert tokenizer: byte offsets of the pieces in the input") {
+  const auto pieces = read_gguf_tokenizer(GgufMetadata("t.gguf", wpm_entries()), "t.gguf")->encode("Hello, Caf\xc3\xa9 unaffable", false);
+  REQUIRE(pieces.size() == 6);
+  const std::pair<size_t, size_t> expected[] = {{0, 5}, {5, 6}, {7, 12}, {13, 15}, {15, 18}, {18, 22}};
+  for (size_t i = 0; i < 6; ++i) {
+    CHECK(pieces[i].begin == expected[i].first);
+    CHECK(pieces[i].end == expected[i].second);
+  }
+}
+
+TEST_CASE("GGUF bert tokenizer: a word with no match and no unknown token, or no [CLS] to add") {
+  // llama.cpp's default unknown id (100) is outside this vocabulary, so there is none.
+  const auto no_unk = with(wpm_entries(), "tokenizer.ggml.unknown_token_id", std::nullopt);
+  CHECK(encode(no_unk, "hello") == std::vector<int64_t>{4});
+  CHECK(error_of([&] { encode(no_unk, "hello xyz"); }) ==
+        "t.gguf: the vocabulary has no unknown token (tokenizer.ggml.unknown_token_id), which the word 'xyz' needs");
+  CHECK(error_of([&] { encode(with(wpm_entries(), "tokenizer.ggml.bos_token_id", std::nullopt), "hello", true); }) ==
+        "t.gguf: tokenizer.ggml.bos_token_id: the file names no BOS token (or one outside the vocabulary), and a bert "
+        "vocabulary adds it");
 }

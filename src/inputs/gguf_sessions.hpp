@@ -1,6 +1,6 @@
-// llama.cpp's two tokenizer sessions on a GGUF vocabulary: byte-level BPE by merge rank
-// (llm_tokenizer_bpe_session) and SentencePiece-style merging by score (llm_tokenizer_spm_session)
-// (private to inputs/).
+// llama.cpp's tokenizer sessions on a GGUF vocabulary: byte-level BPE by merge rank
+// (llm_tokenizer_bpe_session), SentencePiece-style merging by score (llm_tokenizer_spm_session)
+// and WordPiece-style longest match (llm_tokenizer_wpm_session) (private to inputs/).
 #pragma once
 
 #include <cstddef>
@@ -35,5 +35,10 @@ void gguf_bpe_tokenize(const GgufVocab& vocab, std::string_view text, size_t bas
 // a symbol that is no token becomes its bytes (<0xXX>, else the byte itself as a token).
 void gguf_spm_tokenize(const GgufVocab& vocab, std::string_view text, const std::vector<size_t>& origin,
                        std::vector<TokenPiece>& out);
+
+// `text` (valid UTF-8, a fragment between special tokens that starts at input byte `base`)
+// normalised and split into words as llama.cpp's WPM preprocess does, each word "▁" + word matched
+// longest token first; a word with a position no token matches becomes the unknown token.
+void gguf_wpm_tokenize(const GgufVocab& vocab, std::string_view text, size_t base, std::vector<TokenPiece>& out);
 
 }  // namespace attnviz

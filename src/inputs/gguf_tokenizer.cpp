@@ -1,5 +1,5 @@
 // GgufTokenizer: llama.cpp's llama_vocab::impl::tokenize — special tokens split out of the text
-// first (tokenizer_st_partition), then the BPE or SPM session on the text between them, BOS / EOS
+// first (tokenizer_st_partition), then the BPE, SPM or WPM session on the text between them, BOS / EOS
 // around the whole.
 #include "gguf_tokenizer.hpp"
 
@@ -31,6 +31,7 @@ class GgufTokenizer final : public Tokenizer {
   std::vector<TokenPiece> encode(std::string_view text, bool add_special) const override {
     if (const auto bad = find_invalid_utf8(text)) throw Error(fmt::format("text: invalid UTF-8 at byte {}", *bad));
     std::vector<TokenPiece> out;
+    if (v_.is_wordpiece()) return encode_wordpiece(text, add_special);
     if (add_special && v_.add_bos) out.push_back(added(v_.bos, "BOS", "add_bos_token", 0));
     bool prev_special = true;  // SPM: a space prefix for the first text and after each special token
     for (const Fragment& f : partition(text)) {
@@ -70,11 +71,35 @@ class GgufTokenizer final : public Tokenizer {
       return fmt::format("GGUF tokenizer (gpt2: byte-level BPE, pre-tokenizer {}, {} tokens, {} merges)", v_.pre_name,
                          v_.tokens.size(), v_.merge_count);
     }
+    if (v_.is_wordpiece()) {
+      return fmt::format("GGUF tokenizer (bert: WordPiece-style longest match, {} tokens)", v_.tokens.size());
+    }
     return fmt::format("GGUF tokenizer (llama: SentencePiece-style BPE by score, {} tokens)", v_.tokens.size());
   }
 
  private:
-  TokenPiece added(int32_t id, const char* what, const char* flag, size_t at) const {
+  // llama.cpp's WPM case: BOS and the separator token around the text whenever special tokens
+  // are asked for (tokenizer.ggml.add_bos_token / add_eos_token are not consulted).
+  std::vector<TokenPiece> encode_wordpiece(std::string_view text, bool add_special) const {
+    std::vector<TokenPiece> out;
+    if (add_special) out.push_back(added(v_.bos, "BOS", "bos_token_id", 0, "a bert vocabulary adds it"));
+    for (const Fragment& f : partition(text)) {
+      if (f.token >= 0) {
+        out.push_back({f.token, v_.tokens[static_cast<size_t>(f.token)], f.begin, f.end, false});
+      } else {
+        gguf_wpm_tokenize(v_, text.substr(f.begin, f.end - f.begin), f.begin, out);
+      }
+    }
+    if (add_special) out.push_back(added(v_.sep, "separator", "seperator_token_id", text.size(), "a bert vocabulary adds it"));
+    for (TokenPiece& p : out) p.label = label(p.id);
+    return out;
+  }
+
+  TokenPiece added(int32_t id, const char* what, const char* flag, size_t at, const char* why = nullptr) const {
+    if (id < 0 && why) {
+      throw Error(fmt::format("{}: tokenizer.ggml.{}: the file names no {} token (or one outside the vocabulary), "
+                              "and {}", v_.file, flag, what, why));
+    }
     if (id < 0) {
       throw Error(fmt::format("{}: tokenizer.ggml.{} is true but the file names no {} token", v_.file, flag, what));
     }

@@ -71,10 +71,15 @@ void read_model_type(GgufVocab& v, const GgufMetadata& m) {
     v.add_space_prefix = true, v.add_bos = true;
     return;
   }
+  if (v.model == "bert") {  // WordPiece-style (LLAMA_VOCAB_TYPE_WPM); tokenizer.ggml.pre is not read
+    v.bos = 101, v.unk = 100, v.sep = 102, v.pad = 0;
+    v.add_bos = true;
+    return;
+  }
   if (v.model != "gpt2") {
     fail(v, "tokenizer.ggml.model",
-         fmt::format("'{}' is not a tokenizer attnviz reads (it reads gpt2: byte-level BPE, and llama: "
-                     "SentencePiece-style; bert, t5, rwkv and others are not implemented)", v.model));
+         fmt::format("'{}' is not a tokenizer attnviz reads (it reads gpt2: byte-level BPE, llama: "
+                     "SentencePiece-style, and bert: WordPiece-style; t5, rwkv and others are not implemented)", v.model));
   }
   v.bos = 11, v.eos = 11;  // llama.cpp's defaults for BPE vocabularies
   if (v.pre_name.empty() || v.pre_name == "default") {  // llama.cpp warns that quality degrades, and runs it
@@ -98,6 +103,7 @@ void read_tokens(GgufVocab& v, const GgufMetadata& m) {
   v.ids.reserve(v.tokens.size());
   for (size_t i = 0; i < v.tokens.size(); ++i) {
     if (v.tokens[i].empty()) v.tokens[i] = fmt::format("[EMPTY_{}]", i);
+    v.max_token_len = std::max(v.max_token_len, v.tokens[i].size());
     const auto [it, fresh] = v.ids.emplace(v.tokens[i], static_cast<int32_t>(i));
     if (!fresh) {  // llama.cpp aborts (its token_to_id would lose one)
       fail(v, "tokenizer.ggml.tokens", fmt::format("token {} '{}' repeats token {}", i, v.tokens[i], it->second));
@@ -167,6 +173,12 @@ void read_special_ids(GgufVocab& v, const GgufMetadata& m) {
   if (m.find("tokenizer.ggml.add_eos_token")) v.add_eos = m.get<bool>("tokenizer.ggml.add_eos_token");
   if (v.model == "llama" && m.find("tokenizer.ggml.add_space_prefix")) {
     v.add_space_prefix = m.get<bool>("tokenizer.ggml.add_space_prefix");
+  }
+  // BertNormalizer's options: strip_accents follows lowercase unless written.
+  if (m.find("tokenizer.ggml.normalizer.lowercase")) v.lowercase = m.get<bool>("tokenizer.ggml.normalizer.lowercase");
+  v.strip_accents = v.lowercase;
+  if (m.find("tokenizer.ggml.normalizer.strip_accents")) {
+    v.strip_accents = m.get<bool>("tokenizer.ggml.normalizer.strip_accents");
   }
 }
 

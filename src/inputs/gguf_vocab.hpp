@@ -28,7 +28,7 @@ struct PairHash {
 
 struct GgufVocab {
   std::string file;                  // for messages
-  std::string model;                 // tokenizer.ggml.model: "gpt2" or "llama"
+  std::string model;                 // tokenizer.ggml.model: "gpt2", "llama" or "bert"
   std::string pre_name;              // tokenizer.ggml.pre as written ("default" when absent)
   GgufPre pre = GgufPre::gpt2;
   std::vector<std::string> tokens;   // an empty token becomes "[EMPTY_<id>]", as in llama.cpp
@@ -39,11 +39,14 @@ struct GgufVocab {
   size_t merge_count = 0;
   int32_t bos = -1, eos = -1, unk = -1, sep = -1, pad = -1;  // -1: none
   bool add_bos = false, add_eos = false, add_space_prefix = false, ignore_merges = false;
+  bool lowercase = true, strip_accents = true;  // bert: tokenizer.ggml.normalizer.*
+  size_t max_token_len = 0;          // bytes of the longest token (bert's longest-match bound)
   bool rstrip_specials = false;      // Phi-3 (general.name): special tokens take the spaces after them
   std::vector<int32_t> specials;     // control, user-defined and unknown tokens, longest text first
 
   int32_t find(std::string_view text) const;  // -1 when absent
   bool is_byte_level() const { return model == "gpt2"; }
+  bool is_wordpiece() const { return model == "bert"; }
 };
 
 // The vocabulary of `metadata` (read from `file`). A missing or mistyped key, arrays of different
