@@ -171,7 +171,7 @@ TEST_CASE("gguf models: Q8_0 weights and token table, dequantised by rows per la
 // llama.cpp's own ids (tests/fixtures/gguf_models/llama_cpp_records.json, node-llama-cpp's tokenize without
 // special tokens) for the texts h12f's generator tokenized with each file's tokenizer.ggml.* metadata.
 TEST_CASE("gguf models: --text reads the GGUF file's own tokenizer, with llama.cpp's ids") {
-  const fs::path records_path = "tests/fixtures/gguf_models/llama_cpp_records.json";
+  const fs::path records_path = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/gguf_models/llama_cpp_records.json";
   std::ifstream in(records_path);
   REQUIRE(in);
   const auto records = nlohmann::json::parse(in);
