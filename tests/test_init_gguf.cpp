@@ -190,7 +190,7 @@ TEST_CASE("init --gguf: Q8_0 weights are the Hugging Face weights within half a 
   }
 }
 
-TEST_CASE("init --gguf: a type attnviz does not write, a non-family arch and --tokenizer are usage errors") {
+TEST_CASE("init --gguf: a type attnviz does not write, a non-family arch and a non-byte-level tokenizer are usage errors") {
   TempDir tmp;
   const auto bad = run_attnviz(fmt::format("init --arch llama --gguf Q4_K_S -o '{}'", (tmp / "a.gguf").string()));
   CHECK(bad.exit_code == 2);
@@ -199,12 +199,32 @@ TEST_CASE("init --gguf: a type attnviz does not write, a non-family arch and --t
   const auto arch = run_attnviz(fmt::format("init --arch gpt2 --gguf F32 -o '{}'", (tmp / "b.gguf").string()));
   CHECK(arch.exit_code == 2);
   CHECK(contains(arch.err, "--arch gpt2 has no GGUF layout"));
-  const fs::path hf = init(tmp, "llama", "", "--d-model 32 --heads 4 --layers 1");
   const auto tok = run_attnviz(fmt::format("init --arch llama --gguf F32 --tokenizer '{}' -o '{}'",
-                                           (hf / "tokenizer.json").string(), (tmp / "c.gguf").string()));
-  CHECK(tok.exit_code == 2);
-  CHECK(contains(tok.err, "--tokenizer is not supported with --gguf"));
+                                           (k_root / "tests/fixtures/vocab/llama2/tokenizer.json").string(),
+                                           (tmp / "c.gguf").string()));
+  CHECK(tok.exit_code == 2);  // SentencePiece-style BPE (Metaspace): not a gpt2 vocabulary
+  CHECK(contains(tok.err, "not byte-level BPE"));
   CHECK_FALSE(fs::exists(tmp / "a.gguf"));
   CHECK_FALSE(fs::exists(tmp / "b.gguf"));
   CHECK_FALSE(fs::exists(tmp / "c.gguf"));
+}
+
+TEST_CASE("init --gguf --tokenizer: Llama 3's tokenizer.json as a gpt2 vocabulary of 128,256 tokens") {
+  TempDir tmp;
+  const fs::path out = tmp / "m.gguf";
+  const auto r = run_attnviz(fmt::format("init --arch llama --d-model 32 --heads 4 --layers 1 --gguf Q8_0 "
+                                         "--tokenizer '{}' -o '{}'",
+                                         (k_root / "tests/fixtures/vocab/llama3/tokenizer.json").string(),
+                                         out.string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const GgufFile f = GgufFile::open(out);
+  const GgufMetadata& m = f.metadata();
+  CHECK(m.get<std::string>("tokenizer.ggml.pre") == "llama-bpe");
+  const auto tokens = m.get_array<std::string>("tokenizer.ggml.tokens");
+  REQUIRE(tokens.size() == 128256);
+  CHECK(tokens[128000] == "<|begin_of_text|>");
+  CHECK(m.get_array<int32_t>("tokenizer.ggml.token_type")[128000] == 3);
+  CHECK(m.get_array<std::string>("tokenizer.ggml.merges").size() > 200000);
+  CHECK(m.get_count("llama.vocab_size") == 128256);
+  CHECK(type_of(f, "token_embd.weight") == "Q8_0");
 }

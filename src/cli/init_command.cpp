@@ -22,10 +22,6 @@ namespace {
 // a byte-level one with the family's special tokens and beginning-of-text token.
 void family_tokenizer(InitOptions& o, const std::string& file) {
   if (!file.empty()) {
-    if (!o.gguf_type.empty()) {
-      throw usage_error("init --gguf: --tokenizer is not supported with --gguf (the GGUF file gets init's byte-level "
-                        "tokenizer); omit --tokenizer");
-    }
     const auto tokenizer = find_tokenizer(file);
     if (!tokenizer || std::filesystem::path(file).filename() != "tokenizer.json") {
       throw usage_error(fmt::format("init --tokenizer {}: expected a tokenizer.json file", file));

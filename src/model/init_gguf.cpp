@@ -10,6 +10,7 @@
 #include "gguf_quant_mix.hpp"
 #include "gguf_tensors.hpp"
 #include "init_writer.hpp"
+#include "init_gguf_tokenizer.hpp"
 
 namespace attnviz::detail {
 
@@ -77,33 +78,6 @@ void add_hparams(GgufWriter& g, const Json& c, const std::string& arch, const Gg
   }
 }
 
-// The tokenizer.json init wrote (byte-level BPE, its added tokens special) as gguf-py's gpt2 vocabulary.
-void add_tokenizer(GgufWriter& g, const InitOptions& o) {
-  const Json t = Json::parse(o.tokenizer_json);
-  std::vector<std::string> tokens(static_cast<size_t>(o.vocab_size));
-  std::vector<int32_t> types(tokens.size(), 1);  // NORMAL
-  for (const auto& [token, id] : t.at("model").at("vocab").items()) tokens.at(id.get<size_t>()) = token;
-  int bos = -1, eos = -1;
-  for (const auto& a : t.at("added_tokens")) {
-    const size_t id = a.at("id").get<size_t>();
-    tokens.at(id) = a.at("content").get<std::string>();
-    types.at(id) = a.at("special").get<bool>() ? 3 : 4;  // CONTROL : USER_DEFINED
-    if (tokens[id] == o.bos_token) bos = static_cast<int>(id);
-    if (tokens[id] == o.eos_token) eos = static_cast<int>(id);
-  }
-  std::vector<std::string> merges;
-  for (const auto& m : t.at("model").at("merges")) merges.push_back(m.get<std::string>());
-  g.set("tokenizer.ggml.model", gguf_string("gpt2"));
-  g.set("tokenizer.ggml.pre", gguf_string("gpt-2"));  // ByteLevel's own regex (use_regex)
-  g.set("tokenizer.ggml.tokens", gguf_strings(tokens));
-  g.set("tokenizer.ggml.token_type", gguf_array<int32_t>(types));
-  g.set("tokenizer.ggml.merges", gguf_strings(merges));
-  if (bos >= 0) g.set("tokenizer.ggml.bos_token_id", gguf_scalar<uint32_t>(uint32_t(bos)));
-  if (eos >= 0) g.set("tokenizer.ggml.eos_token_id", gguf_scalar<uint32_t>(uint32_t(eos)));
-  g.set("tokenizer.ggml.add_bos_token", gguf_scalar<bool>(bos >= 0));
-  g.set("tokenizer.ggml.add_eos_token", gguf_scalar<bool>(false));
-}
-
 struct Out {
   std::string name;
   std::vector<int64_t> dims;  // ggml order
@@ -149,7 +123,7 @@ void write_family_gguf(const fs::path& file, InitWriter& w, const Json& config, 
   const std::vector<uint32_t> types = llama_quant_types(mix, model, *type);
   GgufWriter g;
   add_hparams(g, config, o.arch, *type);
-  add_tokenizer(g, o);
+  add_gguf_tokenizer(g, o);
   for (size_t i = 0; i < tensors.size(); ++i) {
     g.add_tensor(tensors[i].name, tensors[i].dims, types[i], tensors[i].data);
     std::vector<float>().swap(tensors[i].data);  // converted: only its bytes are kept
