@@ -72,6 +72,8 @@ TEST_CASE("init --gguf F32: each family's file gives the maps of the Hugging Fac
     const GgufFile f = GgufFile::open(gguf);
     CHECK(f.metadata().get<std::string>("general.architecture") == (std::string(arch) == "mistral" ? "llama" : arch));
     CHECK(f.metadata().get<std::string>("tokenizer.ggml.model") == "gpt2");
+    // llama.cpp sets token attributes by general.name: a name with "phi3" makes it look up a "</s>".
+    CHECK(f.metadata().get<std::string>("general.name").find("phi") == std::string::npos);
     test::check_saved_maps(test::run_and_save(gguf, ids, tmp / "gguf.safetensors"),
                            test::run_and_save(hf, ids, tmp / "hf.safetensors"));
   }

@@ -51,7 +51,8 @@ std::vector<float> llama3_rope_freqs(const Json& c) {
 void add_hparams(GgufWriter& g, const Json& c, const std::string& arch, const GgufFileType& type) {
   const std::string a = gguf_arch(arch) + ".";
   g.set("general.architecture", gguf_string(gguf_arch(arch)));
-  g.set("general.name", gguf_string("attnviz init " + arch));
+  // Not the family's name: llama.cpp sets token attributes by general.name ("phi3": it needs a "</s>").
+  g.set("general.name", gguf_string("attnviz init"));
   g.set("general.file_type", gguf_scalar<uint32_t>(type.llama_ftype));
   g.set("general.quantization_version", gguf_scalar<uint32_t>(2));
   g.set(a + "context_length", gguf_scalar<uint32_t>(count(c, "max_position_embeddings")));
