@@ -61,7 +61,7 @@ TEST_CASE("find_tokenizer: tokenizer.json, then vocab.json + merges.txt, then a 
   CHECK_FALSE(is_tokenizer_file_name("a/tokens.txt"));
   std::ofstream(dir / "tokens.txt") << "";
   CHECK(error_of([&] { find_tokenizer(dir / "tokens.txt"); }) ==
-        (dir / "tokens.txt").string() + ": not a tokenizer file attnviz reads (" + k_tokenizer_files + ")");
+        (dir / "tokens.txt").string() + ": not a tokenizer file attnviz reads (" + k_tokenizer_files + ", or a .gguf file)");
   // vocab.json and merges.txt stand for the pair (not for a tokenizer.json).
   const fs::path gpt2 = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/vocab/gpt2";
   for (const char* file : {"vocab.json", "merges.txt"}) {

@@ -93,3 +93,12 @@ TEST_CASE("inspect gguf: llama.cpp's file type names") {
   CHECK(attnviz::llama_file_type_name(1024) == "GUESSED");
   CHECK(attnviz::llama_file_type_name(5000).empty());
 }
+
+TEST_CASE("inspect gguf: the file's own tokenizer and the model it runs as") {
+  const auto r = run_attnviz("inspect tests/fixtures/gguf_models/llama-Q4_K_M.gguf");
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  // 280 tokens and 20 merges: the generator's vocabulary (tests/fixtures/gguf_models/tokenizer.py).
+  CHECK_MESSAGE(contains(r.out, "tokenizer: GGUF tokenizer (gpt2: byte-level BPE, pre-tokenizer default, 280 tokens, "
+                                "20 merges)"), r.out);
+  CHECK(contains(r.out, "model: layout llama, decoder, 1 layer, d_model 256"));
+}

@@ -8,6 +8,7 @@
 #include "attnviz/compute/embedding.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/gguf.hpp"
 #include "attnviz/io/npy.hpp"
 #include "attnviz/inputs/tokens.hpp"
 
@@ -24,29 +25,22 @@ TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse
   TextTools t;
   t.add_special = add_special;
   t.vocab = vocabulary_of(model);
-  t.tokenizer_dir = dir.empty() ? model.dir : fs::path(dir);
+  // A GGUF file's tokenizer is its tokenizer.ggml.* metadata; files beside it may be another model's.
+  t.tokenizer_dir = !dir.empty() ? fs::path(dir) : model.gguf.empty() ? model.dir : model.gguf;
   std::error_code ec;
   if (!dir.empty() && !fs::exists(t.tokenizer_dir, ec)) {
     throw usage_error(fmt::format("--tokenizer {}: no such file or folder (give the folder holding the tokenizer, "
                                   "or its file: {})", dir, k_tokenizer_files));
   }
-  if (!dir.empty() && fs::is_regular_file(t.tokenizer_dir, ec) && !is_tokenizer_file_name(t.tokenizer_dir)) {
+  if (!dir.empty() && fs::is_regular_file(t.tokenizer_dir, ec) && !is_tokenizer_file_name(t.tokenizer_dir) &&
+      !is_gguf_file(t.tokenizer_dir)) {
     throw usage_error(fmt::format("--tokenizer {}: not a tokenizer file (give the folder holding the tokenizer, "
                                   "or its file: {})", dir, k_tokenizer_files));
   }
   if (!dir.empty() && use == TokenizerUse::none) {
     throw usage_error("--tokenizer reads --text and labels --ids: give one of them");
   }
-  // The tokenizer of a GGUF file is its tokenizer.ggml.* metadata; files beside it may be another model's.
-  const bool gguf_inside = !model.gguf.empty() && dir.empty();
-  if (gguf_inside && use == TokenizerUse::text) {
-    throw usage_error(fmt::format("{}: the tokenizer inside a GGUF file (tokenizer.ggml.*) is not supported yet; "
-                                  "give --ids, or --tokenizer with the model's Hugging Face tokenizer files",
-                                  model.gguf.string()));
-  }
-  if (gguf_inside && use == TokenizerUse::labels) {
-    t.notes.push_back("the ids are labelled without the tokenizer: the tokenizer inside a GGUF file is not read yet");
-  } else if (use == TokenizerUse::text) {
+  if (use == TokenizerUse::text) {
     t.tokenizer = find_tokenizer(t.tokenizer_dir);
   } else if (use == TokenizerUse::labels) {
     try {  // only labels depend on it: the ids run whatever the tokenizer files hold

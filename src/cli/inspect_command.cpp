@@ -13,6 +13,7 @@
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/io/gguf.hpp"
 #include "attnviz/io/json.hpp"
 #include "attnviz/model/hf_cache.hpp"
 #include "attnviz/model/model.hpp"
@@ -89,8 +90,9 @@ void print_model(const std::filesystem::path& path, const ConfigOverrides& overr
 void inspect(const std::string& argument, const ConfigOverrides& overrides) {
   const ModelLocation where = locate_model(argument, HfEnvironment::of_process());
   const std::filesystem::path& path = where.path;
-  if (detail::is_gguf_file(path)) {  // the file itself, whether or not it loads as a model
+  if (is_gguf_file(path)) {  // the file itself, whether or not it loads as a model
     detail::print_gguf(where);
+    print_tokenizer(path);  // its tokenizer.ggml.* metadata
     print_model(path, overrides);
     return;
   }

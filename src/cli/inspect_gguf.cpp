@@ -130,14 +130,6 @@ void print_mix(const GgufFile& f) {
 
 }  // namespace
 
-bool is_gguf_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
-}
-
 void print_gguf(const ModelLocation& where) {
   const GgufFile f = GgufFile::open(where.path);
   const GgufMetadata& md = f.metadata();

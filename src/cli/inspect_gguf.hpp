@@ -9,9 +9,6 @@
 
 namespace attnviz::detail {
 
-// A regular file whose first four bytes are "GGUF" (Ollama's blobs have no extension).
-bool is_gguf_file(const std::filesystem::path& path);
-
 // Prints the report to stdout; throws Error (naming the file) for a file the reader refuses.
 void print_gguf(const ModelLocation& where);
 

@@ -13,7 +13,7 @@
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/model/hf_cache.hpp"
-#include "attnviz/model/tensor_source.hpp"
+#include "attnviz/io/gguf.hpp"
 #include "attnviz/render/table.hpp"
 
 namespace attnviz {
@@ -80,13 +80,9 @@ void tokenize_command(const TokenizeArgs& a) {
   fs::path dir = a.tokenizer.empty() ? locate_model(a.model, HfEnvironment::of_process()).path : fs::path(a.tokenizer);
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw Error(fmt::format("{}: no such file or folder", dir.string()));
-  if (a.tokenizer.empty() && is_gguf_file(dir)) {  // its tokenizer is its metadata, not the files beside it
-    throw usage_error(fmt::format("{}: the tokenizer inside a GGUF file (tokenizer.ggml.*) is not supported yet; "
-                                  "give --tokenizer with the model's Hugging Face tokenizer files", dir.string()));
-  }
-  if (!fs::is_directory(dir, ec) && a.tokenizer.empty()) {
+  if (!fs::is_directory(dir, ec) && a.tokenizer.empty() && !is_gguf_file(dir)) {
     dir = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();  // a weights file: its folder
-  }
+  }  // a GGUF file carries its own tokenizer
   const std::unique_ptr<Tokenizer> t = find_tokenizer(dir);
   if (!t) {
     throw usage_error(fmt::format("{} holds no tokenizer attnviz reads (looked for {})", dir.string(),

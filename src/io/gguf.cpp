@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cstring>
+#include <fstream>
 
 #include "attnviz/core/error.hpp"
 #include "gguf_dequant.hpp"
@@ -15,6 +17,14 @@ namespace attnviz {
 
 // GGUF is little-endian (big-endian files are refused by their version); reads use memcpy.
 static_assert(std::endian::native == std::endian::little, "attnviz assumes a little-endian host");
+
+bool is_gguf_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
+}
 
 int64_t GgufTensorInfo::rows() const {
   int64_t n = 1;

@@ -4,11 +4,10 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-#include <cstring>
-#include <fstream>
 #include <set>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/gguf.hpp"
 #include "attnviz/io/json.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "gguf_tensors.hpp"
@@ -87,14 +86,6 @@ std::vector<fs::path> weight_files(const fs::path& path) {
 }
 
 }  // namespace
-
-bool is_gguf_file(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
-}
 
 TensorSource TensorSource::open(const fs::path& path) {
   TensorSource src;

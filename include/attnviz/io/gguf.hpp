@@ -64,6 +64,10 @@ enum class GgmlType : uint32_t {
 std::string ggml_type_name(uint32_t type);  // "Q4_K", ...; "type 99" for unknown numbers
 bool ggml_type_dequantizable(uint32_t type);  // attnviz can convert it to float32
 
+// A regular file whose first four bytes are GGUF's magic, whatever its name (Ollama's blobs have no
+// extension): TensorSource, find_tokenizer and inspect read it as GGUF.
+bool is_gguf_file(const std::filesystem::path& path);
+
 struct GgufTensorInfo {
   std::string name;
   uint32_t type = 0;          // a ggml_type number; see ggml_type_name

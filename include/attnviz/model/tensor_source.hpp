@@ -25,9 +25,6 @@ struct DtypeTotals {
   uint64_t bytes = 0;
 };
 
-// The file starts with GGUF's magic: TensorSource::open reads it as GGUF, whatever its extension.
-bool is_gguf_file(const std::filesystem::path& path);
-
 class TensorSource {
  public:
   // A .safetensors file; or a folder with model.safetensors, model.safetensors.index.json (shards),
