@@ -230,3 +230,23 @@ TEST_CASE("init --gguf --tokenizer: Llama 3's tokenizer.json as a gpt2 vocabular
   CHECK(m.get_count("llama.vocab_size") == 128256);
   CHECK(type_of(f, "token_embd.weight") == "Q8_0");
 }
+
+TEST_CASE("init --gguf: the file's own tokenizer gives the ids of the tokenizer.json init writes beside the folder") {
+  TempDir tmp;
+  for (const char* arch : {"llama", "qwen2", "gemma2", "phi3"}) {
+    CAPTURE(arch);
+    const std::string dims = "--d-model 32 --heads 4 --layers 1";
+    const fs::path hf = init(tmp, arch, "", dims), gguf = init(tmp, arch, "Q8_0", dims);
+    const auto ids = [&](const fs::path& model) {
+      const auto r = run_attnviz(fmt::format("tokenize --model '{}' --text 'Hi wörld, 12!' --format json",
+                                             model.string()));
+      REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+      nlohmann::json j = nlohmann::json::parse(r.out);
+      j.erase("tokenizer");  // where the tokenizer came from: tokenizer.json or the GGUF metadata
+      return j;
+    };
+    const nlohmann::json a = ids(gguf), b = ids(hf);
+    CHECK(a.dump() == b.dump());
+    CHECK(a["tokens"][0]["added"].get<bool>() == (std::string(arch) != "qwen2"));  // the BOS, where the family has one
+  }
+}
