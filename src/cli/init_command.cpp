@@ -34,19 +34,22 @@ void family_tokenizer(InitOptions& o, const std::string& file) {
     const char* arch;
     std::vector<std::string> tokens;
     const char* bos;
+    const char* eos;
   };
   static const Specials k_specials[] = {
-      {"llama", {"<|begin_of_text|>", "<|end_of_text|>"}, "<|begin_of_text|>"},
-      {"mistral", {"<unk>", "<s>", "</s>"}, "<s>"},
-      {"qwen2", {"<|endoftext|>", "<|im_start|>", "<|im_end|>"}, ""},
-      {"qwen3", {"<|endoftext|>", "<|im_start|>", "<|im_end|>"}, ""},
-      {"gemma2", {"<pad>", "<eos>", "<bos>"}, "<bos>"},
-      {"phi3", {"<unk>", "<s>", "<|endoftext|>"}, "<s>"},
+      {"llama", {"<|begin_of_text|>", "<|end_of_text|>"}, "<|begin_of_text|>", "<|end_of_text|>"},
+      {"mistral", {"<unk>", "<s>", "</s>"}, "<s>", "</s>"},
+      {"qwen2", {"<|endoftext|>", "<|im_start|>", "<|im_end|>"}, "", "<|endoftext|>"},
+      {"qwen3", {"<|endoftext|>", "<|im_start|>", "<|im_end|>"}, "", "<|endoftext|>"},
+      {"gemma2", {"<pad>", "<eos>", "<bos>"}, "<bos>", "<eos>"},
+      {"phi3", {"<unk>", "<s>", "<|endoftext|>"}, "<s>", "<|endoftext|>"},
   };
   for (const auto& s : k_specials) {
     if (o.arch != s.arch) continue;
     o.tokenizer_json = byte_level_tokenizer_json(s.tokens, s.bos);
     o.vocab_size = 256 + static_cast<int>(s.tokens.size());
+    o.bos_token = s.bos;
+    o.eos_token = s.eos;
   }
 }
 
@@ -76,7 +79,10 @@ void add_init_command(CLI::App& app) {
   cmd->add_option("--layers", o.n_layers, "layers per stack")->check(positive_number());
   cmd->add_option("--d-ff", o.d_ff, "feed-forward width (default 4 · d_model)")->check(positive_number());
   cmd->add_flag("--norm-first", o.norm_first, "pre-norm layers (encoder, encoder-decoder)");
-  cmd->add_option("--output,-o", args->out, "folder to write model.safetensors and config.json")
+  cmd->add_option("--gguf", o.gguf_type,
+                  "a Hugging Face family as one GGUF file (-o names the file), as llama.cpp converts and "
+                  "quantises it: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K_M, Q4_K_M, Q5_K_M, Q6_K");
+  cmd->add_option("--output,-o", args->out, "folder to write model.safetensors and config.json (--gguf: the file)")
       ->required();
   cmd->add_option("--d-model", o.d_model, "input width")->check(positive_number());
   cmd->add_option("--heads", o.n_heads, "number of heads")->check(positive_number());
@@ -99,7 +105,11 @@ void add_init_command(CLI::App& app) {
     }
     if (is_hf_family(args->options.arch)) family_tokenizer(args->options, args->tokenizer);
     init_model(args->out, args->options);
-    std::cerr << fmt::format("attnviz: wrote {}/model.safetensors and config.json\n", args->out);
+    if (args->options.gguf_type.empty()) {
+      std::cerr << fmt::format("attnviz: wrote {}/model.safetensors and config.json\n", args->out);
+    } else {
+      std::cerr << fmt::format("attnviz: wrote {} ({})\n", args->out, args->options.gguf_type);
+    }
   });
 }
 

@@ -92,32 +92,18 @@ std::optional<std::string> hf_name(const std::string& arch, const std::string& n
   return fmt::format("model.layers.{}.{}{}", layer, hf, suffix);
 }
 
-// HF's rows of one head from the converter's: LlamaModel.permute reshapes each head's d rows to
-// (2, d/2), swaps the axes and flattens, so GGUF row 2i + j holds HF row j · d/2 + i.
-void unpermute_rows(std::vector<float>& data, int64_t rows, int64_t cols, int heads) {
-  const std::vector<float> gguf = data;
-  const int64_t d = rows / heads, half = d / 2;
-  for (int64_t h = 0; h < heads; ++h) {
-    for (int64_t j = 0; j < 2; ++j) {
-      for (int64_t i = 0; i < half; ++i) {
-        const float* from = gguf.data() + (h * d + 2 * i + j) * cols;
-        std::memcpy(data.data() + (h * d + j * half + i) * cols, from, sizeof(float) * size_t(cols));
-      }
-    }
-  }
-}
-
 }  // namespace
 
-std::string GgufTensors::name_in_file(const std::string& hf) const {
+std::optional<std::string> gguf_tensor_name(const std::string& arch, const std::string& hf) {
   const std::string suffix = hf.ends_with(".bias") ? ".bias" : ".weight";
+  if (!hf.ends_with(suffix)) return std::nullopt;
   const std::string base = hf.substr(0, hf.size() - suffix.size());
   for (const auto& r : k_top) {
     if (base == r.hf) return r.gguf + suffix;
   }
   const std::string p = "model.layers.";
   const size_t dot = base.find('.', p.size());
-  if (!base.starts_with(p) || dot == std::string::npos) return hf;
+  if (!base.starts_with(p) || dot == std::string::npos) return std::nullopt;
   const std::string layer = base.substr(p.size(), dot - p.size()), rest = base.substr(dot + 1);
   // The forward mapping decides: the GGUF base that maps to `rest` for this architecture.
   std::vector<const char*> bases;
@@ -125,10 +111,30 @@ std::string GgufTensors::name_in_file(const std::string& hf) const {
   for (const auto& r : k_phi3_layer) bases.push_back(r.gguf);
   for (const auto& r : k_layer) bases.push_back(r.gguf);
   for (const char* gguf : bases) {
-    const char* h = layer_name(arch_, gguf);
+    const char* h = layer_name(arch, gguf);
     if (h && rest == h) return "blk." + layer + "." + gguf + suffix;
   }
-  return hf;
+  return std::nullopt;
+}
+
+// LlamaModel.permute reshapes each head's d rows to (2, d/2), swaps the axes and flattens, so GGUF
+// row 2i + j holds HF row j · d/2 + i.
+void permute_rows(std::vector<float>& data, int64_t rows, int64_t cols, int heads, bool undo) {
+  const std::vector<float> from = data;
+  const int64_t d = rows / heads, half = d / 2;
+  for (int64_t h = 0; h < heads; ++h) {
+    for (int64_t j = 0; j < 2; ++j) {
+      for (int64_t i = 0; i < half; ++i) {
+        const int64_t hf = h * d + j * half + i, gguf = h * d + 2 * i + j;
+        std::memcpy(data.data() + (undo ? hf : gguf) * cols, from.data() + (undo ? gguf : hf) * cols,
+                    sizeof(float) * size_t(cols));
+      }
+    }
+  }
+}
+
+std::string GgufTensors::name_in_file(const std::string& hf) const {
+  return gguf_tensor_name(arch_, hf).value_or(hf);
 }
 
 std::optional<std::string> gguf_model_type(const std::string& arch) {
@@ -224,7 +230,7 @@ Tensor GgufTensors::load(const std::string& name) const {
   release_mapped(file_.tensor_data(*e.gguf), e.gguf->bytes);  // converted: its pages may go
   if (e.permuted_heads > 0) {
     const int64_t rows = e.info.shape.front();
-    unpermute_rows(t.data, rows, int64_t(t.data.size()) / rows, e.permuted_heads);
+    permute_rows(t.data, rows, int64_t(t.data.size()) / rows, e.permuted_heads, true);
   }
   return t;
 }

@@ -21,6 +21,12 @@ namespace attnviz::detail {
 std::optional<std::string> gguf_model_type(const std::string& arch);
 // "llama, qwen2, qwen3, gemma2, gemma3, phi3", for messages.
 std::string gguf_architectures();
+// llama.cpp's name of a Hugging Face tensor name for the architecture (the reader's table inverted);
+// nullopt when the architecture's graph has no such tensor.
+std::optional<std::string> gguf_tensor_name(const std::string& arch, const std::string& hf);
+// convert_hf_to_gguf.py's LlamaModel.permute of q/k rows ([rows, cols], `heads` heads): HF row
+// j · d/2 + i of a head becomes row 2i + j; `undo` turns the file's rows back into HF's.
+void permute_rows(std::vector<float>& data, int64_t rows, int64_t cols, int heads, bool undo);
 
 class GgufTensors {
  public:

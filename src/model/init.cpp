@@ -142,6 +142,10 @@ Dims dims_of(const InitOptions& o) {
 
 void init_model(const fs::path& dir, const InitOptions& o) {
   const Dims n = dims_of(o);
+  if (!o.gguf_type.empty() && !is_hf_family(o.arch)) {
+    throw usage_error(fmt::format("init --gguf: --arch {} has no GGUF layout in llama.cpp's families; use llama, "
+                                  "mistral, qwen2, qwen3, gemma2 or phi3", o.arch));
+  }
   InitWriter w(o.seed);
   Json config;
   if (!o.vocab.empty() && (o.arch == "encoder" || o.arch == "encoder-decoder")) {
@@ -159,6 +163,10 @@ void init_model(const fs::path& dir, const InitOptions& o) {
   else throw usage_error(fmt::format("init: --arch {}: expected mha, encoder, decoder, encoder-decoder, gpt2, "
                                      "bert, llama, mistral, qwen2, qwen3, gemma2 or phi3", o.arch));
   config["seed"] = o.seed;
+  if (!o.gguf_type.empty()) {
+    detail::write_family_gguf(dir, w, config, o);
+    return;
+  }
 
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,8 @@ class InitWriter {
     fill(name, {rows, d}, [&] { return std_dev * rng_.normal(); });
   }
   const std::vector<Named>& tensors() const { return tensors_; }
+  // The tensors moved out (init --gguf converts them one by one, never holding two copies).
+  std::vector<Named> take() { return std::move(tensors_); }
 
  private:
   template <typename F>
@@ -74,5 +77,9 @@ class InitWriter {
 // Their *ForCausalLM tensors into w; returns config.json as the family's config class writes it.
 nlohmann::ordered_json write_llama_family(InitWriter& w, const InitOptions& o, int d, int heads, int d_ff,
                                           int layers);
+
+// w's family checkpoint (config: its config.json) written to `file` as GGUF of type o.gguf_type.
+void write_family_gguf(const std::filesystem::path& file, InitWriter& w, const nlohmann::ordered_json& config,
+                       const InitOptions& o);
 
 }  // namespace attnviz::detail

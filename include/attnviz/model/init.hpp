@@ -25,6 +25,8 @@ struct InitOptions {
   int n_kv_heads = 0;              // Llama-like families: key/value heads (0: half the heads, when even)
   int vocab_size = 0;              // Llama-like families: rows of the token table (the tokenizer's size)
   std::string tokenizer_json;      // Llama-like families: written as tokenizer.json beside the weights
+  std::string bos_token, eos_token;  // Llama-like families: the tokenizer's (GGUF's bos/eos_token_id)
+  std::string gguf_type;           // Llama-like families: non-empty → one GGUF file of this type (F32, Q4_K_M, …)
 };
 
 // Writes dir/model.safetensors (hyperparameters also in its __metadata__) and dir/config.json.
@@ -37,6 +39,9 @@ struct InitOptions {
 // N(0, 0.02) with zero biases; LayerNorm γ = 1, β = 0.
 void init_model(const std::filesystem::path& dir, const InitOptions& options);
 
+// With options.gguf_type set (Llama-like families only), `dir` is the GGUF file written instead: the same
+// tensors as llama.cpp's convert_hf_to_gguf.py and llama-quantize would make them.
+//
 // Whether --arch names a Hugging Face family written with its tokenizer (llama, mistral, qwen2, qwen3,
 // gemma2, phi3).
 bool is_hf_family(const std::string& arch);
