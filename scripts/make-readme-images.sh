@@ -20,6 +20,10 @@ cp "$tmp/en/layer0.self.mask.png" "$out/english-causal-mask.png"
 cp "$tmp/zh/layer0.self.head0.png" "$out/chinese-head0.png"
 cp "$tmp/zh/self.grid.png" "$out/chinese-grid.png"
 cp "$tmp/cross/layer0.cross.head2.png" "$out/cross-head2.png"
+# A GGUF file quantised by llama.cpp (Q4_K_M), its text through the file's own tokenizer.
+"$build/attnviz" run -m tests/fixtures/gguf_models/llama-Q4_K_M.gguf --text "the thing is on where all the attention is" \
+  --head 0 --table none --no-heatmap --png "$tmp/gguf"
+cp "$tmp/gguf/layer0.self.head0.png" "$out/gguf-llama-q4km-head0.png"
 "$build/attnviz" run -m samples/mha -t samples/english.txt --causal --head 0 --color=never --width 80 \
   > "$out/terminal-english.txt"
 
