@@ -237,22 +237,25 @@ TEST_CASE("gguf models: an architecture attnviz does not run is refused, listing
 }
 
 TEST_CASE("gguf models: metadata the tensors contradict is refused, naming both") {
-  HfToGguf h = llama32();
-  h.drop("llama.feed_forward_length");
-  h.u32("feed_forward_length", 40);
-  CHECK(contains(load_error(h), "llama.feed_forward_length = 40, but the tensors have d_ff = 48"));
-  HfToGguf v = llama32();
-  v.drop("llama.vocab_size");
-  v.u32("vocab_size", 50);
-  CHECK(contains(load_error(v), "llama.vocab_size = 50, but the tensors have vocab rows = 48"));
-  HfToGguf d = llama32();
-  d.drop("llama.embedding_length");
-  d.u32("embedding_length", 64);
-  CHECK(contains(load_error(d), "llama.embedding_length = 64, but the tensors have d_model = 32"));
-  HfToGguf b = llama32();
-  b.drop("llama.block_count");
-  b.u32("block_count", 3);
-  CHECK(contains(load_error(b), "llama.block_count = 3, but the tensors have layers = 2"));
+  struct Case {
+    const char* key;  // after "llama."
+    uint32_t value;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"feed_forward_length", 40, "llama.feed_forward_length = 40, but the tensors have d_ff = 48"},
+      {"vocab_size", 50, "llama.vocab_size = 50, but the tensors have vocab rows = 48"},
+      {"embedding_length", 64, "llama.embedding_length = 64, but the tensors have d_model = 32"},
+      {"block_count", 3, "llama.block_count = 3, but the tensors have layers = 2"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.key);
+    HfToGguf h = llama32();
+    h.drop(std::string("llama.") + c.key);
+    h.u32(c.key, c.value);
+    const std::string msg = load_error(h);
+    CHECK_MESSAGE(contains(msg, c.message), msg);
+  }
 }
 
 TEST_CASE("gguf models: a tensor type attnviz cannot convert is refused at load, naming tensor and type") {
