@@ -4,21 +4,23 @@
 # at growing N, beside PyTorch's forward (bench/torch_forward.py) and matplotlib's figures of the same
 # size when /usr/bin/python3 has them. Prints a Markdown table with each target and whether it is met;
 # asserts nothing.
-#   bench/scale_bench.sh [--long] [--llama] [--no-references] [--readme]
+#   bench/scale_bench.sh [--long] [--llama] [--no-references | --no-matplotlib] [--readme]
 #     --long           also PyTorch at N = 4,096, N = 16,384 (--png of every head, and stats) and N = 32,768
 #     --llama          also bench/memory_bench.sh: a Llama-3.2-1B-shaped BF16 model at N = 2,048 beside PyTorch
 #     --no-references  attnviz only (no PyTorch, no matplotlib)
+#     --no-matplotlib  no matplotlib figures (144 of them at N = 2,048 take minutes)
 #     --readme         write the table into README.md between the scale-bench markers
 set -euo pipefail
 cd "$(dirname "$0")/.."
-long=0 llama=0 refs=1 readme=0
+long=0 llama=0 refs=1 mpl=1 readme=0
 for arg in "$@"; do
   case $arg in
     --long) long=1 ;;
     --llama) llama=1 ;;
     --no-references) refs=0 ;;
+    --no-matplotlib) mpl=0 ;;
     --readme) readme=1 ;;
-    *) echo "usage: bench/scale_bench.sh [--long] [--llama] [--no-references] [--readme]" >&2; exit 2 ;;
+    *) echo "usage: bench/scale_bench.sh [--long] [--llama] [--no-references | --no-matplotlib] [--readme]" >&2; exit 2 ;;
   esac
 done
 
@@ -37,7 +39,7 @@ ids() { awk -v n="$1" 'BEGIN { srand(7); for (i = 0; i < n; i++) printf "%d ", i
 have_torch=0 have_mpl=0
 if [ "$refs" = 1 ]; then
   /usr/bin/python3 -c 'import torch' 2>/dev/null && have_torch=1
-  /usr/bin/python3 -c 'import matplotlib' 2>/dev/null && have_mpl=1
+  [ "$mpl" = 0 ] || { /usr/bin/python3 -c 'import matplotlib' 2>/dev/null && have_mpl=1; }
 fi
 
 # measure LABEL REPEATS CMD…: the median wall time of REPEATS runs, with that run's user, sys and max RSS.
