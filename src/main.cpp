@@ -4,5 +4,6 @@
 
 int main(int argc, char** argv) {
   attnviz::tune_openblas(argv);  // may run the program again, once, with OpenBLAS's settings
+  attnviz::keep_freed_memory();
   return attnviz::run_cli(argc, argv);
 }

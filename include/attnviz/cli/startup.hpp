@@ -12,6 +12,10 @@ namespace attnviz {
 // OPENBLAS_THREAD_TIMEOUT=4 unless the user set it (theirs always wins).
 std::map<std::string, std::string> openblas_settings(const std::function<const char*(const char*)>& get_env);
 
+// Sets glibc malloc to keep freed buffers in the process (no mmap / munmap per buffer below
+// 32 MiB, no trimming of the heap), so buffers freed by one layer or head are reused by the next.
+void keep_freed_memory();
+
 // Applies openblas_settings to this process and, when it added any, executes /proc/self/exe again
 // with the same arguments (OpenBLAS reads them only when it is loaded, before main). Returns when
 // nothing was added — always so in the re-executed process — or when the exec failed.
