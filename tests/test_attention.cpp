@@ -294,3 +294,16 @@ TEST_CASE("attention: blocks are the same whatever masks and sizes ran before on
     }
   }
 }
+
+TEST_CASE("attention: d_k = 0 gives zero scores and uniform weights; no keys gives no weights") {
+  const Matrix q(3, 0), k(4, 0), v = Matrix::Ones(4, 2);
+  Matrix out;
+  const auto c = run(out, q, k, v, Mask{}, 1.0f, 2);
+  CHECK(c.scores.isZero(0.0f));
+  CHECK((c.probs.array() == 0.25f).all());
+  CHECK((out.array() == 1.0f).all());
+  Matrix none_out;
+  const auto none = run(none_out, Matrix::Ones(2, 3), Matrix(0, 3), Matrix(0, 2), Mask{}, 1.0f, 2);
+  CHECK(none.blocks.size() == 1);
+  CHECK(none_out.isZero(0.0f));
+}

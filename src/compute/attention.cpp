@@ -1,6 +1,8 @@
 // Scaled dot-product attention (Vaswani et al. 2017, eq. 1) with a fused mask + softmax per row block.
 #include "attnviz/compute/attention.hpp"
 
+#include <cblas.h>  // OpenBLAS, the BLAS Eigen's products use (EIGEN_USE_BLAS)
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -97,6 +99,20 @@ class BlockBuffers {
   int clean_from_ = 0;  // columns [clean_from_, n_k_) of rows [0, rows_) hold -inf / 0
 };
 
+// scores = scale · q kᵀ in one sgemm (alpha = scale, beta = 0): Eigen's product would clear the
+// block first and scale it in a second pass, both on one core; the result is the same float.
+void scaled_scores(MatrixRef scores, ConstMatrixRef q, ConstMatrixRef k, float scale) {
+  const auto rows = static_cast<int>(q.rows()), n = static_cast<int>(k.rows()), d = static_cast<int>(q.cols());
+  if (rows == 0 || n == 0) return;
+  if (d == 0) {  // an empty dot product; BLAS refuses a leading dimension of 0
+    scores.setZero();
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, n, d, scale, q.data(),
+              static_cast<int>(q.outerStride()), k.data(), static_cast<int>(k.outerStride()), 0.0f,
+              scores.data(), static_cast<int>(scores.outerStride()));
+}
+
 }  // namespace
 
 void masked_softmax_row(float* scores, float* probs, int n_k, int query, const Mask& mask) {
@@ -118,9 +134,7 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
     const int n_live = mask.causal ? std::min(n_k, r1) : n_k;
     auto [s, p] = buffers.take(rows, n_k, n_live);
     auto s_live = s.leftCols(n_live);
-    // scores = q kᵀ / sqrt(d_k)
-    s_live.noalias() = q.middleRows(r0, rows) * k.topRows(n_live).transpose();
-    s_live *= scale;
+    scaled_scores(s_live, q.middleRows(r0, rows), k.topRows(n_live), scale);
     if (softcap > 0) s_live = ((s_live.array() / softcap).tanh() * softcap).matrix();
     for (int i = 0; i < rows; ++i) {
       softmax_live_row(s.row(i).data(), p.row(i).data(), n_k, n_live, r0 + i, mask);
