@@ -40,7 +40,8 @@ TEST_CASE("startup: attnviz runs once more with the timeout set, and only once")
   const std::string verbose = "OPENBLAS_VERBOSE=2 ";
   const auto count = [](const std::string& text) {
     size_t n = 0;
-    for (size_t at = text.find("Core: "); at != std::string::npos; at = text.find("Core: ", at + 1)) ++n;
+    for (size_t at = text.find("Core: "); at != std::string::npos; at = text.find("Core: ", at + 1))
+      ++n;
     return n;
   };
   const auto fresh = run_attnviz("--version", "", "env -u OPENBLAS_THREAD_TIMEOUT " + verbose);

@@ -10,7 +10,8 @@
 
 namespace attnviz {
 
-std::map<std::string, std::string> openblas_settings(const std::function<const char*(const char*)>& get_env) {
+std::map<std::string, std::string> openblas_settings(
+    const std::function<const char*(const char*)>& get_env) {
   std::map<std::string, std::string> add;
   // After each product OpenBLAS's idle workers spin on sched_yield for 2^28 cycles (≈ 0.1 s) by
   // default: a quarter of a run's samples, mostly system time, and a core taken from attnviz's own
@@ -29,7 +30,8 @@ void keep_freed_memory() {
 }
 
 void tune_openblas(char** argv) {
-  const auto add = openblas_settings([](const char* name) -> const char* { return std::getenv(name); });
+  const auto add =
+      openblas_settings([](const char* name) -> const char* { return std::getenv(name); });
   if (add.empty()) return;  // the user set them, or this is the re-executed process
   for (const auto& [name, value] : add) setenv(name.c_str(), value.c_str(), 0);
   execv("/proc/self/exe", argv);  // returns only on failure: then run as we are

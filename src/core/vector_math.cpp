@@ -1,9 +1,10 @@
-// Highway kernels of vector_math.hpp: compiled once per x86 target, the best one chosen at run time.
-// Tails run the same vector code one lane at a time, so a value never depends on its position.
+// Highway kernels of vector_math.hpp, compiled per x86 target and chosen at run time; tails run
+// the same vector code one lane at a time, so a value never depends on its position.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/core/vector_math.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+// After highway.h, so it is compiled once per target too.
 #include <hwy/contrib/math/math-inl.h>
 
 #include <cmath>
@@ -65,7 +66,8 @@ void scale_in_place(float* x, size_t n, float factor) {
   const hn::ScalableTag<float> d;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::Mul(hn::LoadU(d, x + i), hn::Set(d, factor)), d, x + i);
+  for (; i + lanes <= n; i += lanes)
+    hn::StoreU(hn::Mul(hn::LoadU(d, x + i), hn::Set(d, factor)), d, x + i);
   for (; i < n; ++i) x[i] *= factor;
 }
 
@@ -114,13 +116,21 @@ HWY_EXPORT(scale_in_place);
 HWY_EXPORT(all_finite);
 HWY_EXPORT(gelu_tanh_in_place);
 
-float max_of(const float* x, std::size_t n) { return HWY_DYNAMIC_DISPATCH(max_of)(x, n); }
+float max_of(const float* x, std::size_t n) {
+  return HWY_DYNAMIC_DISPATCH(max_of)(x, n);
+}
 float exp_shifted(const float* x, float* y, std::size_t n, float shift) {
   return HWY_DYNAMIC_DISPATCH(exp_shifted)(x, y, n, shift);
 }
-void scale_in_place(float* x, std::size_t n, float factor) { HWY_DYNAMIC_DISPATCH(scale_in_place)(x, n, factor); }
-bool all_finite(const float* x, std::size_t n) { return HWY_DYNAMIC_DISPATCH(all_finite)(x, n); }
-void gelu_tanh_in_place(float* x, std::size_t n) { HWY_DYNAMIC_DISPATCH(gelu_tanh_in_place)(x, n); }
+void scale_in_place(float* x, std::size_t n, float factor) {
+  HWY_DYNAMIC_DISPATCH(scale_in_place)(x, n, factor);
+}
+bool all_finite(const float* x, std::size_t n) {
+  return HWY_DYNAMIC_DISPATCH(all_finite)(x, n);
+}
+void gelu_tanh_in_place(float* x, std::size_t n) {
+  HWY_DYNAMIC_DISPATCH(gelu_tanh_in_place)(x, n);
+}
 
 }  // namespace attnviz
 #endif  // HWY_ONCE

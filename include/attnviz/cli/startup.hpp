@@ -10,7 +10,8 @@ namespace attnviz {
 
 // The OpenBLAS environment variables (name → value) attnviz adds, given the current environment:
 // OPENBLAS_THREAD_TIMEOUT=4 unless the user set it (theirs always wins).
-std::map<std::string, std::string> openblas_settings(const std::function<const char*(const char*)>& get_env);
+std::map<std::string, std::string> openblas_settings(
+    const std::function<const char*(const char*)>& get_env);
 
 // Sets glibc malloc to keep freed buffers in the process (no mmap / munmap per buffer below
 // 32 MiB, no trimming of the heap), so buffers freed by one layer or head are reused by the next.
