@@ -246,3 +246,64 @@ TEST_CASE("attention: NaN in v gives the same output at every block size under a
     CHECK(rows.row(i).tail(2) == whole.row(i).tail(2));
   }
 }
+
+TEST_CASE("attention: a NaN or +inf score makes every allowed weight NaN, masked keys stay 0") {
+  // PyTorch's softmax of a row holding NaN (or +inf, as inf − inf) is NaN throughout; outside the
+  // allowed keys the weights are 0 by construction, as for any row.
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    for (int at : {0, 9, 16}) {  // a first lane, a middle one, the last allowed key (a vector tail)
+      std::vector<float> scores(20, 0.5f), probs(20, -1.0f);
+      scores[at] = bad;
+      Mask pad;
+      pad.n_pad_keys = 3;  // keys 17-19 are padding
+      masked_softmax_row(scores.data(), probs.data(), 20, 0, pad);
+      for (int j = 0; j < 17; ++j) CHECK_MESSAGE(std::isnan(probs[j]), "key " << j << ", bad at " << at);
+      for (int j = 17; j < 20; ++j) CHECK(probs[j] == 0.0f);
+    }
+  }
+}
+
+TEST_CASE("attention: blocks are the same whatever masks and sizes ran before on the thread") {
+  // The block buffers live between calls and skip rewriting the masked columns a previous causal
+  // block left: each call must still hand over exactly its own -inf / 0 cells.
+  Random rng(23);
+  const int n = 29;
+  const Matrix q = random_matrix(rng, n, 8), k = random_matrix(rng, n, 8), v = random_matrix(rng, n, 4);
+  Mask causal;
+  causal.causal = true;
+  Mask causal_pad = causal;
+  causal_pad.n_pad_keys = 4;
+  Mask window;
+  window.causal = true;
+  window.window = 5;
+  Mask none;
+  for (const Mask* mask : {&causal, &causal, &none, &causal_pad, &window, &none, &causal}) {
+    for (int block : {4, 13, 3}) {
+      Matrix out, probs;
+      naive_attention(q, k, v, *mask, 0.3f, probs);
+      const auto c = run(out, q, k, v, *mask, 0.3f, block);
+      check_close(c.probs, probs, 1e-6f, "probs " + mask->describe());
+      for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+          const bool allowed = mask->allowed(i, j, n);
+          REQUIRE_MESSAGE((allowed ? std::isfinite(c.scores(i, j)) : c.scores(i, j) == -INFINITY),
+                          mask->describe() << " block " << block << " (" << i << ", " << j << ")");
+          if (!allowed) REQUIRE(c.probs(i, j) == 0.0f);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: d_k = 0 gives zero scores and uniform weights; no keys gives no weights") {
+  const Matrix q(3, 0), k(4, 0), v = Matrix::Ones(4, 2);
+  Matrix out;
+  const auto c = run(out, q, k, v, Mask{}, 1.0f, 2);
+  CHECK(c.scores.isZero(0.0f));
+  CHECK((c.probs.array() == 0.25f).all());
+  CHECK((out.array() == 1.0f).all());
+  Matrix none_out;
+  const auto none = run(none_out, Matrix::Ones(2, 3), Matrix(0, 3), Matrix(0, 2), Mask{}, 1.0f, 2);
+  CHECK(none.blocks.size() == 1);
+  CHECK(none_out.isZero(0.0f));
+}

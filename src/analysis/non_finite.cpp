@@ -1,6 +1,10 @@
 // NaN / ±inf attention weights, found block by block and reported per map.
 #include "attnviz/analysis/non_finite.hpp"
 
+#include <algorithm>
+
+#include "attnviz/core/vector_math.hpp"
+
 namespace attnviz {
 
 void NonFiniteMonitor::begin_map(const MapInfo& info) {
@@ -8,12 +12,16 @@ void NonFiniteMonitor::begin_map(const MapInfo& info) {
 }
 
 void NonFiniteMonitor::on_block(const AttentionBlock& block) {
-  if (block.probs.allFinite()) return;
+  // Under a causal mask the weights after a row's own key are 0 by construction (AttentionBlock's
+  // contract), so each row is read up to its diagonal: half the cells of a map.
+  const bool causal = block.info->mask->causal;
+  const auto n_key = block.probs.cols();
   for (Eigen::Index r = 0; r < block.probs.rows(); ++r) {
-    const auto bad = (!block.probs.row(r).array().isFinite()).count();
-    if (bad == 0) continue;
+    const Eigen::Index live = causal ? std::min<Eigen::Index>(n_key, block.row_begin + r + 1) : n_key;
+    const auto row = block.probs.row(r).head(live);
+    if (all_finite(row.data(), static_cast<size_t>(live))) continue;
     current_.rows.push_back(block.row_begin + static_cast<int>(r));
-    current_.worst += static_cast<double>(bad);
+    current_.worst += static_cast<double>((!row.array().isFinite()).count());
   }
 }
 

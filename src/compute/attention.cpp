@@ -1,9 +1,14 @@
 // Scaled dot-product attention (Vaswani et al. 2017, eq. 1) with a fused mask + softmax per row block.
 #include "attnviz/compute/attention.hpp"
 
+#include <cblas.h>  // OpenBLAS, the BLAS Eigen's products use (EIGEN_USE_BLAS)
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
+
+#include "attnviz/core/vector_math.hpp"
 
 namespace attnviz {
 
@@ -28,28 +33,90 @@ std::pair<int, int> allowed_range(const Mask& mask, int i, int n_k) {
 
 }  // namespace
 
-void masked_softmax_row(float* scores, float* probs, int n_k, int query, const Mask& mask) {
+namespace {
+
+// Softmax of one row whose columns [n_live, n_k) already hold -inf / 0: writes [0, n_live) only,
+// so under a causal mask a block touches the keys it computed and no more.
+void softmax_live_row(float* scores, float* probs, int n_k, int n_live, int query, const Mask& mask) {
   // p_j = exp(s_j − m) / Σ_l exp(s_l − m) over allowed keys, m = max_j s_j (so exp never overflows)
-  const auto [lo, hi] = allowed_range(mask, query, n_k);
-  Eigen::Map<Eigen::ArrayXf> s(scores, n_k), p(probs, n_k);
-  s.head(lo).setConstant(k_neg_inf);  // masked_fill(mask == 0, -inf)
-  s.tail(n_k - hi).setConstant(k_neg_inf);
+  const auto [lo, hi] = allowed_range(mask, query, n_k);  // hi <= n_live: the caller's promise
+  std::fill(scores, scores + lo, k_neg_inf);  // masked_fill(mask == 0, -inf)
+  std::fill(scores + hi, scores + n_live, k_neg_inf);
+  std::fill(probs, probs + lo, 0.0f);
+  std::fill(probs + hi, probs + n_live, 0.0f);
   if (mask.matrix) {  // a file mask may hide any key inside the range
+    const uint8_t* keep = mask.matrix->row(query).data();
     for (int j = lo; j < hi; ++j) {
-      if ((*mask.matrix)(query, j) == 0) s[j] = k_neg_inf;
+      if (keep[j] == 0) scores[j] = k_neg_inf;
     }
   }
-  const float row_max = hi > lo ? s.segment(lo, hi - lo).maxCoeff() : k_neg_inf;
-  p.setZero();
-  if (row_max == k_neg_inf) return;  // every key masked: a zero row, reported by the caller
-  // Eigen vectorises exp over the range, but its exp clamps the argument near −88.4 and returns
-  // ~2.9e-39 for anything below, −inf included (without -march=native). Below ln(FLT_MIN) the true
-  // value is subnormal or 0, so those terms are set to exactly 0 (an absolute error under 1.2e-38,
-  // as flush-to-zero): masked keys, and keys whose score is far below the row's max, get 0.
-  const auto x = s.segment(lo, hi - lo) - row_max;
-  auto live = p.segment(lo, hi - lo);
-  live = (x < k_exp_underflow).select(0.0f, x.exp());
-  live *= 1.0f / live.sum();  // the sum is >= 1: the max element contributes exp(0)
+  const auto n = static_cast<size_t>(hi - lo);
+  const float row_max = max_of(scores + lo, n);  // NaN when a score is NaN
+  if (row_max == k_neg_inf) {  // every key masked: a zero row, reported by the caller
+    std::fill(probs + lo, probs + hi, 0.0f);
+    return;
+  }
+  if (!std::isfinite(row_max)) {  // a NaN or +inf score: every allowed weight is NaN, as in PyTorch
+    std::fill(probs + lo, probs + hi, std::numeric_limits<float>::quiet_NaN());
+    return;
+  }
+  // Terms below ln(FLT_MIN) (masked keys, keys far below the max) are exactly 0, an absolute error
+  // under 1.2e-38, as flush-to-zero. The sum is >= 1: the max element contributes exp(0).
+  const float sum = exp_shifted(scores + lo, probs + lo, n, row_max);
+  scale_in_place(probs + lo, n, 1.0f / sum);
+}
+
+// One row block's scores and probabilities, kept per thread between calls so that long runs do not
+// fault fresh pages in for every head and block; the buffers only grow. Tracks which trailing
+// columns already hold -inf / 0, so a causal block writes only the keys it computed.
+class BlockBuffers {
+ public:
+  struct Views {
+    Eigen::Map<Matrix> scores, probs;
+  };
+  // [rows, n_k] views whose columns [n_live, n_k) hold -inf (scores) and 0 (probs); the caller
+  // writes columns [0, n_live) only.
+  Views take(int rows, int n_k, int n_live) {
+    if (n_k != n_k_ || rows > rows_) {
+      rows_ = std::max(rows, n_k == n_k_ ? rows_ : 0);
+      n_k_ = n_k;
+      const auto size = static_cast<size_t>(rows_) * static_cast<size_t>(n_k);
+      if (scores_.size() < size) scores_.resize(size), probs_.resize(size);
+      clean_from_ = n_k;  // nothing known
+    }
+    Eigen::Map<Matrix> s(scores_.data(), rows_, n_k), p(probs_.data(), rows_, n_k);
+    if (n_live < clean_from_) {
+      s.middleCols(n_live, clean_from_ - n_live).setConstant(k_neg_inf);
+      p.middleCols(n_live, clean_from_ - n_live).setZero();
+    }
+    clean_from_ = n_live;
+    return {Eigen::Map<Matrix>(scores_.data(), rows, n_k), Eigen::Map<Matrix>(probs_.data(), rows, n_k)};
+  }
+
+ private:
+  std::vector<float> scores_, probs_;
+  int rows_ = 0, n_k_ = -1;
+  int clean_from_ = 0;  // columns [clean_from_, n_k_) of rows [0, rows_) hold -inf / 0
+};
+
+// scores = scale · q kᵀ in one sgemm (alpha = scale, beta = 0): Eigen's product would clear the
+// block first and scale it in a second pass, both on one core; the result is the same float.
+void scaled_scores(MatrixRef scores, ConstMatrixRef q, ConstMatrixRef k, float scale) {
+  const auto rows = static_cast<int>(q.rows()), n = static_cast<int>(k.rows()), d = static_cast<int>(q.cols());
+  if (rows == 0 || n == 0) return;
+  if (d == 0) {  // an empty dot product; BLAS refuses a leading dimension of 0
+    scores.setZero();
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, n, d, scale, q.data(),
+              static_cast<int>(q.outerStride()), k.data(), static_cast<int>(k.outerStride()), 0.0f,
+              scores.data(), static_cast<int>(scores.outerStride()));
+}
+
+}  // namespace
+
+void masked_softmax_row(float* scores, float* probs, int n_k, int query, const Mask& mask) {
+  softmax_live_row(scores, probs, n_k, n_k, query, mask);
 }
 
 void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRef k,
@@ -59,22 +126,18 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
   const int n_k = static_cast<int>(k.rows());
   block_rows = std::max(1, block_rows);
   const bool v_finite = v.allFinite();
-  Matrix scores(std::min(block_rows, n_q), n_k);
-  Matrix probs(scores.rows(), n_k);
+  thread_local BlockBuffers buffers;
   for (int r0 = 0; r0 < n_q; r0 += block_rows) {
     const int r1 = std::min(n_q, r0 + block_rows);
     const int rows = r1 - r0;
     // Under a causal mask, keys j >= r1 are masked for every row of the block: skip them.
     const int n_live = mask.causal ? std::min(n_k, r1) : n_k;
-    auto s = scores.topRows(rows);
-    auto p = probs.topRows(rows);
-    // scores = q kᵀ / sqrt(d_k)
-    s.leftCols(n_live).noalias() = q.middleRows(r0, rows) * k.topRows(n_live).transpose();
-    s.leftCols(n_live) *= scale;
-    if (softcap > 0) s.leftCols(n_live) = ((s.leftCols(n_live).array() / softcap).tanh() * softcap).matrix();
-    s.rightCols(n_k - n_live).setConstant(k_neg_inf);
+    auto [s, p] = buffers.take(rows, n_k, n_live);
+    auto s_live = s.leftCols(n_live);
+    scaled_scores(s_live, q.middleRows(r0, rows), k.topRows(n_live), scale);
+    if (softcap > 0) s_live = ((s_live.array() / softcap).tanh() * softcap).matrix();
     for (int i = 0; i < rows; ++i) {
-      masked_softmax_row(s.row(i).data(), p.row(i).data(), n_k, r0 + i, mask);
+      softmax_live_row(s.row(i).data(), p.row(i).data(), n_k, n_live, r0 + i, mask);
     }
     // out = probs v. The skipped keys have weight 0, exact unless v holds NaN/inf: 0·NaN is NaN
     // in the full product PyTorch computes (masked_fill + softmax + matmul), so then every key is

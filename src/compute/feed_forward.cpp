@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "attnviz/compute/linear.hpp"
+#include "attnviz/core/vector_math.hpp"
 
 namespace attnviz {
 
@@ -16,12 +17,9 @@ void activate(MatrixRef x, Activation activation) {
     case Activation::gelu:
       x = x.unaryExpr([](float v) { return 0.5f * v * (1.0f + std::erf(v * std::numbers::sqrt2_v<float> / 2.0f)); });
       break;
-    case Activation::gelu_tanh: {  // Eigen's array tanh is vectorised (std::tanh was 14% of a GPT-2 run)
-      const float c = std::sqrt(2.0f / std::numbers::pi_v<float>);
-      auto a = x.array();
-      a = 0.5f * a * (1.0f + (c * (a + 0.044715f * a.cube())).tanh());
+    case Activation::gelu_tanh:  // Highway's vectorised tanh (std::tanh was 14% of a GPT-2 run)
+      for (Eigen::Index r = 0; r < x.rows(); ++r) gelu_tanh_in_place(x.row(r).data(), static_cast<size_t>(x.cols()));
       break;
-    }
     case Activation::silu: {  // x·σ(x) = x / (1 + e^(−x))
       auto a = x.array();
       a = a / (1.0f + (-a).exp());
