@@ -2,11 +2,13 @@
 // exactly as an owned nn.Linear weight does.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <vector>
 
 #include "attnviz/compute/linear.hpp"
 #include "attnviz/core/random.hpp"
 #include "attnviz/model/weight_matrix.hpp"
+#include "../src/model/weight_buffers.hpp"
 #include "check_close.hpp"
 
 using namespace attnviz;
@@ -134,4 +136,21 @@ TEST_CASE("weight matrix: products large enough for BLAS read strided views of e
     CHECK(linear(x, Linear{fused_rows.out_rows(part * out, out), {}}) == owned);  // the same sgemm, another lda
     test::check_close(linear(x, Linear{fused_cols.out_rows(part * out, out), {}}), expected, 1e-4f, "Conv1D view");
   }
+}
+
+TEST_CASE("weight matrix: a converted layer's buffer is reused by the next layer's tensor of that size") {
+  const size_t n = 4093;  // prime: no other test's weight has this many elements, the pool is shared
+  float* given_back[2] = {};
+  {
+    const std::shared_ptr<float> a = detail::weight_buffer(n), b = detail::weight_buffer(n);
+    CHECK(a.get() != b.get());  // a is still held: b is another buffer
+    given_back[0] = a.get();
+    given_back[1] = b.get();
+  }
+  const std::shared_ptr<float> again = detail::weight_buffer(n);
+  CHECK((again.get() == given_back[0] || again.get() == given_back[1]));
+  const std::shared_ptr<float> other = detail::weight_buffer(n + 6);  // no free buffer of this size
+  CHECK(other.get() != given_back[0]);
+  CHECK(other.get() != given_back[1]);
+  other.get()[n + 5] = 1.0f;  // every float is there (ASan would catch a short buffer)
 }
