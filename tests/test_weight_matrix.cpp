@@ -142,14 +142,14 @@ TEST_CASE("weight matrix: a converted layer's buffer is reused by the next layer
   const size_t n = 4093;  // prime: no other test's weight has this many elements, the pool is shared
   float* given_back[2] = {};
   {
-    const std::shared_ptr<float> a = detail::weight_buffer(n), b = detail::weight_buffer(n);
+    const std::shared_ptr<float> a = detail::weight_buffer(n, true), b = detail::weight_buffer(n, true);
     CHECK(a.get() != b.get());  // a is still held: b is another buffer
     given_back[0] = a.get();
     given_back[1] = b.get();
   }
-  const std::shared_ptr<float> again = detail::weight_buffer(n);
+  const std::shared_ptr<float> again = detail::weight_buffer(n, true);
   CHECK((again.get() == given_back[0] || again.get() == given_back[1]));
-  const std::shared_ptr<float> other = detail::weight_buffer(n + 6);  // no free buffer of this size
+  const std::shared_ptr<float> other = detail::weight_buffer(n + 6, true);  // no free buffer of this size
   CHECK(other.get() != given_back[0]);
   CHECK(other.get() != given_back[1]);
   other.get()[n + 5] = 1.0f;  // every float is there (ASan would catch a short buffer)

@@ -127,7 +127,7 @@ WeightMatrix Binder::weight(const std::string& role, int layer, int64_t rows, in
   const int64_t stored_rows = layout == WeightLayout::out_in ? rows : cols;
   const int64_t stored_cols = layout == WeightLayout::out_in ? cols : rows;
   if (auto view = view_of(tensors_, mapping_, n, stored_rows, stored_cols, layout)) return std::move(*view);
-  std::shared_ptr<float> stored = weight_buffer(size_t(stored_rows * stored_cols));
+  std::shared_ptr<float> stored = weight_buffer(size_t(stored_rows * stored_cols), recycle_);
   tensors_.convert_into(n, stored.get());
   const float* data = stored.get();
   return WeightMatrix(data, stored_rows, stored_cols, stored_cols, layout, std::move(stored));
@@ -237,8 +237,13 @@ StackWeights bind_stack(std::shared_ptr<const TensorSource> tensors, const Layou
   StackWeights s;
   s.final_norm = check.layer_norm(stack + ".final_norm", 0, c.d_model);  // [D]: converted now
   s.n_bound = n_layers;
-  s.bind_layer = [tensors, layout, prefix, stack, c, cross](int l) {
-    return Binder(*tensors, layout, prefix, BindMode::convert, tensors).layer(stack, l, c, cross);
+  s.bind_layer = [tensors, layout, prefix, stack, c, cross, n_layers](int l) {
+    Binder b(*tensors, layout, prefix, BindMode::convert, tensors);
+    const bool last = l + 1 == n_layers;
+    b.recycle_buffers(!last);  // the last layer's buffers are freed with it, not pooled
+    LayerWeights w = b.layer(stack, l, c, cross);
+    if (last) free_weight_buffers();  // what the last layer did not take
+    return w;
   };
   return s;
 }

@@ -49,6 +49,8 @@ class Binder {
   LayerWeights layer(const std::string& stack, int layer, const Config& c, bool cross) const;
 
   const std::string& prefix() const { return prefix_; }
+  // Converted weights go back to the pool of weight buffers when dropped, for the next layer to reuse.
+  void recycle_buffers(bool on) { recycle_ = on; }
 
  private:
   const RolePattern* pattern(const std::string& role) const;
@@ -60,6 +62,7 @@ class Binder {
   std::string prefix_;
   BindMode mode_;
   std::shared_ptr<const void> mapping_;
+  bool recycle_ = false;
 };
 
 // A stack of a loaded model: every layer's shapes and dtypes checked now, each layer bound when forward

@@ -47,10 +47,19 @@ float* take(size_t n) {
 
 }  // namespace
 
-std::shared_ptr<float> weight_buffer(size_t n) {
+std::shared_ptr<float> weight_buffer(size_t n, bool pooled) {
   float* buffer = take(n);
   if (!buffer) buffer = new float[n];
+  if (!pooled) return std::shared_ptr<float>(buffer, std::default_delete<float[]>());
   return std::shared_ptr<float>(buffer, [n](float* b) { give_back(n, b); });
+}
+
+void free_weight_buffers() {
+  Pool& p = pool();
+  const std::lock_guard lock(p.mutex);
+  for (const auto& [n, buffer] : p.free) delete[] buffer;
+  p.free.clear();
+  p.bytes = 0;
 }
 
 }  // namespace attnviz::detail
