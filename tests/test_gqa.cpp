@@ -75,8 +75,8 @@ TEST_CASE("gqa: 4 query heads over 2 (and 1) key/value heads equal 4 equal heads
     gqa.out = Linear{random_matrix(rng, d_model, 4 * d_v), {}};
     AttentionWeights equal = gqa;
     const int group = 4 / n_kv;  // query heads per key/value head
-    equal.k = Linear{repeat_heads(gqa.k.weight, d_k, group), repeat_heads(gqa.k.bias, d_k, group)};
-    equal.v = Linear{repeat_heads(gqa.v.weight, d_v, group), repeat_heads(gqa.v.bias, d_v, group)};
+    equal.k = Linear{repeat_heads(gqa.k.weight.matrix(), d_k, group), repeat_heads(gqa.k.bias, d_k, group)};
+    equal.v = Linear{repeat_heads(gqa.v.weight.matrix(), d_v, group), repeat_heads(gqa.v.bias, d_v, group)};
     const Matrix x = random_matrix(rng, 5, d_model);
 
     const auto [gqa_maps, gqa_out] = run(gqa, x);

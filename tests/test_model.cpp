@@ -72,9 +72,9 @@ TEST_CASE("model: the same seed gives the same model, another seed another") {
   init_model(c.path(), o);
   const Model ma = load_model(a.path(), {}), mb = load_model(b.path(), {}), mc = load_model(c.path(), {});
   std::optional<LayerWeights> la, lb, lc;
-  const Matrix& ka = ma.weights.encoder.layer(0, la).self_attn.k.weight;
-  CHECK(ka == mb.weights.encoder.layer(0, lb).self_attn.k.weight);
-  CHECK(ka != mc.weights.encoder.layer(0, lc).self_attn.k.weight);
+  const Matrix ka = ma.weights.encoder.layer(0, la).self_attn.k.weight.matrix();
+  CHECK(ka == mb.weights.encoder.layer(0, lb).self_attn.k.weight.matrix());
+  CHECK(ka != mc.weights.encoder.layer(0, lc).self_attn.k.weight.matrix());
 }
 
 TEST_CASE("model: --heads that contradicts the file is a usage error; missing heads asks for it") {

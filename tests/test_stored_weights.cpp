@@ -38,6 +38,7 @@ struct StoredValues {
   std::string name;
   std::vector<int64_t> shape;
   std::vector<float> values;
+  std::string dtype = "";  // its own dtype, else the file's
 };
 
 // float → bfloat16 bits, rounded to nearest even (the values here are finite).
@@ -70,16 +71,17 @@ void write_stored(const std::filesystem::path& path, const std::vector<StoredVal
   nlohmann::json header = nlohmann::json::object();
   std::string data;
   for (const auto& t : tensors) {
+    const std::string& d = t.dtype.empty() ? dtype : t.dtype;
     const size_t begin = data.size();
     for (float x : t.values) {
-      if (dtype == "F32") {
+      if (d == "F32") {
         data.append(reinterpret_cast<const char*>(&x), 4);
       } else {
-        const uint16_t h = dtype == "BF16" ? to_bf16(x) : bf16_value_to_f16(x);
+        const uint16_t h = d == "BF16" ? to_bf16(x) : bf16_value_to_f16(x);
         data.append(reinterpret_cast<const char*>(&h), 2);
       }
     }
-    header[t.name] = {{"dtype", dtype}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
+    header[t.name] = {{"dtype", d}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
   }
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');
@@ -89,9 +91,9 @@ void write_stored(const std::filesystem::path& path, const std::vector<StoredVal
   out << text << data;
 }
 
-// hf_llama's tensors with every value made common to BF16, F16 and F32.
-std::vector<StoredValues> llama_common_values() {
-  const SafetensorsFile src = SafetensorsFile::open(k_torch / "hf_llama" / "model.safetensors");
+// A fixture's tensors with every value made common to BF16, F16 and F32.
+std::vector<StoredValues> common_values(const std::string& fixture) {
+  const SafetensorsFile src = SafetensorsFile::open(k_torch / fixture / "model.safetensors");
   std::vector<StoredValues> out;
   for (const TensorInfo& info : src.tensors()) {
     Tensor t = src.load(info.name);
@@ -99,6 +101,31 @@ std::vector<StoredValues> llama_common_values() {
     out.push_back({info.name, t.shape, t.data});
   }
   return out;
+}
+
+std::vector<StoredValues> llama_common_values() { return common_values("hf_llama"); }
+
+// GPT-2's Conv1D weights [in, out] turned into nn.Linear's [out, in], as nanoGPT stores the same model.
+std::vector<StoredValues> as_linear_weights(std::vector<StoredValues> tensors) {
+  for (auto& t : tensors) {
+    const bool conv1d = t.shape.size() == 2 && t.name.find(".h.") != std::string::npos;
+    if (!conv1d) continue;
+    const int64_t rows = t.shape[0], cols = t.shape[1];
+    std::vector<float> transposed(t.values.size());
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) transposed[size_t(c * rows + r)] = t.values[size_t(r * cols + c)];
+    }
+    t.values = transposed;
+    t.shape = {cols, rows};
+  }
+  return tensors;
+}
+
+// The hidden states of a GPT-2 model in `folder` on hf_gpt2's ids.
+Matrix gpt2_hidden(const std::filesystem::path& folder, const ConfigOverrides& o) {
+  const Model m = load_model(folder, o);
+  const Sequence s = embed_ids(m, {36, 4, 13, 34, 48, 0, 21}, {"a", "b", "c", "d", "e", "f", "g"});
+  return forward(m, ForwardInputs{s, {}, {}, {}}, {}, nullptr).hidden;
 }
 
 // `attnviz run` on a model folder with hf_llama's config, saving every map and the hidden states.
@@ -206,4 +233,31 @@ TEST_CASE("stored weights: a token table's rows and its product in blocks equal 
     changed(rows - 1, cols - 1) += 1.0f;  // in the short last block
     CHECK_FALSE(same_values(table, TokenTable(changed)));
   }
+}
+
+TEST_CASE("stored weights: GPT-2's Conv1D weights read as stored give the hidden states of the same nn.Linear weights") {
+  TempDir dir;
+  const auto conv1d = common_values("hf_gpt2");  // BF16-exact values, so every dtype holds the same weights
+  const auto write = [&](const std::string& name, std::vector<StoredValues> tensors, const std::string& dtype) {
+    std::filesystem::create_directory(dir / name);
+    std::filesystem::copy_file(k_torch / "hf_gpt2" / "config.json", dir / name / "config.json");
+    write_stored(dir / name / "model.safetensors", tensors, dtype);
+    return dir / name;
+  };
+  // nanoGPT's layout reads the transposed copy as nn.Linear weights; GPT-2's own activation and heads.
+  TempDir linear;
+  write_stored(linear / "model.safetensors", as_linear_weights(conv1d), "F32");
+  ConfigOverrides nano;
+  nano.layout = "nanogpt";
+  nano.activation = "gelu_tanh";
+  nano.n_heads = 4;
+  const Matrix expected = gpt2_hidden(linear.path(), nano);
+  REQUIRE(expected.rows() == 7);
+
+  CHECK(gpt2_hidden(write("f32", conv1d, "F32"), {}) == expected);  // views of the mapping, c_attn strided
+  CHECK(gpt2_hidden(write("bf16", conv1d, "BF16"), {}) == expected);  // converted, Conv1D kept [in, out]
+  // A one-element BF16 tensor first puts every F32 tensor 2 bytes off a float's alignment: copied, same values.
+  auto shifted = conv1d;
+  shifted.insert(shifted.begin(), StoredValues{"pad", {1}, {1.0f}, "BF16"});
+  CHECK(gpt2_hidden(write("unaligned", shifted, "F32"), {}) == expected);
 }

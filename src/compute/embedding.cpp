@@ -28,7 +28,7 @@ void finish_embedding(const Model& model, Matrix& x) {
   const EmbeddingWeights& e = model.weights.embed;
   if (c.scale_embeddings) x *= std::sqrt(static_cast<float>(c.d_model));
   const auto n = x.rows();
-  if (c.positional == Positional::learned && e.position) x += e.position->topRows(n);
+  if (c.positional == Positional::learned && e.position) x += e.position->block(0, n);
   if (c.positional == Positional::sinusoidal) x += sinusoidal_encoding(int(n), c.d_model, c.pe_base);
   if (e.token_type) x.rowwise() += e.token_type->row(0);
   if (e.norm) x = normalize(x, *e.norm, c);

@@ -224,15 +224,28 @@ void GgufTensors::check_convertible(const std::string& name) const {
 }
 
 Tensor GgufTensors::load(const std::string& name) const {
+  const Entry& e = entry(name);
+  Tensor t{e.info.shape, std::vector<float>(size_t(e.gguf->rows() * e.gguf->row_length()))};
+  load_into(name, t.data.data());
+  return t;
+}
+
+void GgufTensors::load_into(const std::string& name, float* out) const {
   check_convertible(name);
   const Entry& e = entry(name);
-  Tensor t{e.info.shape, file_.dequantize(*e.gguf)};
-  release_mapped(file_.tensor_data(*e.gguf), e.gguf->bytes);  // converted: its pages may go
-  if (e.permuted_heads > 0) {
-    const int64_t rows = e.info.shape.front();
-    permute_rows(t.data, rows, int64_t(t.data.size()) / rows, e.permuted_heads, true);
+  const int64_t rows = e.gguf->rows(), cols = e.gguf->row_length();
+  if (e.permuted_heads == 0) {
+    file_.dequantize_rows(*e.gguf, 0, rows, out);
+  } else {
+    // permute_rows(undo) row by row: the file's row h·d + 2i + j is Hugging Face's h·d + j·d/2 + i.
+    const int64_t d = rows / e.permuted_heads, half = d / 2;
+    for (int64_t g = 0; g < rows; ++g) {
+      const int64_t h = g / d, r = g % d;
+      const int64_t hf = r < 2 * half ? h * d + (r % 2) * half + r / 2 : g;
+      file_.dequantize_rows(*e.gguf, g, g + 1, out + hf * cols);
+    }
   }
-  return t;
+  release_mapped(file_.tensor_data(*e.gguf), e.gguf->bytes);  // converted: its pages may go
 }
 
 TokenTable GgufTensors::table(const std::string& name, std::shared_ptr<const void> owner) const {

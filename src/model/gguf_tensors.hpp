@@ -43,6 +43,8 @@ class GgufTensors {
   std::string name_in_file(const std::string& hf) const;
   // The whole tensor as float32 (one layer's tensor at a time), Llama's q/k rows in HF's order.
   Tensor load(const std::string& name) const;
+  // The same values dequantised straight into `out` (the tensor's element count of floats).
+  void load_into(const std::string& name, float* out) const;
   // Refuses a type attnviz cannot convert (Error naming the tensor and its type).
   void check_convertible(const std::string& name) const;
   // A [rows, cols] table dequantised by rows as they are read; `owner` keeps this file mapped.

@@ -287,8 +287,8 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   }
   c.out_projection = b.has(first + ".self.out.weight");
   w.embed.token = b.table("embed.token", c.vocab_size, c.d_model, tensors);
-  w.embed.position = b.optional_matrix("embed.position", c.max_positions, c.d_model);
-  w.embed.token_type = b.optional_matrix("embed.token_type", c.type_vocab_size, c.d_model);
+  w.embed.position = b.table("embed.position", c.max_positions, c.d_model, tensors);  // rows read on use
+  w.embed.token_type = b.table("embed.token_type", c.type_vocab_size, c.d_model, tensors);
   w.embed.norm = b.layer_norm("embed.norm", 0, c.d_model);
   bind_unembedding(c, w, b, tensors);
   derive_logit_softcap(c, cfg);

@@ -155,6 +155,15 @@ StoredTensor TensorSource::stored(const std::string& name) const {
   return it->second.file->stored(it->second.file_name);
 }
 
+void TensorSource::convert_into(const std::string& name, float* out) const {
+  if (gguf_) return gguf_->load_into(name, out);
+  const StoredTensor s = stored(name);
+  const TensorInfo& t = info(name);
+  const uint64_t bytes = t.end - t.begin;  // the reader proved = elements × element size
+  convert_to_float(s.dtype, s.data, static_cast<size_t>(bytes / dtype_bytes(s.dtype)), out);
+  release_mapped(s.data, static_cast<size_t>(bytes));
+}
+
 void TensorSource::check_convertible(const std::string& name) const {
   if (gguf_) return gguf_->check_convertible(name);
   stored(name);  // refuses a dtype that cannot be converted

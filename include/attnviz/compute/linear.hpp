@@ -1,4 +1,4 @@
-// nn.Linear: y = x Wᵀ + b.
+// nn.Linear: y = x Wᵀ + b (and Conv1D: y = x W + b).
 #pragma once
 
 #include "attnviz/core/matrix.hpp"

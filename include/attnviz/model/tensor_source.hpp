@@ -38,6 +38,9 @@ class TensorSource {
   const TensorInfo& info(const std::string& name) const;
   Tensor load(const std::string& name) const;
   StoredTensor stored(const std::string& name) const;  // unconverted, valid while this source lives
+  // The tensor converted to float32 straight into `out` (its element count of floats, row-major as
+  // stored); its mapped pages are released once converted.
+  void convert_into(const std::string& name, float* out) const;
   // Refuses, naming it, a tensor whose dtype attnviz cannot convert (checked at load, before a run).
   void check_convertible(const std::string& name) const;
   // A [rows, cols] tensor left in the file, converted by rows on use; `owner` keeps the file mapped.

@@ -9,13 +9,14 @@
 
 #include "attnviz/core/matrix.hpp"
 #include "attnviz/model/token_table.hpp"
+#include "attnviz/model/weight_matrix.hpp"
 
 namespace attnviz {
 
-// nn.Linear: y = x Wᵀ + b.
+// nn.Linear: y = x Wᵀ + b (Conv1D: y = x W + b, its weight stored [in, out]).
 struct Linear {
-  Matrix weight;   // [out_features, in_features]
-  RowVector bias;  // [out_features], or empty when bias=False
+  WeightMatrix weight;  // [out_features, in_features] as nn.Linear's, whatever the storage
+  RowVector bias;       // [out_features], or empty when bias=False
 };
 
 // nn.LayerNorm(D): γ and β (β empty for nanoGPT's bias=False); RMSNorm(D): the gain only.
@@ -61,7 +62,7 @@ struct LayerWeights {
 struct StackWeights {
   std::vector<LayerWeights> layers;                    // in memory, or empty
   int n_bound = 0;                                     // else this many layers,
-  std::function<LayerWeights(int layer)> bind_layer;   // each converted to float32 on request
+  std::function<LayerWeights(int layer)> bind_layer;   // each bound on request: F32 viewed, others converted
   std::optional<LayerNormWeights> final_norm;  // encoder.norm / decoder.norm / ln_f
 
   int n_layers() const { return bind_layer ? n_bound : static_cast<int>(layers.size()); }
@@ -76,8 +77,8 @@ struct StackWeights {
 struct EmbeddingWeights {
   std::optional<TokenTable> token;   // [N, D]  (nn.Embedding, wte, word_embeddings)
   std::optional<TokenTable> unembed; // [N, D]  lm_head, when the file has one
-  std::optional<Matrix> position;    // [P, D]  learned positions (wpe, position_embeddings)
-  std::optional<Matrix> token_type;  // [types, D]  BERT token types
+  std::optional<TokenTable> position;    // [P, D]  learned positions (wpe, position_embeddings)
+  std::optional<TokenTable> token_type;  // [types, D]  BERT token types
   std::optional<LayerNormWeights> norm;  // BERT embeddings.LayerNorm
 };
 
