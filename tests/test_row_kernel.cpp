@@ -15,6 +15,7 @@
 #include "attnviz/analysis/row_kernel.hpp"
 #include "attnviz/analysis/row_stats.hpp"
 #include "attnviz/core/random.hpp"
+#include "row_reference.hpp"
 
 using namespace attnviz;
 
@@ -186,24 +187,6 @@ TEST_CASE("row kernel: NaN or ±inf anywhere (vector body or tail) makes the row
   });
 }
 
-// ‖diag(q) − q qᵀ‖_F² = Σ_i q_i²(1 − q_i)² + Σ_i q_i² Σ_{j≠i} q_j², entry by entry in double. For
-// a softmax known to sum to 1, 1 − q_i is taken as Σ_{j≠i} q_j: no cancellation near one-hot rows
-// (unlike Σ q² − 2 Σ q³ + (Σ q²)²).
-double explicit_jacobian(const std::vector<double>& q, bool sums_to_one) {
-  double sq = 0.0;
-  for (size_t i = 0; i < q.size(); ++i) {
-    double others = 0.0, others_sq = 0.0;
-    for (size_t j = 0; j < q.size(); ++j) {
-      if (j == i) continue;
-      others += q[j];
-      others_sq += q[j] * q[j];
-    }
-    const double diagonal = q[i] * (sums_to_one ? others : 1.0 - q[i]);
-    sq += diagonal * diagonal + q[i] * q[i] * others_sq;
-  }
-  return std::sqrt(sq);
-}
-
 void check_figures(const RowFigures& actual, const RowFigures& expected) {
   CHECK(actual.n_allowed == expected.n_allowed);
   CHECK(actual.max_weight == doctest::Approx(expected.max_weight).epsilon(1e-6));
@@ -233,30 +216,14 @@ TEST_CASE("row kernel: figures from the sums equal row_figures and a double coun
       RowFigures expected = row_figures(row.p, logits, allowed, query, 0.99);
       // row_figures' Σ p² − 2 Σ p³ + (Σ p²)² cancels near one-hot rows (noise ~1e-8 in J): the
       // explicit norm is the reference
-      expected.jacobian_norm = explicit_jacobian(std::vector<double>(row.p.begin(), row.p.end()), false);
+      expected.jacobian_norm = test::explicit_jacobian(std::vector<double>(row.p.begin(), row.p.end()), false);
       check_figures(figures_of_probs(sums, keys, 0.99), expected);
 
       // the counterfactual softmax(0.5 · s), by its definitions in double
-      const double top = *std::max_element(logits.begin(), logits.end());
-      std::vector<double> q(n);
-      double z = 0.0;
-      for (size_t j = 0; j < n; ++j) z += q[j] = std::exp(0.5 * (logits[j] - top));
-      RowFigures x;
-      x.n_allowed = static_cast<int>(n);
-      for (double& v : q) {
-        v /= z;
-        x.max_weight = std::max(x.max_weight, v);
-        if (v > 0) x.entropy -= v * std::log(v);
-      }
-      std::vector<double> sorted(logits);
-      std::sort(sorted.rbegin(), sorted.rend());
-      x.top_gap = 0.5 * (sorted[0] - sorted[1]);
-      x.entropy_normalized = x.entropy / std::log(double(n));
-      x.effective_keys = std::exp(x.entropy);
-      x.jacobian_norm = explicit_jacobian(q, true);
-      x.saturated = x.max_weight >= 0.99;
-      x.first_key = x.previous = q[0];
-      check_figures(figures_of_counterfactual(sums, 0.5, {q[0], q[0], q[1]}, 0.99), x);
+      std::vector<double> half(logits);
+      for (double& l : half) l *= 0.5;
+      const RowFigures x = test::double_softmax_figures(half, allowed, query, 0.99);
+      check_figures(figures_of_counterfactual(sums, 0.5, {x.first_key, x.previous, x.diagonal}, 0.99), x);
     }
   }
 }
