@@ -7,6 +7,7 @@
 #include <cmath>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attnviz/analysis/head_stats.hpp"
@@ -309,15 +310,14 @@ void check_rows(const RowSummary& a, const RowSummary& x) {
   CHECK(a.choice_rows == x.choice_rows);
   CHECK(a.saturated_rows == x.saturated_rows);
   CHECK(a.max_weight_histogram == x.max_weight_histogram);
-  check_summary(a.max_weight, x.max_weight, "max_weight");
-  check_summary(a.entropy, x.entropy, "entropy");
-  check_summary(a.entropy_normalized, x.entropy_normalized, "entropy_normalized");
-  check_summary(a.effective_keys, x.effective_keys, "effective_keys");
-  check_summary(a.top_gap, x.top_gap, "top_gap");
-  check_summary(a.jacobian_norm, x.jacobian_norm, "jacobian_norm");
-  check_summary(a.first_key, x.first_key, "first_key");
-  check_summary(a.previous, x.previous, "previous");
-  check_summary(a.diagonal, x.diagonal, "diagonal");
+  using Field = Summary RowSummary::*;
+  const std::pair<const char*, Field> fields[] = {
+      {"max_weight", &RowSummary::max_weight}, {"entropy", &RowSummary::entropy},
+      {"entropy_normalized", &RowSummary::entropy_normalized},
+      {"effective_keys", &RowSummary::effective_keys}, {"top_gap", &RowSummary::top_gap},
+      {"jacobian_norm", &RowSummary::jacobian_norm}, {"first_key", &RowSummary::first_key},
+      {"previous", &RowSummary::previous}, {"diagonal", &RowSummary::diagonal}};
+  for (const auto& [name, field] : fields) check_summary(a.*field, x.*field, name);
 }
 }  // namespace
 
