@@ -129,7 +129,8 @@ std::pair<int, int> live_keys(const Mask& mask, int i, int n_key) {
     lo = std::max<int64_t>(lo, int64_t{i} - mask.window + 1);
     hi = std::min<int64_t>(hi, int64_t{i} + mask.window);
   }
-  return {static_cast<int>(std::min<int64_t>(lo, n_key)), static_cast<int>(std::clamp<int64_t>(hi, lo, n_key))};
+  lo = std::min<int64_t>(lo, n_key);  // a query past the keys (cross-attention) sees none
+  return {static_cast<int>(lo), static_cast<int>(std::clamp<int64_t>(hi, lo, n_key))};
 }
 
 // Mean and Σ (x − mean)² of n values as a Moments, to merge a row at once.
