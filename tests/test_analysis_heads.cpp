@@ -3,12 +3,18 @@
 // the counterfactual.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "attnviz/analysis/head_stats.hpp"
 #include "attnviz/compute/attention.hpp"
 #include "attnviz/core/random.hpp"
 #include "emit_blocks.hpp"
+#include "row_reference.hpp"
 
 using namespace attnviz;
 
@@ -253,4 +259,106 @@ TEST_CASE("analysis heads: a row with NaN weights gets no figures and is counted
   CHECK(h.scaled.rows == 2);
   // Rows 0 and 2 are uniform over 3 keys: H = ln 3 exactly, not pulled down by a made-up 0.
   CHECK(h.scaled.entropy.mean() == doctest::Approx(std::log(3.0)));
+}
+
+namespace {
+// RowSummary of one map row by row with the key-by-key reference (row_figures, and the
+// counterfactual through masked_softmax in double), as stats computed it before its kernel.
+HeadStats reference_stats(const MapInfo& info, const Matrix& scores, const Matrix& probs) {
+  HeadStats h;
+  const Mask& mask = *info.mask;
+  const auto n_key = static_cast<size_t>(info.n_key);
+  for (int i = 0; i < info.n_query; ++i) {
+    std::vector<uint8_t> allowed(n_key);
+    std::vector<double> logits(n_key, 0.0);
+    for (size_t j = 0; j < n_key; ++j) {
+      allowed[j] = mask.allowed(i, static_cast<int64_t>(j), info.n_key) ? 1 : 0;
+      if (allowed[j]) logits[j] = scores(i, static_cast<Eigen::Index>(j));
+    }
+    const auto n_allowed = std::count(allowed.begin(), allowed.end(), 1);
+    if (n_allowed == 0) ++h.fully_masked_rows;
+    if (n_allowed == 1) ++h.single_key_rows;
+    if (n_allowed < 2) continue;
+    const std::span<const float> p(probs.row(i).data(), n_key);
+    RowFigures scaled = row_figures(p, logits, allowed, i, 0.99);
+    std::vector<double> live;  // row_figures' Jacobian cancels near one-hot rows: the explicit one
+    for (size_t j = 0; j < n_key; ++j) {
+      if (allowed[j]) live.push_back(p[j]);
+    }
+    scaled.jacobian_norm = attnviz::test::explicit_jacobian(live, false);
+    h.scaled.add(scaled);
+    for (size_t j = 0; j < n_key; ++j) {
+      if (!allowed[j]) continue;
+      h.scaled_logits.add(logits[j]);
+      logits[j] /= info.scale;
+    }
+    h.unscaled.add(attnviz::test::double_softmax_figures(logits, allowed, i, 0.99));
+  }
+  return h;
+}
+
+void check_summary(const Summary& actual, const Summary& expected, const std::string& what) {
+  CAPTURE(what);
+  CHECK(actual.count == expected.count);
+  CHECK(actual.sum == doctest::Approx(expected.sum).epsilon(1e-5).scale(1e-9));
+  CHECK(actual.min == doctest::Approx(expected.min).epsilon(1e-5).scale(1e-9));
+  CHECK(actual.max == doctest::Approx(expected.max).epsilon(1e-5).scale(1e-9));
+}
+
+void check_rows(const RowSummary& a, const RowSummary& x) {
+  CHECK(a.rows == x.rows);
+  CHECK(a.choice_rows == x.choice_rows);
+  CHECK(a.saturated_rows == x.saturated_rows);
+  CHECK(a.max_weight_histogram == x.max_weight_histogram);
+  using Field = Summary RowSummary::*;
+  const std::pair<const char*, Field> fields[] = {
+      {"max_weight", &RowSummary::max_weight}, {"entropy", &RowSummary::entropy},
+      {"entropy_normalized", &RowSummary::entropy_normalized},
+      {"effective_keys", &RowSummary::effective_keys}, {"top_gap", &RowSummary::top_gap},
+      {"jacobian_norm", &RowSummary::jacobian_norm}, {"first_key", &RowSummary::first_key},
+      {"previous", &RowSummary::previous}, {"diagonal", &RowSummary::diagonal}};
+  for (const auto& [name, field] : fields) check_summary(a.*field, x.*field, name);
+}
+}  // namespace
+
+TEST_CASE("analysis heads: every mask's figures equal the key-by-key reference, row by row") {
+  Random rng(19);
+  MaskMatrix file = MaskMatrix::Ones(40, 37);
+  for (Eigen::Index i = 0; i < file.size(); ++i) file.data()[i] = rng.uniform(0.0f, 1.0f) < 0.3f ? 0 : 1;
+  file.row(5).setZero();  // a fully masked row
+  file.row(6).setZero();
+  file(6, 2) = 1;  // a one-key row
+  Mask causal, padded, window, none, masked;
+  causal.causal = true;
+  padded.causal = true;
+  padded.n_pad_keys = 3;
+  window.window = 4;
+  masked.matrix = file;
+  for (const Mask* mask : {&causal, &padded, &window, &none, &masked}) {
+    for (const int n_k : {40, 37}) {  // self- and cross-attention shapes (40 queries)
+      if (mask == &masked && n_k != 37) continue;
+      if (mask != &masked && mask->causal && n_k != 40) continue;
+      CAPTURE(mask->describe());
+      CAPTURE(n_k);
+      Matrix scores(40, n_k);
+      for (Eigen::Index i = 0; i < scores.size(); ++i) scores.data()[i] = 4.0f * rng.normal();
+      const MapInfo info = make_info(40, n_k, 4, 0.5f, *mask);
+      Matrix probs(40, n_k);
+      for (int i = 0; i < 40; ++i) masked_softmax_row(scores.row(i).data(), probs.row(i).data(), n_k, i, *mask);
+      StatsCollector c(StatsOptions{});
+      attnviz::test::emit_blocks(c, info, scores, probs, 16);
+      const HeadStats& a = c.heads().at(0);
+      const HeadStats x = reference_stats(info, scores, probs);
+      CHECK(a.fully_masked_rows == x.fully_masked_rows);
+      CHECK(a.single_key_rows == x.single_key_rows);
+      CHECK(a.non_finite_rows == 0);
+      check_rows(a.scaled, x.scaled);
+      check_rows(a.unscaled, x.unscaled);
+      CHECK(a.scaled_logits.count == x.scaled_logits.count);
+      // float sums of 16 terms a lane, then double: ~1e-7 of Σ |s| (the scores' standard deviation is 4)
+      CHECK(std::fabs(a.scaled_logits.mean - x.scaled_logits.mean) < 1e-6 * 4);
+      CHECK(a.scaled_logits.variance() == doctest::Approx(x.scaled_logits.variance()).epsilon(1e-6));
+      CHECK(a.raw_logits.variance() == doctest::Approx(4 * x.scaled_logits.variance()).epsilon(1e-6));
+    }
+  }
 }

@@ -5,9 +5,14 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <utility>
 #include <tuple>
 
 namespace attnviz {
+
+namespace {
+constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
 
 const char* role_name(HeadRole role) {
   switch (role) {
@@ -114,50 +119,139 @@ void StatsCollector::queries_and_keys(const MapInfo& info, ConstMatrixRef q, Con
   h.k_variance.add(k_var);
 }
 
+namespace {
+// Keys [lo, hi) the causal, padding and window masks leave to query i (Mask::allowed's rule: one
+// contiguous range); a file mask may hide more of them.
+std::pair<int, int> live_keys(const Mask& mask, int i, int n_key) {
+  int64_t lo = 0, hi = int64_t{n_key} - mask.n_pad_keys;  // 64-bit: i + window may overflow int
+  if (mask.causal) hi = std::min<int64_t>(hi, int64_t{i} + 1);
+  if (mask.window > 0) {
+    lo = std::max<int64_t>(lo, int64_t{i} - mask.window + 1);
+    hi = std::min<int64_t>(hi, int64_t{i} + mask.window);
+  }
+  lo = std::min<int64_t>(lo, n_key);  // a query past the keys (cross-attention) sees none
+  return {static_cast<int>(lo), static_cast<int>(std::clamp<int64_t>(hi, lo, n_key))};
+}
+
+// Mean and Σ (x − mean)² of n values as a Moments, to merge a row at once.
+Moments row_moments(int64_t n, double mean, double m2) {
+  Moments m;
+  m.count = n;
+  m.mean = mean;
+  m.m2 = m2;
+  return m;
+}
+}  // namespace
+
 void StatsCollector::on_block(const AttentionBlock& block) {
   if (!active_) return;
+  const MapInfo& info = *block.info;
+  const Mask& mask = *info.mask;
+  const int n_key = info.n_key;
+  // The kernel needs c = 1 / (scale · T) finite and > 0 (the counterfactual's top score is s's);
+  // otherwise (--qk-scale 0 or negative) every row takes the scalar path.
+  const double c = 1.0 / (double(info.scale) * options_.temperature);
+  const bool kernel = std::isfinite(c) && c > 0.0 && std::isfinite(static_cast<float>(c));
+  for (int i = block.row_begin; i < block.row_end; ++i) {
+    const Eigen::Index r = i - block.row_begin;
+    const float* probs = block.probs.row(r).data();
+    const float* scores = block.scores.row(r).data();
+    auto [lo, hi] = live_keys(mask, i, n_key);
+    const float* p = probs + lo;
+    const float* s = scores + lo;
+    size_t n = static_cast<size_t>(hi - lo);
+    if (mask.matrix && kernel) {  // the allowed keys of the range, packed
+      packed_probs_.clear();
+      packed_scores_.clear();
+      for (int j = lo; j < hi; ++j) {
+        if ((*mask.matrix)(i, j) == 0) continue;
+        packed_probs_.push_back(probs[j]);
+        packed_scores_.push_back(scores[j]);
+      }
+      p = packed_probs_.data();
+      s = packed_scores_.data();
+      n = packed_probs_.size();
+    }
+    if (!kernel || n < 2 || !add_row(block, i, p, s, n, c)) {
+      add_row_scalar(block, i);  // no choice, NaN / inf, or no kernel: counted as they always were
+    }
+  }
+}
+
+bool StatsCollector::add_row(const AttentionBlock& block, int i, const float* p, const float* s,
+                             size_t n, double c) {
+  // Float c: d = c·(s − top1) in float errs by ~1e-7·|d|, the order of the float scores' own
+  // rounding (ulp(s)·c), so the counterfactual is as exact as its inputs.
+  const RowSums sums = row_sums(p, s, n, static_cast<float>(c));
+  // The entropy takes p as the softmax of s (the event's promise); a row that is visibly not one
+  // (weights not summing to 1, none on the top score) keeps the key-by-key figures.
+  if (!sums.finite || !(sums.p_top > 0.0f) || std::fabs(sums.p_sum - 1.0) > 1e-3) return false;
+  HeadStats& h = heads_.back();
+  const MapInfo& info = *block.info;
+  const Mask& mask = *info.mask;
+  const int n_key = info.n_key;
+  const float* probs = block.probs.row(i - block.row_begin).data();
+  const float* scores = block.scores.row(i - block.row_begin).data();
+  const double top1 = sums.top1, z = static_cast<double>(sums.n_at_top) + sums.rest_e;
+  KeyWeights model{0.0, k_nan, k_nan}, counterfactual{0.0, k_nan, k_nan};
+  const auto set = [&](double& model_weight, double& counterfactual_weight, int j) {
+    const bool allowed = mask.allowed(i, j, n_key);
+    model_weight = allowed ? double(probs[j]) : 0.0;
+    counterfactual_weight = allowed ? std::exp(c * (double(scores[j]) - top1)) / z : 0.0;
+  };
+  if (n_key > 0) set(model.first_key, counterfactual.first_key, 0);
+  if (i >= 1 && i - 1 < n_key) set(model.previous, counterfactual.previous, i - 1);
+  if (i < n_key) set(model.diagonal, counterfactual.diagonal, i);
+  h.scaled.add(figures_of_probs(sums, model, options_.saturation));
+  h.unscaled.add(figures_of_counterfactual(sums, c, counterfactual, options_.saturation));
+  // Logit moments by row (Chan's merge), raw q·k = s / scale exactly as a scaling of them.
+  const double mean = sums.score_sum / double(sums.n), inv_scale = 1.0 / double(info.scale);
+  h.scaled_logits.merge(row_moments(sums.n, mean, sums.score_m2));
+  h.raw_logits.merge(row_moments(sums.n, mean * inv_scale, sums.score_m2 * inv_scale * inv_scale));
+  return true;
+}
+
+void StatsCollector::add_row_scalar(const AttentionBlock& block, int i) {
   HeadStats& h = heads_.back();
   const MapInfo& info = *block.info;
   const Mask& mask = *info.mask;
   const int n_key = info.n_key;
   const double inv_scale = info.scale != 0.0f ? 1.0 / info.scale : std::nan("");
   const double inv_temperature = 1.0 / options_.temperature;
-  for (int i = block.row_begin; i < block.row_end; ++i) {
-    const Eigen::Index r = i - block.row_begin;
-    const std::span<const float> probs(block.probs.row(r).data(), static_cast<size_t>(n_key));
-    const float* scores = block.scores.row(r).data();
-    int n_allowed = 0;
-    bool broken = false;  // a NaN / inf weight, or a NaN / +inf score: the row has no figures
-    for (int j = 0; j < n_key; ++j) {
-      allowed_[j] = mask.allowed(i, j, n_key) ? 1 : 0;
-      n_allowed += allowed_[j];
-      logits_[j] = allowed_[j] ? double(scores[j]) : 0.0;
-      broken = broken || (allowed_[j] && (!std::isfinite(probs[j]) || std::isnan(scores[j]) ||
-                                          scores[j] == std::numeric_limits<float>::infinity()));
-    }
-    if (n_allowed == 0) {
-      ++h.fully_masked_rows;
-      continue;
-    }
-    if (broken) {  // never averaged in as a made-up 0 (run, stats and check warn about it)
-      ++h.non_finite_rows;
-      continue;
-    }
-    if (n_allowed == 1) {  // no choice (row 0 of a causal map): one-hot by construction, no figures
-      ++h.single_key_rows;
-      continue;
-    }
-    h.scaled.add(row_figures(probs, logits_, allowed_, i, options_.saturation));
-    for (int j = 0; j < n_key; ++j) {
-      if (!allowed_[j]) continue;
-      h.scaled_logits.add(logits_[j]);
-      logits_[j] *= inv_scale;  // raw q·k = scores / scale
-      h.raw_logits.add(logits_[j]);
-      logits_[j] *= inv_temperature;  // the counterfactual logits q·k / T
-    }
-    masked_softmax(logits_, allowed_, counterfactual_);
-    h.unscaled.add(row_figures(counterfactual_, logits_, allowed_, i, options_.saturation));
+  const Eigen::Index r = i - block.row_begin;
+  const std::span<const float> probs(block.probs.row(r).data(), static_cast<size_t>(n_key));
+  const float* scores = block.scores.row(r).data();
+  int n_allowed = 0;
+  bool broken = false;  // a NaN / inf weight, or a NaN / +inf score: the row has no figures
+  for (int j = 0; j < n_key; ++j) {
+    allowed_[j] = mask.allowed(i, j, n_key) ? 1 : 0;
+    n_allowed += allowed_[j];
+    logits_[j] = allowed_[j] ? double(scores[j]) : 0.0;
+    broken = broken || (allowed_[j] && (!std::isfinite(probs[j]) || std::isnan(scores[j]) ||
+                                        scores[j] == std::numeric_limits<float>::infinity()));
   }
+  if (n_allowed == 0) {
+    ++h.fully_masked_rows;
+    return;
+  }
+  if (broken) {  // never averaged in as a made-up 0 (run, stats and check warn about it)
+    ++h.non_finite_rows;
+    return;
+  }
+  if (n_allowed == 1) {  // no choice (row 0 of a causal map): one-hot by construction, no figures
+    ++h.single_key_rows;
+    return;
+  }
+  h.scaled.add(row_figures(probs, logits_, allowed_, i, options_.saturation));
+  for (int j = 0; j < n_key; ++j) {
+    if (!allowed_[j]) continue;
+    h.scaled_logits.add(logits_[j]);
+    logits_[j] *= inv_scale;  // raw q·k = scores / scale
+    h.raw_logits.add(logits_[j]);
+    logits_[j] *= inv_temperature;  // the counterfactual logits q·k / T
+  }
+  masked_softmax(logits_, allowed_, counterfactual_);
+  h.unscaled.add(row_figures(counterfactual_, logits_, allowed_, i, options_.saturation));
 }
 
 void StatsCollector::end_map(const MapInfo& /*info*/) {

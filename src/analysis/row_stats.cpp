@@ -11,6 +11,30 @@ namespace attnviz {
 namespace {
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double k_neg_inf = -std::numeric_limits<double>::infinity();
+
+// What every row's figures derive the same way from entropy, max weight and n_allowed.
+void finish_figures(RowFigures& r, double saturation) {
+  r.entropy = std::max(0.0, r.entropy);  // −0 and rounding below 0 for one-hot rows
+  r.entropy_normalized = r.n_allowed >= 2 ? r.entropy / std::log(double(r.n_allowed)) : k_nan;
+  r.effective_keys = std::exp(r.entropy);
+  // A row with one allowed key (row 0 of a causal map) is one-hot by construction: its weight 1.0 is
+  // no evidence of a sharp softmax, so only rows that had a choice can be saturated.
+  r.saturated = r.n_allowed >= 2 && r.max_weight >= saturation;
+}
+
+void set_key_weights(RowFigures& r, const KeyWeights& keys) {
+  r.first_key = keys.first_key;
+  r.previous = keys.previous;
+  r.diagonal = keys.diagonal;
+}
+
+// ‖J‖_F² = S2 − 2 S3 + S2² (softmax_jacobian_norm) with S_k = a^k + R_k, a the weight of one key at
+// the max and R_k the rest: a²(1 − a)² + (R2 − 2 R3) + 2 a² R2 + R2². Every term is ≥ 0 (a rest key
+// weighs ≤ 1/2), so a near one-hot row keeps its digits where 1 − 2 + 1 would cancel them.
+double jacobian_from_rest(double a, double one_minus_a, double r2, double r3) {
+  const double j2 = a * a * one_minus_a * one_minus_a + (r2 - 2.0 * r3) + 2.0 * a * a * r2 + r2 * r2;
+  return std::sqrt(std::max(0.0, j2));
+}
 }  // namespace
 
 void Summary::add(double x) {
@@ -116,17 +140,45 @@ RowFigures row_figures(std::span<const float> probs, std::span<const double> log
   }
   const auto n_key = static_cast<int>(probs.size());
   const auto weight = [&](int j) { return allowed[j] ? static_cast<double>(probs[j]) : 0.0; };
-  r.entropy = std::max(0.0, r.entropy);  // −0 and rounding below 0 for one-hot rows
-  r.entropy_normalized = r.n_allowed >= 2 ? r.entropy / std::log(double(r.n_allowed)) : k_nan;
-  r.effective_keys = std::exp(r.entropy);
   r.top_gap = r.n_allowed >= 2 ? top1 - top2 : k_nan;
   r.jacobian_norm = softmax_jacobian_norm(probs, allowed);
   r.first_key = n_key > 0 ? weight(0) : 0.0;
   r.previous = query >= 1 && query - 1 < n_key ? weight(query - 1) : k_nan;
   r.diagonal = query < n_key ? weight(query) : k_nan;
-  // A row with one allowed key (row 0 of a causal map) is one-hot by construction: its weight 1.0 is
-  // no evidence of a sharp softmax, so only rows that had a choice can be saturated.
-  r.saturated = r.n_allowed >= 2 && r.max_weight >= saturation;
+  finish_figures(r, saturation);
+  return r;
+}
+
+RowFigures figures_of_probs(const RowSums& sums, const KeyWeights& keys, double saturation) {
+  RowFigures r;
+  r.n_allowed = static_cast<int>(sums.n);
+  r.max_weight = sums.max_weight;
+  r.entropy = -std::log(double(sums.p_top)) * sums.p_sum - sums.p_gap;  // row_kernel.hpp
+  r.top_gap = sums.n >= 2 ? double(sums.top1) - double(sums.top2) : k_nan;
+  // The keys tied at the max but the one left out go back into the rest sums.
+  const double a = sums.max_weight, ties = static_cast<double>(std::max<int64_t>(sums.n_at_max - 1, 0));
+  r.jacobian_norm = jacobian_from_rest(a, 1.0 - a, sums.rest_p2 + ties * a * a,
+                                       sums.rest_p3 + ties * a * a * a);
+  set_key_weights(r, keys);
+  finish_figures(r, saturation);
+  return r;
+}
+
+RowFigures figures_of_counterfactual(const RowSums& sums, double c, const KeyWeights& keys,
+                                     double saturation) {
+  // q_j = e_j / Z: max q = 1 / Z (e = 1 at the top score), H = −Σ q log q = log Z − Σ e·d / Z.
+  const double ties = static_cast<double>(std::max<int64_t>(sums.n_at_top - 1, 0));
+  const double z = static_cast<double>(sums.n_at_top) + sums.rest_e;
+  RowFigures r;
+  r.n_allowed = static_cast<int>(sums.n);
+  r.max_weight = 1.0 / z;
+  r.entropy = std::log(z) - sums.e_d / z;
+  r.top_gap = sums.n >= 2 ? (double(sums.top1) - double(sums.top2)) * c : k_nan;
+  r.jacobian_norm = jacobian_from_rest(1.0 / z, (ties + sums.rest_e) / z,
+                                       (ties + sums.rest_e2) / (z * z),
+                                       (ties + sums.rest_e3) / (z * z * z));
+  set_key_weights(r, keys);
+  finish_figures(r, saturation);
   return r;
 }
 

@@ -65,9 +65,17 @@ class StatsCollector : public AttentionSink {
   const StatsOptions& options() const { return options_; }
 
  private:
+  // Row i from the kernel's sums over its n allowed keys p, s; false (nothing added) when a value
+  // is NaN or ±inf.
+  bool add_row(const AttentionBlock& block, int i, const float* p, const float* s, size_t n,
+               double c);
+  // Row i key by key in double: rows with no choice, non-finite values, or no kernel (c ≤ 0).
+  void add_row_scalar(const AttentionBlock& block, int i);
+
   StatsOptions options_;
   std::vector<HeadStats> heads_;
   bool active_ = false;  // the current map is selected
+  std::vector<float> packed_probs_, packed_scores_;  // a file-masked row's allowed keys
   std::vector<uint8_t> allowed_;
   std::vector<double> logits_;
   std::vector<float> counterfactual_;

@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "attnviz/analysis/row_kernel.hpp"
+
 namespace attnviz {
 
 // mean / min / max of a figure over rows (or heads); non-finite values are not counted.
@@ -59,6 +61,21 @@ struct RowFigures {
 // them).
 RowFigures row_figures(std::span<const float> probs, std::span<const double> logits,
                        std::span<const uint8_t> allowed, int query, double saturation);
+
+// The weights of a row on key 0, key i − 1 and key i (0 where masked; NaN where the key does not
+// exist), as row_figures sets first_key, previous and diagonal.
+struct KeyWeights {
+  double first_key = 0.0;
+  double previous = 0.0;
+  double diagonal = 0.0;
+};
+
+// row_figures from the row's sums (row_kernel.hpp) instead of its keys, equal up to rounding:
+// of the model's softmax p, and of the counterfactual softmax(c · s) (c = 1 / (scale ·
+// temperature), the top gap in its units).
+RowFigures figures_of_probs(const RowSums& sums, const KeyWeights& keys, double saturation);
+RowFigures figures_of_counterfactual(const RowSums& sums, double c, const KeyWeights& keys,
+                                     double saturation);
 
 // p = softmax(logits) over the allowed keys (max subtracted first), in double; masked keys get 0.
 void masked_softmax(std::span<const double> logits, std::span<const uint8_t> allowed,
