@@ -149,6 +149,22 @@ TEST_CASE("attention: --window 2147483647 sees every key (i + window must not ov
   check_close(out, expected, 1e-5f, "output window(INT_MAX) vs none");
 }
 
+TEST_CASE("attention: a window past the last key (more queries than keys) gives zero rows, in bounds") {
+  // 10 queries, 5 keys, |i - j| < 3: query 6 sees key 4 only, queries 7-9 see none. The allowed
+  // range of query 8 starts at key 6, past the row's end (an out-of-bounds write before the fix).
+  Random rng(12);
+  const Matrix q = random_matrix(rng, 10, 4), k = random_matrix(rng, 5, 4), v = random_matrix(rng, 5, 3);
+  Mask window;
+  window.window = 3;
+  Matrix out, probs;
+  const Matrix expected = naive_attention(q, k, v, window, 0.5f, probs);
+  auto c = run(out, q, k, v, window, 0.5f, 4);
+  CHECK(c.probs(6, 4) == 1.0f);
+  for (int i = 7; i < 10; ++i) CHECK(c.probs.row(i).isZero(0.0f));
+  check_close(c.probs, probs, 1e-6f, "probs of a window past the keys");
+  check_close(out, expected, 1e-5f, "output of a window past the keys");
+}
+
 TEST_CASE("attention: every row sums to 1 and the causal upper triangle is exactly 0") {
   Random rng(3);
   const Matrix x = random_matrix(rng, 50, 32);

@@ -28,7 +28,10 @@ std::pair<int, int> allowed_range(const Mask& mask, int i, int n_k) {
     lo = std::max<int64_t>(lo, int64_t{i} - mask.window + 1);
     hi = std::min<int64_t>(hi, int64_t{i} + mask.window);
   }
-  return {static_cast<int>(lo), static_cast<int>(std::max(lo, hi))};
+  // No key left (a window past the last key, when queries outnumber keys): an empty range at 0, so
+  // the caller masks the whole row and never indexes past it.
+  if (hi <= lo) return {0, 0};
+  return {static_cast<int>(lo), static_cast<int>(hi)};
 }
 
 }  // namespace
