@@ -112,7 +112,10 @@ void run_command(const RunArgs& a) {
   if (!a.png_dir.empty()) sinks.add(std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap)));
   SaveSink* save = nullptr;
   if (!a.save.empty()) {
-    auto sink = std::make_unique<SaveSink>(a.save);
+    SaveOptions save_options;
+    save_options.dtype = parse_save_dtype(a.save_dtype);
+    save_options.selection = run.selection;
+    auto sink = std::make_unique<SaveSink>(a.save, save_options);
     save = sink.get();
     sinks.add(std::move(sink));
   }
