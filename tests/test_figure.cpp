@@ -2,6 +2,8 @@
 // bar's ends, label ink beside the right row / column, the title, the log scale, the grid.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <ostream>
 
 #include "attnviz/render/figure.hpp"
@@ -129,4 +131,21 @@ TEST_CASE("figure: grid thumbnails sit in layer rows and head columns") {
   REQUIRE(x12 >= 0);
   CHECK(x12 - x00 == 2 * (96 + 6));
   CHECK(y12 - y00 == 96 + 6);
+}
+
+TEST_CASE("figure: non-finite cells and the colour range are read from the bits, subnormals included") {
+  Matrix v(2, 3);
+  v << 1e-40f, 0.25f, 0.5f,  // 1e-40 is subnormal: finite, and no stall or miscount
+      std::nanf(""), std::numeric_limits<float>::infinity(), 0.75f;
+  MaskMatrix allowed(2, 3);
+  allowed << 1, 1, 1, 1, 0, 1;  // the inf sits in a masked cell: not counted
+  CHECK(count_non_finite(v, allowed) == 1);
+  allowed(1, 1) = 1;
+  CHECK(count_non_finite(v, allowed) == 2);
+  CHECK(figure_vmax(v, 1e-6f) == 0.75f);  // NaN and inf skipped
+  CHECK(figure_vmax(v, 2.0f) == 2.0f);    // the floor when larger
+  Matrix none(1, 2);
+  none << std::nanf(""), -std::numeric_limits<float>::infinity();
+  CHECK(figure_vmax(none, 1e-6f) == 1e-6f);
+  CHECK(count_non_finite(Matrix::Constant(3, 3, 1e-39f), MaskMatrix::Ones(3, 3)) == 0);
 }

@@ -71,9 +71,13 @@ TEST_CASE(
   // quotes escaped; one map's metadata is then over 1,000 bytes.
   const std::vector<std::string> labels = {std::string(300, 'x'), std::string(300, 'y')};
   const auto mask = std::make_shared<const Mask>();
-  SaveSink fits(dir / "fits.safetensors", 2'000);
+  SaveOptions fits_options;
+  fits_options.max_header = 2'000;
+  SaveSink fits(dir / "fits.safetensors", fits_options);
   CHECK_NOTHROW(fits.begin_map(map_info(2, 2, &labels, mask)));
-  SaveSink sink(dir / "maps.safetensors", 1'000);
+  SaveOptions options;
+  options.max_header = 1'000;
+  SaveSink sink(dir / "maps.safetensors", options);
   try {
     sink.begin_map(map_info(2, 2, &labels, mask));
     FAIL("expected an Error");

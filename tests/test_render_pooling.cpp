@@ -2,6 +2,9 @@
 // coarsening for thumbnails — against hand-computed cells.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/pooled_map.hpp"
 
@@ -47,4 +50,85 @@ TEST_CASE("pooling: max and mean over allowed pairs, from blocks in any row spli
   CHECK(coarse.values(PoolMode::mean, cc)(0, 0) == doctest::Approx(4.0f / 10.0f));
   CHECK_THROWS_AS(pooled.add(3, probs), Error);
   CHECK_THROWS_AS(parse_pool_mode("median"), Error);
+}
+
+namespace {
+// The reference: the whole map gathered first, then each cell pooled by a plain loop over its
+// pairs (max keeps a NaN; mean = double sum over the pairs the mask allows / their count).
+Matrix pooled_whole(const Matrix& probs, const Mask& mask, int pool, PoolMode mode) {
+  const auto cells = [pool](Eigen::Index n) { return (n + pool - 1) / pool; };
+  Matrix out = Matrix::Zero(cells(probs.rows()), cells(probs.cols()));
+  for (Eigen::Index ci = 0; ci < out.rows(); ++ci) {
+    for (Eigen::Index cj = 0; cj < out.cols(); ++cj) {
+      double sum = 0, top = 0;
+      int n = 0;
+      for (Eigen::Index i = ci * pool; i < std::min<Eigen::Index>(probs.rows(), (ci + 1) * pool); ++i) {
+        for (Eigen::Index j = cj * pool; j < std::min<Eigen::Index>(probs.cols(), (cj + 1) * pool); ++j) {
+          if (!mask.allowed(i, j, probs.cols())) continue;
+          const double v = probs(i, j);
+          sum += v, ++n;
+          if (std::isnan(v) || std::isnan(top)) top = std::nan("");
+          else top = std::max(top, v);
+        }
+      }
+      out(ci, cj) = static_cast<float>(mode == PoolMode::max ? top : (n > 0 ? sum / n : 0.0));
+    }
+  }
+  return out;
+}
+
+void check_cells(const Matrix& got, const Matrix& want) {
+  REQUIRE(got.rows() == want.rows());
+  REQUIRE(got.cols() == want.cols());
+  for (Eigen::Index i = 0; i < got.rows(); ++i) {
+    for (Eigen::Index j = 0; j < got.cols(); ++j) {
+      CAPTURE(i);
+      CAPTURE(j);
+      if (std::isnan(want(i, j))) {
+        CHECK(std::isnan(got(i, j)));
+      } else {
+        CHECK(got(i, j) == doctest::Approx(want(i, j)).epsilon(1e-5));
+      }
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("pooling: streamed cells equal the gathered map pooled, under causal, window and padding masks") {
+  Mask causal;
+  causal.causal = true;
+  Mask window = causal;
+  window.window = 6;
+  Mask padding;
+  padding.n_pad_keys = 4;
+  for (const Mask& mask : {causal, window, padding, Mask{}}) {
+    const int n = 23;  // 23 tokens at ≤ 5 cells: pool 5, the last cell row and column hold 3
+    const PoolGrid g = PoolGrid::for_map(n, n, 5);
+    REQUIRE(g.pool == 5);
+    Matrix probs(n, n);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {  // masked weights are 0, as the event promises
+        probs(i, j) = mask.allowed(i, j, n) ? static_cast<float>((i * 7 + j * 3) % 11) / 10.0f : 0.0f;
+      }
+    }
+    probs(12, 3) = std::nanf("");  // a NaN in an allowed cell of every mask here but the window's
+    if (!mask.allowed(12, 3, n)) probs(12, 3) = 0.0f;
+    PooledMap pooled(g);
+    for (int r = 0; r < n; r += 7) {  // blocks of 7 rows: not a multiple of the pool
+      const int rows = std::min(7, n - r);
+      pooled.add(r, probs.middleRows(r, rows), &mask);
+    }
+    const CountMatrix counts = allowed_counts(mask, g);
+    check_cells(pooled.values(PoolMode::max, counts), pooled_whole(probs, mask, 5, PoolMode::max));
+    check_cells(pooled.values(PoolMode::mean, counts), pooled_whole(probs, mask, 5, PoolMode::mean));
+    if (!mask.causal || mask.window > 0) continue;
+    CHECK(std::isnan(pooled.values(PoolMode::max, counts)(2, 0)));  // the NaN kept by max
+    CHECK(pooled.values(PoolMode::max, counts)(0, 4) == 0.0f);      // causal zeros above the diagonal
+    // The thumbnail path: coarsened by 2 equals pooling the whole map by 10.
+    const PooledMap coarse = pooled.coarsened(2);
+    check_cells(coarse.values(PoolMode::mean, coarsen_counts(counts, 2)),
+                pooled_whole(probs, mask, 10, PoolMode::mean));
+    check_cells(coarse.values(PoolMode::max, coarsen_counts(counts, 2)),
+                pooled_whole(probs, mask, 10, PoolMode::max));
+  }
 }

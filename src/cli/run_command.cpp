@@ -12,6 +12,7 @@
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/sinks/png_sink.hpp"
+#include "attnviz/sinks/progress_sink.hpp"
 #include "attnviz/sinks/save_sink.hpp"
 #include "attnviz/event/sink_list.hpp"
 #include "attnviz/sinks/terminal_sink.hpp"
@@ -103,6 +104,7 @@ void run_command(const RunArgs& a) {
   check_csv_selection(run, terminal);
   check_logits_flag(run, a.logits, terminal.table_style.format, terminal.table != TableKind::none);
   const TableStyle table_style = terminal.table_style;
+  const bool prints_maps = terminal.draw_heatmaps || terminal.table != TableKind::none;
   SinkList sinks;
   auto terminal_sink = std::make_unique<TerminalSink>(std::cout, std::move(terminal));
   const TerminalSink& view = *terminal_sink;
@@ -110,7 +112,10 @@ void run_command(const RunArgs& a) {
   if (!a.png_dir.empty()) sinks.add(std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap)));
   SaveSink* save = nullptr;
   if (!a.save.empty()) {
-    auto sink = std::make_unique<SaveSink>(a.save);
+    SaveOptions save_options;
+    save_options.dtype = parse_save_dtype(a.save_dtype);
+    save_options.selection = run.selection;
+    auto sink = std::make_unique<SaveSink>(a.save, save_options);
     save = sink.get();
     sinks.add(std::move(sink));
   }
@@ -126,7 +131,15 @@ void run_command(const RunArgs& a) {
     sinks.add(std::move(sink));
   }
 
+  // The progress line shares the terminal with stdout only when nothing is printed there per map:
+  // a heatmap or table drawn on the same terminal would land inside it (and shows progress itself).
+  const bool stdout_per_map = isatty(STDOUT_FILENO) != 0 && prints_maps;
+  auto progress = std::make_unique<ProgressSink>(
+      std::cerr, isatty(STDERR_FILENO) != 0 && !stdout_per_map, run.maps);
+  ProgressSink& progress_line = *progress;
+  sinks.add(std::move(progress));
   const ForwardResult result = forward(run.model, run.inputs, run.options, &sinks);
+  progress_line.finish();  // erased before any warning
   for (const auto& w : result.warnings) std::cerr << "attnviz: warning: " << w << '\n';
   if (save) {
     save->add_tensor("hidden", result.hidden);

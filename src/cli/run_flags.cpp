@@ -26,7 +26,11 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--pool", args->pool, "pooling of long maps: max or mean")
       ->check(CLI::IsMember({"max", "mean"}));
   cmd->add_option("--font", args->font, "font for figures: a file or a fontconfig name (default sans-serif)");
-  cmd->add_option("--save", args->save, "write every map's scores and probs to a .safetensors file");
+  cmd->add_option("--save", args->save,
+                  "write the selected maps' scores and probs to a .safetensors file, streamed as they are computed");
+  cmd->add_option("--save-dtype", args->save_dtype,
+                  "dtype of saved maps: f32, or f16 (IEEE half, rounded to nearest; values beyond ±65504 become ±inf)")
+      ->check(CLI::IsMember({"f32", "f16"}));
   cmd->add_option("--color", args->color, "auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   add_width_flag(*cmd, args->width, "terminal width in columns (default: detected)");

@@ -1,6 +1,7 @@
 // `attnviz stats`: softmax-saturation statistics per layer × head, with the unscaled
 // counterfactual.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/event/sink_list.hpp"
+#include "attnviz/sinks/progress_sink.hpp"
 #include "attnviz/sinks/scale_note.hpp"
 #include "attnviz/core/unicode.hpp"
 
@@ -80,7 +82,12 @@ void stats_command(const StatsArgs& a) {
   SinkList sinks;
   sinks.add(std::move(collector));
   sinks.add(std::move(monitor));
+  // stats prints after the run: the progress line never meets stdout's output.
+  auto progress = std::make_unique<ProgressSink>(std::cerr, isatty(STDERR_FILENO) != 0, run.maps);
+  ProgressSink& progress_line = *progress;
+  sinks.add(std::move(progress));
   const ForwardResult result = forward(run.model, run.inputs, run.options, &sinks);
+  progress_line.finish();  // erased before any warning
   for (const auto& w : result.warnings) std::cerr << "attnviz: warning: " << w << '\n';
   std::cerr << non_finite.warnings();
   // prepare_run's check_selection keeps at least one head: an empty list is attnviz's own bug.

@@ -36,6 +36,9 @@ mode_t default_file_mode() {
   return 0644;
 }
 
+}  // namespace
+
+namespace detail {
 // Owns the temp file until commit(): the destructor closes and unlinks it on any failure path.
 class TempFile {
  public:
@@ -67,6 +70,19 @@ class TempFile {
       left -= static_cast<size_t>(n);
     }
   }
+
+  void write_at(uint64_t offset, std::string_view bytes) {
+    const char* p = bytes.data();
+    size_t left = bytes.size();
+    while (left > 0) {
+      const ssize_t n = ::pwrite(fd_, p, left, static_cast<off_t>(offset));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail(fmt::format("cannot write {}", temp_));
+      p += n, offset += static_cast<uint64_t>(n);
+      left -= static_cast<size_t>(n);
+    }
+  }
+  int fd() const { return fd_; }
 
   void commit() {
     if (::fchmod(fd_, default_file_mode()) != 0) fail(fmt::format("cannot chmod {}", temp_));
@@ -107,11 +123,18 @@ class TempFile {
   int fd_ = -1;
   int cleanup_slot_ = -1;
 };
+}  // namespace detail
 
-}  // namespace
+AtomicFileWriter::AtomicFileWriter(const std::filesystem::path& target)
+    : temp_(std::make_unique<detail::TempFile>(target)) {}
+AtomicFileWriter::~AtomicFileWriter() = default;
+void AtomicFileWriter::write(std::string_view bytes) { temp_->write_all(bytes); }
+void AtomicFileWriter::write_at(uint64_t offset, std::string_view bytes) { temp_->write_at(offset, bytes); }
+int AtomicFileWriter::fd() const { return temp_->fd(); }
+void AtomicFileWriter::commit() { temp_->commit(); }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
-  TempFile temp(path);
+  detail::TempFile temp(path);
   temp.write_all(bytes);
   temp.commit();
 }

@@ -18,9 +18,15 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian");
 
-// Bytes of float32 data for a shape, rejecting negative dimensions and 64-bit overflow.
-uint64_t f32_byte_length(const TensorView& t) {
-  uint64_t n = sizeof(float);
+uint64_t dtype_bytes(const std::string& dtype) {
+  if (dtype == "F32") return 4;
+  if (dtype == "F16") return 2;
+  throw Error(fmt::format("cannot write safetensors: dtype '{}' (writable: F32, F16)", dtype));
+}
+
+// Bytes of a tensor's data for its shape, rejecting negative dimensions and 64-bit overflow.
+uint64_t byte_length(const TensorLayout& t) {
+  uint64_t n = dtype_bytes(t.dtype);
   for (int64_t d : t.shape) {
     if (d < 0) {
       throw Error(fmt::format("cannot write safetensors: tensor '{}' has negative shape {}", t.name,
@@ -44,7 +50,7 @@ uint64_t f32_byte_length(const TensorView& t) {
 
 // The header JSON, unpadded. ordered_json keeps tensors in the caller's order (nlohmann::json
 // would sort them), so the header lists them in data order as the reference writer does.
-std::string header_json(const std::vector<TensorView>& tensors,
+std::string header_json(const std::vector<TensorLayout>& tensors,
                         const std::map<std::string, std::string>& metadata) {
   uint64_t metadata_bytes = 0;  // checked first: a 100 MB string is slow to turn into JSON
   for (const auto& [key, value] : metadata) {
@@ -55,20 +61,16 @@ std::string header_json(const std::vector<TensorView>& tensors,
   if (!metadata.empty()) header["__metadata__"] = metadata;
   std::set<std::string> names;
   uint64_t offset = 0;
-  for (const TensorView& t : tensors) {
+  for (const TensorLayout& t : tensors) {
     if (t.name == "__metadata__") {
       throw Error("cannot write safetensors: '__metadata__' is reserved and cannot name a tensor");
     }
     if (!names.insert(t.name).second) {
       throw Error(fmt::format("cannot write safetensors: duplicate tensor name '{}'", t.name));
     }
-    const uint64_t n_bytes = f32_byte_length(t);
-    if (n_bytes > 0 && t.data == nullptr) {
-      throw Error(fmt::format("cannot write safetensors: tensor '{}' {} has null data", t.name,
-                              shape_string(t.shape)));
-    }
+    const uint64_t n_bytes = byte_length(t);
     header[t.name] = {
-        {"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + n_bytes}}};
+        {"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {offset, offset + n_bytes}}};
     offset += n_bytes;
   }
   try {
@@ -95,8 +97,8 @@ uint64_t safetensors_json_string_bytes(std::string_view text) {
   return n;
 }
 
-std::string serialize_safetensors(const std::vector<TensorView>& tensors,
-                                  const std::map<std::string, std::string>& metadata) {
+std::string serialize_safetensors_header(const std::vector<TensorLayout>& tensors,
+                                         const std::map<std::string, std::string>& metadata) {
   std::string header = header_json(tensors, metadata);
   // Checked before anything is written: a file the reader (ours and the reference) would refuse.
   if (header.size() > k_safetensors_max_header) header_too_large(header.size(), metadata, tensors.size());
@@ -105,10 +107,23 @@ std::string serialize_safetensors(const std::vector<TensorView>& tensors,
   const uint64_t n = header.size();
   std::string out(detail::k_safetensors_length_bytes, '\0');
   std::memcpy(out.data(), &n, sizeof n);  // little-endian host (static_assert above)
-  out += header;
+  return out + header;
+}
+
+std::string serialize_safetensors(const std::vector<TensorView>& tensors,
+                                  const std::map<std::string, std::string>& metadata) {
+  std::vector<TensorLayout> layouts;
   for (const TensorView& t : tensors) {
-    const uint64_t n_bytes = f32_byte_length(t);
-    if (n_bytes > 0) out.append(reinterpret_cast<const char*>(t.data), n_bytes);
+    layouts.push_back({t.name, t.shape, "F32"});
+    if (byte_length(layouts.back()) > 0 && t.data == nullptr) {
+      throw Error(fmt::format("cannot write safetensors: tensor '{}' {} has null data", t.name,
+                              shape_string(t.shape)));
+    }
+  }
+  std::string out = serialize_safetensors_header(layouts, metadata);
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    const uint64_t n_bytes = byte_length(layouts[k]);
+    if (n_bytes > 0) out.append(reinterpret_cast<const char*>(tensors[k].data), n_bytes);
   }
   return out;
 }

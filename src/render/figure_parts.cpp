@@ -124,10 +124,16 @@ void draw_col_labels(Canvas& canvas, const AxisLabels& labels, int x_left, int y
 void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
                 const MaskMatrix& allowed, const FigureStyle& style) {
   for (Eigen::Index i = 0; i < values.rows(); ++i) {
+    const int cy = y + static_cast<int>(i) * cell;
     for (Eigen::Index j = 0; j < values.cols(); ++j) {
-      const int cx = x + static_cast<int>(j) * cell, cy = y + static_cast<int>(i) * cell;
+      const int cx = x + static_cast<int>(j) * cell;
       if (allowed(i, j) == 0) {
-        canvas.hatch_rect(cx, cy, cell, cell, k_hatch_background, k_hatch_stripe);
+        // A run of masked cells as one hatch: the stripes sit on absolute coordinates, so this
+        // draws what cell-by-cell hatching draws, without a call per cell of a long causal row.
+        Eigen::Index end = j + 1;
+        while (end < values.cols() && allowed(i, end) == 0) ++end;
+        canvas.hatch_rect(cx, cy, static_cast<int>(end - j) * cell, cell, k_hatch_background, k_hatch_stripe);
+        j = end - 1;
       } else if (!std::isfinite(values(i, j))) {
         canvas.fill_rect(cx, cy, cell, cell, k_non_finite_rgb);
       } else {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/figure.hpp"
@@ -39,9 +41,7 @@ void check_map(const FigureMap& map) {
 
 bool any_masked(const FigureMap& map) { return (map.allowed.array() == 0).any(); }
 // An allowed cell holding NaN or ±inf: drawn magenta and explained in the legend.
-bool any_non_finite(const FigureMap& map) {
-  return ((map.allowed.array() != 0) && !map.values.array().isFinite()).any();
-}
+bool any_non_finite(const FigureMap& map) { return count_non_finite(map.values, map.allowed) > 0; }
 // Legend entries under the colour bar: a swatch and its meaning, one per line.
 int legend_entries(const FigureMap& map) { return (any_masked(map) ? 1 : 0) + (any_non_finite(map) ? 1 : 0); }
 constexpr const char* k_non_finite_label = "NaN / inf";
@@ -67,6 +67,39 @@ void draw_cell_values(Canvas& canvas, const HeatmapLayout& l, const FigureMap& m
 }
 
 }  // namespace
+
+namespace {
+// NaN and ±inf are the floats whose exponent bits are all ones. Tested on the bits: Eigen's
+// allFinite computes x - x, which stalls on the subnormal weights long maps are full of.
+bool is_finite_bits(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return (bits & 0x7f800000u) != 0x7f800000u;
+}
+
+bool all_finite(const Matrix& values) {
+  const float* v = values.data();
+  bool all = true;
+  for (Eigen::Index k = 0; k < values.size(); ++k) all &= is_finite_bits(v[k]);
+  return all;
+}
+}  // namespace
+
+float figure_vmax(const Matrix& values, float floor) {
+  const float* v = values.data();
+  float top = floor;
+  for (Eigen::Index k = 0; k < values.size(); ++k) top = is_finite_bits(v[k]) && v[k] > top ? v[k] : top;
+  return top;
+}
+
+Eigen::Index count_non_finite(const Matrix& values, const MaskMatrix& allowed) {
+  if (all_finite(values)) return 0;  // the common case, in one vectorised pass
+  Eigen::Index n = 0;
+  for (Eigen::Index i = 0; i < values.rows(); ++i) {
+    for (Eigen::Index j = 0; j < values.cols(); ++j) n += allowed(i, j) != 0 && !std::isfinite(values(i, j));
+  }
+  return n;
+}
 
 HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map,
                                     const FigureStyle& style) {

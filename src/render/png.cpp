@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/atomic_file.hpp"
@@ -66,30 +67,37 @@ void append_chunk(std::string& out, const char* type, std::string_view data) {
 // Filtered scanlines: each row prefixed by its filter type. Per row the filter (None, Sub or Up)
 // with the least sum of |signed bytes| wins — libpng's heuristic; Up turns the repeated rows of
 // upscaled cells into zeros, Sub the runs inside a row.
+long filter_cost(const uint8_t* c, size_t n) {
+  long cost = 0;
+  for (size_t k = 0; k < n; ++k) cost += c[k] < 128 ? c[k] : 256 - c[k];
+  return cost;
+}
+
 std::string filtered_rows(const Image& image) {
   const size_t stride = static_cast<size_t>(image.width) * 3;
   std::string out;
   out.reserve((stride + 1) * static_cast<size_t>(image.height));
-  std::string candidates[3];
+  // One loop per filter with no branch inside, so each vectorises.
+  std::vector<uint8_t> sub(stride), up(stride);
   for (int y = 0; y < image.height; ++y) {
     const uint8_t* row = image.rgb.data() + static_cast<size_t>(y) * stride;
-    const uint8_t* up = y > 0 ? row - stride : nullptr;
+    const uint8_t* above = y > 0 ? row - stride : nullptr;
+    for (size_t k = 0; k < std::min<size_t>(3, stride); ++k) sub[k] = row[k];
+    for (size_t k = 3; k < stride; ++k) sub[k] = static_cast<uint8_t>(row[k] - row[k - 3]);
+    if (above) {
+      for (size_t k = 0; k < stride; ++k) up[k] = static_cast<uint8_t>(row[k] - above[k]);
+    } else {
+      std::copy(row, row + stride, up.begin());
+    }
+    const uint8_t* candidates[3] = {row, sub.data(), up.data()};
     long best_cost = -1;
     int best = 0;
     for (int f = 0; f < 3; ++f) {
-      std::string& c = candidates[f];
-      c.resize(stride);
-      long cost = 0;
-      for (size_t k = 0; k < stride; ++k) {
-        const uint8_t pred = f == 1 ? (k >= 3 ? row[k - 3] : 0) : f == 2 ? (up ? up[k] : 0) : 0;
-        const auto b = static_cast<uint8_t>(row[k] - pred);
-        c[k] = static_cast<char>(b);
-        cost += b < 128 ? b : 256 - b;
-      }
+      const long cost = filter_cost(candidates[f], stride);
       if (best_cost < 0 || cost < best_cost) best_cost = cost, best = f;
     }
     out.push_back(static_cast<char>(best));
-    out.append(candidates[best]);
+    out.append(reinterpret_cast<const char*>(candidates[best]), stride);
   }
   return out;
 }

@@ -53,10 +53,26 @@ CountMatrix allowed_counts(const Mask& mask, const PoolGrid& grid) {
 
 PooledMap::PooledMap(const PoolGrid& grid)
     : grid_(grid), max_(Matrix::Zero(grid.cells_q, grid.cells_k)) {
-  if (grid.pool > 1) sum_ = Matrix::Zero(grid.cells_q, grid.cells_k);
+  if (grid.pool > 1) {
+    sum_ = Matrix::Zero(grid.cells_q, grid.cells_k);
+    row_max_.assign(static_cast<size_t>(grid.n_key), 0.0f);
+    row_sum_.assign(static_cast<size_t>(grid.n_key), 0.0f);
+  }
 }
 
-void PooledMap::add(int row_begin, ConstMatrixRef probs) {
+namespace {
+// Keys [lo, hi) of query row i that the mask's ranges allow (a file matrix narrows nothing here:
+// its zeros are read like any other weight).
+std::pair<int, int> key_range(const Mask* mask, int i, int n_key) {
+  if (!mask) return {0, n_key};
+  int lo = 0, hi = n_key - mask->n_pad_keys;
+  if (mask->causal) hi = std::min(hi, i + 1);
+  if (mask->window > 0) lo = std::max(lo, i - mask->window + 1), hi = std::min(hi, i + mask->window);
+  return {lo, std::max(lo, hi)};
+}
+}  // namespace
+
+void PooledMap::add(int row_begin, ConstMatrixRef probs, const Mask* mask) {
   if (probs.cols() != grid_.n_key || row_begin < 0 || row_begin + probs.rows() > grid_.n_query) {
     throw Error(fmt::format("pooled map: block rows [{}, {}) × {} keys do not fit a [{}, {}] map",
                             row_begin, row_begin + probs.rows(), probs.cols(), grid_.n_query,
@@ -66,15 +82,38 @@ void PooledMap::add(int row_begin, ConstMatrixRef probs) {
     max_.middleRows(row_begin, probs.rows()) = probs;
     return;
   }
-  const int p = grid_.pool;
   for (Eigen::Index r = 0; r < probs.rows(); ++r) {
-    const Eigen::Index ci = (row_begin + r) / p;
-    for (Eigen::Index j = 0; j < probs.cols(); ++j) {
-      const float v = probs(r, j);
-      max_into(max_(ci, j / p), v);
-      sum_(ci, j / p) += v;
-    }
+    const int i = row_begin + static_cast<int>(r);
+    const auto [lo, hi] = key_range(mask, i, grid_.n_key);
+    add_row(probs.data() + r * probs.outerStride(), lo, hi);
+    // The last row of a cell row (or of the map) completes it.
+    if ((i + 1) % grid_.pool == 0 || i + 1 == grid_.n_query) flush_row(i / grid_.pool);
   }
+}
+
+void PooledMap::add_row(const float* row, int lo, int hi) {
+  float* m = row_max_.data();
+  float* s = row_sum_.data();
+  for (int j = lo; j < hi; ++j) {
+    const float v = row[j];
+    m[j] = (v > m[j] || v != v) ? v : m[j];  // max_into, written so that it vectorises
+    s[j] += v;
+  }
+  if (lo < hi) {
+    row_lo_ = row_hi_ > row_lo_ ? std::min(row_lo_, lo) : lo;
+    row_hi_ = std::max(row_hi_, hi);
+  }
+}
+
+void PooledMap::flush_row(int cell_row) {
+  const int p = grid_.pool;
+  for (int j = row_lo_; j < row_hi_; ++j) {
+    max_into(max_(cell_row, j / p), row_max_[static_cast<size_t>(j)]);
+    sum_(cell_row, j / p) += row_sum_[static_cast<size_t>(j)];
+    row_max_[static_cast<size_t>(j)] = 0.0f;
+    row_sum_[static_cast<size_t>(j)] = 0.0f;
+  }
+  row_lo_ = row_hi_ = 0;
 }
 
 Matrix PooledMap::values(PoolMode mode, const CountMatrix& counts) const {
@@ -88,6 +127,11 @@ Matrix PooledMap::values(PoolMode mode, const CountMatrix& counts) const {
   return out;
 }
 
+Matrix PooledMap::take_values(PoolMode mode, const CountMatrix& counts) && {
+  if (mode == PoolMode::max || grid_.pool == 1) return std::move(max_);
+  return values(mode, counts);
+}
+
 PooledMap PooledMap::coarsened(int factor) const {
   PoolGrid g = grid_;
   g.pool = grid_.pool * factor;
@@ -95,10 +139,13 @@ PooledMap PooledMap::coarsened(int factor) const {
   g.cells_k = (grid_.cells_k + factor - 1) / factor;
   PooledMap out(g);
   if (g.pool > 1 && out.sum_.size() == 0) out.sum_ = Matrix::Zero(g.cells_q, g.cells_k);
+  const Matrix& sums = grid_.pool == 1 ? max_ : sum_;
   for (int i = 0; i < grid_.cells_q; ++i) {
-    for (int j = 0; j < grid_.cells_k; ++j) {
-      max_into(out.max_(i / factor, j / factor), max_(i, j));
-      if (g.pool > 1) out.sum_(i / factor, j / factor) += grid_.pool == 1 ? max_(i, j) : sum_(i, j);
+    for (int oj = 0; oj < g.cells_k; ++oj) {  // a run of `factor` cells at a time: no division per cell
+      const int j1 = std::min(grid_.cells_k, (oj + 1) * factor);
+      float& m = out.max_(i / factor, oj);
+      for (int j = oj * factor; j < j1; ++j) max_into(m, max_(i, j));
+      if (g.pool > 1) out.sum_(i / factor, oj) += sums.row(i).segment(oj * factor, j1 - oj * factor).sum();
     }
   }
   return out;
@@ -108,7 +155,10 @@ CountMatrix coarsen_counts(const CountMatrix& counts, int factor) {
   CountMatrix out = CountMatrix::Zero((counts.rows() + factor - 1) / factor,
                                       (counts.cols() + factor - 1) / factor);
   for (Eigen::Index i = 0; i < counts.rows(); ++i) {
-    for (Eigen::Index j = 0; j < counts.cols(); ++j) out(i / factor, j / factor) += counts(i, j);
+    for (Eigen::Index oj = 0; oj < out.cols(); ++oj) {
+      const Eigen::Index j0 = oj * factor, j1 = std::min<Eigen::Index>(counts.cols(), j0 + factor);
+      out(i / factor, oj) += counts.row(i).segment(j0, j1 - j0).sum();
+    }
   }
   return out;
 }

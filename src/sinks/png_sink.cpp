@@ -22,9 +22,9 @@ std::string group_name(const HeadId& id) {
 MaskMatrix allowed_of(const CountMatrix& counts) { return (counts.array() > 0).cast<uint8_t>(); }
 
 // The caption's statement of how the picture was made: the reader of a paper needs it.
-std::string caption(const MapInfo& info, const PngOptions& o, const FigureMap& map, float vmax) {
-  const auto allowed = (map.allowed.array() != 0).count();
-  const auto non_finite = ((map.allowed.array() != 0) && !map.values.array().isFinite()).count();
+std::string caption(const MapInfo& info, const PngOptions& o, const FigureMap& map, float vmax,
+                    Eigen::Index allowed) {
+  const Eigen::Index non_finite = count_non_finite(map.values, map.allowed);
   // A head with no finite weight has no colour range to state.
   const std::string range = o.shared_scale            ? "[0, 1] shared"
                             : non_finite == allowed ? "none (no finite weight)"
@@ -54,12 +54,22 @@ void PngSink::submit(const std::string& name, std::function<Image()> render) {
   written_.push_back(dir_ / name);
 }
 
-const CountMatrix& PngSink::counts_for(const MapInfo& info, const PoolGrid& grid) {
-  if (!counts_.counts || counts_.mask != info.mask || counts_.grid.n_query != grid.n_query ||
-      counts_.grid.n_key != grid.n_key) {
-    counts_ = {info.mask, grid, std::make_shared<const CountMatrix>(allowed_counts(*info.mask, grid))};
+const PngSink::Counts& PngSink::counts_for(const MapInfo& info, const PoolGrid& grid) {
+  if (counts_.counts && counts_.mask == info.mask && counts_.grid.n_query == grid.n_query &&
+      counts_.grid.n_key == grid.n_key && counts_.grid.pool == grid.pool) {
+    return counts_;
   }
-  return *counts_.counts;
+  Counts c;
+  c.mask = info.mask;
+  c.grid = grid;
+  c.counts = std::make_shared<const CountMatrix>(allowed_counts(*info.mask, grid));
+  c.allowed = std::make_shared<const MaskMatrix>(allowed_of(*c.counts));
+  c.n_allowed = (c.allowed->array() != 0).count();
+  c.thumb_factor = (std::max(grid.cells_q, grid.cells_k) + k_thumb_cells - 1) / k_thumb_cells;
+  c.thumb_counts = std::make_shared<const CountMatrix>(coarsen_counts(*c.counts, c.thumb_factor));
+  c.thumb_allowed = std::make_shared<const MaskMatrix>(allowed_of(*c.thumb_counts));
+  counts_ = std::move(c);
+  return counts_;
 }
 
 void PngSink::begin_map(const MapInfo& info) {
@@ -75,13 +85,13 @@ void PngSink::begin_map(const MapInfo& info) {
 }
 
 void PngSink::on_block(const AttentionBlock& block) {
-  if (current_) current_->add(block.row_begin, block.probs);
+  if (current_) current_->add(block.row_begin, block.probs, block.info->mask.get());
 }
 
 void PngSink::write_mask_figure(const MapInfo& info, const PoolGrid& grid) {
-  const CountMatrix& counts = counts_for(info, grid);
+  const CountMatrix& counts = *counts_for(info, grid).counts;
   FigureMap axes;
-  axes.allowed = allowed_of(counts);
+  axes.allowed = *counts_.allowed;
   axes.pool = grid.pool;
   axes.n_query = grid.n_query, axes.n_key = grid.n_key;
   axes.query_labels = *info.query_labels, axes.key_labels = *info.key_labels;
@@ -108,10 +118,17 @@ void PngSink::write_mask_figure(const MapInfo& info, const PoolGrid& grid) {
 void PngSink::end_map(const MapInfo& info) {
   if (!current_) return;
   const PoolGrid grid = current_->grid();
-  const CountMatrix& counts = counts_for(info, grid);
+  const Counts& counts = counts_for(info, grid);
+  const std::string base = fmt::format("{}.head{}", info.id.map_name(), info.id.head);
+  // The grid's thumbnail first (this map pooled further to ≤ k_thumb_cells per side): then the
+  // cells can be moved into the figure. Its range is set below, with the figure's.
+  Thumbnail thumb{info.id.layer, info.id.head,
+                  current_->coarsened(counts.thumb_factor).values(options_.pool, *counts.thumb_counts),
+                  *counts.thumb_allowed, 0.0f, 1.0f};
   FigureMap map;
-  map.values = current_->values(options_.pool, counts);
-  map.allowed = allowed_of(counts);
+  map.values = std::move(*current_).take_values(options_.pool, *counts.counts);
+  current_.reset();
+  map.allowed = *counts.allowed;
   map.pool = grid.pool;
   map.n_query = grid.n_query, map.n_key = grid.n_key;
   map.query_labels = *info.query_labels, map.key_labels = *info.key_labels;
@@ -120,16 +137,9 @@ void PngSink::end_map(const MapInfo& info) {
   // per-head: [0, this head's largest weight], so a head whose weights are all small over a long
   // input still shows its pattern; shared: the fixed range of probabilities, comparable across
   // heads without holding every map.
-  style.vmax = options_.shared_scale ? 1.0f : finite_max(map.values, 1e-6f);
-  const std::string base = fmt::format("{}.head{}", info.id.map_name(), info.id.head);
-
-  // The grid's thumbnail: this map pooled further to ≤ k_thumb_cells per side.
-  const int factor = (std::max(grid.cells_q, grid.cells_k) + k_thumb_cells - 1) / k_thumb_cells;
-  const CountMatrix thumb_counts = coarsen_counts(counts, factor);
-  Thumbnail thumb{info.id.layer, info.id.head, current_->coarsened(factor).values(options_.pool, thumb_counts),
-                  allowed_of(thumb_counts), style.vmin, style.vmax};
+  style.vmax = options_.shared_scale ? 1.0f : figure_vmax(map.values, 1e-6f);
+  thumb.vmin = style.vmin, thumb.vmax = style.vmax;
   grids_[group_name(info.id)].push_back(std::move(thumb));
-  current_.reset();
 
   if (options_.raw) {
     Mask cells;  // the pooled allowed matrix as a file mask, for heatmap_image
@@ -140,7 +150,7 @@ void PngSink::end_map(const MapInfo& info) {
   }
   const std::string title = fmt::format("{} · {}", options_.model_name, info.id.title());
   submit(base + ".png",
-         [title, cap = caption(info, options_, map, style.vmax), map = std::move(map), style] {
+         [title, cap = caption(info, options_, map, style.vmax, counts_.n_allowed), map = std::move(map), style] {
            return heatmap_figure(title, cap, map, style);
          });
 }

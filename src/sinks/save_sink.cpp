@@ -1,55 +1,121 @@
-// --save: gathers every map into per-site tensors and writes one safetensors file at the end.
+// --save: streams each selected map's blocks into a data file at their final offsets, then writes
+// header + data as one safetensors file at the end.
 #include "attnviz/sinks/save_sink.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
-
-#include "attnviz/io/safetensors.hpp"
+#include "attnviz/io/gguf_quantize.hpp"
 
 namespace attnviz {
+
+SaveDtype parse_save_dtype(const std::string& name) {
+  if (name == "f32") return SaveDtype::f32;
+  if (name == "f16") return SaveDtype::f16;
+  throw usage_error(fmt::format("--save-dtype {}: expected f32 or f16", name));
+}
+
+namespace {
+uint64_t element_bytes(SaveDtype d) { return d == SaveDtype::f16 ? 2 : 4; }
+
+// Copies `n` bytes of `from` (from offset 0) to the end of `to`, in the kernel where it can.
+void copy_data(int from, int to, uint64_t n, const std::filesystem::path& path) {
+  off_t in = 0;
+  while (n > 0) {
+    const ssize_t k = ::copy_file_range(from, &in, to, nullptr, n, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;  // unsupported here (or a short file): the plain loop below
+    n -= static_cast<uint64_t>(k);
+  }
+  std::vector<char> chunk(1 << 20);
+  while (n > 0) {
+    const ssize_t k = ::pread(from, chunk.data(), std::min<uint64_t>(n, chunk.size()), in);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) throw Error(fmt::format("{}: cannot copy the saved maps: {}", path.string(), std::strerror(errno)));
+    for (ssize_t done = 0; done < k;) {
+      const ssize_t w = ::write(to, chunk.data() + done, static_cast<size_t>(k - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) throw Error(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
+      done += w;
+    }
+    in += k, n -= static_cast<uint64_t>(k);
+  }
+}
+}  // namespace
+
+SaveSink::SaveSink(std::filesystem::path path, SaveOptions options)
+    : path_(std::move(path)), options_(std::move(options)),
+      data_(std::make_unique<AtomicFileWriter>(path_)) {}
+
 void SaveSink::begin_map(const MapInfo& info) {
+  current_ = nullptr;
+  if (!options_.selection.matches(info.id)) return;
   const std::string name = info.id.map_name();
   auto [it, fresh] = sites_.try_emplace(name);
+  current_ = &it->second;
   if (!fresh) return;
   order_.push_back(name);
   metadata_[name + ".query_labels"] = nlohmann::json(*info.query_labels).dump();
   metadata_[name + ".key_labels"] = nlohmann::json(*info.key_labels).dump();
   metadata_[name + ".mask"] = info.mask->describe();
   metadata_[name + ".scale"] = fmt::format("{}", info.scale);
+  if (options_.selection.head) metadata_[name + ".heads"] = fmt::format("[{}]", *options_.selection.head);
   check_header_size(info);
-  const size_t size = size_t(info.n_heads) * info.n_query * info.n_key;
-  it->second.shape = {info.n_heads, info.n_query, info.n_key};
-  it->second.scores.resize(size);
-  it->second.probs.resize(size);
+  const int heads = options_.selection.head ? 1 : info.n_heads;
+  it->second.shape = {heads, info.n_query, info.n_key};
+  it->second.offset = data_bytes_;
+  data_bytes_ += 2 * uint64_t(heads) * uint64_t(info.n_query) * uint64_t(info.n_key) * element_bytes(options_.dtype);
 }
 
 // The labels of every map go into the header, which readers cap at 100 MB: refused at the map
-// that crosses the limit, not after the whole run and a multi-GB serialisation.
+// that crosses the limit, not after the whole run.
 void SaveSink::check_header_size(const MapInfo& info) {
   const std::string name = info.id.map_name();
   for (const char* key : {".query_labels", ".key_labels", ".mask", ".scale"}) {
     header_bytes_ += safetensors_json_string_bytes(name + key) + safetensors_json_string_bytes(metadata_.at(name + key)) + 2;
   }
   header_bytes_ += 2 * 64;  // two tensor entries: name, dtype, shape, offsets (a lower bound)
-  if (header_bytes_ <= max_header_) return;
+  if (header_bytes_ <= options_.max_header) return;
   throw Error(fmt::format(
       "{}: --save would write a safetensors header of at least {} bytes (the token labels of "
       "{} maps of {}×{} tokens), over the {}-byte limit safetensors readers accept, attnviz "
       "inspect included; save a shorter input, or draw it with --png / --table instead",
-      path_.string(), header_bytes_, order_.size(), info.n_query, info.n_key, max_header_));
+      path_.string(), header_bytes_, order_.size(), info.n_query, info.n_key, options_.max_header));
+}
+
+void SaveSink::write_rows(uint64_t offset, ConstMatrixRef rows) {
+  const size_t n = static_cast<size_t>(rows.size());
+  buffer_.resize(n * element_bytes(options_.dtype));
+  size_t k = 0;
+  for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+    for (Eigen::Index j = 0; j < rows.cols(); ++j, ++k) {
+      const float x = rows(i, j);
+      if (options_.dtype == SaveDtype::f32) {
+        std::memcpy(buffer_.data() + 4 * k, &x, 4);
+      } else {
+        const uint16_t h = f32_to_f16(x);
+        std::memcpy(buffer_.data() + 2 * k, &h, 2);  // little-endian host, as safetensors
+      }
+    }
+  }
+  data_->write_at(offset, std::string_view(buffer_.data(), buffer_.size()));
 }
 
 void SaveSink::on_block(const AttentionBlock& block) {
+  if (!current_) return;
   const MapInfo& info = *block.info;
-  Site& site = sites_.at(info.id.map_name());
-  const size_t n_key = static_cast<size_t>(info.n_key);
-  const size_t offset = (size_t(info.id.head) * info.n_query + block.row_begin) * n_key;
-  const auto rows = static_cast<Eigen::Index>(block.row_end - block.row_begin);
-  Eigen::Map<Matrix>(site.scores.data() + offset, rows, info.n_key) = block.scores;
-  Eigen::Map<Matrix>(site.probs.data() + offset, rows, info.n_key) = block.probs;
+  const uint64_t slot = options_.selection.head ? 0 : uint64_t(info.id.head);
+  const uint64_t row_cells = uint64_t(info.n_key), map_cells = uint64_t(info.n_query) * row_cells;
+  const uint64_t e = element_bytes(options_.dtype);
+  const uint64_t at = ((slot * info.n_query + uint64_t(block.row_begin)) * row_cells) * e;
+  const uint64_t heads = uint64_t(current_->shape[0]);
+  write_rows(current_->offset + at, block.scores);
+  write_rows(current_->offset + heads * map_cells * e + at, block.probs);
 }
 
 void SaveSink::add_tensor(const std::string& name, const Matrix& m) {
@@ -57,14 +123,22 @@ void SaveSink::add_tensor(const std::string& name, const Matrix& m) {
 }
 
 void SaveSink::finish() {
-  std::vector<TensorView> views;
+  const std::string dtype = options_.dtype == SaveDtype::f16 ? "F16" : "F32";
+  std::vector<TensorLayout> layouts;
   for (const auto& name : order_) {
     const Site& site = sites_.at(name);
-    views.push_back({name + ".scores", site.shape, site.scores.data()});
-    views.push_back({name + ".probs", site.shape, site.probs.data()});
+    layouts.push_back({name + ".scores", site.shape, dtype});
+    layouts.push_back({name + ".probs", site.shape, dtype});
   }
-  for (const auto& [name, t] : extra_) views.push_back({name, t.shape, t.data.data()});
-  write_safetensors(path_, views, metadata_);
+  for (const auto& [name, t] : extra_) layouts.push_back({name, t.shape, "F32"});
+  AtomicFileWriter out(path_);
+  out.write(serialize_safetensors_header(layouts, metadata_));
+  copy_data(data_->fd(), out.fd(), data_bytes_, path_);
+  for (const auto& [name, t] : extra_) {
+    out.write(std::string_view(reinterpret_cast<const char*>(t.data.data()), t.data.size() * sizeof(float)));
+  }
+  out.commit();
+  data_.reset();
 }
 
 }  // namespace attnviz

@@ -44,6 +44,7 @@ struct RunArgs {
   int precision = 3;
   std::string format = "text";
   std::string png_dir, save;
+  std::string save_dtype = "f32";   // --save-dtype f32|f16
   bool png_given = false, save_given = false;  // given, even as '' (an unset $OUT): refused
   std::string color = "auto";
   int width = 0;

@@ -82,6 +82,17 @@ struct TensorView {
   const float* data = nullptr;
 };
 
+// A tensor's place in a file whose data is written separately (streamed): dtype "F32" or "F16".
+struct TensorLayout {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype;
+};
+// The 8-byte length and the padded header JSON for tensors laid out in this order, data offsets
+// from 0: what serialize_safetensors writes before the data, byte for byte.
+std::string serialize_safetensors_header(const std::vector<TensorLayout>& tensors,
+                                         const std::map<std::string, std::string>& metadata);
+
 // Serialises tensors (dtype F32) and metadata: header padded with spaces to a multiple of 8 bytes,
 // tensors laid out in the given order. A header over k_safetensors_max_header is refused (Error).
 std::string serialize_safetensors(const std::vector<TensorView>& tensors,

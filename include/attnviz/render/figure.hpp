@@ -44,6 +44,12 @@ struct FigureMap {
   int n_query = 0, n_key = 0;           // tokens
 };
 
+// Allowed cells holding NaN or ±inf (drawn magenta, counted in captions).
+Eigen::Index count_non_finite(const Matrix& values, const MaskMatrix& allowed);
+// The largest finite value, or floor when larger or none is finite: core's finite_max, tested on
+// the bits (no floating-point compare of a NaN, no stall on subnormal weights).
+float figure_vmax(const Matrix& values, float floor);
+
 // Where the parts of a heatmap figure are, in pixels (for tests and for callers adding marks).
 struct Rect {
   int x = 0, y = 0, w = 0, h = 0;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "attnviz/event/mask.hpp"
 #include "attnviz/core/matrix.hpp"
@@ -35,19 +36,29 @@ CountMatrix allowed_counts(const Mask& mask, const PoolGrid& grid);
 class PooledMap {
  public:
   explicit PooledMap(const PoolGrid& grid);
-  // probs rows [row_begin, row_begin + probs.rows()) of the map.
-  void add(int row_begin, ConstMatrixRef probs);
+  // probs rows [row_begin, row_begin + probs.rows()) of the map. With the map's mask, the keys a
+  // causal / padding / window mask hides (0 by the event's contract) are skipped, not read.
+  void add(int row_begin, ConstMatrixRef probs, const Mask* mask = nullptr);
   // [cells_q, cells_k]: the max, or sum / allowed count (mean over allowed pairs); cells with no
   // allowed pair are 0.
   Matrix values(PoolMode mode, const CountMatrix& counts) const;
+  // values(), moving the cells out where they are the max (the map is spent afterwards).
+  Matrix take_values(PoolMode mode, const CountMatrix& counts) &&;
   // This map pooled further by `factor` (max of maxes, sum of sums) with counts to match.
   PooledMap coarsened(int factor) const;
   const PoolGrid& grid() const { return grid_; }
 
  private:
+  void add_row(const float* row, int lo, int hi);
+  void flush_row(int cell_row);
+
   PoolGrid grid_;
   Matrix max_;  // [cells_q, cells_k]
   Matrix sum_;  // [cells_q, cells_k]; empty when pool == 1 (then sum = max)
+  // The cell row in progress, per key: the pool rows of a cell are reduced elementwise first
+  // (a loop the compiler vectorises), then each run of pool keys once per cell row.
+  std::vector<float> row_max_, row_sum_;
+  int row_lo_ = 0, row_hi_ = 0;  // keys touched since the last flush
 };
 
 // counts summed over factor × factor blocks (the counts of PooledMap::coarsened).

@@ -47,12 +47,18 @@ class PngSink : public AttentionSink {
   const std::vector<std::filesystem::path>& written() const { return written_; }
 
  private:
-  struct Counts {  // allowed pairs per cell, shared by every head under one mask
+  // What the mask decides for every head under it, computed once per (mask, grid) and shared.
+  struct Counts {
     std::shared_ptr<const Mask> mask;
     PoolGrid grid;
-    std::shared_ptr<const CountMatrix> counts;
+    std::shared_ptr<const CountMatrix> counts;        // allowed pairs per cell
+    std::shared_ptr<const MaskMatrix> allowed;        // counts > 0
+    Eigen::Index n_allowed = 0;                       // cells with an allowed pair
+    int thumb_factor = 1;                             // the grid thumbnail's further pooling
+    std::shared_ptr<const CountMatrix> thumb_counts;
+    std::shared_ptr<const MaskMatrix> thumb_allowed;
   };
-  const CountMatrix& counts_for(const MapInfo& info, const PoolGrid& grid);
+  const Counts& counts_for(const MapInfo& info, const PoolGrid& grid);
   void write_mask_figure(const MapInfo& info, const PoolGrid& grid);
   void submit(const std::string& name, std::function<Image()> render);  // name inside the folder
 
