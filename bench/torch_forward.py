@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch reference for bench/forward_bench.sh: a GPT-2-small-shaped forward (12 layers, 12 heads,
+"""PyTorch reference for bench/scale_bench.sh: a GPT-2-small-shaped forward (12 layers, 12 heads,
 d_model 768, d_ff 3072, causal) that keeps every attention map, as output_attentions=True does.
 Prints the seconds of the forward pass alone (best of 2), with 2 threads."""
 import math
