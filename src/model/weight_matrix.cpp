@@ -26,7 +26,7 @@ WeightMatrix WeightMatrix::out_rows(Eigen::Index from, Eigen::Index n) const {
   WeightMatrix part = *this;
   // [out, in]: whole stored rows; [in, out]: a band of columns, each row still `stride_` apart.
   const Eigen::Index offset = layout_ == WeightLayout::out_in ? from * stride_ : from;
-  if (data_) part.data_ = data_ + offset;  // a shape-only placeholder (no data) splits by its sizes
+  if (data_) part.data_ = data_ + offset;  // BindMode::check_shapes binds sizes without data: only they are split
   (layout_ == WeightLayout::out_in ? part.rows_ : part.cols_) = n;
   return part;
 }
