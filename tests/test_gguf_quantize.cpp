@@ -153,6 +153,24 @@ TEST_CASE("gguf quantize: F16 and BF16 round to nearest even, overflow to inf, k
   CHECK((attnviz::f32_to_bf16(std::nanf("")) & 0x7FC0) == 0x7FC0);
 }
 
+TEST_CASE("gguf quantize: f32_to_f16_n equals f32_to_f16 bit for bit, on every class of float") {
+  // About a million bit patterns spread over every exponent (normals, subnormals, values that
+  // become half subnormals, overflow, ±inf, NaNs with payloads), both signs, with lengths that
+  // leave a tail after the 8-wide vector loop.
+  std::vector<float> x;
+  for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += 4093) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  for (uint32_t bits : {0x7F800001u, 0xFFC00001u, 0x7FFFFFFFu, 0x477FF000u, 0x477FEFFFu, 0x33000000u, 0x33000001u}) {
+    x.push_back(std::bit_cast<float>(bits));
+  }
+  for (size_t n : {x.size(), size_t{7}, size_t{13}}) {
+    std::vector<uint16_t> fast(n);
+    attnviz::f32_to_f16_n(x.data(), fast.data(), n);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i) wrong += fast[i] != attnviz::f32_to_f16(x[i]);
+    CHECK_MESSAGE(wrong == 0, n << " values");
+  }
+}
+
 TEST_CASE("gguf quantize: rows that are not whole blocks and unwritable types are refused") {
   const std::vector<float> x(100, 1.0f);
   const auto message = [&](uint32_t type, int64_t row) {

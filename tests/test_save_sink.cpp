@@ -1,6 +1,7 @@
 // Tests of --save streamed to disk: the file equals the whole-map serialisation byte for byte
 // (f32), f16 against hand-rounded halves, the selection, and no file after an error mid-run.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -65,6 +66,21 @@ Gathered feed(SaveSink& sink, bool finish = true) {
   return g;
 }
 
+// A safetensors file's header JSON without its padding, where its data starts, and the data.
+struct SavedParts {
+  std::string json, data;
+  size_t data_start = 0;
+};
+SavedParts split_saved(const std::string& bytes) {
+  REQUIRE(bytes.size() >= 8);
+  uint64_t n = 0;
+  std::memcpy(&n, bytes.data(), 8);
+  REQUIRE(bytes.size() >= 8 + n);
+  std::string json = bytes.substr(8, n);
+  json.erase(json.find_last_not_of(' ') + 1);
+  return {json, bytes.substr(8 + n), 8 + n};
+}
+
 std::map<std::string, std::string> expected_metadata(int layers) {
   std::map<std::string, std::string> m;
   for (int layer = 0; layer < layers; ++layer) {
@@ -89,11 +105,40 @@ TEST_CASE("save: the streamed f32 file equals the gathered maps serialised whole
     views.push_back({name + ".probs", {k_heads, k_n, k_n}, g.probs[size_t(layer)].data()});
   }
   views.push_back({"hidden", {2, 3}, hidden});
-  CHECK(test::slurp(dir / "maps.safetensors") == serialize_safetensors(views, expected_metadata(k_layers)));
+  // The same header JSON (padded further where the header was inserted in front of the streamed
+  // data, to whole filesystem blocks) and the same data bytes.
+  const SavedParts saved = split_saved(test::slurp(dir / "maps.safetensors"));
+  const SavedParts whole = split_saved(serialize_safetensors(views, expected_metadata(k_layers)));
+  CHECK(saved.json == whole.json);
+  CHECK(saved.data == whole.data);
+  CHECK(saved.data_start % 8 == 0);
   const SafetensorsFile file = SafetensorsFile::open(dir / "maps.safetensors");
   const Tensor probs = file.load("layer1.self.probs");
   CHECK(probs.data[size_t((1 * k_n + 3) * k_n + 2)] == prob_at(1, 1, 3, 2));
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);  // no data file left
+}
+
+TEST_CASE("save: a folder in memory (tmpfs, no range insertion) gets the same tensors by copying") {
+  const std::filesystem::path shm = "/dev/shm";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(shm, ec) || ::access(shm.c_str(), W_OK) != 0) {
+    MESSAGE("no writable /dev/shm here: the copy path is covered where it exists");
+    return;
+  }
+  test::TempDir disk;
+  const std::filesystem::path in_memory = shm / ("attnviz-save-" + std::to_string(::getpid()) + ".safetensors");
+  {
+    SaveSink a(disk / "maps.safetensors");
+    feed(a);
+    SaveSink b(in_memory);
+    feed(b);
+  }
+  const SavedParts on_disk = split_saved(test::slurp(disk / "maps.safetensors"));
+  const SavedParts copied = split_saved(test::slurp(in_memory));
+  std::filesystem::remove(in_memory);
+  CHECK(copied.json == on_disk.json);
+  CHECK(copied.data == on_disk.data);
+  CHECK(copied.data_start % 8 == 0);
 }
 
 TEST_CASE("save: f16 rounds to the nearest half, and values past ±65504 become ±inf") {

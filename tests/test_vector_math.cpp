@@ -2,7 +2,9 @@
 // and on the special values (−inf, +inf, NaN) each promises something for.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -100,7 +102,58 @@ TEST_CASE("vector math: all_finite finds a NaN or ±inf at any position") {
   }
   const std::vector<float> big = {std::numeric_limits<float>::max(),
                                   -std::numeric_limits<float>::max()};
-  CHECK(all_finite(big.data(), 2));  // 0·max is 0: the largest finite values are finite
+  CHECK(all_finite(big.data(), 2));  // the largest finite values are finite
+  const std::vector<float> tiny(37, std::numeric_limits<float>::denorm_min());
+  CHECK(all_finite(tiny.data(), tiny.size()));  // subnormals are finite
+}
+
+TEST_CASE("vector math: max_finite skips NaN and ±inf and never goes below the floor") {
+  for (size_t n : k_lengths) {
+    auto x = random_values(n, -3.0f, 3.0f, 500 + n);
+    for (size_t at = 0; at < n; at += std::max<size_t>(1, n / 7)) x[at] = at % 3 == 0 ? k_nan : (at % 3 == 1 ? k_inf : -k_inf);
+    float want = 0.5f;  // the floor
+    for (float v : x) {
+      if (std::isfinite(v) && v > want) want = v;
+    }
+    REQUIRE_MESSAGE(max_finite(x.data(), n, 0.5f) == want, "n = " << n);
+  }
+}
+
+TEST_CASE("vector math: bins_256 bins (x − lo) / (hi − lo) as floor(256 t), clamped, NaN in bin 0") {
+  for (size_t n : k_lengths) {
+    auto x = random_values(n, -0.2f, 1.2f, 600 + n);
+    if (n > 5) x[1] = k_nan, x[2] = k_inf, x[3] = -k_inf, x[4] = 1.0f, x[5] = 255.0f / 256.0f;
+    std::vector<uint8_t> bins(n);
+    bins_256(x.data(), n, 0.0f, 1.0f, bins.data());
+    for (size_t i = 0; i < n; ++i) {
+      // By hand: t = x clamped to [0, 1]; bin = min(floor(256 t), 255); NaN → 0.
+      const float t = std::isnan(x[i]) ? 0.0f : std::min(std::max(x[i], 0.0f), 1.0f);
+      const auto want = static_cast<uint8_t>(std::min(255.0, std::floor(256.0 * t)));
+      REQUIRE_MESSAGE(bins[i] == want, "n = " << n << ", x = " << x[i]);
+    }
+  }
+  std::vector<float> x = {0.3f, 7.0f};
+  std::vector<uint8_t> bins(2, 9);
+  bins_256(x.data(), 2, 1.0f, 1.0f, bins.data());  // an empty range: bin 0 for every value
+  CHECK(bins == std::vector<uint8_t>{0, 0});
+  x = {2.5f, 3.75f};
+  bins_256(x.data(), 2, 2.0f, 4.0f, bins.data());  // t = 0.25 → 64, t = 0.875 → 224
+  CHECK(bins == std::vector<uint8_t>{64, 224});
+}
+
+TEST_CASE("vector math: sum_abs_int8 reads bytes as signed, 0x80 as 128") {
+  for (size_t n : k_lengths) {
+    Random rng(700 + n);
+    std::vector<uint8_t> x(n);
+    uint64_t want = 0;
+    for (auto& b : x) {
+      b = static_cast<uint8_t>(rng.uniform(0.0f, 256.0f));
+      want += static_cast<uint64_t>(std::abs(static_cast<int>(static_cast<int8_t>(b))));
+    }
+    REQUIRE_MESSAGE(sum_abs_int8(x.data(), n) == want, "n = " << n);
+  }
+  const std::vector<uint8_t> extremes = {0x80, 0x7F, 0xFF, 0x01, 0x00};
+  CHECK(sum_abs_int8(extremes.data(), extremes.size()) == 128 + 127 + 1 + 1);
 }
 
 TEST_CASE("vector math: gelu_tanh_in_place against the double formula, NaN kept, ±inf as PyTorch") {

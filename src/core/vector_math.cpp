@@ -7,7 +7,9 @@
 // After highway.h, so it is compiled once per target too.
 #include <hwy/contrib/math/math-inl.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 HWY_BEFORE_NAMESPACE();
@@ -71,18 +73,86 @@ void scale_in_place(float* x, size_t n, float factor) {
   for (; i < n; ++i) x[i] *= factor;
 }
 
+// NaN and ±inf are the floats whose exponent bits are all ones: tested on the bits, so subnormal
+// values (long maps are full of them) never reach a floating-point unit's slow path.
+template <class D>
+auto non_finite_lanes(D d, hn::Vec<D> v) {
+  const hn::RebindToUnsigned<D> du;
+  const auto exponent = hn::Set(du, 0x7f800000u);
+  return hn::RebindMask(d, hn::Eq(hn::And(hn::BitCast(du, v), exponent), exponent));
+}
+
 bool all_finite(const float* x, size_t n) {
   const hn::ScalableTag<float> d;
+  const hn::CappedTag<float, 1> d1;
   const size_t lanes = hn::Lanes(d);
-  // Σ 0·x_i is 0 when every x_i is finite and NaN otherwise (0·±inf = NaN): one add per vector.
-  auto acc = hn::Zero(d);
+  auto any = hn::Zero(d);
   size_t i = 0;
-  for (; i + lanes <= n; i += lanes) acc = hn::MulAdd(hn::LoadU(d, x + i), hn::Zero(d), acc);
-  if (!hn::AllFalse(d, hn::IsNaN(acc))) return false;
+  for (; i + lanes <= n; i += lanes) {
+    any = hn::Or(any, hn::VecFromMask(d, non_finite_lanes(d, hn::LoadU(d, x + i))));
+  }
+  if (!hn::AllFalse(d, hn::MaskFromVec(any))) return false;
   for (; i < n; ++i) {
-    if (!std::isfinite(x[i])) return false;
+    if (!hn::AllFalse(d1, non_finite_lanes(d1, hn::LoadU(d1, x + i)))) return false;
   }
   return true;
+}
+
+float max_finite(const float* x, size_t n, float floor) {
+  const hn::ScalableTag<float> d;
+  const hn::CappedTag<float, 1> d1;
+  const size_t lanes = hn::Lanes(d);
+  auto top = hn::Set(d, floor);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::LoadU(d, x + i);
+    top = hn::Max(top, hn::IfThenElse(non_finite_lanes(d, v), top, v));
+  }
+  float best = hn::GetLane(hn::MaxOfLanes(d, top));
+  for (; i < n; ++i) {
+    const auto v = hn::LoadU(d1, x + i);
+    if (hn::AllFalse(d1, non_finite_lanes(d1, v))) best = std::max(best, hn::GetLane(v));
+  }
+  return best;
+}
+
+void bins_256(const float* x, size_t n, float lo, float hi, uint8_t* bins) {
+  const float span = hi - lo;
+  if (!(span > 0.0f) || !std::isfinite(span)) {  // an empty, inverted or unbounded range: all bin 0
+    std::fill(bins, bins + n, uint8_t{0});
+    return;
+  }
+  const hn::ScalableTag<float> d;
+  const hn::CappedTag<float, 1> d1;
+  const size_t lanes = hn::Lanes(d);
+  // t = (x − lo) / span clamped to [0, 1], NaN → 0; bin = min(⌊256 t⌋, 255), the scalar's floats.
+  const auto bin = [&](auto dd, auto v) {
+    const auto t = hn::Div(hn::Sub(v, hn::Set(dd, lo)), hn::Set(dd, span));
+    const auto clamped = hn::Min(hn::Max(hn::IfThenZeroElse(hn::IsNaN(t), t), hn::Zero(dd)), hn::Set(dd, 1.0f));
+    const hn::RebindToSigned<decltype(dd)> di;
+    return hn::Min(hn::ConvertTo(di, hn::Mul(clamped, hn::Set(dd, 256.0f))), hn::Set(di, 255));
+  };
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const hn::Rebind<uint8_t, decltype(d)> d8;
+    hn::StoreU(hn::DemoteTo(d8, bin(d, hn::LoadU(d, x + i))), d8, bins + i);
+  }
+  for (; i < n; ++i) bins[i] = static_cast<uint8_t>(hn::GetLane(bin(d1, hn::LoadU(d1, x + i))));
+}
+
+uint64_t sum_abs_int8(const uint8_t* x, size_t n) {
+  const hn::ScalableTag<uint8_t> du8;
+  const hn::RebindToSigned<decltype(du8)> di8;
+  const size_t lanes = hn::Lanes(du8);
+  // |b| of a byte read as int8 is at most 128, which Abs returns as 0x80: right read unsigned.
+  auto sum = hn::Zero(hn::Repartition<uint64_t, decltype(du8)>());
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    sum = hn::Add(sum, hn::SumsOf8(hn::BitCast(du8, hn::Abs(hn::BitCast(di8, hn::LoadU(du8, x + i))))));
+  }
+  uint64_t total = hn::GetLane(hn::SumOfLanes(hn::Repartition<uint64_t, decltype(du8)>(), sum));
+  for (; i < n; ++i) total += x[i] < 128 ? x[i] : 256u - x[i];
+  return total;
 }
 
 template <class D, class V>
@@ -115,6 +185,9 @@ HWY_EXPORT(exp_shifted);
 HWY_EXPORT(scale_in_place);
 HWY_EXPORT(all_finite);
 HWY_EXPORT(gelu_tanh_in_place);
+HWY_EXPORT(max_finite);
+HWY_EXPORT(sum_abs_int8);
+HWY_EXPORT(bins_256);
 
 float max_of(const float* x, std::size_t n) {
   return HWY_DYNAMIC_DISPATCH(max_of)(x, n);
@@ -130,6 +203,15 @@ bool all_finite(const float* x, std::size_t n) {
 }
 void gelu_tanh_in_place(float* x, std::size_t n) {
   HWY_DYNAMIC_DISPATCH(gelu_tanh_in_place)(x, n);
+}
+float max_finite(const float* x, std::size_t n, float floor) {
+  return HWY_DYNAMIC_DISPATCH(max_finite)(x, n, floor);
+}
+void bins_256(const float* x, std::size_t n, float lo, float hi, std::uint8_t* bins) {
+  HWY_DYNAMIC_DISPATCH(bins_256)(x, n, lo, hi, bins);
+}
+std::uint64_t sum_abs_int8(const std::uint8_t* x, std::size_t n) {
+  return HWY_DYNAMIC_DISPATCH(sum_abs_int8)(x, n);
 }
 
 }  // namespace attnviz

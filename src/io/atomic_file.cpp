@@ -84,6 +84,24 @@ class TempFile {
   }
   int fd() const { return fd_; }
 
+  uint64_t block_size() const {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) fail(fmt::format("cannot stat {}", temp_));
+    return st.st_blksize > 0 ? static_cast<uint64_t>(st.st_blksize) : 4096;
+  }
+
+  bool insert_front(std::string_view bytes) {
+    if (bytes.empty()) return true;
+    if (::fallocate(fd_, FALLOC_FL_INSERT_RANGE, 0, static_cast<off_t>(bytes.size())) != 0) {
+      // Not supported here (tmpfs, overlayfs, a FUSE mount), or a length that is not a whole number
+      // of blocks, or an empty file: nothing moved, and the caller copies instead.
+      if (errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS || errno == EPERM) return false;
+      fail(fmt::format("cannot insert {} bytes at the start of {}", bytes.size(), temp_));
+    }
+    write_at(0, bytes);
+    return true;
+  }
+
   void commit() {
     if (::fchmod(fd_, default_file_mode()) != 0) fail(fmt::format("cannot chmod {}", temp_));
     // fsync before rename: otherwise a crash can leave the new name pointing at an empty file.
@@ -131,6 +149,8 @@ AtomicFileWriter::~AtomicFileWriter() = default;
 void AtomicFileWriter::write(std::string_view bytes) { temp_->write_all(bytes); }
 void AtomicFileWriter::write_at(uint64_t offset, std::string_view bytes) { temp_->write_at(offset, bytes); }
 int AtomicFileWriter::fd() const { return temp_->fd(); }
+uint64_t AtomicFileWriter::block_size() const { return temp_->block_size(); }
+bool AtomicFileWriter::insert_front(std::string_view bytes) { return temp_->insert_front(bytes); }
 void AtomicFileWriter::commit() { temp_->commit(); }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {

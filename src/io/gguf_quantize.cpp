@@ -1,6 +1,8 @@
 // quantize_rows: the dispatch by type, row sizes, and float32 → F16 / BF16 rounding as ggml's.
 #include "attnviz/io/gguf_quantize.hpp"
 
+#include <immintrin.h>
+
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -102,6 +104,35 @@ uint16_t f32_to_f16(float x) {
   // Subnormal halves are multiples of 2^-24: scaling by 2^24 is exact, nearbyint rounds to even.
   const float scaled = std::ldexp(std::bit_cast<float>(a), 24);
   return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(scaled)));
+}
+
+namespace {
+
+// VCVTPS2PH rounds to nearest even, gives subnormals and ±inf as IEEE says; only a NaN's payload
+// differs from f32_to_f16's canonical quiet NaN, so NaN lanes are rewritten after.
+__attribute__((target("avx,f16c"))) void f32_to_f16_f16c(const float* x, uint16_t* out, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
+  }
+  for (; i < n; ++i) out[i] = f32_to_f16(x[i]);
+  for (size_t k = 0; k < n; ++k) {
+    const uint16_t h = out[k];
+    if ((h & 0x7C00u) == 0x7C00u && (h & 0x3FFu) != 0) out[k] = static_cast<uint16_t>((h & 0x8000u) | 0x7E00u);
+  }
+}
+
+bool has_f16c() {
+  static const bool yes = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return yes;
+}
+
+}  // namespace
+
+void f32_to_f16_n(const float* x, uint16_t* out, size_t n) {
+  if (has_f16c()) return f32_to_f16_f16c(x, out, n);
+  for (size_t i = 0; i < n; ++i) out[i] = f32_to_f16(x[i]);
 }
 
 uint16_t f32_to_bf16(float x) {

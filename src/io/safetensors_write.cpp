@@ -98,12 +98,16 @@ uint64_t safetensors_json_string_bytes(std::string_view text) {
 }
 
 std::string serialize_safetensors_header(const std::vector<TensorLayout>& tensors,
-                                         const std::map<std::string, std::string>& metadata) {
+                                         const std::map<std::string, std::string>& metadata,
+                                         uint64_t align) {
   std::string header = header_json(tensors, metadata);
   // Checked before anything is written: a file the reader (ours and the reference) would refuse.
   if (header.size() > k_safetensors_max_header) header_too_large(header.size(), metadata, tensors.size());
-  // Pad with spaces (valid trailing JSON whitespace) so the data buffer starts 8-byte aligned.
-  header.append((8 - header.size() % 8) % 8, ' ');
+  // Pad with spaces (valid trailing JSON whitespace) so the data buffer starts `align`-aligned:
+  // 8 + size ≡ 0 (mod align).
+  align = std::max<uint64_t>(align, 1);
+  const uint64_t used = (detail::k_safetensors_length_bytes + header.size()) % align;
+  header.append(used == 0 ? 0 : align - used, ' ');
   const uint64_t n = header.size();
   std::string out(detail::k_safetensors_length_bytes, '\0');
   std::memcpy(out.data(), &n, sizeof n);  // little-endian host (static_assert above)

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <mutex>
 
@@ -167,10 +168,21 @@ void Canvas::hatch_rect(int x, int y, int w, int h, Rgb background, Rgb stripe, 
   // Stripes on absolute coordinates (x + y ≡ 0 mod spacing), so neighbouring masked cells join
   // into one continuous hatch.
   for (int py = y0; py < y1; ++py) {
-    for (int px = x0; px < x1; ++px) {
-      if ((px + py) % spacing == 0) image_.set(px, py, stripe);
+    uint8_t* row = image_.rgb.data() + static_cast<size_t>(py) * static_cast<size_t>(width()) * 3;
+    const int first = x0 + (spacing - (x0 + py) % spacing) % spacing;
+    for (int px = first; px < x1; px += spacing) {
+      row[3 * px] = stripe.r, row[3 * px + 1] = stripe.g, row[3 * px + 2] = stripe.b;
     }
   }
+}
+
+void Canvas::put_pixels(int x, int y, const Rgb* pixels, int n) {
+  static_assert(sizeof(Rgb) == 3, "Rgb is three packed bytes, as the image rows");
+  if (y < 0 || y >= height()) return;
+  const int x0 = std::max(x, 0), x1 = std::min(x + n, width());
+  if (x1 <= x0) return;
+  std::memcpy(image_.rgb.data() + (static_cast<size_t>(y) * static_cast<size_t>(width()) + static_cast<size_t>(x0)) * 3,
+              pixels + (x0 - x), static_cast<size_t>(x1 - x0) * 3);
 }
 
 void Canvas::draw_line(int x0, int y0, int x1, int y1, Rgb color) {

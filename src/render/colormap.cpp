@@ -10,28 +10,18 @@
 
 namespace attnviz {
 
-float colormap_position(float value, float vmin, float vmax) {
-  const float span = vmax - vmin;
-  if (std::isnan(value) || !(span > 0.0f) || !std::isfinite(span)) return 0.0f;
-  const float t = (value - vmin) / span;
-  return t <= 0.0f ? 0.0f : (t >= 1.0f ? 1.0f : t);  // also maps ±inf onto the ends
-}
-
-Rgb colormap(ColormapId id, float t) {
+const std::array<Rgb, 256>& colormap_colors(ColormapId id) {
   const auto tables = detail::colormap_tables();
   const auto index = static_cast<size_t>(id);
   if (index >= tables.size()) {
     throw Error(fmt::format("colour map id {} has no table ({} maps known)", index, tables.size()));
   }
-  const auto& colors = *tables[index].colors;
-  if (std::isnan(t) || t <= 0.0f) return colors.front();
-  if (t >= 1.0f) return colors.back();
-  // matplotlib's Colormap.__call__: index = floor(t * N), N = 256, with t = 1 on the last entry;
-  // so a colour here is the colour matplotlib's imshow draws for the same t.
-  const auto n = colors.size();
-  const auto k = static_cast<size_t>(t * static_cast<float>(n));
-  return colors[k < n ? k : n - 1];
+  return *tables[index].colors;
 }
+
+// matplotlib's Colormap.__call__: index = floor(t * N), N = 256, with t = 1 on the last entry; so a
+// colour here is the colour matplotlib's imshow draws for the same t.
+Rgb colormap(ColormapId id, float t) { return colormap_colors(id)[colormap_index(t)]; }
 
 ColormapId parse_colormap(std::string_view name) {
   const auto tables = detail::colormap_tables();

@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "attnviz/core/vector_math.hpp"
 
 namespace attnviz {
 
@@ -123,22 +127,43 @@ void draw_col_labels(Canvas& canvas, const AxisLabels& labels, int x_left, int y
 
 void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
                 const MaskMatrix& allowed, const FigureStyle& style) {
+  const auto& colors = colormap_colors(style.cmap);
+  const auto n_cols = static_cast<size_t>(values.cols());
+  std::vector<Rgb> row(n_cols * static_cast<size_t>(cell));  // one run of cells' pixel row
+  std::vector<uint8_t> bins(n_cols);
   for (Eigen::Index i = 0; i < values.rows(); ++i) {
     const int cy = y + static_cast<int>(i) * cell;
-    for (Eigen::Index j = 0; j < values.cols(); ++j) {
-      const int cx = x + static_cast<int>(j) * cell;
-      if (allowed(i, j) == 0) {
+    const float* v = values.row(i).data();
+    const uint8_t* keep = allowed.row(i).data();
+    for (size_t j = 0; j < n_cols;) {
+      const bool masked = keep[j] == 0;
+      const size_t end = static_cast<size_t>(
+          std::find_if(keep + j + 1, keep + n_cols, [&](uint8_t k) { return (k == 0) != masked; }) - keep);
+      const int cx = x + static_cast<int>(j) * cell, w = static_cast<int>(end - j) * cell;
+      if (masked) {
         // A run of masked cells as one hatch: the stripes sit on absolute coordinates, so this
         // draws what cell-by-cell hatching draws, without a call per cell of a long causal row.
-        Eigen::Index end = j + 1;
-        while (end < values.cols() && allowed(i, end) == 0) ++end;
-        canvas.hatch_rect(cx, cy, static_cast<int>(end - j) * cell, cell, k_hatch_background, k_hatch_stripe);
-        j = end - 1;
-      } else if (!std::isfinite(values(i, j))) {
-        canvas.fill_rect(cx, cy, cell, cell, k_non_finite_rgb);
-      } else {
-        canvas.fill_rect(cx, cy, cell, cell, colormap(style.cmap, figure_position(values(i, j), style)));
+        canvas.hatch_rect(cx, cy, w, cell, k_hatch_background, k_hatch_stripe);
+        j = end;
+        continue;
       }
+      // A run of allowed cells: coloured once, then copied into each of its `cell` pixel rows.
+      if (style.log) {
+        for (size_t k = j; k < end; ++k) bins[k] = static_cast<uint8_t>(colormap_index(figure_position(v[k], style)));
+      } else {  // colormap_index(colormap_position(v, vmin, vmax)), vectorised
+        bins_256(v + j, end - j, style.vmin, style.vmax, bins.data() + j);
+      }
+      Rgb* out = row.data();
+      for (size_t k = j; k < end; ++k) {
+        const Rgb c = std::isfinite(v[k]) ? colors[bins[k]] : k_non_finite_rgb;
+        if (cell == 1) {
+          *out++ = c;
+        } else {
+          out = std::fill_n(out, cell, c);
+        }
+      }
+      for (int py = 0; py < cell; ++py) canvas.put_pixels(cx, cy + py, row.data(), w);
+      j = end;
     }
   }
 }

@@ -3,10 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/vector_math.hpp"
 #include "attnviz/render/figure.hpp"
 #include "figure_parts.hpp"
 
@@ -68,32 +67,13 @@ void draw_cell_values(Canvas& canvas, const HeatmapLayout& l, const FigureMap& m
 
 }  // namespace
 
-namespace {
-// NaN and ±inf are the floats whose exponent bits are all ones. Tested on the bits: Eigen's
-// allFinite computes x - x, which stalls on the subnormal weights long maps are full of.
-bool is_finite_bits(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  return (bits & 0x7f800000u) != 0x7f800000u;
-}
-
-bool all_finite(const Matrix& values) {
-  const float* v = values.data();
-  bool all = true;
-  for (Eigen::Index k = 0; k < values.size(); ++k) all &= is_finite_bits(v[k]);
-  return all;
-}
-}  // namespace
-
 float figure_vmax(const Matrix& values, float floor) {
-  const float* v = values.data();
-  float top = floor;
-  for (Eigen::Index k = 0; k < values.size(); ++k) top = is_finite_bits(v[k]) && v[k] > top ? v[k] : top;
-  return top;
+  return max_finite(values.data(), static_cast<size_t>(values.size()), floor);
 }
 
 Eigen::Index count_non_finite(const Matrix& values, const MaskMatrix& allowed) {
-  if (all_finite(values)) return 0;  // the common case, in one vectorised pass
+  // The common case in one vectorised pass over the bits; then allowed cells only are counted.
+  if (all_finite(values.data(), static_cast<size_t>(values.size()))) return 0;
   Eigen::Index n = 0;
   for (Eigen::Index i = 0; i < values.rows(); ++i) {
     for (Eigen::Index j = 0; j < values.cols(); ++j) n += allowed(i, j) != 0 && !std::isfinite(values(i, j));

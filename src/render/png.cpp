@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/vector_math.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "shapes.hpp"
 
@@ -67,12 +68,6 @@ void append_chunk(std::string& out, const char* type, std::string_view data) {
 // Filtered scanlines: each row prefixed by its filter type. Per row the filter (None, Sub or Up)
 // with the least sum of |signed bytes| wins — libpng's heuristic; Up turns the repeated rows of
 // upscaled cells into zeros, Sub the runs inside a row.
-long filter_cost(const uint8_t* c, size_t n) {
-  long cost = 0;
-  for (size_t k = 0; k < n; ++k) cost += c[k] < 128 ? c[k] : 256 - c[k];
-  return cost;
-}
-
 std::string filtered_rows(const Image& image) {
   const size_t stride = static_cast<size_t>(image.width) * 3;
   std::string out;
@@ -90,11 +85,11 @@ std::string filtered_rows(const Image& image) {
       std::copy(row, row + stride, up.begin());
     }
     const uint8_t* candidates[3] = {row, sub.data(), up.data()};
-    long best_cost = -1;
+    uint64_t best_cost = 0;
     int best = 0;
     for (int f = 0; f < 3; ++f) {
-      const long cost = filter_cost(candidates[f], stride);
-      if (best_cost < 0 || cost < best_cost) best_cost = cost, best = f;
+      const uint64_t cost = sum_abs_int8(candidates[f], stride);
+      if (f == 0 || cost < best_cost) best_cost = cost, best = f;
     }
     out.push_back(static_cast<char>(best));
     out.append(reinterpret_cast<const char*>(candidates[best]), stride);

@@ -1,5 +1,6 @@
-// --save: streams each selected map's blocks into a data file at their final offsets, then writes
-// header + data as one safetensors file at the end.
+// --save: streams each selected map's blocks into the output's temp file at their data offsets;
+// at the end the header is inserted in front of them (or, where the filesystem cannot, header and
+// data are copied into a new file).
 #include "attnviz/sinks/save_sink.hpp"
 
 #include <fmt/format.h>
@@ -89,18 +90,15 @@ void SaveSink::check_header_size(const MapInfo& info) {
 }
 
 void SaveSink::write_rows(uint64_t offset, ConstMatrixRef rows) {
-  const size_t n = static_cast<size_t>(rows.size());
-  buffer_.resize(n * element_bytes(options_.dtype));
-  size_t k = 0;
+  const auto cols = static_cast<size_t>(rows.cols());
+  const uint64_t e = element_bytes(options_.dtype);
+  buffer_.resize(static_cast<size_t>(rows.size()) * e);
   for (Eigen::Index i = 0; i < rows.rows(); ++i) {
-    for (Eigen::Index j = 0; j < rows.cols(); ++j, ++k) {
-      const float x = rows(i, j);
-      if (options_.dtype == SaveDtype::f32) {
-        std::memcpy(buffer_.data() + 4 * k, &x, 4);
-      } else {
-        const uint16_t h = f32_to_f16(x);
-        std::memcpy(buffer_.data() + 2 * k, &h, 2);  // little-endian host, as safetensors
-      }
+    char* out = buffer_.data() + static_cast<size_t>(i) * cols * e;
+    if (options_.dtype == SaveDtype::f32) {
+      std::memcpy(out, rows.row(i).data(), cols * 4);
+    } else {  // little-endian host, as safetensors
+      f32_to_f16_n(rows.row(i).data(), reinterpret_cast<uint16_t*>(out), cols);
     }
   }
   data_->write_at(offset, std::string_view(buffer_.data(), buffer_.size()));
@@ -131,12 +129,33 @@ void SaveSink::finish() {
     layouts.push_back({name + ".probs", site.shape, dtype});
   }
   for (const auto& [name, t] : extra_) layouts.push_back({name, t.shape, "F32"});
-  AtomicFileWriter out(path_);
-  out.write(serialize_safetensors_header(layouts, metadata_));
-  copy_data(data_->fd(), out.fd(), data_bytes_, path_);
-  for (const auto& [name, t] : extra_) {
-    out.write(std::string_view(reinterpret_cast<const char*>(t.data.data()), t.data.size() * sizeof(float)));
+  const auto write_extras = [&](AtomicFileWriter& out, uint64_t at) {
+    for (const auto& [name, t] : extra_) {
+      const std::string_view bytes(reinterpret_cast<const char*>(t.data.data()), t.data.size() * sizeof(float));
+      out.write_at(at, bytes);
+      at += bytes.size();
+    }
+  };
+  // The header goes in front of the streamed data where the filesystem can insert a range (ext4,
+  // XFS): the maps are then written to disk once. The header is padded to whole blocks for that.
+  if (data_bytes_ > 0) {
+    if (::ftruncate(data_->fd(), static_cast<off_t>(data_bytes_)) != 0) {
+      throw Error(fmt::format("{}: cannot size the saved maps: {}", path_.string(), std::strerror(errno)));
+    }
+    const std::string header = serialize_safetensors_header(layouts, metadata_, data_->block_size());
+    if (data_->insert_front(header)) {
+      write_extras(*data_, header.size() + data_bytes_);
+      data_->commit();
+      data_.reset();
+      return;
+    }
   }
+  // Elsewhere: header, then the data copied after it (in the kernel where it can), into a new file.
+  AtomicFileWriter out(path_);
+  const std::string header = serialize_safetensors_header(layouts, metadata_);
+  out.write(header);
+  copy_data(data_->fd(), out.fd(), data_bytes_, path_);
+  write_extras(out, header.size() + data_bytes_);
   out.commit();
   data_.reset();
 }

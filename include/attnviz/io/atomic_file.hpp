@@ -29,6 +29,13 @@ class AtomicFileWriter {
   void write(std::string_view bytes);                   // appends at the end written so far
   void write_at(uint64_t offset, std::string_view bytes);  // pwrite: anywhere, holes allowed
   int fd() const;
+  // The filesystem's block size for this file (st_blksize): the unit insert_front works in.
+  uint64_t block_size() const;
+  // Makes the file's first `size` bytes `bytes` and moves everything written so far after them,
+  // without copying it: fallocate's FALLOC_FL_INSERT_RANGE (ext4, XFS). bytes.size() must be a
+  // multiple of block_size() and the file must not be empty. Returns false, changing nothing, where
+  // the filesystem cannot (then the caller copies); throws on a failed write.
+  bool insert_front(std::string_view bytes);
   void commit();
 
  private:

@@ -89,9 +89,11 @@ struct TensorLayout {
   std::string dtype;
 };
 // The 8-byte length and the padded header JSON for tensors laid out in this order, data offsets
-// from 0: what serialize_safetensors writes before the data, byte for byte.
+// from 0: what serialize_safetensors writes before the data, byte for byte. The JSON is padded with
+// spaces so the data starts at a multiple of `align` bytes (8; a filesystem block for --save).
 std::string serialize_safetensors_header(const std::vector<TensorLayout>& tensors,
-                                         const std::map<std::string, std::string>& metadata);
+                                         const std::map<std::string, std::string>& metadata,
+                                         uint64_t align = 8);
 
 // Serialises tensors (dtype F32) and metadata: header padded with spaces to a multiple of 8 bytes,
 // tensors laid out in the given order. A header over k_safetensors_max_header is refused (Error).

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <array>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -28,8 +30,22 @@ Rgb colormap(ColormapId id, float t);
 // known names otherwise.
 ColormapId parse_colormap(std::string_view name);
 // value → position in [0, 1] on the colour map: (value - vmin) / (vmax - vmin), clamped; NaN, or an
-// empty / inverted range, gives 0.
-float colormap_position(float value, float vmin, float vmax);
+// empty / inverted range, gives 0. Inline: figures call it once per cell.
+inline float colormap_position(float value, float vmin, float vmax) {
+  const float span = vmax - vmin;
+  if (std::isnan(value) || !(span > 0.0f) || !std::isfinite(span)) return 0.0f;
+  const float t = (value - vmin) / span;
+  return t <= 0.0f ? 0.0f : (t >= 1.0f ? 1.0f : t);  // also maps ±inf onto the ends
+}
+// The 256 colours of a map, low to high; throws Error for an id without a table.
+const std::array<Rgb, 256>& colormap_colors(ColormapId id);
+// The entry colormap() takes for t: min(floor(t · 256), 255), 0 for NaN and t <= 0.
+inline std::size_t colormap_index(float t) {
+  if (std::isnan(t) || t <= 0.0f) return 0;
+  if (t >= 1.0f) return 255;
+  const auto k = static_cast<std::size_t>(t * 256.0f);
+  return k < 256 ? k : 255;
+}
 
 namespace detail {
 // One listed colour map: its CLI name and 256 colours from low to high.
