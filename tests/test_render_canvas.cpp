@@ -52,6 +52,46 @@ TEST_CASE("canvas: hatching draws stripes on x + y ≡ 0 (mod spacing) over the 
   CHECK(c.image().at(4, 4) == Rgb{100, 100, 100});
   CHECK(c.image().at(5, 4) == Rgb{200, 200, 200});
   CHECK(c.image().at(1, 3) == k_white);  // outside the rectangle stays untouched
+  // Every pixel, with the rectangle hanging off the left and top edges and odd spacings: a stripe
+  // exactly where x + y ≡ 0 (mod spacing), by the definition.
+  for (int spacing : {2, 3, 4, 7}) {
+    Canvas h(15, 11, k_white);
+    const Rgb ground{200, 200, 200}, stripe{100, 100, 100};
+    h.hatch_rect(-5, -3, 17, 12, ground, stripe, spacing);
+    for (int y = 0; y < 11; ++y) {
+      for (int x = 0; x < 15; ++x) {
+        const Rgb want = x >= 12 || y >= 9 ? k_white : (x + y) % spacing == 0 ? stripe : ground;
+        REQUIRE_MESSAGE(h.image().at(x, y) == want, "spacing " << spacing << " at " << x << ", " << y);
+      }
+    }
+  }
+}
+
+TEST_CASE("canvas: put_pixels copies a row of pixels, clipped at both ends and off the image") {
+  Canvas c(4, 2, k_white);
+  const uint8_t rgb[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};  // 6 pixels
+  c.put_pixels(-1, 0, rgb, 6);  // pixels 1..4 land on x = 0..3
+  CHECK(c.image().at(0, 0) == Rgb{4, 5, 6});
+  CHECK(c.image().at(3, 0) == Rgb{13, 14, 15});
+  c.put_pixels(2, 1, rgb, 6);  // pixels 0..1 land on x = 2..3
+  CHECK(c.image().at(1, 1) == k_white);
+  CHECK(c.image().at(2, 1) == Rgb{1, 2, 3});
+  CHECK(c.image().at(3, 1) == Rgb{4, 5, 6});
+  c.put_pixels(0, 2, rgb, 6);   // below the image: nothing
+  c.put_pixels(0, -1, rgb, 6);  // above it
+  c.put_pixels(9, 0, rgb, 6);   // right of it
+  CHECK(c.image().at(0, 1) == k_white);
+}
+
+TEST_CASE("canvas: the same text drawn twice (its glyphs then cached) gives the same pixels") {
+  Canvas a(120, 30, k_white), b(120, 30, k_white);
+  const TextStyle style{.pixel_size = 14.0f, .color = k_black};
+  a.draw_text(2, 20, "attention 注意", style);
+  b.draw_text(2, 20, "attention 注意", style);
+  b.fill_rect(0, 0, 120, 30, k_white);
+  b.draw_text(2, 20, "attention 注意", style);  // every glyph from the cache now
+  CHECK(a.image().rgb == b.image().rgb);
+  CHECK(ink_count(ink(a.image(), 0, 0, 120, 30)) > 50);
 }
 
 TEST_CASE("canvas: Latin text draws ink at the baseline, width grows with the text") {

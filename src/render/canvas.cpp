@@ -176,13 +176,12 @@ void Canvas::hatch_rect(int x, int y, int w, int h, Rgb background, Rgb stripe, 
   }
 }
 
-void Canvas::put_pixels(int x, int y, const Rgb* pixels, int n) {
-  static_assert(sizeof(Rgb) == 3, "Rgb is three packed bytes, as the image rows");
+void Canvas::put_pixels(int x, int y, const uint8_t* rgb, int n) {
   if (y < 0 || y >= height()) return;
   const int x0 = std::max(x, 0), x1 = std::min(x + n, width());
   if (x1 <= x0) return;
   std::memcpy(image_.rgb.data() + (static_cast<size_t>(y) * static_cast<size_t>(width()) + static_cast<size_t>(x0)) * 3,
-              pixels + (x0 - x), static_cast<size_t>(x1 - x0) * 3);
+              rgb + static_cast<size_t>(x0 - x) * 3, static_cast<size_t>(x1 - x0) * 3);
 }
 
 void Canvas::draw_line(int x0, int y0, int x1, int y1, Rgb color) {
@@ -218,7 +217,8 @@ int Canvas::draw_text(int x, int baseline_y, std::string_view utf8, const TextSt
   const int start = up ? baseline_y + shift : x - shift;  // where the pen starts along the text
   for (const PlacedGlyph& pg : layout.glyphs) {
     const detail::LoadedFont& font = fonts().font(pg.font);
-    const detail::GlyphBitmap b = font.rasterise(pg.glyph, font.scale(style.pixel_size));
+    const auto bitmap = font.rasterise(pg.glyph, font.scale(style.pixel_size));
+    const detail::GlyphBitmap& b = *bitmap;
     const int pen = static_cast<int>(std::lround(pg.pen));
     for (int j = 0; j < b.height; ++j) {
       for (int i = 0; i < b.width; ++i) {

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "attnviz/core/vector_math.hpp"
@@ -127,9 +129,14 @@ void draw_col_labels(Canvas& canvas, const AxisLabels& labels, int x_left, int y
 
 void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
                 const MaskMatrix& allowed, const FigureStyle& style) {
-  const auto& colors = colormap_colors(style.cmap);
+  // Each colour as 4 bytes (r, g, b, unused), stored whole at 3-byte steps: one store per pixel,
+  // the fourth byte overwritten by the next pixel (the row keeps one spare byte at its end).
+  std::array<uint32_t, 256> packed{};
+  const auto pack = [](Rgb c) { return uint32_t{c.r} | uint32_t{c.g} << 8 | uint32_t{c.b} << 16; };
+  for (size_t k = 0; k < packed.size(); ++k) packed[k] = pack(colormap_colors(style.cmap)[k]);
+  const uint32_t non_finite = pack(k_non_finite_rgb);
   const auto n_cols = static_cast<size_t>(values.cols());
-  std::vector<Rgb> row(n_cols * static_cast<size_t>(cell));  // one run of cells' pixel row
+  std::vector<uint8_t> row(n_cols * static_cast<size_t>(cell) * 3 + 1);  // one run of cells' pixel row
   std::vector<uint8_t> bins(n_cols);
   for (Eigen::Index i = 0; i < values.rows(); ++i) {
     const int cy = y + static_cast<int>(i) * cell;
@@ -153,14 +160,10 @@ void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
       } else {  // colormap_index(colormap_position(v, vmin, vmax)), vectorised
         bins_256(v + j, end - j, style.vmin, style.vmax, bins.data() + j);
       }
-      Rgb* out = row.data();
+      uint8_t* out = row.data();
       for (size_t k = j; k < end; ++k) {
-        const Rgb c = std::isfinite(v[k]) ? colors[bins[k]] : k_non_finite_rgb;
-        if (cell == 1) {
-          *out++ = c;
-        } else {
-          out = std::fill_n(out, cell, c);
-        }
+        const uint32_t c = std::isfinite(v[k]) ? packed[bins[k]] : non_finite;
+        for (int p = 0; p < cell; ++p, out += 3) std::memcpy(out, &c, 4);
       }
       for (int py = 0; py < cell; ++py) canvas.put_pixels(cx, cy + py, row.data(), w);
       j = end;

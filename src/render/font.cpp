@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fontconfig/fontconfig.h>
 
+#include <bit>
 #include <memory>
 
 #include "attnviz/core/error.hpp"
@@ -73,15 +74,26 @@ float LoadedFont::kern(int g1, int g2, float scale) const {
   return static_cast<float>(stbtt_GetGlyphKernAdvance(&info, g1, g2)) * scale;
 }
 
-GlyphBitmap LoadedFont::rasterise(int g, float scale) const {
-  GlyphBitmap b;
+std::shared_ptr<const GlyphBitmap> LoadedFont::rasterise(int g, float scale) const {
+  constexpr size_t k_max_cached = 1 << 14;  // glyphs × sizes: beyond it (a huge CJK text), no caching
+  const uint64_t key = uint64_t{std::bit_cast<uint32_t>(scale)} << 32 | static_cast<uint32_t>(g);
+  {
+    const std::lock_guard lock(cache_mutex_);
+    if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
+  }
+  auto b = std::make_shared<GlyphBitmap>();
   int x1 = 0, y1 = 0;
-  stbtt_GetGlyphBitmapBox(&info, g, scale, scale, &b.x0, &b.y0, &x1, &y1);
-  b.width = x1 - b.x0;
-  b.height = y1 - b.y0;
-  if (b.width <= 0 || b.height <= 0) return {};
-  b.coverage.assign(static_cast<size_t>(b.width) * static_cast<size_t>(b.height), 0);
-  stbtt_MakeGlyphBitmap(&info, b.coverage.data(), b.width, b.height, b.width, scale, scale, g);
+  stbtt_GetGlyphBitmapBox(&info, g, scale, scale, &b->x0, &b->y0, &x1, &y1);
+  b->width = x1 - b->x0;
+  b->height = y1 - b->y0;
+  if (b->width <= 0 || b->height <= 0) {
+    *b = {};
+  } else {
+    b->coverage.assign(static_cast<size_t>(b->width) * static_cast<size_t>(b->height), 0);
+    stbtt_MakeGlyphBitmap(&info, b->coverage.data(), b->width, b->height, b->width, scale, scale, g);
+  }
+  const std::lock_guard lock(cache_mutex_);
+  if (cache_.size() < k_max_cached) cache_.emplace(key, b);
   return b;
 }
 

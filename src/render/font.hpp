@@ -1,8 +1,12 @@
 // Internal: one loaded font file (bytes + stbtt_fontinfo) and glyph rasterisation, for canvas.cpp.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <stb/stb_truetype.h>
@@ -31,7 +35,13 @@ struct LoadedFont {
   // Advance of glyph g in pixels (unscaled font units × scale).
   float advance(int g, float scale) const;
   float kern(int g1, int g2, float scale) const;
-  GlyphBitmap rasterise(int g, float scale) const;
+  // Glyph g at `scale`, rasterised once per font and scale, then shared: every figure of a run
+  // draws the same labels, ticks and captions, on several threads (the cache is locked).
+  std::shared_ptr<const GlyphBitmap> rasterise(int g, float scale) const;
+
+ private:
+  mutable std::mutex cache_mutex_;
+  mutable std::unordered_map<uint64_t, std::shared_ptr<const GlyphBitmap>> cache_;
 };
 
 // stb_truetype trusts every offset in a font file (no bounds checks), so the bytes are checked

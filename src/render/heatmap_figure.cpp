@@ -40,7 +40,7 @@ void check_map(const FigureMap& map) {
 
 bool any_masked(const FigureMap& map) { return (map.allowed.array() == 0).any(); }
 // An allowed cell holding NaN or ±inf: drawn magenta and explained in the legend.
-bool any_non_finite(const FigureMap& map) { return count_non_finite(map.values, map.allowed) > 0; }
+bool any_non_finite(const FigureMap& map) { return count_non_finite(map) > 0; }
 // Legend entries under the colour bar: a swatch and its meaning, one per line.
 int legend_entries(const FigureMap& map) { return (any_masked(map) ? 1 : 0) + (any_non_finite(map) ? 1 : 0); }
 constexpr const char* k_non_finite_label = "NaN / inf";
@@ -79,6 +79,10 @@ Eigen::Index count_non_finite(const Matrix& values, const MaskMatrix& allowed) {
     for (Eigen::Index j = 0; j < values.cols(); ++j) n += allowed(i, j) != 0 && !std::isfinite(values(i, j));
   }
   return n;
+}
+
+Eigen::Index count_non_finite(const FigureMap& map) {
+  return map.non_finite >= 0 ? map.non_finite : count_non_finite(map.values, map.allowed);
 }
 
 HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map,

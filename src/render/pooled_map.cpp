@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "attnviz/core/error.hpp"
 
@@ -140,12 +141,27 @@ PooledMap PooledMap::coarsened(int factor) const {
   PooledMap out(g);
   if (g.pool > 1 && out.sum_.size() == 0) out.sum_ = Matrix::Zero(g.cells_q, g.cells_k);
   const Matrix& sums = grid_.pool == 1 ? max_ : sum_;
-  for (int i = 0; i < grid_.cells_q; ++i) {
+  // The max first down each column of a band of `factor` rows (element-wise, so it vectorises),
+  // then across each run of `factor` columns; a NaN anywhere in a cell still wins.
+  std::vector<float> column_max(static_cast<size_t>(grid_.cells_k));
+  for (int oi = 0; oi < g.cells_q; ++oi) {
+    const int i0 = oi * factor, i1 = std::min(grid_.cells_q, i0 + factor);
+    std::copy_n(max_.row(i0).data(), grid_.cells_k, column_max.begin());
+    for (int i = i0 + 1; i < i1; ++i) {
+      const float* row = max_.row(i).data();
+      for (int j = 0; j < grid_.cells_k; ++j) {
+        const float v = row[j];
+        float& m = column_max[static_cast<size_t>(j)];
+        m = (v > m || v != v) ? v : m;  // max_into, written so that it vectorises
+      }
+    }
     for (int oj = 0; oj < g.cells_k; ++oj) {  // a run of `factor` cells at a time: no division per cell
       const int j1 = std::min(grid_.cells_k, (oj + 1) * factor);
-      float& m = out.max_(i / factor, oj);
-      for (int j = oj * factor; j < j1; ++j) max_into(m, max_(i, j));
-      if (g.pool > 1) out.sum_(i / factor, oj) += sums.row(i).segment(oj * factor, j1 - oj * factor).sum();
+      float& m = out.max_(oi, oj);
+      for (int j = oj * factor; j < j1; ++j) max_into(m, column_max[static_cast<size_t>(j)]);
+      if (g.pool > 1) {
+        for (int i = i0; i < i1; ++i) out.sum_(oi, oj) += sums.row(i).segment(oj * factor, j1 - oj * factor).sum();
+      }
     }
   }
   return out;

@@ -24,7 +24,7 @@ MaskMatrix allowed_of(const CountMatrix& counts) { return (counts.array() > 0).c
 // The caption's statement of how the picture was made: the reader of a paper needs it.
 std::string caption(const MapInfo& info, const PngOptions& o, const FigureMap& map, float vmax,
                     Eigen::Index allowed) {
-  const Eigen::Index non_finite = count_non_finite(map.values, map.allowed);
+  const Eigen::Index non_finite = count_non_finite(map);
   // A head with no finite weight has no colour range to state.
   const std::string range = o.shared_scale            ? "[0, 1] shared"
                             : non_finite == allowed ? "none (no finite weight)"
@@ -132,6 +132,7 @@ void PngSink::end_map(const MapInfo& info) {
   map.pool = grid.pool;
   map.n_query = grid.n_query, map.n_key = grid.n_key;
   map.query_labels = *info.query_labels, map.key_labels = *info.key_labels;
+  map.non_finite = count_non_finite(map.values, map.allowed);  // once, for the caption and the figure
   FigureStyle style = options_.style;
   style.vmin = 0.0f;
   // per-head: [0, this head's largest weight], so a head whose weights are all small over a long

@@ -93,8 +93,8 @@ class Canvas {
   void draw_line(int x0, int y0, int x1, int y1, Rgb color);
   // Copies src with its top-left corner at (x, y).
   void blit(const Image& src, int x, int y);
-  // Copies n pixels into row y from x on (clipped): a row of cells drawn at once.
-  void put_pixels(int x, int y, const Rgb* pixels, int n);
+  // Copies n pixels (r, g, b bytes) into row y from x on (clipped): a row of cells drawn at once.
+  void put_pixels(int x, int y, const uint8_t* rgb, int n);
 
   // Draws UTF-8 text with its baseline through (x, baseline_y), placed by style.align along the
   // text direction; invalid UTF-8 bytes draw as U+FFFD. Returns the advance width in pixels.

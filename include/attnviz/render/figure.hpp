@@ -42,11 +42,16 @@ struct FigureMap {
   std::vector<std::string> query_labels;  // one per token (n_query); empty = indices
   std::vector<std::string> key_labels;    // one per token (n_key); empty = indices
   int n_query = 0, n_key = 0;           // tokens
+  // count_non_finite(values, allowed) when the caller has counted it already (a pass over every
+  // cell, which the figure otherwise makes itself); -1 = not counted.
+  Eigen::Index non_finite = -1;
 };
 
 // Allowed cells holding NaN or ±inf (drawn magenta, counted in captions).
 Eigen::Index count_non_finite(const Matrix& values, const MaskMatrix& allowed);
-// The largest finite value, or floor when larger or none is finite: core's finite_max, tested on
+// map.non_finite, counted when the caller left it at -1.
+Eigen::Index count_non_finite(const FigureMap& map);
+// The largest finite value, or floor when larger or none is finite: core's max_finite, tested on
 // the bits (no floating-point compare of a NaN, no stall on subnormal weights).
 float figure_vmax(const Matrix& values, float floor);
 
