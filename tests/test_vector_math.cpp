@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "attnviz/core/matrix.hpp"
 #include "attnviz/core/random.hpp"
 #include "attnviz/core/vector_math.hpp"
 
@@ -175,4 +176,17 @@ TEST_CASE("vector math: gelu_tanh_in_place against the double formula, NaN kept,
   CHECK(special[1] == k_inf);     // 0.5 · inf · (1 + 1)
   CHECK(special[2] == 0.0f);
   CHECK(special[3] == 0.0f);  // −30 · (1 + tanh(−large)) = −30 · 0
+}
+
+TEST_CASE("vector math: finite_max of a strided block skips NaN and ±inf, floor when nothing is finite") {
+  Matrix m(3, 4);
+  m << 0.5f, k_nan, 9.0f, k_inf,  //
+      -1.0f, 0.25f, 8.0f, 7.0f,   //
+      k_inf, -k_inf, k_nan, 3.0f;
+  // The left 2 columns (outer stride 4): finite values 0.5, -1, 0.25 → 0.5.
+  CHECK(finite_max(m.leftCols(2), -10.0f) == 0.5f);
+  CHECK(finite_max(m.leftCols(2), 2.0f) == 2.0f);  // the floor is larger
+  CHECK(finite_max(m.bottomRows(1).leftCols(3), 1e-6f) == 1e-6f);  // nothing finite: the floor
+  CHECK(finite_max(m, 0.0f) == 9.0f);
+  CHECK(finite_max(Matrix(0, 3), 4.0f) == 4.0f);
 }

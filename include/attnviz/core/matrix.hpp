@@ -3,7 +3,9 @@
 
 #include <Eigen/Core>
 
-#include <algorithm>
+#include <cstddef>
+
+#include "attnviz/core/vector_math.hpp"
 
 namespace attnviz {
 
@@ -14,10 +16,12 @@ using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 
 // The largest finite value of m (NaN and ±inf skipped), or `floor` when it is larger or none is
 // finite: the top of a colour scale that a NaN must not poison.
+// Row by row through vector_math's max_finite (tested on the bits: Eigen's isFinite computes
+// x − x, which stalls on the subnormal weights of long maps).
 inline float finite_max(ConstMatrixRef m, float floor) {
-  if (m.size() == 0) return floor;
-  const auto a = m.array();
-  return std::max(floor, a.isFinite().select(a, floor).maxCoeff());
+  float top = floor;
+  for (Eigen::Index i = 0; i < m.rows(); ++i) top = max_finite(m.row(i).data(), static_cast<std::size_t>(m.cols()), top);
+  return top;
 }
 
 }  // namespace attnviz
