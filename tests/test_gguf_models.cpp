@@ -108,6 +108,9 @@ TEST_CASE("gguf models: Gemma 2/3, Qwen2 and Mistral run with llama.cpp's consta
       {"hf_gemma3", "gemma3", [](nlohmann::json& c) { c["query_pre_attn_scalar"] = 8; c["sliding_window_pattern"] = 6; }},
       {"hf_qwen2", "qwen2", [](nlohmann::json& c) { c["use_sliding_window"] = false; }},
       {"hf_mistral", "llama", [](nlohmann::json& c) { c["sliding_window"] = nullptr; }},
+      // Qwen2 is Llama with q/k/v biases: converted as llama, the q and k biases (1-D, one kv head)
+      // are permuted like their weights and must be un-permuted as vectors.
+      {"hf_qwen2", "llama", [](nlohmann::json& c) { c["use_sliding_window"] = false; }},
   };
   for (const auto& c : k_cases) {
     CAPTURE(c.fixture);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/pooled_map.hpp"
@@ -130,5 +131,50 @@ TEST_CASE("pooling: streamed cells equal the gathered map pooled, under causal, 
                 pooled_whole(probs, mask, 10, PoolMode::mean));
     check_cells(coarse.values(PoolMode::max, coarsen_counts(counts, 2)),
                 pooled_whole(probs, mask, 10, PoolMode::max));
+  }
+}
+
+TEST_CASE("pooling: a window wider than int can add (--window 2147483647) hides no key") {
+  Mask wide;
+  wide.window = std::numeric_limits<int>::max();
+  const PoolGrid g = PoolGrid::for_map(8, 8, 4);  // 2 × 2 tokens per cell
+  const Matrix probs = Matrix::Constant(8, 8, 0.125f);
+  PooledMap pooled(g);
+  pooled.add(0, probs, &wide);
+  const Matrix mean = pooled.values(PoolMode::mean, allowed_counts(wide, g));
+  // Every pair is allowed: each cell is the mean of four 0.125s, by hand.
+  for (Eigen::Index i = 0; i < mean.rows(); ++i)
+    for (Eigen::Index j = 0; j < mean.cols(); ++j) REQUIRE(mean(i, j) == 0.125f);
+}
+
+TEST_CASE("mask: key_range is the run of keys allowed() allows, for every mask kind and size") {
+  for (bool causal : {false, true}) {
+    for (int pad : {0, 1, 3}) {
+      for (int window : {0, 1, 2, 5, std::numeric_limits<int>::max()}) {
+        Mask m;
+        m.causal = causal, m.n_pad_keys = pad, m.window = window;
+        for (int n_q : {1, 4, 9}) {
+          for (int n_k : {1, 3, 8}) {
+            for (int i = 0; i < n_q; ++i) {
+              const auto [lo, hi] = m.key_range(i, n_k);
+              int want_lo = -1, want_hi = -1;  // by allowed(), cell by cell
+              for (int j = 0; j < n_k; ++j) {
+                if (!m.allowed(i, j, n_k)) continue;
+                if (want_lo < 0) want_lo = j;
+                want_hi = j + 1;
+              }
+              if (want_lo < 0) want_lo = want_hi = 0;  // none: the empty range at 0
+              CAPTURE(causal);
+              CAPTURE(pad);
+              CAPTURE(window);
+              CAPTURE(n_k);
+              CAPTURE(i);
+              REQUIRE(lo == want_lo);
+              REQUIRE(hi == want_hi);
+            }
+          }
+        }
+      }
+    }
   }
 }

@@ -120,19 +120,6 @@ void StatsCollector::queries_and_keys(const MapInfo& info, ConstMatrixRef q, Con
 }
 
 namespace {
-// Keys [lo, hi) the causal, padding and window masks leave to query i (Mask::allowed's rule: one
-// contiguous range); a file mask may hide more of them.
-std::pair<int, int> live_keys(const Mask& mask, int i, int n_key) {
-  int64_t lo = 0, hi = int64_t{n_key} - mask.n_pad_keys;  // 64-bit: i + window may overflow int
-  if (mask.causal) hi = std::min<int64_t>(hi, int64_t{i} + 1);
-  if (mask.window > 0) {
-    lo = std::max<int64_t>(lo, int64_t{i} - mask.window + 1);
-    hi = std::min<int64_t>(hi, int64_t{i} + mask.window);
-  }
-  lo = std::min<int64_t>(lo, n_key);  // a query past the keys (cross-attention) sees none
-  return {static_cast<int>(lo), static_cast<int>(std::clamp<int64_t>(hi, lo, n_key))};
-}
-
 // Mean and Σ (x − mean)² of n values as a Moments, to merge a row at once.
 Moments row_moments(int64_t n, double mean, double m2) {
   Moments m;
@@ -156,7 +143,7 @@ void StatsCollector::on_block(const AttentionBlock& block) {
     const Eigen::Index r = i - block.row_begin;
     const float* probs = block.probs.row(r).data();
     const float* scores = block.scores.row(r).data();
-    auto [lo, hi] = live_keys(mask, i, n_key);
+    auto [lo, hi] = mask.key_range(i, n_key);
     const float* p = probs + lo;
     const float* s = scores + lo;
     size_t n = static_cast<size_t>(hi - lo);

@@ -6,34 +6,16 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
+#include "attnviz/compute/block_team.hpp"
 #include "attnviz/core/vector_math.hpp"
 
 namespace attnviz {
 
 namespace {
 constexpr float k_neg_inf = -std::numeric_limits<float>::infinity();
-constexpr float k_exp_underflow = -87.336544750553f;  // ln(FLT_MIN): exp below it is subnormal
-}  // namespace
-
-namespace {
-
-// Keys [lo, hi) that causal, padding and window masks leave to query i: always one contiguous range.
-std::pair<int, int> allowed_range(const Mask& mask, int i, int n_k) {
-  // 64-bit: i + window overflows int for --window 2147483647; the results lie in [0, n_k].
-  int64_t lo = 0, hi = int64_t{n_k} - mask.n_pad_keys;
-  if (mask.causal) hi = std::min<int64_t>(hi, int64_t{i} + 1);
-  if (mask.window > 0) {
-    lo = std::max<int64_t>(lo, int64_t{i} - mask.window + 1);
-    hi = std::min<int64_t>(hi, int64_t{i} + mask.window);
-  }
-  // No key left (a window past the last key, when queries outnumber keys): an empty range at 0, so
-  // the caller masks the whole row and never indexes past it.
-  if (hi <= lo) return {0, 0};
-  return {static_cast<int>(lo), static_cast<int>(hi)};
-}
-
 }  // namespace
 
 namespace {
@@ -42,7 +24,7 @@ namespace {
 // so under a causal mask a block touches the keys it computed and no more.
 void softmax_live_row(float* scores, float* probs, int n_k, int n_live, int query, const Mask& mask) {
   // p_j = exp(s_j − m) / Σ_l exp(s_l − m) over allowed keys, m = max_j s_j (so exp never overflows)
-  const auto [lo, hi] = allowed_range(mask, query, n_k);  // hi <= n_live: the caller's promise
+  const auto [lo, hi] = mask.key_range(query, n_k);  // hi <= n_live: the caller's promise
   std::fill(scores, scores + lo, k_neg_inf);  // masked_fill(mask == 0, -inf)
   std::fill(scores + hi, scores + n_live, k_neg_inf);
   std::fill(probs, probs + lo, 0.0f);
@@ -129,13 +111,24 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
   const int n_k = static_cast<int>(k.rows());
   block_rows = std::max(1, block_rows);
   const bool v_finite = v.allFinite();
+  // Each member of the block team computes whole blocks into its own thread's buffers, then hands
+  // them on in block order (one block per member is live).
+  struct Computed {
+    int r0 = 0, r1 = 0;
+    std::optional<BlockBuffers::Views> views;
+  };
   thread_local BlockBuffers buffers;
-  for (int r0 = 0; r0 < n_q; r0 += block_rows) {
+  thread_local Computed computed;
+  const auto compute = [&](int block) {
+    const int r0 = block * block_rows;
     const int r1 = std::min(n_q, r0 + block_rows);
     const int rows = r1 - r0;
     // Under a causal mask, keys j >= r1 are masked for every row of the block: skip them.
     const int n_live = mask.causal ? std::min(n_k, r1) : n_k;
-    auto [s, p] = buffers.take(rows, n_k, n_live);
+    computed.r0 = r0, computed.r1 = r1;
+    computed.views.reset();  // an Eigen::Map assigned copies the cells: rebuilt instead
+    computed.views.emplace(buffers.take(rows, n_k, n_live));
+    auto& [s, p] = *computed.views;
     auto s_live = s.leftCols(n_live);
     scaled_scores(s_live, q.middleRows(r0, rows), k.topRows(n_live), scale);
     if (softcap > 0) s_live = ((s_live.array() / softcap).tanh() * softcap).matrix();
@@ -147,8 +140,11 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
     // multiplied, and the result does not depend on --block-rows.
     const int n_pv = v_finite ? n_live : n_k;
     out.middleRows(r0, rows).noalias() = p.leftCols(n_pv) * v.topRows(n_pv);
-    if (on_block) on_block(r0, r1, s, p);
-  }
+  };
+  const auto emit = [&](int /*block*/) {
+    if (on_block) on_block(computed.r0, computed.r1, computed.views->scores, computed.views->probs);
+  };
+  BlockTeam::shared().run((n_q + block_rows - 1) / block_rows, compute, emit);
 }
 
 std::vector<int> fully_masked_rows(const Mask& mask, int n_q, int n_k) {

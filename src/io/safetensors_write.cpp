@@ -108,6 +108,8 @@ std::string serialize_safetensors_header(const std::vector<TensorLayout>& tensor
   align = std::max<uint64_t>(align, 1);
   const uint64_t used = (detail::k_safetensors_length_bytes + header.size()) % align;
   header.append(used == 0 ? 0 : align - used, ' ');
+  // The padding counts too: readers refuse a padded header over the limit as any other.
+  if (header.size() > k_safetensors_max_header) header_too_large(header.size(), metadata, tensors.size());
   const uint64_t n = header.size();
   std::string out(detail::k_safetensors_length_bytes, '\0');
   std::memcpy(out.data(), &n, sizeof n);  // little-endian host (static_assert above)

@@ -237,12 +237,21 @@ void GgufTensors::load_into(const std::string& name, float* out) const {
   if (e.permuted_heads == 0) {
     file_.dequantize_rows(*e.gguf, 0, rows, out);
   } else {
-    // permute_rows(undo) row by row: the file's row h·d + 2i + j is Hugging Face's h·d + j·d/2 + i.
-    const int64_t d = rows / e.permuted_heads, half = d / 2;
-    for (int64_t g = 0; g < rows; ++g) {
+    // permute_rows(undo): the file's row h·d + 2i + j is Hugging Face's h·d + j·d/2 + i. A 1-D
+    // tensor (a q or k bias) is one row in the file whose elements are permuted the same way.
+    const bool vector = e.gguf->dims.size() == 1;
+    const int64_t n = vector ? cols : rows;
+    const int64_t d = n / e.permuted_heads, half = d / 2;
+    const auto hf_index = [&](int64_t g) {
       const int64_t h = g / d, r = g % d;
-      const int64_t hf = r < 2 * half ? h * d + (r % 2) * half + r / 2 : g;
-      file_.dequantize_rows(*e.gguf, g, g + 1, out + hf * cols);
+      return r < 2 * half ? h * d + (r % 2) * half + r / 2 : g;
+    };
+    if (vector) {
+      std::vector<float> file_order(static_cast<size_t>(cols));
+      file_.dequantize_rows(*e.gguf, 0, 1, file_order.data());
+      for (int64_t g = 0; g < n; ++g) out[hf_index(g)] = file_order[static_cast<size_t>(g)];
+    } else {
+      for (int64_t g = 0; g < rows; ++g) file_.dequantize_rows(*e.gguf, g, g + 1, out + hf_index(g) * cols);
     }
   }
   release_mapped(file_.tensor_data(*e.gguf), e.gguf->bytes);  // converted: its pages may go

@@ -65,11 +65,7 @@ namespace {
 // Keys [lo, hi) of query row i that the mask's ranges allow (a file matrix narrows nothing here:
 // its zeros are read like any other weight).
 std::pair<int, int> key_range(const Mask* mask, int i, int n_key) {
-  if (!mask) return {0, n_key};
-  int lo = 0, hi = n_key - mask->n_pad_keys;
-  if (mask->causal) hi = std::min(hi, i + 1);
-  if (mask->window > 0) lo = std::max(lo, i - mask->window + 1), hi = std::min(hi, i + mask->window);
-  return {lo, std::max(lo, hi)};
+  return mask ? mask->key_range(i, n_key) : std::pair{0, n_key};
 }
 }  // namespace
 

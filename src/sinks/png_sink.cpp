@@ -150,10 +150,12 @@ void PngSink::end_map(const MapInfo& info) {
     });
   }
   const std::string title = fmt::format("{} · {}", options_.model_name, info.id.title());
-  submit(base + ".png",
-         [title, cap = caption(info, options_, map, style.vmax, counts_.n_allowed), map = std::move(map), style] {
-           return heatmap_figure(title, cap, map, style);
-         });
+  // The caption reads the map: made before the map moves into the job (the order of init-captures
+  // is not the order they are written in).
+  std::string cap = caption(info, options_, map, style.vmax, counts_.n_allowed);
+  submit(base + ".png", [title, cap = std::move(cap), map = std::move(map), style] {
+    return heatmap_figure(title, cap, map, style);
+  });
 }
 
 void PngSink::finish() {

@@ -137,22 +137,26 @@ void SaveSink::finish() {
     }
   };
   // The header goes in front of the streamed data where the filesystem can insert a range (ext4,
-  // XFS): the maps are then written to disk once. The header is padded to whole blocks for that.
+  // XFS): the maps are then written to disk once. The header is padded to whole blocks for that,
+  // unless the padding would take it past the readers' limit.
+  const std::string header = serialize_safetensors_header(layouts, metadata_);
   if (data_bytes_ > 0) {
     if (::ftruncate(data_->fd(), static_cast<off_t>(data_bytes_)) != 0) {
       throw Error(fmt::format("{}: cannot size the saved maps: {}", path_.string(), std::strerror(errno)));
     }
-    const std::string header = serialize_safetensors_header(layouts, metadata_, data_->block_size());
-    if (data_->insert_front(header)) {
-      write_extras(*data_, header.size() + data_bytes_);
-      data_->commit();
-      data_.reset();
-      return;
+    const uint64_t block = data_->block_size();
+    if (header.size() - 8 + block <= k_safetensors_max_header) {
+      const std::string padded = serialize_safetensors_header(layouts, metadata_, block);
+      if (data_->insert_front(padded)) {
+        write_extras(*data_, padded.size() + data_bytes_);
+        data_->commit();
+        data_.reset();
+        return;
+      }
     }
   }
   // Elsewhere: header, then the data copied after it (in the kernel where it can), into a new file.
   AtomicFileWriter out(path_);
-  const std::string header = serialize_safetensors_header(layouts, metadata_);
   out.write(header);
   copy_data(data_->fd(), out.fd(), data_bytes_, path_);
   write_extras(out, header.size() + data_bytes_);

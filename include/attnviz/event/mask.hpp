@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -27,6 +28,11 @@ struct Mask {
     if (matrix && (*matrix)(i, j) == 0) return false;
     return true;
   }
+  // The keys [lo, hi) that causal, padding and window leave to query i: always one contiguous
+  // range, {0, 0} when none is left (a window past the last key, a query past the keys); a file
+  // matrix may hide keys inside it, which allowed() tells. Computed in 64 bits: i + window may pass
+  // INT_MAX (--window 2147483647).
+  std::pair<int, int> key_range(int64_t i, int64_t n_key) const;
   bool is_none() const { return !causal && n_pad_keys == 0 && window == 0 && !matrix; }
   // "causal", "padding(2)", "window(4)", "file", "causal+padding(2)", or "none".
   std::string describe() const;

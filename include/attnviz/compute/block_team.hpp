@@ -1,0 +1,34 @@
+// A team of threads that compute one head's row blocks side by side and hand them to the sinks in
+// order: the caller's thread plus helpers, each with a single-threaded BLAS while the team runs.
+#pragma once
+
+#include <functional>
+
+namespace attnviz {
+
+// Runs compute(b) for the row blocks b = 0 … n_blocks − 1, block b on member b mod size() (the
+// caller is member 0), and emit(b) for each block strictly in the order 0, 1, 2, …, one at a time
+// and after that block's compute; a member computes its next block only after emitting its last,
+// so each member needs one block of memory. While the team runs, OpenBLAS uses one thread per
+// call (the team is the parallelism) and is restored after. The first exception of any member is
+// rethrown in the caller once every member has stopped; blocks after it are skipped.
+class BlockTeam {
+ public:
+  // The process's team: as many members as OpenBLAS has threads (OPENBLAS_NUM_THREADS, else the
+  // cores), helpers started on first use.
+  static BlockTeam& shared();
+
+  int size() const;
+  void run(int n_blocks, const std::function<void(int)>& compute, const std::function<void(int)>& emit);
+
+  BlockTeam(const BlockTeam&) = delete;
+  BlockTeam& operator=(const BlockTeam&) = delete;
+  ~BlockTeam();
+
+ private:
+  explicit BlockTeam(int size);
+  struct State;
+  State* state_;
+};
+
+}  // namespace attnviz

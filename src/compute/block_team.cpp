@@ -1,0 +1,131 @@
+// The block team: helper threads waiting for a head's blocks, a turn counter for the emit order.
+#include "attnviz/compute/block_team.hpp"
+
+#include <cblas.h>  // OpenBLAS: openblas_get_num_threads / openblas_set_num_threads
+
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace attnviz {
+
+struct BlockTeam::State {
+  int size = 1;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::thread> helpers;
+  // The current job (generation counts jobs, so a helper runs each once).
+  long generation = 0;
+  int n_blocks = 0;
+  const std::function<void(int)>* compute = nullptr;
+  const std::function<void(int)>* emit = nullptr;
+  int next_emit = 0;       // the block whose emit may run now
+  int members_done = 0;    // members finished with the current job
+  std::exception_ptr failure;
+  bool stopping = false;
+
+  // Member m's share of the job: its blocks, each emitted in its turn.
+  void work(int member) {
+    for (int b = member; b < n_blocks; b += size) {
+      {
+        std::lock_guard lock(mutex);
+        if (failure) break;
+      }
+      std::exception_ptr failed;
+      try {
+        (*compute)(b);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return next_emit == b || failure; });
+      if (failed && !failure) failure = failed;
+      if (failure) break;
+      lock.unlock();
+      try {
+        (*emit)(b);  // alone: every other member waits for its own turn
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      lock.lock();
+      if (failed && !failure) failure = failed;
+      ++next_emit;
+      lock.unlock();
+      changed.notify_all();
+    }
+    {
+      std::lock_guard lock(mutex);
+      ++members_done;
+    }
+    changed.notify_all();
+  }
+
+  void helper(int member) {
+    long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stopping || generation != seen; });
+        if (stopping) return;
+        seen = generation;
+      }
+      work(member);
+    }
+  }
+};
+
+BlockTeam::BlockTeam(int size) : state_(new State) {
+  state_->size = size < 1 ? 1 : size;
+  for (int m = 1; m < state_->size; ++m) state_->helpers.emplace_back([this, m] { state_->helper(m); });
+}
+
+BlockTeam::~BlockTeam() {
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->stopping = true;
+  }
+  state_->changed.notify_all();
+  for (auto& t : state_->helpers) t.join();
+  delete state_;
+}
+
+BlockTeam& BlockTeam::shared() {
+  static BlockTeam team(openblas_get_num_threads());
+  return team;
+}
+
+int BlockTeam::size() const { return state_->size; }
+
+void BlockTeam::run(int n_blocks, const std::function<void(int)>& compute, const std::function<void(int)>& emit) {
+  State& s = *state_;
+  if (s.size == 1 || n_blocks < 2) {  // nothing to share: the caller alone, BLAS as it is
+    for (int b = 0; b < n_blocks; ++b) compute(b), emit(b);
+    return;
+  }
+  const int blas_threads = openblas_get_num_threads();
+  openblas_set_num_threads(1);
+  {
+    std::lock_guard lock(s.mutex);
+    s.n_blocks = n_blocks;
+    s.compute = &compute, s.emit = &emit;
+    s.next_emit = 0, s.members_done = 0;
+    s.failure = nullptr;
+    ++s.generation;
+  }
+  s.changed.notify_all();
+  s.work(0);
+  std::exception_ptr failure;
+  {
+    std::unique_lock lock(s.mutex);
+    s.changed.wait(lock, [&] { return s.members_done == s.size; });
+    failure = std::exchange(s.failure, nullptr);
+    s.compute = s.emit = nullptr;
+  }
+  openblas_set_num_threads(blas_threads);
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace attnviz
