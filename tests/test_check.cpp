@@ -96,6 +96,21 @@ TEST_CASE("check: weight on a masked key is a leak, even when the row sums to 1"
       contains(f[0].message(), "head 2: weight on masked keys in query row 1 (1 of 3): up to 0.2"));
 }
 
+TEST_CASE("check: window and padding masks: weight on any key outside a row's window or on padding leaks") {
+  Mask mask;
+  mask.window = 2;
+  mask.n_pad_keys = 1;  // key 3
+  const Matrix s = Matrix::Zero(4, 4);
+  const Matrix p = Matrix::Constant(4, 4, 0.25f);  // uniform: every masked key holds 0.25
+  const auto f = check_map(mask, s, p);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].problem == Problem::masked_leak);
+  // By hand: row 0 may see keys {0, 1}, row 1 {0, 1, 2}, row 2 {1, 2}, row 3 {2}: leaks 0.5, 0.25,
+  // 0.5, 0.75.
+  CHECK(f[0].rows == std::vector<int>{0, 1, 2, 3});
+  CHECK(f[0].worst == doctest::Approx(0.75));
+}
+
 TEST_CASE("check: seed 001's -1e9 fill makes fully masked rows uniform: masked and leaking") {
   Mask mask;
   mask.matrix = MaskMatrix::Zero(2, 2);

@@ -65,8 +65,11 @@ void CheckCollector::check_row(const AttentionBlock& block, int row) {
   const float* scores = block.scores.row(row - block.row_begin).data();
   int n_allowed = 0, n_non_finite = 0;
   double leak = 0.0, sum = 0.0;
+  // allowed(row, j), read from the mask's key range and its file matrix instead of cell by cell.
+  const auto [lo, hi] = mask.key_range(row, info.n_key);
+  const uint8_t* keep = mask.matrix ? mask.matrix->row(row).data() : nullptr;
   for (int j = 0; j < info.n_key; ++j) {
-    const bool allowed = mask.allowed(row, j, info.n_key);
+    const bool allowed = j >= lo && j < hi && (!keep || keep[j] != 0);
     n_allowed += allowed ? 1 : 0;
     const double p = probs[j];
     // A masked score may be -inf (masked_fill) or a large negative fill such as -1e9; NaN or +inf
