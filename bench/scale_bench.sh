@@ -6,7 +6,8 @@
 # asserts nothing.
 #   bench/scale_bench.sh [--long] [--llama] [--no-references | --no-matplotlib] [--readme]
 #     --long           also PyTorch at N = 4,096, N = 16,384 (--png of every head, and stats) and N = 32,768
-#     --llama          also bench/memory_bench.sh: a Llama-3.2-1B-shaped BF16 model at N = 2,048 beside PyTorch
+#     --llama          also a Llama-3.2-1B-shaped BF16 model at N = 2,048 beside PyTorch (bench/memory_bench.sh's
+#                      model, kept in ATTNVIZ_LLAMA_DIR when set)
 #     --no-references  attnviz only (no PyTorch, no matplotlib)
 #     --no-matplotlib  no matplotlib figures (144 of them at N = 2,048 take minutes)
 #     --readme         write the table into README.md between the scale-bench markers
@@ -130,6 +131,25 @@ if [ "$long" = 1 ]; then
   done
 fi
 
+if [ "$llama" = 1 ]; then
+  # The Llama-3.2-1B shape of bench/memory_bench.sh (BF16 safetensors, 16 layers, 32 q / 8 kv
+  # heads, d_model 2048, vocabulary 128,256), written once (~2.5 GB) where ATTNVIZ_LLAMA_DIR says.
+  lmodel=${ATTNVIZ_LLAMA_DIR:-$work/llama1b}
+  [ -f "$lmodel/model.safetensors" ] || /usr/bin/python3 bench/make_llama_model.py "$lmodel"
+  awk 'BEGIN { srand(7); for (i = 0; i < 2048; i++) printf "%d ", int(rand() * 128256); print "" }' > "$work/lids.txt"
+  layout=(--layout-file tests/fixtures/torch/llama_layout.json)
+  build/attnviz inspect "$lmodel" 2>&1 | grep -q 'not runnable' || layout=()
+  ref="–"
+  if [ "$have_torch" = 1 ]; then
+    /usr/bin/time -f '%e %M' -o "$work/time" /usr/bin/python3 bench/torch_llama.py "$lmodel" "$work/lids.txt" > "$work/torch.out"
+    read -r twhole tkb < "$work/time"
+    ref="PyTorch forward $(cat "$work/torch.out") s (BF16 mapped, float32 per layer), $twhole s whole process, $((tkb / 1024)) MB"
+  fi
+  measure 1 build/attnviz run -m "$lmodel" "${layout[@]}" --ids "$work/lids.txt" --no-heatmap --table none
+  row "Llama-3.2-1B shape (BF16, 16 layers × 32 heads, 8 kv heads), run, every map emitted, N = 2048" \
+    "time and memory beside PyTorch" "–" "$ref"
+fi
+
 cpu_name=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 blas_core=$(OPENBLAS_VERBOSE=2 "${run[@]}" --ids "$work/ids16.txt" 2>&1 >/dev/null | sed -n 's/^Core: //p' | tail -1)
 table=$(
@@ -141,10 +161,6 @@ table=$(
   printf '%s\n' "${rows[@]}"
 )
 echo "$table"
-if [ "$llama" = 1 ]; then
-  echo
-  bench/memory_bench.sh 2048
-fi
 if [ "$readme" = 1 ]; then
   python3 - "$table" <<'PY'
 import re, sys
