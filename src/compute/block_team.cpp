@@ -22,17 +22,21 @@ struct BlockTeam::State {
   int n_blocks = 0;
   const std::function<void(int)>* compute = nullptr;
   const std::function<void(int)>* emit = nullptr;
+  int next_claim = 0;      // the next block a member may take
   int next_emit = 0;       // the block whose emit may run now
   int members_done = 0;    // members finished with the current job
   std::exception_ptr failure;
   bool stopping = false;
 
-  // Member m's share of the job: its blocks, each emitted in its turn.
-  void work(int member) {
-    for (int b = member; b < n_blocks; b += size) {
+  // A member's share of the job: the next unclaimed block while there is one (so a causal head's
+  // growing blocks spread evenly), each emitted in its turn.
+  void work() {
+    for (;;) {
+      int b = 0;
       {
         std::lock_guard lock(mutex);
-        if (failure) break;
+        if (failure || next_claim == n_blocks) break;
+        b = next_claim++;
       }
       std::exception_ptr failed;
       try {
@@ -63,7 +67,7 @@ struct BlockTeam::State {
     changed.notify_all();
   }
 
-  void helper(int member) {
+  void helper() {
     long seen = 0;
     for (;;) {
       {
@@ -72,14 +76,14 @@ struct BlockTeam::State {
         if (stopping) return;
         seen = generation;
       }
-      work(member);
+      work();
     }
   }
 };
 
 BlockTeam::BlockTeam(int size) : state_(new State) {
   state_->size = size < 1 ? 1 : size;
-  for (int m = 1; m < state_->size; ++m) state_->helpers.emplace_back([this, m] { state_->helper(m); });
+  for (int m = 1; m < state_->size; ++m) state_->helpers.emplace_back([this] { state_->helper(); });
 }
 
 BlockTeam::~BlockTeam() {
@@ -111,12 +115,12 @@ void BlockTeam::run(int n_blocks, const std::function<void(int)>& compute, const
     std::lock_guard lock(s.mutex);
     s.n_blocks = n_blocks;
     s.compute = &compute, s.emit = &emit;
-    s.next_emit = 0, s.members_done = 0;
+    s.next_claim = 0, s.next_emit = 0, s.members_done = 0;
     s.failure = nullptr;
     ++s.generation;
   }
   s.changed.notify_all();
-  s.work(0);
+  s.work();
   std::exception_ptr failure;
   {
     std::unique_lock lock(s.mutex);

@@ -6,10 +6,10 @@
 
 namespace attnviz {
 
-// Runs compute(b) for the row blocks b = 0 … n_blocks − 1, block b on member b mod size() (the
-// caller is member 0), and emit(b) for each block strictly in the order 0, 1, 2, …, one at a time
-// and after that block's compute; a member computes its next block only after emitting its last,
-// so each member needs one block of memory. While the team runs, OpenBLAS uses one thread per
+// Runs compute(b) for the row blocks b = 0 … n_blocks − 1, each on the first member free to take
+// the next block (the caller is a member), and emit(b) for each block strictly in the order 0, 1,
+// 2, …, one at a time, on the member that computed it, after its compute; a member takes its next
+// block only after emitting its last, so each member needs one block of memory. While the team runs, OpenBLAS uses one thread per
 // call (the team is the parallelism) and is restored after. The first exception of any member is
 // rethrown in the caller once every member has stopped; blocks after it are skipped.
 class BlockTeam {
