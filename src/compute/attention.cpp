@@ -111,24 +111,31 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
   const int n_k = static_cast<int>(k.rows());
   block_rows = std::max(1, block_rows);
   const bool v_finite = v.allFinite();
-  // Each member of the block team computes whole blocks into its own thread's buffers, then hands
-  // them on in block order (one block per member is live).
+  // Each member of the block team computes whole blocks into its own buffers (kept by the calling
+  // thread between calls, so long runs do not fault fresh pages in for every head), then hands them
+  // on in block order (one block per member is live).
   struct Computed {
     int r0 = 0, r1 = 0;
     std::optional<BlockBuffers::Views> views;
   };
-  thread_local BlockBuffers buffers;
-  thread_local Computed computed;
-  const auto compute = [&](int block) {
+  BlockTeam& team = BlockTeam::shared();
+  thread_local std::vector<BlockBuffers> kept;
+  if (kept.size() < static_cast<size_t>(team.size())) kept.resize(static_cast<size_t>(team.size()));
+  // The caller's vector, named by a reference: inside the lambdas a thread_local name would mean
+  // the running helper's own (empty) one.
+  std::vector<BlockBuffers>& buffers = kept;
+  std::vector<Computed> computed(static_cast<size_t>(team.size()));
+  const auto compute = [&](int block, int member) {
     const int r0 = block * block_rows;
     const int r1 = std::min(n_q, r0 + block_rows);
     const int rows = r1 - r0;
     // Under a causal mask, keys j >= r1 are masked for every row of the block: skip them.
     const int n_live = mask.causal ? std::min(n_k, r1) : n_k;
-    computed.r0 = r0, computed.r1 = r1;
-    computed.views.reset();  // an Eigen::Map assigned copies the cells: rebuilt instead
-    computed.views.emplace(buffers.take(rows, n_k, n_live));
-    auto& [s, p] = *computed.views;
+    Computed& c = computed[static_cast<size_t>(member)];
+    c.r0 = r0, c.r1 = r1;
+    c.views.reset();  // an Eigen::Map assigned copies the cells: rebuilt instead
+    c.views.emplace(buffers[static_cast<size_t>(member)].take(rows, n_k, n_live));
+    auto& [s, p] = *c.views;
     auto s_live = s.leftCols(n_live);
     scaled_scores(s_live, q.middleRows(r0, rows), k.topRows(n_live), scale);
     if (softcap > 0) s_live = ((s_live.array() / softcap).tanh() * softcap).matrix();
@@ -141,10 +148,11 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
     const int n_pv = v_finite ? n_live : n_k;
     out.middleRows(r0, rows).noalias() = p.leftCols(n_pv) * v.topRows(n_pv);
   };
-  const auto emit = [&](int /*block*/) {
-    if (on_block) on_block(computed.r0, computed.r1, computed.views->scores, computed.views->probs);
+  const auto emit = [&](int /*block*/, int member) {
+    const Computed& c = computed[static_cast<size_t>(member)];
+    if (on_block) on_block(c.r0, c.r1, c.views->scores, c.views->probs);
   };
-  BlockTeam::shared().run((n_q + block_rows - 1) / block_rows, compute, emit);
+  team.run((n_q + block_rows - 1) / block_rows, compute, emit);
 }
 
 std::vector<int> fully_masked_rows(const Mask& mask, int n_q, int n_k) {

@@ -20,8 +20,8 @@ struct BlockTeam::State {
   // The current job (generation counts jobs, so a helper runs each once).
   long generation = 0;
   int n_blocks = 0;
-  const std::function<void(int)>* compute = nullptr;
-  const std::function<void(int)>* emit = nullptr;
+  const std::function<void(int, int)>* compute = nullptr;
+  const std::function<void(int, int)>* emit = nullptr;
   int next_claim = 0;      // the next block a member may take
   int next_emit = 0;       // the block whose emit may run now
   int members_done = 0;    // members finished with the current job
@@ -30,7 +30,7 @@ struct BlockTeam::State {
 
   // A member's share of the job: the next unclaimed block while there is one (so a causal head's
   // growing blocks spread evenly), each emitted in its turn.
-  void work() {
+  void work(int member) {
     for (;;) {
       int b = 0;
       {
@@ -40,7 +40,7 @@ struct BlockTeam::State {
       }
       std::exception_ptr failed;
       try {
-        (*compute)(b);
+        (*compute)(b, member);
       } catch (...) {
         failed = std::current_exception();
       }
@@ -50,7 +50,7 @@ struct BlockTeam::State {
       if (failure) break;
       lock.unlock();
       try {
-        (*emit)(b);  // alone: every other member waits for its own turn
+        (*emit)(b, member);  // alone: every other member waits for its own turn
       } catch (...) {
         failed = std::current_exception();
       }
@@ -67,7 +67,7 @@ struct BlockTeam::State {
     changed.notify_all();
   }
 
-  void helper() {
+  void helper(int member) {
     long seen = 0;
     for (;;) {
       {
@@ -76,14 +76,14 @@ struct BlockTeam::State {
         if (stopping) return;
         seen = generation;
       }
-      work();
+      work(member);
     }
   }
 };
 
 BlockTeam::BlockTeam(int size) : state_(new State) {
   state_->size = size < 1 ? 1 : size;
-  for (int m = 1; m < state_->size; ++m) state_->helpers.emplace_back([this] { state_->helper(); });
+  for (int m = 1; m < state_->size; ++m) state_->helpers.emplace_back([this, m] { state_->helper(m); });
 }
 
 BlockTeam::~BlockTeam() {
@@ -103,10 +103,11 @@ BlockTeam& BlockTeam::shared() {
 
 int BlockTeam::size() const { return state_->size; }
 
-void BlockTeam::run(int n_blocks, const std::function<void(int)>& compute, const std::function<void(int)>& emit) {
+void BlockTeam::run(int n_blocks, const std::function<void(int, int)>& compute,
+                    const std::function<void(int, int)>& emit) {
   State& s = *state_;
   if (s.size == 1 || n_blocks < 2) {  // nothing to share: the caller alone, BLAS as it is
-    for (int b = 0; b < n_blocks; ++b) compute(b), emit(b);
+    for (int b = 0; b < n_blocks; ++b) compute(b, 0), emit(b, 0);
     return;
   }
   const int blas_threads = openblas_get_num_threads();
@@ -120,7 +121,7 @@ void BlockTeam::run(int n_blocks, const std::function<void(int)>& compute, const
     ++s.generation;
   }
   s.changed.notify_all();
-  s.work();
+  s.work(0);
   std::exception_ptr failure;
   {
     std::unique_lock lock(s.mutex);

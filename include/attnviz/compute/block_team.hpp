@@ -6,12 +6,13 @@
 
 namespace attnviz {
 
-// Runs compute(b) for the row blocks b = 0 … n_blocks − 1, each on the first member free to take
-// the next block (the caller is a member), and emit(b) for each block strictly in the order 0, 1,
-// 2, …, one at a time, on the member that computed it, after its compute; a member takes its next
-// block only after emitting its last, so each member needs one block of memory. While the team runs, OpenBLAS uses one thread per
-// call (the team is the parallelism) and is restored after. The first exception of any member is
-// rethrown in the caller once every member has stopped; blocks after it are skipped.
+// Runs compute(b, m) for the row blocks b = 0 … n_blocks − 1, each on the first member m free to
+// take the next block (the caller is member 0, helpers 1 … size() − 1), and emit(b, m) for each
+// block strictly in the order 0, 1, 2, …, one at a time, on the member that computed it, after its
+// compute; a member takes its next block only after emitting its last, so each member needs one
+// block of memory (indexed by m, owned by the caller). While the team runs, OpenBLAS uses one
+// thread per call (the team is the parallelism) and is restored after. The first exception of any
+// member is rethrown in the caller once every member has stopped; blocks after it are skipped.
 class BlockTeam {
  public:
   // The process's team: as many members as OpenBLAS has threads (OPENBLAS_NUM_THREADS, else the
@@ -19,7 +20,8 @@ class BlockTeam {
   static BlockTeam& shared();
 
   int size() const;
-  void run(int n_blocks, const std::function<void(int)>& compute, const std::function<void(int)>& emit);
+  void run(int n_blocks, const std::function<void(int block, int member)>& compute,
+           const std::function<void(int block, int member)>& emit);
 
   BlockTeam(const BlockTeam&) = delete;
   BlockTeam& operator=(const BlockTeam&) = delete;
