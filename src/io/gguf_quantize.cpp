@@ -1,6 +1,7 @@
 // quantize_rows: the dispatch by type, row sizes, and float32 → F16 / BF16 rounding as ggml's.
 #include "attnviz/io/gguf_quantize.hpp"
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <bit>
@@ -123,8 +124,13 @@ __attribute__((target("avx,f16c"))) void f32_to_f16_f16c(const float* x, uint16_
   }
 }
 
+// AVX usable (the CPU has it and the OS saves its registers) and CPUID's F16C bit; clang-14's
+// __builtin_cpu_supports knows no "f16c".
 bool has_f16c() {
-  static const bool yes = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  static const bool yes = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+  }();
   return yes;
 }
 
