@@ -142,10 +142,10 @@ TEST_CASE("figure: non-finite cells and the colour range are read from the bits,
   CHECK(count_non_finite(v, allowed) == 1);
   allowed(1, 1) = 1;
   CHECK(count_non_finite(v, allowed) == 2);
-  CHECK(figure_vmax(v, 1e-6f) == 0.75f);  // NaN and inf skipped
-  CHECK(figure_vmax(v, 2.0f) == 2.0f);    // the floor when larger
+  CHECK(finite_max(v, 1e-6f) == 0.75f);  // NaN and inf skipped
+  CHECK(finite_max(v, 2.0f) == 2.0f);    // the floor when larger
   Matrix none(1, 2);
   none << std::nanf(""), -std::numeric_limits<float>::infinity();
-  CHECK(figure_vmax(none, 1e-6f) == 1e-6f);
+  CHECK(finite_max(none, 1e-6f) == 1e-6f);
   CHECK(count_non_finite(Matrix::Constant(3, 3, 1e-39f), MaskMatrix::Ones(3, 3)) == 0);
 }

@@ -67,10 +67,6 @@ void draw_cell_values(Canvas& canvas, const HeatmapLayout& l, const FigureMap& m
 
 }  // namespace
 
-float figure_vmax(const Matrix& values, float floor) {
-  return max_finite(values.data(), static_cast<size_t>(values.size()), floor);
-}
-
 Eigen::Index count_non_finite(const Matrix& values, const MaskMatrix& allowed) {
   // The common case in one vectorised pass over the bits; then allowed cells only are counted.
   if (all_finite(values.data(), static_cast<size_t>(values.size()))) return 0;

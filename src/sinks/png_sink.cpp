@@ -138,7 +138,7 @@ void PngSink::end_map(const MapInfo& info) {
   // per-head: [0, this head's largest weight], so a head whose weights are all small over a long
   // input still shows its pattern; shared: the fixed range of probabilities, comparable across
   // heads without holding every map.
-  style.vmax = options_.shared_scale ? 1.0f : figure_vmax(map.values, 1e-6f);
+  style.vmax = options_.shared_scale ? 1.0f : finite_max(map.values, 1e-6f);
   thumb.vmin = style.vmin, thumb.vmax = style.vmax;
   grids_[group_name(info.id)].push_back(std::move(thumb));
 

@@ -51,9 +51,6 @@ struct FigureMap {
 Eigen::Index count_non_finite(const Matrix& values, const MaskMatrix& allowed);
 // map.non_finite, counted when the caller left it at -1.
 Eigen::Index count_non_finite(const FigureMap& map);
-// The largest finite value, or floor when larger or none is finite: core's max_finite, tested on
-// the bits (no floating-point compare of a NaN, no stall on subnormal weights).
-float figure_vmax(const Matrix& values, float floor);
 
 // Where the parts of a heatmap figure are, in pixels (for tests and for callers adding marks).
 struct Rect {
