@@ -8,6 +8,7 @@
 #include "attnviz/analysis/rollout.hpp"
 #include "attnviz/io/safetensors.hpp"
 #include "emit_blocks.hpp"
+#include "planted_reference.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -72,16 +73,12 @@ TEST_CASE("rollout: by hand, mean and max of heads, the residual, a zero row, an
 }
 
 TEST_CASE("rollout: attnviz rollout --save equals NumPy's rollout of the planted model's maps") {
-  std::ifstream in("tests/fixtures/planted/reference.json");
-  REQUIRE(in);
-  const auto reference = nlohmann::json::parse(in);
-  const auto& input = reference.at("inputs")[0];
-  REQUIRE(input.at("name") == "repeat");
-  std::string ids;
-  for (const auto& id : input.at("ids")) ids += std::to_string(id.get<int>()) + " ";
-  const int n = static_cast<int>(input.at("ids").size());
+  const auto planted = attnviz::test::planted_repeat_input();
+  const std::string& ids = planted.ids;
+  const int n = planted.n;
   attnviz::test::TempDir dir;
-  for (const auto& c : input.at("rollout")) {
+  const auto& cases = planted.input.at("rollout");
+  for (const auto& c : cases) {
     std::string flags = " --combine " + c.at("combine").get<std::string>() +
                         " --residual " + std::to_string(c.at("residual").get<double>());
     if (!c.at("head").is_null()) flags += " --head " + std::to_string(c.at("head").get<int>());
@@ -95,17 +92,8 @@ TEST_CASE("rollout: attnviz rollout --save equals NumPy's rollout of the planted
       const std::string name = "rollout.layer" + std::to_string(layer) + ".self";
       CHECK_FALSE(file.find(name + ".scores"));  // a rollout has no scores
       CHECK(contains(file.metadata().at(name + ".kind"), "rollout: "));
-      const Tensor t = file.load(name + ".probs");
-      REQUIRE(t.shape == std::vector<int64_t>{1, n, n});
-      double worst = 0;
-      for (int i = 0; i < n; ++i) {
-        for (int j = 0; j < n; ++j) {
-          const double want = c.at("layers")[layer][static_cast<size_t>(i)][static_cast<size_t>(j)];
-          worst = std::max(worst, std::abs(t.data[static_cast<size_t>(i * n + j)] - want));
-        }
-      }
       CAPTURE(layer);
-      CHECK(worst < 2e-5);
+      CHECK(attnviz::test::worst_difference(file.load(name + ".probs"), c.at("layers")[layer], n) < 2e-5);
     }
   }
 }

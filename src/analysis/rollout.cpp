@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attnviz/analysis/attention_flow.hpp"
 #include "attnviz/core/error.hpp"
 
 namespace attnviz {
@@ -23,7 +24,7 @@ RolloutCollector::Stack& RolloutCollector::stack_of(const MapInfo& info) {
   for (auto& s : stacks_) {
     if (s.name == info.id.stack) return s;
   }
-  stacks_.push_back(Stack{info.id.stack, {}, {}, -1, 0});
+  stacks_.push_back(Stack{info.id.stack, {}, {}, {}, -1, 0});
   return stacks_.back();
 }
 
@@ -35,6 +36,12 @@ void RolloutCollector::begin_map(const MapInfo& info) {
     throw usage_error(fmt::format("rollout holds three {0} × {0} matrices ({1} MB); it takes at most {2} tokens",
                                   info.n_query, 3 * int64_t(info.n_query) * info.n_query * 4 / 1000000,
                                   options_.max_tokens));
+  }
+  if (options_.flow && info.n_query > options_.max_flow_tokens) {
+    throw usage_error(fmt::format(
+        "attention flow runs one maximum flow per token pair, about L·N⁴ steps ({} tokens: {:.1e} per layer "
+        "followed); it takes at most {} tokens (rollout has no such limit)",
+        info.n_query, static_cast<double>(attention_flow_cost(info.n_query, 1)), options_.max_flow_tokens));
   }
   Stack& s = stack_of(info);
   if (s.layer != info.id.layer) {  // the first head of a layer
@@ -81,7 +88,17 @@ void RolloutCollector::close_layer(Stack& s, const MapInfo& info) {
       a(i, i) = 1.0f;
     }
   }
-  if (s.rollout.size() == 0) {
+  if (options_.flow) {
+    if (!a.allFinite()) {
+      throw Error(fmt::format("attention flow: layer {} of {} holds NaN or infinite attention weights, which have no "
+                              "flow (rollout carries them through its products instead)",
+                              s.layer, s.name.empty() ? std::string("the model") : s.name));
+    }
+    s.layers.push_back(std::move(a));
+    a = Matrix();
+    if (options_.flow_layer && *options_.flow_layer != s.layer) return;
+    s.rollout = attention_flow(s.layers, options_.threads);
+  } else if (s.rollout.size() == 0) {
     s.rollout = std::move(a);
   } else {
     Matrix product(a.rows(), s.rollout.cols());

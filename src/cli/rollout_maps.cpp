@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "attnviz/analysis/rollout.hpp"
 #include "attnviz/core/error.hpp"
@@ -27,13 +28,18 @@ std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArg
   o.combine = parse_head_combine(a.combine);
   o.residual = a.residual;
   o.head = run.selection.head;
+  o.flow = a.flow;
+  o.flow_layer = run.selection.layer;  // flow is costly: only the layer shown
+  o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::string method = a.flow ? "attention flow" : "rollout";
   const std::string kind =
-      o.head ? fmt::format("rollout: head {}, residual {:g}", *o.head, o.residual)
-             : fmt::format("rollout: {} of heads, residual {:g}", a.combine, o.residual);
+      o.head ? fmt::format("{}: head {}, residual {:g}", method, *o.head, o.residual)
+             : fmt::format("{}: {} of heads, residual {:g}", method, a.combine, o.residual);
+  const std::string map = a.flow ? "flow" : "rollout";
   const int block_rows = std::max(1, run.options.block_rows);
-  auto emit = [&outputs, kind, block_rows](const RolloutMap& m) {
+  auto emit = [&outputs, kind, map, block_rows](const RolloutMap& m) {
     MapInfo info;
-    info.id = HeadId{m.stack.empty() ? "rollout" : m.stack + ".rollout", m.layer, Site::self, 0};
+    info.id = HeadId{m.stack.empty() ? map : m.stack + "." + map, m.layer, Site::self, 0};
     info.n_heads = 1;
     info.n_query = info.n_key = static_cast<int>(m.values->rows());
     info.d_head = m.source->d_head;

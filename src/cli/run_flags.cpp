@@ -68,6 +68,8 @@ void add_rollout_command(CLI::App& app) {
       ->check(CLI::IsMember({"mean", "max"}));
   cmd->add_option("--residual", args->residual, "weight a of the identity, for the residual connection (default 0.5)")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--flow", args->flow, "attention flow instead (Abnar & Zuidema 2020): per token pair the maximum "
+                "flow through the layers' graph, rows normalised; about L·N^4 steps, so at most 128 tokens");
   cmd->callback([args, cmd] {
     args->png_given = cmd->count("--png") > 0;
     args->save_given = cmd->count("--save") > 0;

@@ -23,9 +23,16 @@ struct RolloutOptions {
   // The largest N rollout takes: it holds three N × N float matrices (the layer being combined, R,
   // and the product), so past this it refuses instead of exhausting memory.
   int max_tokens = 8192;
+  // Attention flow (attention_flow.hpp) instead of the product: each layer's Â is kept, and after a
+  // layer the flow through all layers so far is computed, for the layers `flow_layer` names (all
+  // when unset). It costs about L·N⁴, so past max_flow_tokens it refuses.
+  bool flow = false;
+  std::optional<int> flow_layer;
+  int max_flow_tokens = 128;
+  int threads = 1;  // attention flow's threads
 };
 
-// One rollout map: R after `layer` of `stack`, over that stack's tokens (self-attention only: a
+// One rollout map: R (or under flow, F) after `layer` of `stack`, over that stack's tokens (self-attention only: a
 // cross map is target × source and has no identity to add).
 struct RolloutMap {
   std::string stack;
@@ -48,7 +55,8 @@ class RolloutCollector : public AttentionSink {
   struct Stack {
     std::string name;
     Matrix combined;  // the current layer's heads combined
-    Matrix rollout;   // R so far (empty before the first layer)
+    Matrix rollout;   // R so far (empty before the first layer); under flow, the last flow computed
+    std::vector<Matrix> layers;  // under flow: Â of every layer so far
     int layer = -1;   // the layer being combined
     int heads_seen = 0;
   };

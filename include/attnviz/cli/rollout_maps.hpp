@@ -12,9 +12,10 @@
 namespace attnviz {
 
 // A sink taking the model's maps; after each self-attention layer it sends `outputs` the rollout so
-// far as the map "rollout.layer{L}.self" (an encoder-decoder's stacks: "encoder.rollout…",
-// "decoder.rollout…"), one head, kind "rollout: …", in blocks of the run's block rows; masked only
-// by causality (a product of layers spreads past windows, and the identity keeps padding tokens).
+// far as the map "rollout.layer{L}.self" (under --flow the attention flow, "flow.layer{L}.self"; an
+// encoder-decoder's stacks: "encoder.rollout…", "decoder.rollout…"), one head, kind "rollout: …" or
+// "attention flow: …", in blocks of the run's block rows; masked only by causality (a product of
+// layers spreads past windows, and the identity keeps padding tokens).
 std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArgs& args, const PreparedRun& run);
 
 // What the outputs select among rollout maps: --layer and --site as given; --head chose the head

@@ -67,6 +67,7 @@ struct RunArgs {
   bool rollout = false;
   std::string combine = "mean";  // --combine mean|max
   float residual = 0.5f;         // --residual α
+  bool flow = false;             // --flow: attention flow instead of rollout's product
 };
 
 // Registers run's output flags (tables, figures, --save, colours, …) on a subcommand.
