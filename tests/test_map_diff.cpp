@@ -36,27 +36,27 @@ TEST_CASE("diff: by hand, two rows of two keys, a zero row and a NaN") {
   CHECK(std::isnan(diff_head(n, b, 2, 2).max_abs));
 }
 
-TEST_CASE("diff: a token changed in the planted model gives NumPy's figures for every head") {
+namespace {
+
+nlohmann::json planted_diff_reference() {
   std::ifstream in("tests/fixtures/planted/reference.json");
   REQUIRE(in);
-  const auto ref = nlohmann::json::parse(in).at("diff");
-  attnviz::test::TempDir dir;
-  const auto save = [&](const char* key, const std::string& file) {
-    std::string ids;
-    for (const auto& id : ref.at(key)) ids += std::to_string(id.get<int>()) + " ";
-    const auto r = run_attnviz("run -m tests/fixtures/planted/planted-heads --no-heatmap --table none --ids '" + ids +
-                               "' --save " + (dir / file).string());
-    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  };
-  save("a_ids", "a.safetensors");
-  save("b_ids", "b.safetensors");
-  const auto r = run_attnviz("diff " + (dir / "a.safetensors").string() + " " + (dir / "b.safetensors").string() +
-                             " --format json --png " + (dir / "figs").string());
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  const auto got = nlohmann::json::parse(r.out);
-  REQUIRE(got.at("heads").size() == 8);
+  return nlohmann::json::parse(in).at("diff");
+}
+
+std::string ids_of(const nlohmann::json& ref, const char* key) {
+  std::string ids;
+  const auto list = ref.at(key);
+  for (const auto& id : list) ids += std::to_string(id.get<int>()) + " ";
+  return ids;
+}
+
+// `diff --format json`'s heads equal the NumPy figures of every head, ranked by JSD.
+void check_planted_diff(const nlohmann::json& got, const nlohmann::json& ref) {
+  const auto heads = got.at("heads");
+  REQUIRE(heads.size() == 8);
   double previous = 2.0;
-  for (const auto& h : got.at("heads")) {
+  for (const auto& h : heads) {
     const int layer = h.at("map") == "layer0.self" ? 0 : 1;
     const auto& want = ref.at("heads")[static_cast<size_t>(layer)][h.at("head").get<size_t>()];
     CAPTURE(layer);
@@ -69,8 +69,73 @@ TEST_CASE("diff: a token changed in the planted model gives NumPy's figures for 
     previous = h.at("jsd").get<double>();
   }
   CHECK(contains(got.at("notes")[0].get<std::string>(), "the inputs differ at 1 of 24 positions (first: 5 "));
+}
+
+}  // namespace
+
+TEST_CASE("diff: a token changed in the planted model gives NumPy's figures for every head") {
+  const auto ref = planted_diff_reference();
+  attnviz::test::TempDir dir;
+  const auto save = [&](const char* key, const std::string& file) {
+    const auto r = run_attnviz("run -m tests/fixtures/planted/planted-heads --no-heatmap --table none --ids '" +
+                               ids_of(ref, key) + "' --save " + (dir / file).string());
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  };
+  save("a_ids", "a.safetensors");
+  save("b_ids", "b.safetensors");
+  const auto r = run_attnviz("diff " + (dir / "a.safetensors").string() + " " + (dir / "b.safetensors").string() +
+                             " --format json --png " + (dir / "figs").string());
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  check_planted_diff(nlohmann::json::parse(r.out), ref);
   CHECK(std::filesystem::exists(dir / "figs" / "diff.jsd.png"));
   CHECK(std::filesystem::exists(dir / "figs" / "layer1.self.head0.diff.png"));
+}
+
+TEST_CASE("diff: two runs given inline give NumPy's figures, and leave no temp files behind") {
+  const auto ref = planted_diff_reference();
+  attnviz::test::TempDir tmp;
+  const std::string env = "TMPDIR='" + tmp.path().string() + "'";
+  const auto r = run_attnviz("diff -m tests/fixtures/planted/planted-heads --ids '" + ids_of(ref, "a_ids") +
+                             "' --b-ids '" + ids_of(ref, "b_ids") + "' --format json", "", env);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto got = nlohmann::json::parse(r.out);
+  check_planted_diff(got, ref);
+  CHECK(contains(got.at("title").get<std::string>(), "A planted-heads ids "));
+  CHECK(std::filesystem::is_empty(tmp.path()));
+  // --head selects in both runs; the seed of a probe alone can differ.
+  const auto one = run_attnviz("diff -m tests/fixtures/planted/planted-heads --probe repeat:6 --b-seed 5 --head 0 --layer 1 "
+                               "--format json", "", env);
+  REQUIRE_MESSAGE(one.exit_code == 0, one.err);
+  const auto heads = nlohmann::json::parse(one.out).at("heads");
+  REQUIRE(heads.size() == 1);
+  CHECK(heads[0].at("head") == 0);
+  CHECK(std::filesystem::is_empty(tmp.path()));
+}
+
+TEST_CASE("diff: inline and file modes refuse what does not fit them, each with its own message") {
+  const std::string m = "diff -m tests/fixtures/planted/planted-heads --ids '0 1 2'";
+  const auto same = run_attnviz(m);
+  CHECK(same.exit_code == 2);
+  CHECK(contains(same.err, "B would be the same run as A; give what differs in B"));
+  const auto lengths = run_attnviz(m + " --b-ids '0 1'");
+  CHECK(lengths.exit_code == 1);
+  CHECK(contains(lengths.err, "maps compare only at the same [heads, queries, keys] (inline: inputs of the same length"));
+  CHECK(lengths.out.empty());
+  const auto seed = run_attnviz(m + " --b-seed 3");
+  CHECK(seed.exit_code == 2);
+  CHECK(contains(seed.err, "--b-seed: A's input is no --probe"));
+  const auto both = run_attnviz("diff a.safetensors b.safetensors -m tests/fixtures/planted/planted-heads --b-ids 1");
+  CHECK(both.exit_code == 2);
+  CHECK(contains(both.err, "diff takes two --save files or one inline run"));
+  const auto stray = run_attnviz("diff a.safetensors b.safetensors --ids '1 2'");
+  CHECK(stray.exit_code == 2);
+  CHECK(contains(stray.err, "--ids: diff of two --save files takes no input flags"));
+  const auto one_file = run_attnviz("diff a.safetensors");
+  CHECK(one_file.exit_code == 2);
+  CHECK(contains(one_file.err, "diff: B is missing"));
+  const auto nothing = run_attnviz("diff");
+  CHECK(nothing.exit_code == 2);
+  CHECK(contains(nothing.err, "give two --save files A B, or -m MODEL"));
 }
 
 TEST_CASE("diff: an f16 save against the f32 save of the same run differs by half-precision rounding only") {

@@ -13,6 +13,7 @@
 
 #include "attnviz/analysis/map_diff.hpp"
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/run_args.hpp"
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/selection_flags.hpp"
 #include "attnviz/cli/validators.hpp"
@@ -22,23 +23,34 @@
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/pooled_map.hpp"
 #include "attnviz/sinks/diff_report.hpp"
+#include "diff_runs.hpp"
 
 namespace attnviz {
 
 namespace {
 
 struct DiffArgs {
-  std::string a, b;
+  std::string a, b;            // two --save files, or
+  InputArgs in;                // A's run given inline (-m …; its --layer/--site/--head select in both modes)
+  detail::RunBFlags run_b;     // what differs in B
   std::string sort = "jsd";
   int top = 0;
   std::string format = "text";
   int precision = 4;
   std::string png_dir;
   int max_pixels = 1024;
-  SelectionFlags selection;
 };
 
-constexpr int k_default_figures = 6;  // difference figures without --top: the six most changed heads
+constexpr int k_default_figures = 6;
+
+// The flags of a file diff (the rest are an inline run's).
+bool is_diff_file_flag(const std::string& name) {
+  for (const char* f : {"--sort", "--top", "--format", "--precision", "--png", "--max-pixels", "--layer", "--site",
+                        "--head", "--help"}) {
+    if (name == f) return true;
+  }
+  return false;
+}  // difference figures without --top: the six most changed heads
 
 // "layer3.self", "decoder.layer1.cross", "rollout.layer0.self": the map names --save writes.
 HeadId map_id(const std::string& map, const std::filesystem::path& file) {
@@ -139,17 +151,18 @@ void write_figure(const std::filesystem::path& dir, const DiffRow& row, const Sa
   write_png(dir / name, heatmap_figure(fmt::format("{} · {}", title, row.id.title()), caption, map, style));
 }
 
-void diff_command(const DiffArgs& args) {
-  check_diff_metric(args.sort);
+// The two saved runs compared: path_a and path_b are read; name_a and name_b stand for them in
+// messages and titles (the file names, or what an inline run was).
+void diff_saved(const DiffArgs& args, const std::string& path_a, const std::string& path_b, const std::string& name_a,
+                const std::string& name_b) {
   DiffReportOptions report;
   report.format = parse_table_format(args.format);
   report.precision = args.precision;
   report.sort = args.sort;
   report.top = args.top;
-  const HeadSelection selection = selection_of(args.selection);
-  const SafetensorsFile fa = SafetensorsFile::open(args.a), fb = SafetensorsFile::open(args.b);
-  report.title = fmt::format("{} vs {}", std::filesystem::path(args.a).filename().string(),
-                             std::filesystem::path(args.b).filename().string());
+  const HeadSelection selection = selection_of(args.in.selection);
+  const SafetensorsFile fa = SafetensorsFile::open(path_a), fb = SafetensorsFile::open(path_b);
+  report.title = fmt::format("{} vs {}", name_a, name_b);
   std::vector<DiffRow> rows;
   std::set<std::string> in_a;
   bool labels_noted = false;
@@ -157,19 +170,21 @@ void diff_command(const DiffArgs& args) {
     if (!t.name.ends_with(".probs")) continue;
     const std::string map = t.name.substr(0, t.name.size() - 6);
     in_a.insert(map);
-    const HeadId base = map_id(map, args.a);
+    const HeadId base = map_id(map, name_a);
     const TensorInfo* tb = fb.find(t.name);
     if (!tb) {
       report.notes.push_back(fmt::format("{}: only in A", map));
       continue;
     }
     if (t.shape.size() != 3 || t.shape != tb->shape) {
-      throw Error(fmt::format("{}: {} is {} in A and {} in B; maps compare only at the same [heads, queries, keys]",
-                              args.b, t.name, shape_string(t.shape), shape_string(tb->shape)));
+      throw Error(fmt::format("{}: {} is {} in A and {} in B; maps compare only at the same [heads, queries, keys]{}",
+                              name_b, t.name, shape_string(t.shape), shape_string(tb->shape),
+                              args.in.model.empty() ? "" : " (inline: inputs of the same length, e.g. one word changed "
+                                                           "for a word of as many tokens)"));
     }
     const int head0 = first_head(fa, map);
     if (head0 != first_head(fb, map)) {
-      throw Error(fmt::format("{}: {} holds head {} in A and head {} in B", args.b, map, head0, first_head(fb, map)));
+      throw Error(fmt::format("{}: {} holds head {} in A and head {} in B", name_b, map, head0, first_head(fb, map)));
     }
     std::vector<int> slots;
     for (int s = 0; s < t.shape[0]; ++s) {
@@ -205,7 +220,7 @@ void diff_command(const DiffArgs& args) {
     }
   }
   if (rows.empty()) {
-    throw usage_error(fmt::format("{} and {} share no map{}", args.a, args.b,
+    throw usage_error(fmt::format("{} and {} share no map{}", name_a, name_b,
                                   selection.layer || selection.site || selection.head ? " the selection keeps" : ""));
   }
   const std::vector<DiffRow> shown = ranked(rows, args.sort, args.top);
@@ -227,6 +242,31 @@ void diff_command(const DiffArgs& args) {
   }
 }
 
+void diff_command(const DiffArgs& args, const CLI::App& cmd) {
+  check_diff_metric(args.sort);
+  const bool files = !args.a.empty() || !args.b.empty();
+  if (files && !args.in.model.empty()) {
+    throw usage_error("diff takes two --save files or one inline run (-m …) with what differs in B, not both");
+  }
+  if (files) {
+    if (args.b.empty()) throw usage_error("diff: B is missing: give two --save files, or -m MODEL and what differs in B");
+    // Input flags without -m would be ignored: refused instead.
+    for (const auto* option : cmd.get_options()) {
+      const std::string name = option->get_name();
+      if (option->count() > 0 && !option->get_positional() && !is_diff_file_flag(name)) {
+        throw usage_error(fmt::format("{}: diff of two --save files takes no input flags (they belong to an inline run, "
+                                      "-m …)", name));
+      }
+    }
+    diff_saved(args, args.a, args.b, std::filesystem::path(args.a).filename().string(),
+               std::filesystem::path(args.b).filename().string());
+    return;
+  }
+  if (args.in.model.empty()) throw usage_error("diff: give two --save files A B, or -m MODEL with an input and what differs in B");
+  const detail::InlineRuns runs(args.in, args.run_b);
+  diff_saved(args, runs.a().string(), runs.b().string(), runs.name_a(), runs.name_b());
+}
+
 }  // namespace
 
 void add_diff_command(CLI::App& app) {
@@ -234,8 +274,18 @@ void add_diff_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "diff", "compare two runs' maps (two --save files) head by head: Jensen-Shannon divergence, max and mean "
               "|B - A|, entropy change; ranked, with difference figures");
-  cmd->add_option("A", args->a, "the first run's --save file")->required();
-  cmd->add_option("B", args->b, "the second run's --save file, with the same maps")->required();
+  cmd->add_option("A", args->a, "the first run's --save file");
+  cmd->add_option("B", args->b, "the second run's --save file, with the same maps");
+  // Or the two runs inline: A from the input flags, B the same but for the --b-… flags.
+  add_input_flags(*cmd, args->in);
+  cmd->get_option("--model")->required(false);
+  cmd->add_option("--b-model", args->run_b.model, "inline: B runs this model (F16 against Q4_K, before and after fine-tuning)");
+  cmd->add_option("--b-text", args->run_b.target.text, "inline: B's text (A's with a word changed)");
+  cmd->add_option("--b-text-file", args->run_b.target.text_file, "inline: B's text file");
+  cmd->add_option("--b-tokens", args->run_b.target.tokens, "inline: B's token file");
+  cmd->add_option("--b-ids", args->run_b.target.ids, "inline: B's token ids");
+  cmd->add_option("--b-probe", args->run_b.target.probe, "inline: B's probe");
+  cmd->add_option("--b-seed", args->run_b.target.probe_seed, "inline: A's --probe with another seed");
   cmd->add_option("--sort", args->sort, "rank heads by jsd (default), max, mean or entropy (|H(B) - H(A)|)");
   cmd->add_option("--top", args->top, "only the first K heads (and their figures)")->check(positive_number());
   add_table_format_flag(*cmd, args->format, "text, csv, json or markdown");
@@ -245,8 +295,7 @@ void add_diff_command(CLI::App& app) {
                   "else 6) and a layer × head chart of the ranking figure into this folder");
   cmd->add_option("--max-pixels", args->max_pixels, "figures mean-pool longer maps to this many cells per side")
       ->check(CLI::Range(16, 16384));
-  add_selection_flags(*cmd, args->selection);
-  cmd->callback([args] { diff_command(*args); });
+  cmd->callback([args, cmd] { diff_command(*args, *cmd); });
 }
 
 }  // namespace attnviz
