@@ -1,4 +1,4 @@
-// Fuzzes what `merge` and `--batch` read: a heads --items file (header, then item lines) and a
+// Fuzzes what `merge` and `--batch` read: an --items file of heads or stats (header, then item lines) and a
 // --batch line's input object.
 #include <cstddef>
 #include <cstdint>
@@ -8,7 +8,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "../src/cli/batch_input.hpp"
-#include "../src/cli/heads_items.hpp"
+#include "../src/cli/batch_items.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

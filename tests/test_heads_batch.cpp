@@ -165,7 +165,7 @@ TEST_CASE("heads batch: malformed batches, shards and items files are refused, a
       {"merge " + s0 + " " + s0, 2, "are both shard 0/2"},
       {"merge " + s0 + " " + (dir / "abs1").string(), 2, "are not shards of one run"},
       {"merge " + s0 + " " + (dir / "cut1").string(), 1, "ends before input 1 (of 9)"},
-      {"merge " + (dir / "b.jsonl").string(), 1, "not an attnviz heads --items header"},
+      {"merge " + (dir / "b.jsonl").string(), 1, "not an attnviz --items header"},
   };
   for (const auto& c : merges) {
     const auto r = run_attnviz(c.args);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 #include <utility>
 
@@ -159,14 +160,15 @@ void ScoreAggregate::add(const std::vector<HeadScores>& item) {
   if (items_ == 0) {
     for (const auto& h : item) {
       const size_t p = h.scores.size();
-      heads_.push_back(Running{h, std::vector<double>(p, 0.0), std::vector<double>(p, 0.0), h.scores, h.scores, 0.0});
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      heads_.push_back(Running{h, std::vector<double>(p, 0.0), std::vector<double>(p, 0.0), std::vector<double>(p, nan),
+                               std::vector<double>(p, nan), std::vector<int64_t>(p, 0), 0.0});
     }
   }
   if (item.size() != heads_.size()) {
     throw Error(fmt::format("batch: input {} scored {} heads, the first input {}", items_, item.size(), heads_.size()));
   }
   ++items_;
-  const auto n = static_cast<double>(items_);
   for (size_t k = 0; k < item.size(); ++k) {
     Running& r = heads_[k];
     const HeadScores& h = item[k];
@@ -174,12 +176,18 @@ void ScoreAggregate::add(const std::vector<HeadScores>& item) {
       throw Error(fmt::format("batch: input {} scored {} where the first input scored {}", items_ - 1,
                               h.id.title(), r.head.id.title()));
     }
-    r.attention_left += (h.attention_left - r.attention_left) / n;
+    r.attention_left += (h.attention_left - r.attention_left) / static_cast<double>(items_);
     for (size_t p = 0; p < h.scores.size(); ++p) {
       const double x = h.scores[p];
+      if (skip_undefined_ && std::isnan(x)) continue;
+      const auto n = static_cast<double>(++r.count[p]);
       const double delta = x - r.mean[p];
       r.mean[p] += delta / n;
       r.m2[p] += delta * (x - r.mean[p]);
+      if (n == 1) {
+        r.min[p] = r.max[p] = x;
+        continue;
+      }
       if (!(x >= r.min[p])) r.min[p] = std::isnan(r.min[p]) ? r.min[p] : x;  // a NaN stays
       if (!(x <= r.max[p])) r.max[p] = std::isnan(r.max[p]) ? r.max[p] : x;
     }
@@ -188,15 +196,20 @@ void ScoreAggregate::add(const std::vector<HeadScores>& item) {
 
 std::vector<HeadScores> ScoreAggregate::summary() const {
   std::vector<HeadScores> out;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const auto& r : heads_) {
     HeadScores h = r.head;
     h.items = items_;
     h.scores = r.mean;
     h.attention_left = r.attention_left;
     h.stddev.clear();
-    for (const double m2 : r.m2) h.stddev.push_back(std::sqrt(m2 / static_cast<double>(items_)));
+    for (size_t p = 0; p < r.m2.size(); ++p) {
+      h.stddev.push_back(r.count[p] > 0 ? std::sqrt(r.m2[p] / static_cast<double>(r.count[p])) : nan);
+      if (r.count[p] == 0) h.scores[p] = nan;  // no input had this figure
+    }
     h.min = r.min;
     h.max = r.max;
+    h.counts = skip_undefined_ ? r.count : std::vector<int64_t>{};
     out.push_back(std::move(h));
   }
   return out;

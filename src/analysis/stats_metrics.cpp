@@ -50,6 +50,8 @@ constexpr StatsMetric k_metrics[] = {
 
 }  // namespace
 
+std::span<const StatsMetric> all_stats_metrics() { return k_metrics; }
+
 const StatsMetric& find_stats_metric(const std::string& name, const std::string& flag) {
   std::string known;
   for (const auto& m : k_metrics) {

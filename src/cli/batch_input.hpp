@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "attnviz/cli/inputs.hpp"
+#include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/run_args.hpp"
 
 namespace attnviz::detail {
@@ -51,6 +52,11 @@ struct BatchNotes {
   void add(int64_t line, const std::vector<std::string>& notes);
   void report(std::ostream& out, const char* kind, int64_t inputs) const;  // kind: "note" or "warning"
 };
+
+// Everything besides an --items header's own fields that decides a batch's numbers, as one line:
+// shards of one run agree on it (the weights themselves are named by the model's configuration line
+// only; run_batch adds the batch's own hash).
+std::string batch_settings(const InputArgs& in, const PreparedRun& run);
 
 // --shard K/N → {K, N}; "" → {0, 1}. Usage Error unless 0 ≤ K < N.
 std::pair<int, int> parse_shard(const std::string& text);

@@ -21,7 +21,8 @@
 #include "attnviz/model/model.hpp"
 #include "attnviz/sinks/heads_report.hpp"
 #include "batch_input.hpp"
-#include "heads_batch.hpp"
+#include "batch_run.hpp"
+#include "stats_batch.hpp"
 
 namespace attnviz {
 
@@ -61,21 +62,6 @@ void report_heads(const std::vector<HeadScores>& heads, const DetectionOptions& 
   }
 }
 
-std::string text_of(const std::optional<int>& v) { return v ? std::to_string(*v) : ""; }
-
-// Everything besides the header's own fields that decides a batch's numbers, as one line: shards of
-// one run agree on it (the weights themselves are named by the model's configuration line only;
-// run_heads_batch adds the batch's own hash).
-std::string batch_settings(const InputArgs& in, const PreparedRun& run) {
-  const auto& sel = in.selection;
-  return fmt::format("config: {} | causal {} pad {} window {} qk-scale '{}' | layer '{}' site '{}' head '{}' | "
-                     "source: text '{}' text-file '{}' tokens '{}' ids '{}' embeddings '{}' pad {} | tokenizer '{}' "
-                     "no-special-tokens {}",
-                     describe_config(run.model.config), in.causal, in.pad, in.window, in.qk_scale, text_of(sel.layer),
-                     sel.site, text_of(sel.head), in.source.text, in.source.text_file, in.source.tokens, in.source.ids,
-                     in.source.embeddings, in.source_pad, in.tokenizer, in.no_special_tokens);
-}
-
 // Patterns are named in the report and the items files: two of one name are refused.
 void check_unique_names(const std::vector<PatternSpec>& patterns, const std::string& flag_value) {
   std::set<std::string> seen;
@@ -101,7 +87,7 @@ void heads_batch(const HeadsArgs& a, DetectionOptions detection, HeadsReportOpti
   detection.selection = run.selection;
   report.model_name = run.model.name;
   const detail::BatchResult result =
-      detail::run_heads_batch(run, a.in, detection, a.batch, scan, batch_settings(a.in, run));
+      detail::run_heads_batch(run, a.in, detection, a.batch, scan, detail::batch_settings(a.in, run));
   report.input = result.input;
   report_heads(result.summary, detection, report, a.png_dir);
 }
@@ -192,14 +178,23 @@ void heads_command(const HeadsArgs& a) {
 
 struct MergeArgs {
   std::vector<std::string> files;
-  std::string sort, format = "text", png_dir;
+  std::string sort, format = "text", png_dir, chart;
   int precision = 3, top = 0;
+  bool ascending = false;
 };
 
 void merge_command(const MergeArgs& a) {
   HeadsReportOptions report = report_options(a.format, a.precision, a.top);
-  DetectionOptions detection;
-  const detail::BatchResult result = detail::merge_heads_items(a.files, detection, report.model_name);
+  detail::ItemsHeader header;
+  const detail::BatchResult result = detail::merge_items(a.files, header);
+  if (header.command == "stats") {
+    detail::report_stats_batch(result, header, detail::StatsBatchFlags{a.format, a.precision, a.sort, a.ascending, a.top,
+                                                                       a.png_dir, a.chart});
+    return;
+  }
+  if (a.ascending || !a.chart.empty()) throw usage_error("--ascending and --chart go with the --items files of stats --batch");
+  const DetectionOptions detection = detail::detection_of(header);
+  report.model_name = header.model;
   report.sort = sort_index(a.sort, detection.patterns);
   report.input = result.input;
   report_heads(result.summary, detection, report, a.png_dir);
@@ -237,9 +232,12 @@ void add_heads_command(CLI::App& app) {
 void add_merge_command(CLI::App& app) {
   auto args = std::make_shared<MergeArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "merge", "pool the --items files of every shard of one `heads --batch` run: the figures one run gives");
+      "merge", "pool the --items files of every shard of one `heads --batch` or `stats --batch` run: the figures one "
+               "run gives");
   cmd->add_option("ITEMS", args->files, "every shard's --items file")->required();
-  cmd->add_option("--sort", args->sort, "rank heads by this pattern (default: the first)");
+  cmd->add_option("--sort", args->sort, "rank heads by this pattern (heads; default: the first) or figure (stats)");
+  cmd->add_flag("--ascending", args->ascending, "stats: with --sort, smallest first");
+  cmd->add_option("--chart", args->chart, "stats: the figure of the --png chart (default saturated)");
   cmd->add_option("--top", args->top, "only the first K heads")->check(positive_number());
   add_table_format_flag(*cmd, args->format, "text, csv, json or markdown");
   add_precision_flag(*cmd, args->precision, "digits after the decimal point (text, markdown)");

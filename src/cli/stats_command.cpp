@@ -17,6 +17,9 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/sinks/scale_note.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/atomic_file.hpp"
+#include "batch_input.hpp"
+#include "stats_batch.hpp"
 
 namespace attnviz {
 
@@ -34,6 +37,7 @@ struct StatsArgs {
   std::string png_dir;
   std::string chart = "saturated";
   int width = 0;  // text: columns of the terminal (0 = detected)
+  detail::BatchArgs batch;  // --batch, --items, --shard
 };
 
 StatsReportOptions report_options(const StatsArgs& a) {
@@ -67,7 +71,29 @@ int widest_line(const std::string& text) {
   return widest;
 }
 
+// stats --batch: every input's figures per head, pooled over the inputs (or this shard's).
+void stats_batch(const StatsArgs& a) {
+  detail::refuse_inputs_beside_batch(a.in);
+  if (!a.role.empty()) {
+    throw usage_error("--role with --batch: a head's role can differ from input to input; sort by a figure instead "
+                      "(--sort sink, --sort previous, …)");
+  }
+  if (!a.batch.items.empty()) check_output_file(a.batch.items, "--items");
+  const detail::StatsBatchFlags flags{a.format, a.precision, a.sort, a.ascending, a.top, a.png_dir, a.chart};
+  if (!a.sort.empty()) find_stats_metric(a.sort, "--sort");  // flag errors before the model loads
+  find_stats_metric(a.chart, "--chart");
+  parse_table_format(a.format);
+  const detail::BatchScan scan = detail::scan_batch(a.batch.file);
+  PreparedRun run = prepare_model(a.in, scan.tokenizer_use);
+  detail::ItemsHeader header;
+  const detail::BatchResult result = detail::run_stats_batch(
+      run, a.in, StatsOptions{a.saturation, a.temperature, run.selection}, a.batch, scan, header);
+  detail::report_stats_batch(result, header, flags);
+}
+
 void stats_command(const StatsArgs& a) {
+  if (!a.batch.file.empty()) return stats_batch(a);
+  if (!a.batch.items.empty() || !a.batch.shard.empty()) throw usage_error("--items and --shard go with --batch");
   StatsReportOptions report = report_options(a);  // flag errors before the model loads
   if (!a.png_dir.empty()) find_stats_metric(a.chart, "--chart");
   const PreparedRun run = prepare_run(a.in);
@@ -125,6 +151,11 @@ void add_stats_command(CLI::App& app) {
                   "statistic of the grid chart (default saturated; e.g. entropy, sink)");
   add_width_flag(*cmd, args->width,
                  "text: terminal width in columns; wider tables are split (default: detected)");
+  detail::add_batch_flags(*cmd, args->batch.file, args->batch.shard, "analyse",
+                          "the table shows each head's figures as the mean over them (attnviz merge pools shards' "
+                          "--items)");
+  cmd->add_option("--items", args->batch.items,
+                  "with --batch: write each input's figures per head as JSON lines into this file");
   cmd->callback([args] { stats_command(*args); });
 }
 

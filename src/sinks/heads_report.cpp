@@ -85,11 +85,7 @@ std::string render_heads(const std::vector<HeadScores>& heads, const DetectionOp
     j["heads"] = nlohmann::json::array();
     for (const size_t i : order) {
       const HeadScores& h = heads[i];
-      nlohmann::ordered_json row;
-      if (!h.id.stack.empty()) row["stack"] = h.id.stack;
-      row["layer"] = h.id.layer;
-      row["site"] = site_name(h.id.site);
-      row["head"] = h.id.head;
+      nlohmann::ordered_json row = head_id_json(h.id);
       row["tokens"] = h.n;
       row["attention_left"] = h.attention_left;
       nlohmann::ordered_json scores;
@@ -139,6 +135,15 @@ std::string render_heads(const std::vector<HeadScores>& heads, const DetectionOp
                        starved, 100 * k_little_attention_left);
   }
   return out;
+}
+
+nlohmann::ordered_json head_id_json(const HeadId& id) {
+  nlohmann::ordered_json row;
+  if (!id.stack.empty()) row["stack"] = id.stack;
+  row["layer"] = id.layer;
+  row["site"] = site_name(id.site);
+  row["head"] = id.head;
+  return row;
 }
 
 std::vector<std::filesystem::path> write_heads_charts(const std::filesystem::path& dir,

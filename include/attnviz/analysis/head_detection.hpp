@@ -62,12 +62,18 @@ struct HeadScores {
   // population standard deviation, min and max; empty for one input.
   int64_t items = 0;
   std::vector<double> stddev, min, max;
+  // Under ScoreAggregate(skip_undefined): per pattern, the inputs that had a number (NaN skipped).
+  std::vector<int64_t> counts;
 };
 
 // Scores of many inputs pooled per head (Welford's mean and variance), in the order the inputs are
 // added, so shards merged back into input order give the same figures as one run, bit for bit.
 class ScoreAggregate {
  public:
+  // skip_undefined: a NaN score is an input without that figure (a stats figure of rows it has none
+  // of) and is left out of that pattern's figures, which say how many inputs they pool (`counts`;
+  // NaN when none). Otherwise a NaN stays NaN: a detection score is NaN only from NaN weights.
+  explicit ScoreAggregate(bool skip_undefined = false) : skip_undefined_(skip_undefined) {}
   // One input's heads; every input must score the same heads (an Error names the first that differs).
   void add(const std::vector<HeadScores>& item);
   int64_t items() const { return items_; }
@@ -77,8 +83,10 @@ class ScoreAggregate {
   struct Running {
     HeadScores head;  // id, n of the first input
     std::vector<double> mean, m2, min, max;
+    std::vector<int64_t> count;  // inputs pooled per pattern
     double attention_left = 0.0;  // mean over inputs
   };
+  bool skip_undefined_;
   std::vector<Running> heads_;
   int64_t items_ = 0;
 };

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct StatsMetric {
   double (*value)(const HeadStats& head);
   bool unit_range = false;  // a share or a weight: always in [0, 1] (charts colour over [0, 1])
 };
+// Every metric, in the order the stats report and the batch items list them.
+std::span<const StatsMetric> all_stats_metrics();
 // The metric of that name; usage Error listing the known names otherwise (flag names the option).
 const StatsMetric& find_stats_metric(const std::string& name, const std::string& flag);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct HeadsReportOptions {
 // text and markdown: a title line, the table, then per pattern the best head and the runner-up.
 std::string render_heads(const std::vector<HeadScores>& heads, const DetectionOptions& detection,
                          const HeadsReportOptions& options);
+
+// A head's fields in a report's JSON: "stack" (when it has one), "layer", "site", "head".
+nlohmann::ordered_json head_id_json(const HeadId& id);
 
 // DIR/heads.{pattern}.png: a layer × head chart of each pattern's scores (written atomically).
 std::vector<std::filesystem::path> write_heads_charts(const std::filesystem::path& dir,

@@ -1,5 +1,6 @@
-// The per-input file of `heads --batch … --items FILE` (JSON lines), which `attnviz merge` reads
-// back: a header line with what every line was computed with, then one line per input in order.
+// The per-input file of `heads --batch … --items FILE` and `stats --batch … --items FILE` (JSON
+// lines), which `attnviz merge` reads back: a header line with what every line was computed with,
+// then one line per input in order.
 #pragma once
 
 #include <cstdint>
@@ -14,11 +15,12 @@ namespace attnviz::detail {
 
 // What a batch was run with; two shards merge only when these agree (but `shard`).
 struct ItemsHeader {
+  std::string command = "heads";  // what wrote it: "heads" (detection scores) or "stats" (stats figures)
   std::string model, batch;  // the model's name, the --batch file as given
   int64_t items_total = 0;   // inputs in the batch file
   int shard = 0, shards = 1;  // --shard K/N
-  std::vector<std::string> patterns;
-  std::string measure;
+  std::vector<std::string> patterns;  // heads: the patterns; stats: the figures' names
+  std::string measure;                // heads: "mul" or "abs"; stats: ""
   bool exclude_bos = false, exclude_current = false;
   // What else decides the numbers: the masks, scale, selection, source and tokenizer flags, the model's
   // configuration line, and the batch file's size and FNV-1a hash. Shards merge only when equal.

@@ -1,5 +1,5 @@
-// heads --items files: JSON lines written as inputs finish, read back by merge.
-#include "heads_items.hpp"
+// --items files of heads and stats batches: JSON lines written as inputs finish, read back by merge.
+#include "batch_items.hpp"
 
 #include "batch_input.hpp"
 
@@ -15,7 +15,8 @@
 namespace attnviz::detail {
 
 namespace {
-constexpr const char* k_format = "attnviz heads items 1";
+// "attnviz heads items 1", "attnviz stats items 1"
+std::string format_of(const std::string& command) { return "attnviz " + command + " items 1"; }
 
 // Scores as JSON numbers, exactly (%.17g round-trips a double); NaN / ±inf as strings.
 nlohmann::json score_json(double v) {
@@ -43,7 +44,7 @@ double score_of(const nlohmann::json& j) {
 
 std::string header_line(const ItemsHeader& h) {
   nlohmann::ordered_json j;
-  j["format"] = k_format;
+  j["format"] = format_of(h.command);
   j["model"] = h.model;
   j["batch"] = h.batch;
   j["items_total"] = h.items_total;
@@ -75,10 +76,14 @@ ItemsHeader read_header(std::istream& in, const std::string& file) {
   if (!std::getline(in, text)) throw Error(fmt::format("{}: empty; an --items file starts with its header line", file));
   try {
     const auto j = nlohmann::json::parse(text);
-    if (j.at("format") != k_format) {
-      throw Error(fmt::format("{} line 1: format {}, expected \"{}\"", file, j.at("format").dump(), k_format));
-    }
     ItemsHeader h;
+    for (const char* command : {"heads", "stats"}) {
+      if (j.at("format") == format_of(command)) h.command = command;
+    }
+    if (j.at("format") != format_of(h.command)) {
+      throw Error(fmt::format("{} line 1: format {}, expected \"{}\" or \"{}\"", file, j.at("format").dump(),
+                              format_of("heads"), format_of("stats")));
+    }
     h.model = j.at("model").get<std::string>();
     h.batch = j.at("batch").get<std::string>();
     h.items_total = j.at("items_total").get<int64_t>();
@@ -93,7 +98,7 @@ ItemsHeader read_header(std::istream& in, const std::string& file) {
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
-    throw Error(fmt::format("{} line 1: not an attnviz heads --items header: {}", file, e.what()));
+    throw Error(fmt::format("{} line 1: not an attnviz --items header: {}", file, e.what()));
   }
 }
 
@@ -121,7 +126,7 @@ std::optional<ItemLine> read_item(std::istream& in, const std::string& file, int
     }
     return item;
   } catch (const std::exception& e) {
-    throw Error(fmt::format("{} line {}: not an item line of heads --items: {}", file, line, e.what()));
+    throw Error(fmt::format("{} line {}: not an item line of an --items file: {}", file, line, e.what()));
   }
 }
 

@@ -1,5 +1,5 @@
-// Head detection over a batch of inputs, streamed: one input in memory at a time.
-#include "heads_batch.hpp"
+// A batch of inputs (heads, stats), streamed: one input in memory at a time; and merge of its shards.
+#include "batch_run.hpp"
 
 #include <fmt/format.h>
 
@@ -15,7 +15,7 @@
 #include "attnviz/event/sink_list.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "batch_input.hpp"
-#include "heads_items.hpp"
+#include "batch_items.hpp"
 
 namespace attnviz::detail {
 
@@ -37,8 +37,8 @@ std::vector<int64_t> token_identities(const Sequence& seq) {
   return out;
 }
 
-BatchResult run_heads_batch(PreparedRun& run, const InputArgs& in, const DetectionOptions& detection,
-                            const BatchArgs& batch, const BatchScan& scan, const std::string& settings) {
+BatchResult run_batch(PreparedRun& run, const InputArgs& in, const BatchArgs& batch, const BatchScan& scan,
+                      ItemsHeader& header, const ScoreInput& score) {
   const auto [shard, shards] = parse_shard(batch.shard);
   const int64_t total = scan.inputs;
   if (shards > total) {
@@ -46,19 +46,20 @@ BatchResult run_heads_batch(PreparedRun& run, const InputArgs& in, const Detecti
                                   batch.shard, shards, total, total));
   }
   const int64_t mine = shard_size(total, shard, shards);
+  header.model = run.model.name;
+  header.batch = batch.file;
+  header.items_total = total;
+  header.shard = shard;
+  header.shards = shards;
+  header.settings += fmt::format(" | batch: {} inputs, fnv1a64 {:016x}", total, scan.hash);
   std::unique_ptr<AtomicFileWriter> items;
   if (!batch.items.empty()) {
     items = std::make_unique<AtomicFileWriter>(batch.items);
-    std::vector<std::string> names;
-    for (const auto& p : detection.patterns) names.push_back(p.name);
-    items->write(header_line(ItemsHeader{run.model.name, batch.file, total, shard, shards, names,
-                                         detection.measure == ErrorMeasure::mul ? "mul" : "abs",
-                                         detection.exclude_bos, detection.exclude_current,
-                                         fmt::format("{} | batch: {} inputs, fnv1a64 {:016x}", settings, total, scan.hash)}));
+    items->write(header_line(header));
   }
-  ScoreAggregate pooled;
+  ScoreAggregate pooled(header.command == "stats");
   BatchNotes notes, warnings;
-  BatchProgress progress("heads", mine);
+  BatchProgress progress(header.command, mine);
   for_each_batch_line(batch.file, [&](int64_t index, int64_t line, const std::string& text) {
     if (index % shards != shard) return;
     try {
@@ -66,22 +67,11 @@ BatchResult run_heads_batch(PreparedRun& run, const InputArgs& in, const Detecti
       InputArgs item = in;
       item.target = batch_sequence(j);
       notes.add(line, prepare_inputs(run, item));
-      DetectionOptions d = detection;
-      d.tokens = token_identities(run.inputs.target);
-      if (run.inputs.source) d.source_tokens = token_identities(*run.inputs.source);
-      HeadDetector detector(d);
-      NonFiniteMonitor monitor;
-      SinkList sinks;
-      sinks.add(std::make_unique<ForwardingSink>(detector));
-      sinks.add(std::make_unique<ForwardingSink>(monitor));
-      const ForwardResult result = forward(run.model, run.inputs, run.options, &sinks);
-      std::vector<std::string> input_warnings = result.warnings;
-      if (const std::string w = monitor.warnings(); !w.empty()) input_warnings.push_back(w);
+      std::vector<std::string> input_warnings;
+      const std::vector<HeadScores> heads = score(run, input_warnings);
       warnings.add(line, input_warnings);
-      pooled.add(detector.heads());
-      if (items) {
-        items->write(item_line(index, j.contains("id") ? j["id"].dump() : "null", detector.heads()));
-      }
+      pooled.add(heads);
+      if (items) items->write(item_line(index, j.contains("id") ? j["id"].dump() : "null", heads));
     } catch (const nlohmann::json::exception& e) {
       throw Error(fmt::format("{} line {}: not JSON: {}", batch.file, line, e.what()));
     } catch (const Error& e) {
@@ -97,7 +87,45 @@ BatchResult run_heads_batch(PreparedRun& run, const InputArgs& in, const Detecti
   return r;
 }
 
-BatchResult merge_heads_items(const std::vector<std::string>& files, DetectionOptions& detection, std::string& model) {
+void forward_into(const PreparedRun& run, AttentionSink& collector, std::vector<std::string>& warnings) {
+  NonFiniteMonitor monitor;
+  SinkList sinks;
+  sinks.add(std::make_unique<ForwardingSink>(collector));
+  sinks.add(std::make_unique<ForwardingSink>(monitor));
+  const ForwardResult result = forward(run.model, run.inputs, run.options, &sinks);
+  warnings.insert(warnings.end(), result.warnings.begin(), result.warnings.end());
+  if (const std::string w = monitor.warnings(); !w.empty()) warnings.push_back(w);
+}
+
+BatchResult run_heads_batch(PreparedRun& run, const InputArgs& in, const DetectionOptions& detection,
+                            const BatchArgs& batch, const BatchScan& scan, const std::string& settings) {
+  ItemsHeader header;
+  header.command = "heads";
+  for (const auto& p : detection.patterns) header.patterns.push_back(p.name);
+  header.measure = detection.measure == ErrorMeasure::mul ? "mul" : "abs";
+  header.exclude_bos = detection.exclude_bos;
+  header.exclude_current = detection.exclude_current;
+  header.settings = settings;
+  return run_batch(run, in, batch, scan, header, [&detection](const PreparedRun& r, std::vector<std::string>& warnings) {
+    DetectionOptions d = detection;
+    d.tokens = token_identities(r.inputs.target);
+    if (r.inputs.source) d.source_tokens = token_identities(*r.inputs.source);
+    HeadDetector detector(d);
+    forward_into(r, detector, warnings);
+    return detector.heads();
+  });
+}
+
+DetectionOptions detection_of(const ItemsHeader& h) {
+  DetectionOptions detection;
+  for (const auto& name : h.patterns) detection.patterns.push_back(PatternSpec{DetectionPattern::user, name, nullptr});
+  detection.measure = parse_error_measure(h.measure);
+  detection.exclude_bos = h.exclude_bos;
+  detection.exclude_current = h.exclude_current;
+  return detection;
+}
+
+BatchResult merge_items(const std::vector<std::string>& files, ItemsHeader& header) {
   struct Shard {
     std::string file;
     std::ifstream in;
@@ -119,7 +147,7 @@ BatchResult merge_heads_items(const std::vector<std::string>& files, DetectionOp
   std::vector<int> file_of(static_cast<size_t>(h.shards), -1);
   for (size_t k = 0; k < shards.size(); ++k) {
     const ItemsHeader& o = shards[k].header;
-    if (o.model != h.model || o.batch != h.batch || o.items_total != h.items_total || o.shards != h.shards ||
+    if (o.command != h.command || o.model != h.model || o.batch != h.batch || o.items_total != h.items_total || o.shards != h.shards ||
         o.patterns != h.patterns || o.measure != h.measure || o.exclude_bos != h.exclude_bos ||
         o.exclude_current != h.exclude_current || o.settings != h.settings) {
       throw usage_error(fmt::format("{} and {} are not shards of one run: their headers differ (model, batch file, shards, "
@@ -136,7 +164,7 @@ BatchResult merge_heads_items(const std::vector<std::string>& files, DetectionOp
   }
   // Input i is in shard i mod N, whose lines are in input order: reading the shards in turn gives
   // every input in order, one line in memory at a time.
-  ScoreAggregate pooled;
+  ScoreAggregate pooled(h.command == "stats");
   for (int64_t i = 0; i < h.items_total; ++i) {
     Shard& s = shards[static_cast<size_t>(file_of[static_cast<size_t>(i % h.shards)])];
     const auto item = read_item(s.in, s.file, s.line, h.patterns.size());
@@ -147,12 +175,7 @@ BatchResult merge_heads_items(const std::vector<std::string>& files, DetectionOp
   for (auto& s : shards) {
     if (read_item(s.in, s.file, s.line, h.patterns.size())) throw Error(fmt::format("{} line {}: more inputs than the header's {}", s.file, s.line, h.items_total));
   }
-  model = h.model;
-  detection = DetectionOptions{};
-  for (const auto& name : h.patterns) detection.patterns.push_back(PatternSpec{DetectionPattern::user, name, nullptr});
-  detection.measure = parse_error_measure(h.measure);
-  detection.exclude_bos = h.exclude_bos;
-  detection.exclude_current = h.exclude_current;
+  header = h;
   return BatchResult{pooled.summary(), pooled_text(h.batch, h.items_total)};
 }
 
