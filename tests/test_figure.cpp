@@ -176,3 +176,23 @@ TEST_CASE("figure: colour-bar ticks are round: a 1-2-5 step, 3 to 6 ticks; log t
   CHECK(attnviz::detail::format_power(0.37f) == "0.37");  // not a power: the plain value
   CHECK(attnviz::detail::format_value(2e-4f) == "2e-4");
 }
+
+TEST_CASE("figure: a long caption wraps between its parts, inside the figure, and pushes the map down") {
+  const FigureMap m = small_map();
+  const FigureStyle style{.cell_values = false};
+  std::string caption = "mask: causal";
+  for (int k = 0; k < 12; ++k) caption += " · part number " + std::to_string(k) + " of the caption";
+  const HeatmapLayout one = heatmap_figure_layout("t", m, style, "short");
+  const HeatmapLayout many = heatmap_figure_layout("t", m, style, caption);
+  REQUIRE(one.caption_lines.size() == 1);
+  REQUIRE(many.caption_lines.size() > 2);
+  std::string joined;
+  for (const auto& line : many.caption_lines) joined += (joined.empty() ? "" : " · ") + line;
+  CHECK(joined == caption);  // nothing lost, nothing added
+  const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts);
+  for (const auto& line : many.caption_lines) CHECK(probe.text_width(line, detail::k_caption_px) <= many.width - 2 * detail::k_margin);
+  CHECK(many.map.y - one.map.y == (static_cast<int>(many.caption_lines.size()) - 1) * probe.line_metrics(detail::k_caption_px).line_height);
+  const Image im = heatmap_figure("t", caption, m, style);
+  CHECK(im.height == many.height);
+  CHECK(ink(im, {16, one.map.y - 40, many.width - 32, 30}) > 20);  // the later caption lines are drawn
+}

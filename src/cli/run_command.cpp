@@ -77,7 +77,7 @@ PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap
   p.selection = shown_selection(a, run);
   p.model_name = run.model.name;
   p.style.cmap = cmap;
-  p.style.log = a.log_scale;
+  p.colour_scale = a.log_scale ? ColourScale::log : a.linear_scale ? ColourScale::linear : ColourScale::auto_scale;
   p.style.fonts = FontSet::find(a.font);  // before the forward pass: a bad --font fails early
   p.shared_scale = a.scale == "shared";
   p.pool = parse_pool_mode(a.pool);

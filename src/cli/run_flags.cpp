@@ -19,7 +19,9 @@ void add_run_output_flags(CLI::App& cmd_ref, RunArgs& a) {
   cmd->add_flag("--png-raw", args->png_raw, "also write each map as a bare image, a pixel block per cell");
   cmd->add_option("--scale", args->scale, "colour range: per-head ([0, head max]) or shared ([0, 1])")
       ->check(CLI::IsMember({"per-head", "shared"}));
-  cmd->add_flag("--log", args->log_scale, "log colour scale in figures (4 decades below the max)");
+  cmd->add_flag("--log", args->log_scale, "log colour scale in figures (4 decades below the max; the default for "
+                "causal maps over 32 tokens)");
+  cmd->add_flag("--linear", args->linear_scale, "linear colour scale in figures, causal maps too")->excludes("--log");
   cmd->add_option("--max-pixels", args->max_pixels, "figures pool longer maps to this many cells per side")
       ->check(CLI::Range(16, 16384));
   cmd->add_option("--pool", args->pool, "pooling of long maps: max or mean")

@@ -15,7 +15,6 @@
 namespace attnviz {
 
 namespace {
-constexpr float k_log_floor = 1e-4f;  // a log scale spans 4 decades below vmax when vmin ≤ 0
 
 float log_low(const FigureStyle& style) {
   return style.vmin > 0.0f ? style.vmin : style.vmax * k_log_floor;

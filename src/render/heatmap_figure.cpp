@@ -19,6 +19,7 @@ constexpr int k_max_cell = 64;
 constexpr int k_bar_w = 16;
 constexpr int k_bar_min_h = 160;
 constexpr int k_gap = 8;
+constexpr int k_min_caption_w = 360;  // a caption wraps at this width at the least
 
 int cell_size(const FigureMap& map) {
   const int longest = static_cast<int>(std::max(map.values.rows(), map.values.cols()));
@@ -81,8 +82,32 @@ Eigen::Index count_non_finite(const FigureMap& map) {
   return map.non_finite >= 0 ? map.non_finite : count_non_finite(map.values, map.allowed);
 }
 
-HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map,
-                                    const FigureStyle& style) {
+namespace {
+// The caption's " · " parts joined into lines no wider than `width` (a part wider than that alone).
+std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& caption, int width) {
+  std::vector<std::string> lines;
+  const std::string sep = " · ";
+  std::string line;
+  for (size_t start = 0; start <= caption.size();) {
+    size_t end = caption.find(sep, start);
+    if (end == std::string::npos) end = caption.size();
+    const std::string part = caption.substr(start, end - start);
+    const std::string joined = line.empty() ? part : line + sep + part;
+    if (line.empty() || canvas.text_width(joined, k_caption_px) <= width) {
+      line = joined;
+    } else {
+      lines.push_back(line);
+      line = part;
+    }
+    start = end + sep.size();
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+}  // namespace
+
+HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map, const FigureStyle& style,
+                                    const std::string& caption) {
   check_map(map);
   const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts);
   HeatmapLayout l;
@@ -93,22 +118,28 @@ HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& m
   const LineMetrics tm = probe.line_metrics(k_title_px), cm = probe.line_metrics(k_caption_px);
   const LineMetrics lm = probe.line_metrics(k_label_px);
   l.title = {k_margin, k_margin, probe.text_width(title, k_title_px), tm.ascent + tm.descent};
-  const int header = l.title.y + l.title.h + k_gap / 2 + cm.line_height + k_gap;
   // Left of the map: the rotated axis name "queries", the labels, ticks.
   const int left = k_margin + lm.line_height + k_gap;
   l.row_labels = {left, 0, row_w, 0};
-  l.col_labels = {0, header + lm.line_height, 0, col_h};
-  l.map = {left + row_w + k_gap + 2, l.col_labels.y + col_h + k_gap,
-           static_cast<int>(map.values.cols()) * l.cell, static_cast<int>(map.values.rows()) * l.cell};
-  l.row_labels.y = l.map.y, l.row_labels.h = l.map.h;
-  l.col_labels.x = l.map.x, l.col_labels.w = l.map.w;
-  l.colorbar = {l.map.x + l.map.w + 2 * k_gap + 4, l.map.y, k_bar_w, std::max(l.map.h, k_bar_min_h)};
+  l.map = {left + row_w + k_gap + 2, 0, static_cast<int>(map.values.cols()) * l.cell,
+           static_cast<int>(map.values.rows()) * l.cell};
+  l.colorbar = {l.map.x + l.map.w + 2 * k_gap + 4, 0, k_bar_w, std::max(l.map.h, k_bar_min_h)};
   const int bar_right = l.colorbar.x + k_bar_w + 8 + probe.text_width("0.0000", k_tick_px);
   const int n_legend = legend_entries(map);
   const int legend_w =
       n_legend > 0 ? probe.text_width(any_non_finite(map) ? k_non_finite_label : "masked", k_tick_px) + k_bar_w + 6
                    : 0;
   l.width = std::max({bar_right, l.colorbar.x + legend_w, l.title.x + l.title.w}) + k_margin;
+  // The caption wraps between its " · " parts to the figure's width (a narrow figure: at least
+  // k_min_caption_w, and wider when one part needs it).
+  l.caption_lines = wrap_caption(probe, caption, std::max(l.width - 2 * k_margin, k_min_caption_w));
+  for (const auto& line : l.caption_lines) l.width = std::max(l.width, probe.text_width(line, k_caption_px) + 2 * k_margin);
+  const int captions = std::max<int>(1, static_cast<int>(l.caption_lines.size()));
+  const int header = l.title.y + l.title.h + k_gap / 2 + captions * cm.line_height + k_gap;
+  l.col_labels = {l.map.x, header + lm.line_height, l.map.w, col_h};
+  l.map.y = l.col_labels.y + col_h + k_gap;
+  l.row_labels.y = l.map.y, l.row_labels.h = l.map.h;
+  l.colorbar.y = l.map.y;
   l.height = l.colorbar.y + l.colorbar.h + (n_legend > 0 ? (1 + n_legend) * k_bar_w : 0) + k_margin;
   l.height = std::max(l.height, l.map.y + l.map.h + k_margin);
   return l;
@@ -116,13 +147,15 @@ HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& m
 
 Image heatmap_figure(const std::string& title, const std::string& caption, const FigureMap& map,
                      const FigureStyle& style) {
-  const HeatmapLayout l = heatmap_figure_layout(title, map, style);
+  const HeatmapLayout l = heatmap_figure_layout(title, map, style, caption);
   Canvas canvas(l.width, l.height, Rgb{255, 255, 255}, style.fonts);
   const LineMetrics tm = canvas.line_metrics(k_title_px), cm = canvas.line_metrics(k_caption_px);
   const LineMetrics lm = canvas.line_metrics(k_label_px);
   canvas.draw_text(l.title.x, l.title.y + tm.ascent, title, {.pixel_size = k_title_px, .color = k_text});
-  canvas.draw_text(l.title.x, l.title.y + l.title.h + k_gap / 2 + cm.ascent, caption,
-                   {.pixel_size = k_caption_px, .color = k_muted});
+  for (size_t k = 0; k < l.caption_lines.size(); ++k) {
+    canvas.draw_text(l.title.x, l.title.y + l.title.h + k_gap / 2 + cm.ascent + static_cast<int>(k) * cm.line_height,
+                     l.caption_lines[k], {.pixel_size = k_caption_px, .color = k_muted});
+  }
   // Axis names: "keys" over the key labels, "queries" rotated along the query labels.
   canvas.draw_text(l.map.x, l.col_labels.y - lm.descent - 2, "keys →",
                    {.pixel_size = k_label_px, .color = k_muted});

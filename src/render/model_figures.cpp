@@ -87,7 +87,7 @@ Image mask_figure(const std::string& title, const std::string& caption, const Fi
   FigureStyle plain = style;
   plain.cell_values = false;
   Image image = heatmap_figure(title, caption, map, plain);
-  const HeatmapLayout l = heatmap_figure_layout(title, map, plain);
+  const HeatmapLayout l = heatmap_figure_layout(title, map, plain, caption);
   Canvas canvas(image.width, image.height, Rgb{255, 255, 255}, style.fonts);
   canvas.blit(image, 0, 0);
   for (Eigen::Index i = 0; i < map.values.rows(); ++i) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
@@ -23,21 +24,31 @@ MaskMatrix allowed_of(const CountMatrix& counts) { return (counts.array() > 0).c
 
 // The caption's statement of how the picture was made: the reader of a paper needs it.
 std::string caption(const MapInfo& info, const PngOptions& o, const FigureMap& map, float vmax,
-                    Eigen::Index allowed) {
+                    Eigen::Index allowed, bool log) {
   const Eigen::Index non_finite = count_non_finite(map);
   // A head with no finite weight has no colour range to state.
-  const std::string range = o.shared_scale            ? "[0, 1] shared"
+  const float top = o.shared_scale ? 1.0f : vmax;
+  const std::string span = log ? fmt::format("log [{:.3g}, {:.3g}]", top * k_log_floor, top) : fmt::format("[0, {:.3g}]", top);
+  const std::string range = o.shared_scale            ? span + " shared"
                             : non_finite == allowed ? "none (no finite weight)"
-                                                    : fmt::format("[0, {:.3g}] head max", vmax);
+                                                    : span + " head max";
   std::string s = fmt::format("{}mask: {} · {}×{} tokens · colour {}", info.kind.empty() ? "" : info.kind + " · ",
                               info.mask->describe(), info.n_query, info.n_key, range);
   if (non_finite > 0) s += fmt::format(" · {} NaN/inf (magenta)", count_of(non_finite, "cell"));
-  if (o.style.log) s += " · log scale";
+  if (log && o.colour_scale == ColourScale::auto_scale) {
+    s += fmt::format(" · log: the default for causal maps over {} tokens (--linear)", k_auto_log_tokens);
+  }
   if (const std::string note = scale_note(info.scale, info.d_head); !note.empty()) s += " · " + note;
   if (map.pool > 1) {
     s += fmt::format(" · {}-pooled {}×{} tokens per cell", pool_mode_name(o.pool), map.pool, map.pool);
   }
   return s;
+}
+
+// Whether a map is drawn on a log scale (PngOptions::colour_scale).
+bool log_scale_for(const MapInfo& info, ColourScale scale) {
+  if (scale != ColourScale::auto_scale) return scale == ColourScale::log;
+  return info.mask->causal && std::max(info.n_query, info.n_key) > k_auto_log_tokens;
 }
 
 }  // namespace
@@ -139,20 +150,25 @@ void PngSink::end_map(const MapInfo& info) {
   // input still shows its pattern; shared: the fixed range of probabilities, comparable across
   // heads without holding every map.
   style.vmax = options_.shared_scale ? 1.0f : finite_max(map.values, 1e-6f);
+  style.log = log_scale_for(info, options_.colour_scale);
   thumb.vmin = style.vmin, thumb.vmax = style.vmax;
+  grid_log_.try_emplace(group_name(info.id), style.log);
   grids_[group_name(info.id)].push_back(std::move(thumb));
 
   if (options_.raw) {
     Mask cells;  // the pooled allowed matrix as a file mask, for heatmap_image
     cells.matrix = map.allowed;
     submit(base + ".raw.png", [values = map.values, cells, style] {
-      return heatmap_image(values, cells, style.cmap, style.vmin, style.vmax);
+      if (!style.log) return heatmap_image(values, cells, style.cmap, style.vmin, style.vmax);
+      // the figure's log positions (NaN/inf kept, drawn as such)
+      const Matrix positions = values.unaryExpr([&style](float v) { return std::isfinite(v) ? figure_position(v, style) : v; });
+      return heatmap_image(positions, cells, style.cmap, 0.0f, 1.0f);
     });
   }
   const std::string title = fmt::format("{} · {}", options_.model_name, info.id.title());
   // The caption reads the map: made before the map moves into the job (the order of init-captures
   // is not the order they are written in).
-  std::string cap = caption(info, options_, map, style.vmax, counts_.n_allowed);
+  std::string cap = caption(info, options_, map, style.vmax, counts_.n_allowed, style.log);
   submit(base + ".png", [title, cap = std::move(cap), map = std::move(map), style] {
     return heatmap_figure(title, cap, map, style);
   });
@@ -162,7 +178,9 @@ void PngSink::finish() {
   for (auto& [group, thumbs] : grids_) {
     const std::string title = fmt::format("{} · {}-attention · layers × heads", options_.model_name,
                                           group);
-    submit(group + ".grid.png", [title, thumbs = std::move(thumbs), style = options_.style] {
+    FigureStyle style = options_.style;
+    style.log = grid_log_[group];
+    submit(group + ".grid.png", [title, thumbs = std::move(thumbs), style] {
       return grid_figure(title, thumbs, style);
     });
   }

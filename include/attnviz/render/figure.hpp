@@ -15,12 +15,15 @@
 
 namespace attnviz {
 
+// A log scale with vmin ≤ 0 spans this factor below vmax: four decades.
+inline constexpr float k_log_floor = 1e-4f;
+
 // How values become colours, and the fonts of the text.
 struct FigureStyle {
   ColormapId cmap = ColormapId::viridis;
   float vmin = 0.0f;  // colour map [0, 1] spans [vmin, vmax]
   float vmax = 1.0f;
-  // log10 colour scale over [vmin, vmax], where a vmin ≤ 0 becomes vmax · 1e-4 (probabilities
+  // log10 colour scale over [vmin, vmax], where a vmin ≤ 0 becomes vmax · k_log_floor (probabilities
   // are often exactly 0); smaller values take the lowest colour.
   bool log = false;
   bool cell_values = true;  // print each value in its cell when the cells are large enough
@@ -63,11 +66,12 @@ struct HeatmapLayout {
   Rect colorbar;  // top = position 1, bottom = position 0
   Rect row_labels, col_labels;
   int width = 0, height = 0;
+  std::vector<std::string> caption_lines;  // the caption wrapped between its " · " parts
 };
 
 // The layout heatmap_figure uses for this map (depends on the fonts through label widths).
 HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map,
-                                    const FigureStyle& style);
+                                    const FigureStyle& style, const std::string& caption = "");
 // The per-head figure: title, caption (the second line: mask, scale, pooling), query labels down
 // the left, key labels rotated above the map (thinned to one per line height, then prefixed by
 // their index), the colour bar with ticks on the right, masked cells hatched.

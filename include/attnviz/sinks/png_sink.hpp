@@ -17,9 +17,16 @@
 
 namespace attnviz {
 
+// The colour scale of figures: linear, log (four decades below the max), or auto: log for a causal
+// map over k_auto_log_tokens tokens (its first rows hold weight 1 and ½ by construction, which on a
+// linear scale leaves every later row near the bottom colour), linear otherwise.
+enum class ColourScale { auto_scale, linear, log };
+inline constexpr int k_auto_log_tokens = 32;
+
 struct PngOptions {
   HeadSelection selection;
-  FigureStyle style;           // colour map, --log, fonts (vmin / vmax are set per map)
+  FigureStyle style;           // colour map, fonts (vmin / vmax and log are set per map)
+  ColourScale colour_scale = ColourScale::auto_scale;
   bool shared_scale = false;   // --scale shared: every map on [0, 1]; per-head: [0, head max]
   PoolMode pool = PoolMode::max;
   int max_pixels = 2048;       // maps with more tokens per side are pooled to this many cells
@@ -67,7 +74,8 @@ class PngSink : public AttentionSink {
   std::optional<PooledMap> current_;
   Counts counts_;
   std::map<std::string, std::shared_ptr<const Mask>> mask_written_;  // "{stack.}{site}" → last mask drawn
-  std::map<std::string, std::vector<Thumbnail>> grids_;     // "{stack.}{site}" → thumbnails
+  std::map<std::string, std::vector<Thumbnail>> grids_;  // "{stack.}{site}" → thumbnails
+  std::map<std::string, bool> grid_log_;  // per grid: log when its first map is drawn on a log scale
   std::vector<std::filesystem::path> written_;  // final paths, in DIR
   std::unique_ptr<StagedDir> staged_;  // figures are written here, moved into DIR by finish()
   std::unique_ptr<PngWriter> writer_;  // last: destroyed (joined) first
