@@ -36,6 +36,10 @@ cp "$tmp/heads/heads.induction.png" "$out/heads-induction.png"
 "$build/attnviz" run -m "$planted" --ids "0 1 2 3 9 5 0 1 2 3 4 5" --table none --no-heatmap --save "$tmp/b.safetensors"
 "$build/attnviz" diff "$tmp/a.safetensors" "$tmp/b.safetensors" --top 1 --png "$tmp/diff" > /dev/null 2>&1
 cp "$tmp/diff/layer1.self.head1.diff.png" "$out/diff-duplicate-head.png"
+# The four planted heads side by side on one colour scale, as a paper shows them.
+"$build/attnviz" run -m "$planted" --probe repeat:8 --layer 0 --head 0 --panel L0H0,L0H1,L1H0,L1H1 --table none \
+  --no-heatmap --png "$tmp/panel"
+cp "$tmp/panel/panel.png" "$out/planted-panel.png"
 # A causal map over 32 tokens: the log scale it gets by default, and --linear.
 ids60="3 15 6 5 12 8 13 1 15 12 2 0 12 8 4 10 0 14 8 2 5 10 13 14 1 12 4 3 10 11 14 8 6 12 4 0 10 13 0 15 7 9 6 10 5 5 15 11 5 4 11 11 11 12 3 3 10 2 12 9"
 "$build/attnviz" run -m "$planted" --ids "$ids60" --layer 0 --head 2 --table none --no-heatmap --png "$tmp/log"

@@ -14,6 +14,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/sinks/png_sink.hpp"
 #include "attnviz/sinks/progress_sink.hpp"
+#include "attnviz/event/panel.hpp"
 #include "attnviz/sinks/save_sink.hpp"
 #include "attnviz/event/sink_list.hpp"
 #include "attnviz/sinks/terminal_sink.hpp"
@@ -83,6 +84,10 @@ PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap
   p.pool = parse_pool_mode(a.pool);
   p.max_pixels = a.max_pixels;
   p.raw = a.png_raw;
+  if (!a.panel.empty()) {
+    p.panel = parse_panel(a.panel);
+    check_panel(p.panel, run.maps);
+  }
   return p;
 }
 
@@ -104,6 +109,11 @@ void run_command(const RunArgs& a) {
   // Output places are checked before the model runs: a bad one must not cost the whole run.
   if (a.save_given) check_output_file(a.save, "--save");
   if (a.png_given && a.png_dir.empty()) throw usage_error("--png: the folder name is empty");
+  if (!a.panel.empty()) {
+    if (a.png_dir.empty()) throw usage_error("--panel draws into the --png folder: give --png DIR too");
+    if (a.rollout) throw usage_error("--panel: rollout has one map per layer; --png draws each, --layer picks one");
+    parse_panel(a.panel);  // its errors before the model loads
+  }
   const PreparedRun run = prepare_run(a.in);
 
   TerminalOptions terminal = terminal_options(a, run, cmap);

@@ -22,6 +22,9 @@ void add_run_output_flags(CLI::App& cmd_ref, RunArgs& a) {
   cmd->add_flag("--log", args->log_scale, "log colour scale in figures (4 decades below the max; the default for "
                 "causal maps over 32 tokens)");
   cmd->add_flag("--linear", args->linear_scale, "linear colour scale in figures, causal maps too")->excludes("--log");
+  cmd->add_option("--panel", args->panel,
+                  "with --png: also draw these heads side by side on one colour scale, DIR/panel.png (L3H5,L5H1; "
+                  "decoder.L1H0.cross)");
   cmd->add_option("--max-pixels", args->max_pixels, "figures pool longer maps to this many cells per side")
       ->check(CLI::Range(16, 16384));
   cmd->add_option("--pool", args->pool, "pooling of long maps: max or mean")

@@ -203,5 +203,66 @@ void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
   }
 }
 
+bool any_masked(const FigureMap& map) { return (map.allowed.array() == 0).any(); }
+// An allowed cell holding NaN or ±inf: drawn magenta and explained in the legend.
+bool any_non_finite(const FigureMap& map) { return count_non_finite(map) > 0; }
+// Legend entries under the colour bar: a swatch and its meaning, one per line.
+int legend_entries(const FigureMap& map) { return (any_masked(map) ? 1 : 0) + (any_non_finite(map) ? 1 : 0); }
+
+// Values inside cells when a formatted value fits: small, unpooled maps only.
+void draw_cell_values(Canvas& canvas, int x, int y, int cell, const FigureMap& map, const FigureStyle& style) {
+  const float size = std::clamp(static_cast<float>(cell) * 0.28f, 9.0f, 13.0f);
+  if (!style.cell_values || map.pool != 1 || canvas.text_width("0.00", size) > cell - 4) return;
+  const LineMetrics m = canvas.line_metrics(size);
+  for (Eigen::Index i = 0; i < map.values.rows(); ++i) {
+    for (Eigen::Index j = 0; j < map.values.cols(); ++j) {
+      if (map.allowed(i, j) == 0 || !std::isfinite(map.values(i, j))) continue;
+      const Rgb c = colormap(style.cmap, figure_position(map.values(i, j), style));
+      const bool light = 0.299f * c.r + 0.587f * c.g + 0.114f * c.b > 140.0f;  // luma
+      const std::string text = fmt::format("{:.2f}", map.values(i, j));
+      canvas.draw_text(x + static_cast<int>(j) * cell + cell / 2, y + static_cast<int>(i) * cell + (cell + m.ascent - m.descent) / 2,
+                       text, {.pixel_size = size, .color = light ? Rgb{0, 0, 0} : Rgb{255, 255, 255},
+                              .align = TextAlign::center});
+    }
+  }
+}
+
+
+int draw_legend(Canvas& canvas, int x, int y, bool masked, bool non_finite) {
+  if (masked) {
+    canvas.hatch_rect(x, y, k_bar_w, k_bar_w, k_hatch_background, k_hatch_stripe);
+    canvas.draw_text(x + k_bar_w + 6, y + k_bar_w - 3, "masked", {.pixel_size = k_tick_px, .color = k_text});
+    y += k_bar_w + 4;
+  }
+  if (non_finite) {
+    canvas.fill_rect(x, y, k_bar_w, k_bar_w, k_non_finite_rgb);
+    canvas.draw_text(x + k_bar_w + 6, y + k_bar_w - 3, k_non_finite_label, {.pixel_size = k_tick_px, .color = k_text});
+    y += k_bar_w + 4;
+  }
+  return y;
+}
+
+// The caption's " · " parts joined into lines no wider than `width` (a part wider than that alone).
+std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& caption, int width) {
+  std::vector<std::string> lines;
+  const std::string sep = " · ";
+  std::string line;
+  for (size_t start = 0; start <= caption.size();) {
+    size_t end = caption.find(sep, start);
+    if (end == std::string::npos) end = caption.size();
+    const std::string part = caption.substr(start, end - start);
+    const std::string joined = line.empty() ? part : line + sep + part;
+    if (line.empty() || canvas.text_width(joined, k_caption_px) <= width) {
+      line = joined;
+    } else {
+      lines.push_back(line);
+      line = part;
+    }
+    start = end + sep.size();
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
 }  // namespace detail
 }  // namespace attnviz

@@ -18,6 +18,8 @@ inline constexpr float k_tick_px = 11.0f;
 inline constexpr int k_max_label_px = 150;  // longer token labels are cut with "…"
 inline constexpr Rgb k_text{30, 30, 30};
 inline constexpr Rgb k_muted{100, 100, 100};
+inline constexpr int k_bar_w = 16;  // colour bar width, and a legend swatch's side
+inline constexpr const char* k_non_finite_label = "NaN / inf";
 
 // The tokens that get a label along an axis of n tokens drawn at px_per_token pixels each: every
 // `step`-th, where step keeps labels a line apart. Thinned labels carry their index ("128 cat").
@@ -46,5 +48,19 @@ std::string format_value(float v);
 std::vector<float> linear_ticks(float lo, float hi);
 std::vector<float> log_ticks(float lo, float hi);
 std::string format_power(float v);
+
+// Masked cells, and allowed cells holding NaN or ±inf (drawn magenta), of a drawn map.
+bool any_masked(const FigureMap& map);
+bool any_non_finite(const FigureMap& map);
+// Legend entries under the colour bar: a swatch and its meaning, one per line.
+int legend_entries(const FigureMap& map);
+// Each value printed in its cell (x, y: the map's top left) when a formatted value fits: small,
+// unpooled maps only, and only with style.cell_values.
+void draw_cell_values(Canvas& canvas, int x, int y, int cell, const FigureMap& map, const FigureStyle& style);
+// The "masked" and "NaN / inf" swatches from (x, y) down, those asked for; returns the y below them.
+int draw_legend(Canvas& canvas, int x, int y, bool masked, bool non_finite);
+
+// A caption's " · " parts joined into lines no wider than `width` (a part wider than that alone).
+std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& caption, int width);
 
 }  // namespace attnviz::detail

@@ -16,7 +16,6 @@ using namespace detail;
 
 constexpr int k_map_target = 480;  // the map's long side aims for this many pixels
 constexpr int k_max_cell = 64;
-constexpr int k_bar_w = 16;
 constexpr int k_bar_min_h = 160;
 constexpr int k_gap = 8;
 constexpr int k_min_caption_w = 360;  // a caption wraps at this width at the least
@@ -39,33 +38,6 @@ void check_map(const FigureMap& map) {
   }
 }
 
-bool any_masked(const FigureMap& map) { return (map.allowed.array() == 0).any(); }
-// An allowed cell holding NaN or ±inf: drawn magenta and explained in the legend.
-bool any_non_finite(const FigureMap& map) { return count_non_finite(map) > 0; }
-// Legend entries under the colour bar: a swatch and its meaning, one per line.
-int legend_entries(const FigureMap& map) { return (any_masked(map) ? 1 : 0) + (any_non_finite(map) ? 1 : 0); }
-constexpr const char* k_non_finite_label = "NaN / inf";
-
-// Values inside cells when a formatted value fits: small, unpooled maps only.
-void draw_cell_values(Canvas& canvas, const HeatmapLayout& l, const FigureMap& map,
-                      const FigureStyle& style) {
-  const float size = std::clamp(static_cast<float>(l.cell) * 0.28f, 9.0f, 13.0f);
-  if (!style.cell_values || map.pool != 1 || canvas.text_width("0.00", size) > l.cell - 4) return;
-  const LineMetrics m = canvas.line_metrics(size);
-  for (Eigen::Index i = 0; i < map.values.rows(); ++i) {
-    for (Eigen::Index j = 0; j < map.values.cols(); ++j) {
-      if (map.allowed(i, j) == 0 || !std::isfinite(map.values(i, j))) continue;
-      const Rgb c = colormap(style.cmap, figure_position(map.values(i, j), style));
-      const bool light = 0.299f * c.r + 0.587f * c.g + 0.114f * c.b > 140.0f;  // luma
-      const std::string text = fmt::format("{:.2f}", map.values(i, j));
-      canvas.draw_text(l.map.x + static_cast<int>(j) * l.cell + l.cell / 2,
-                       l.map.y + static_cast<int>(i) * l.cell + (l.cell + m.ascent - m.descent) / 2,
-                       text, {.pixel_size = size, .color = light ? Rgb{0, 0, 0} : Rgb{255, 255, 255},
-                              .align = TextAlign::center});
-    }
-  }
-}
-
 }  // namespace
 
 Eigen::Index count_non_finite(const Matrix& values, const MaskMatrix& allowed) {
@@ -82,29 +54,6 @@ Eigen::Index count_non_finite(const FigureMap& map) {
   return map.non_finite >= 0 ? map.non_finite : count_non_finite(map.values, map.allowed);
 }
 
-namespace {
-// The caption's " · " parts joined into lines no wider than `width` (a part wider than that alone).
-std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& caption, int width) {
-  std::vector<std::string> lines;
-  const std::string sep = " · ";
-  std::string line;
-  for (size_t start = 0; start <= caption.size();) {
-    size_t end = caption.find(sep, start);
-    if (end == std::string::npos) end = caption.size();
-    const std::string part = caption.substr(start, end - start);
-    const std::string joined = line.empty() ? part : line + sep + part;
-    if (line.empty() || canvas.text_width(joined, k_caption_px) <= width) {
-      line = joined;
-    } else {
-      lines.push_back(line);
-      line = part;
-    }
-    start = end + sep.size();
-  }
-  if (!line.empty()) lines.push_back(line);
-  return lines;
-}
-}  // namespace
 
 HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map, const FigureStyle& style,
                                     const std::string& caption) {
@@ -170,20 +119,9 @@ Image heatmap_figure(const std::string& title, const std::string& caption, const
                   l.map.y - 10, ppt);
   draw_cells(canvas, l.map.x, l.map.y, l.cell, map.values, map.allowed, style);
   canvas.stroke_rect(l.map.x - 1, l.map.y - 1, l.map.w + 2, l.map.h + 2, k_muted);
-  draw_cell_values(canvas, l, map, style);
+  draw_cell_values(canvas, l.map.x, l.map.y, l.cell, map, style);
   draw_colorbar(canvas, l.colorbar, style);
-  int y = l.colorbar.y + l.colorbar.h + k_bar_w / 2 + 4;
-  if (any_masked(map)) {
-    canvas.hatch_rect(l.colorbar.x, y, k_bar_w, k_bar_w, k_hatch_background, k_hatch_stripe);
-    canvas.draw_text(l.colorbar.x + k_bar_w + 6, y + k_bar_w - 3, "masked",
-                     {.pixel_size = k_tick_px, .color = k_text});
-    y += k_bar_w + 4;
-  }
-  if (any_non_finite(map)) {
-    canvas.fill_rect(l.colorbar.x, y, k_bar_w, k_bar_w, k_non_finite_rgb);
-    canvas.draw_text(l.colorbar.x + k_bar_w + 6, y + k_bar_w - 3, k_non_finite_label,
-                     {.pixel_size = k_tick_px, .color = k_text});
-  }
+  draw_legend(canvas, l.colorbar.x, l.colorbar.y + l.colorbar.h + k_bar_w / 2 + 4, any_masked(map), any_non_finite(map));
   return canvas.take_image();
 }
 

@@ -56,6 +56,7 @@ bool log_scale_for(const MapInfo& info, ColourScale scale) {
 PngSink::PngSink(std::filesystem::path dir, PngOptions options)
     : dir_(std::move(dir)), options_(std::move(options)) {
   if (options_.max_pixels < 16) throw usage_error("--max-pixels must be at least 16");
+  panel_maps_.resize(options_.panel.size());
   staged_ = std::make_unique<StagedDir>(dir_);
   writer_ = std::make_unique<PngWriter>(options_.threads);
 }
@@ -85,11 +86,19 @@ const PngSink::Counts& PngSink::counts_for(const MapInfo& info, const PoolGrid& 
 
 void PngSink::begin_map(const MapInfo& info) {
   current_.reset();
-  if (!options_.selection.matches(info.id)) return;
+  current_selected_ = options_.selection.matches(info.id);
+  current_panel_ = -1;
+  for (size_t k = 0; k < options_.panel.size(); ++k) {
+    const HeadId& p = options_.panel[k];
+    if (p.stack == info.id.stack && p.layer == info.id.layer && p.site == info.id.site && p.head == info.id.head) {
+      current_panel_ = static_cast<int>(k);
+    }
+  }
+  if (!current_selected_ && current_panel_ < 0) return;
   const PoolGrid grid = PoolGrid::for_map(info.n_query, info.n_key, options_.max_pixels);
   current_.emplace(grid, options_.pool == PoolMode::mean);
   const std::string group = group_name(info.id);
-  if (!info.mask->is_none() && mask_written_[group] != info.mask) {
+  if (current_selected_ && !info.mask->is_none() && mask_written_[group] != info.mask) {
     mask_written_[group] = info.mask;
     write_mask_figure(info, grid);
   }
@@ -151,6 +160,15 @@ void PngSink::end_map(const MapInfo& info) {
   // heads without holding every map.
   style.vmax = options_.shared_scale ? 1.0f : finite_max(map.values, 1e-6f);
   style.log = log_scale_for(info, options_.colour_scale);
+  if (current_panel_ >= 0) {
+    if (panel_caption_.empty()) {
+      panel_caption_ = fmt::format("mask: {} · {}×{} tokens", info.mask->describe(), info.n_query, info.n_key);
+      if (grid.pool > 1) panel_caption_ += fmt::format(" · {}-pooled {}×{} tokens per cell", pool_mode_name(options_.pool), grid.pool, grid.pool);
+    }
+    panel_log_ = panel_log_ && style.log;
+    panel_maps_[static_cast<size_t>(current_panel_)] = PanelMap{panel_name(info.id), map};
+  }
+  if (!current_selected_) return;
   thumb.vmin = style.vmin, thumb.vmax = style.vmax;
   grid_log_.try_emplace(group_name(info.id), style.log);
   grids_[group_name(info.id)].push_back(std::move(thumb));
@@ -174,7 +192,35 @@ void PngSink::end_map(const MapInfo& info) {
   });
 }
 
+void PngSink::write_panel() {
+  std::vector<PanelMap> panels;
+  float vmax = 0.0f;
+  for (size_t k = 0; k < panel_maps_.size(); ++k) {
+    if (!panel_maps_[k]) {
+      throw Error(fmt::format("--panel: {} was not computed (no such map on this input)", panel_name(options_.panel[k])));
+    }
+    vmax = std::max(vmax, finite_max(panel_maps_[k]->map.values, 1e-6f));
+    panels.push_back(std::move(*panel_maps_[k]));
+  }
+  FigureStyle style = options_.style;
+  style.vmin = 0.0f;
+  style.vmax = options_.shared_scale ? 1.0f : vmax;
+  style.log = panel_log_;
+  std::string names;
+  for (const auto& p : panels) names += (names.empty() ? "" : ", ") + p.name;
+  const std::string span = style.log ? fmt::format("log [{:.3g}, {:.3g}]", style.vmax * k_log_floor, style.vmax)
+                                     : fmt::format("[0, {:.3g}]", style.vmax);
+  std::string cap = fmt::format("{} · colour {} {}", panel_caption_, span,
+                                options_.shared_scale ? "shared" : "max of the panel's heads");
+  if (style.log && options_.colour_scale == ColourScale::auto_scale) {
+    cap += fmt::format(" · log: the default for causal maps over {} tokens (--linear)", k_auto_log_tokens);
+  }
+  const std::string title = fmt::format("{} · {}", options_.model_name, names);
+  submit("panel.png", [title, cap, panels = std::move(panels), style] { return panel_figure(title, cap, panels, style); });
+}
+
 void PngSink::finish() {
+  if (!options_.panel.empty()) write_panel();
   for (auto& [group, thumbs] : grids_) {
     const std::string title = fmt::format("{} · {}-attention · layers × heads", options_.model_name,
                                           group);

@@ -59,6 +59,7 @@ struct RunArgs {
   std::string scale = "per-head";   // per-head: [0, head max]; shared: [0, 1]
   bool log_scale = false;           // --log: log10 colour scale in figures
   bool linear_scale = false;        // --linear: linear even for causal maps (default: log there)
+  std::string panel;                // --panel L3H5,L5H1: those heads side by side in DIR/panel.png
   int max_pixels = 1024;            // figures pool maps longer than this per side (one column at 300 dpi)
   std::string pool = "max";         // max or mean pooling
   std::string font;                 // "" = fontconfig's sans-serif; a path or a fontconfig name

@@ -78,6 +78,17 @@ HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& m
 Image heatmap_figure(const std::string& title, const std::string& caption, const FigureMap& map,
                      const FigureStyle& style);
 
+// One head of a panel figure: its name over the map ("L3H5") and the map as drawn.
+struct PanelMap {
+  std::string name;
+  FigureMap map;
+};
+// Chosen heads side by side on one colour scale (style's vmin, vmax and log) with one colour bar, as
+// a paper shows them: one cell size for all, key labels over each map, query labels left of the
+// first map and of any map whose queries differ from the one before it; title and caption above.
+Image panel_figure(const std::string& title, const std::string& caption, const std::vector<PanelMap>& panels,
+                   const FigureStyle& style);
+
 // A vertical colour bar in rect (top = vmax) with ticks and values to its right; returns the
 // x just past the tick labels. Public so other figures (charts of statistics) share it.
 int draw_colorbar(Canvas& canvas, const Rect& rect, const FigureStyle& style);

@@ -13,6 +13,7 @@
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/pooled_map.hpp"
 #include "attnviz/render/png_writer.hpp"
+#include "attnviz/event/panel.hpp"
 #include "attnviz/event/selection.hpp"
 
 namespace attnviz {
@@ -33,6 +34,7 @@ struct PngOptions {
   bool raw = false;            // also {map}.head{h}.raw.png: one pixel block per cell, no text
   std::string model_name;
   int threads = 0;             // writer pool size; 0 = hardware_concurrency
+  std::vector<HeadId> panel;   // --panel: these heads side by side in panel.png (selected or not)
 };
 
 // Files (written into a staging folder that finish() moves into DIR, so an interrupted run leaves
@@ -40,6 +42,7 @@ struct PngOptions {
 //   {map}.head{h}.png      the labelled figure (layer0.self.head3.png, decoder.layer1.cross.head0.png)
 //   {map}.head{h}.raw.png  with --png-raw
 //   {stack.}{site}.grid.png  the overview grid at the end (self.grid.png, encoder.self.grid.png)
+//   panel.png              with --panel: the chosen heads side by side, one colour bar
 //   {map}.mask.png         the mask, at the first map of each (stack, site) using a new mask
 //                          (layer0.self.mask.png); none for an all-allowed mask
 // Memory: one pooled map (≤ max_pixels² cells) in progress, at most 2 × threads queued figures,
@@ -68,6 +71,7 @@ class PngSink : public AttentionSink {
   const Counts& counts_for(const MapInfo& info, const PoolGrid& grid);
   void write_mask_figure(const MapInfo& info, const PoolGrid& grid);
   void submit(const std::string& name, std::function<Image()> render);  // name inside the folder
+  void write_panel();  // panel.png from panel_maps_, on one colour scale
 
   std::filesystem::path dir_;
   PngOptions options_;
@@ -76,6 +80,11 @@ class PngSink : public AttentionSink {
   std::map<std::string, std::shared_ptr<const Mask>> mask_written_;  // "{stack.}{site}" → last mask drawn
   std::map<std::string, std::vector<Thumbnail>> grids_;  // "{stack.}{site}" → thumbnails
   std::map<std::string, bool> grid_log_;  // per grid: log when its first map is drawn on a log scale
+  bool current_selected_ = false;          // the map in progress gets its own figure (else: panel only)
+  int current_panel_ = -1;                 // its index in options_.panel, or -1
+  std::vector<std::optional<PanelMap>> panel_maps_;  // pooled as drawn, in --panel's order
+  bool panel_log_ = true;                  // every panel map chose the log scale
+  std::string panel_caption_;              // the first panel map's mask and size
   std::vector<std::filesystem::path> written_;  // final paths, in DIR
   std::unique_ptr<StagedDir> staged_;  // figures are written here, moved into DIR by finish()
   std::unique_ptr<PngWriter> writer_;  // last: destroyed (joined) first
