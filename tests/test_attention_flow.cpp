@@ -84,6 +84,26 @@ TEST_CASE("attention flow: a NaN weight is refused by name, not dropped as a mis
   CHECK(contains(err, "attention flow: layer 0 of the model holds NaN or infinite attention weights"));
 }
 
+TEST_CASE("attention flow: a NaN in a layer past the one shown is never read") {
+  RolloutOptions o;
+  o.flow = true;
+  o.flow_layer = 0;
+  std::vector<Matrix> got;
+  RolloutCollector c(o, [&](const RolloutMap& m) { got.push_back(*m.values); });
+  Matrix ok(2, 2), nan_map(2, 2);
+  ok << 1, 0, 0.5f, 0.5f;
+  nan_map << 1, 0, std::numeric_limits<float>::quiet_NaN(), 0.5f;
+  for (int layer = 0; layer < 2; ++layer) {
+    MapInfo info;
+    info.id.layer = layer;
+    info.n_heads = 1;
+    info.n_query = info.n_key = 2;
+    attnviz::test::emit_blocks(c, info, layer == 0 ? ok : nan_map, layer == 0 ? ok : nan_map, 2);
+  }
+  REQUIRE(got.size() == 1);
+  CHECK(got[0](1, 0) == doctest::Approx(0.25 / 1.0).epsilon(1e-6));  // Â = ½A + ½I: row 1 is [0.25, 0.75]
+}
+
 TEST_CASE("attention flow: attnviz rollout --flow --save equals networkx on the planted model") {
   const auto planted = attnviz::test::planted_repeat_input();
   const std::string& ids = planted.ids;

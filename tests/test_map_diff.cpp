@@ -177,3 +177,20 @@ TEST_CASE("diff: files that do not compare are refused with their own message") 
   CHECK(missing.exit_code == 1);
   CHECK(missing.out.empty());
 }
+
+TEST_CASE("diff: inline titles cut text at whole characters; B that changes nothing is refused; --b-probe keeps the seed") {
+  attnviz::test::TempDir dir;
+  REQUIRE(run_attnviz("init -o " + (dir / "llama").string() + " --arch llama --d-model 32 --heads 4 --layers 2 --seed 1")
+              .exit_code == 0);
+  const std::string m = "diff -m " + (dir / "llama").string();
+  const auto cyrillic = run_attnviz(m + " --text 'Здравствуйте, мир и все люди' --b-text 'Здравствуйте, мир и всё люди' --format json");
+  REQUIRE_MESSAGE(cyrillic.exit_code == 0, cyrillic.err);
+  CHECK(contains(nlohmann::json::parse(cyrillic.out).at("title").get<std::string>(), "B \"Здравствуйте, мир и всё…\""));
+  const auto same = run_attnviz(m + " --probe repeat:4 --seed 3 --b-seed 3");
+  CHECK(same.exit_code == 2);
+  CHECK(contains(same.err, "the --b-… flags give B the same model and input as A"));
+  const auto probe = run_attnviz(m + " --probe repeat:4 --seed 3 --b-probe duplicate:4 --format json");
+  REQUIRE_MESSAGE(probe.exit_code == 0, probe.err);
+  CHECK(contains(nlohmann::json::parse(probe.out).at("title").get<std::string>(), "B probe duplicate:4 seed 3"));
+}
+

@@ -140,4 +140,12 @@ TEST_CASE("stats batch: flags that do not fit a batch are refused, each with its
   const auto ascending = run_attnviz("merge " + (dir / "hd0").string() + " " + (dir / "hd1").string() + " --ascending");
   CHECK(ascending.exit_code == 2);
   CHECK(contains(ascending.err, "--ascending and --chart go with the --items files of stats --batch"));
+  // A saturation threshold differing in the seventh digit is another run.
+  REQUIRE(run_attnviz(m + " --shard 1/2 --saturation 0.9900001 --items " + (dir / "st1").string()).exit_code == 0);
+  const auto other = run_attnviz("merge " + (dir / "st0").string() + " " + (dir / "st1").string());
+  CHECK(other.exit_code == 2);
+  CHECK(contains(other.err, "are not shards of one run"));
+  const auto narrow = run_attnviz(m + " --width 40");
+  CHECK(narrow.exit_code == 0);
+  CHECK(contains(narrow.err, "more than --width 40"));
 }

@@ -89,6 +89,7 @@ void RolloutCollector::close_layer(Stack& s, const MapInfo& info) {
     }
   }
   if (options_.flow) {
+    if (options_.flow_layer && s.layer > *options_.flow_layer) return;  // past the layer shown: not needed
     if (!a.allFinite()) {
       throw Error(fmt::format("attention flow: layer {} of {} holds NaN or infinite attention weights, which have no "
                               "flow (rollout carries them through its products instead)",

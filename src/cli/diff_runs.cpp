@@ -13,6 +13,7 @@
 #include "attnviz/cli/collect.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/io/signal_cleanup.hpp"
 #include "attnviz/sinks/save_sink.hpp"
 
@@ -22,7 +23,7 @@ namespace {
 
 // What an input flag gave, short, for the report's title: "\"The cat sat…\"", "ids 5 17 3", a file.
 std::string describe_input(const SequenceFlags& f) {
-  const auto shorten = [](const std::string& s) { return s.size() > 24 ? s.substr(0, 21) + "…" : s; };
+  const auto shorten = [](const std::string& s) { return truncate_to_width(s, 24); };  // whole characters
   if (!f.text.empty()) return "\"" + shorten(f.text) + "\"";
   if (!f.text_file.empty()) return f.text_file;
   if (!f.tokens.empty()) return f.tokens;
@@ -44,11 +45,19 @@ void save_run(const InputArgs& in, const std::filesystem::path& file, std::strin
 
 }  // namespace
 
+bool same_input(const SequenceFlags& a, const SequenceFlags& b) {
+  return a.tokens == b.tokens && a.ids == b.ids && a.embeddings == b.embeddings && a.text == b.text &&
+         a.text_file == b.text_file && a.probe == b.probe &&
+         (a.probe.empty() || (a.probe_seed.empty() ? "0" : a.probe_seed) == (b.probe_seed.empty() ? "0" : b.probe_seed));
+}
+
 InputArgs run_b_args(const InputArgs& a, const RunBFlags& b) {
   InputArgs out = a;
   if (!b.model.empty()) out.model = b.model;
   if (b.target.given()) {
     out.target = b.target;
+    // a --b-probe keeps A's --seed unless --b-seed says otherwise
+    if (!b.target.probe.empty() && b.target.probe_seed.empty()) out.target.probe_seed = a.target.probe_seed;
   } else if (!b.target.probe_seed.empty()) {
     if (a.target.probe.empty()) throw usage_error("--b-seed: A's input is no --probe, so there is no seed to change");
     out.target.probe_seed = b.target.probe_seed;
@@ -62,6 +71,9 @@ InlineRuns::InlineRuns(const InputArgs& a, const RunBFlags& b) {
                       "--b-ids, --b-text-file, --b-probe or --b-seed), or two --save files");
   }
   const InputArgs in_b = run_b_args(a, b);
+  if (in_b.model == a.model && same_input(in_b.target, a.target)) {
+    throw usage_error("diff -m: the --b-… flags give B the same model and input as A: nothing would differ");
+  }
   install_signal_cleanup();
   const char* tmp = std::getenv("TMPDIR");
   const std::string base = tmp && *tmp ? tmp : "/tmp";

@@ -8,6 +8,7 @@
 #include "attnviz/analysis/stats_metrics.hpp"
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/sinks/stats_batch_report.hpp"
 
 namespace attnviz::detail {
@@ -15,7 +16,8 @@ namespace attnviz::detail {
 namespace {
 
 std::string stats_settings(const StatsOptions& s) {
-  return fmt::format("saturated: max weight >= {:g} · counterfactual temperature {:g}", s.saturation, s.temperature);
+  // {} is the shortest text that reads back as the same double: shards with other values never merge
+  return fmt::format("saturated: max weight >= {} · counterfactual temperature {}", s.saturation, s.temperature);
 }
 
 }  // namespace
@@ -54,8 +56,22 @@ void report_stats_batch(const BatchResult& result, const ItemsHeader& header, co
   if (!o.sort.empty()) find_stats_metric(o.sort, "--sort");
   const std::string chart = flags.chart.empty() ? "saturated" : flags.chart;
   if (!flags.png_dir.empty()) find_stats_metric(chart, "--chart");
-  std::cout << render_stats_batch(result.summary, header.patterns, o);
+  const std::string table = render_stats_batch(result.summary, header.patterns, o);
+  std::cout << table;
   std::cout.flush();
+  if (o.format == TableFormat::text) {
+    const int width = resolved_width(flags.width);
+    int widest = 0;
+    for (size_t start = 0; start < table.size();) {
+      const size_t end = std::min(table.find('\n', start), table.size());
+      widest = std::max(widest, display_width(std::string_view(table).substr(start, end - start)));
+      start = end + 1;
+    }
+    if (width > 0 && widest > width) {
+      std::cerr << fmt::format("attnviz: warning: the batch table needs {} columns, more than --width {} (CSV and JSON "
+                               "are never cut)\n", widest, width);
+    }
+  }
   if (!flags.png_dir.empty()) {
     write_stats_batch_chart(flags.png_dir, result.summary, header.patterns, chart,
                             fmt::format("{} · {}", o.model_name, o.input));

@@ -17,6 +17,7 @@ struct StatsBatchFlags {
   bool ascending = false;
   int top = 0;
   std::string png_dir, chart;  // chart: "" = saturated
+  int width = 0;               // text: --width (0 = detected): wider tables are warned about
 };
 
 // Runs the batch (this shard's inputs), each input into a StatsCollector; the items header records

@@ -79,7 +79,7 @@ void stats_batch(const StatsArgs& a) {
                       "(--sort sink, --sort previous, …)");
   }
   if (!a.batch.items.empty()) check_output_file(a.batch.items, "--items");
-  const detail::StatsBatchFlags flags{a.format, a.precision, a.sort, a.ascending, a.top, a.png_dir, a.chart};
+  const detail::StatsBatchFlags flags{a.format, a.precision, a.sort, a.ascending, a.top, a.png_dir, a.chart, a.width};
   if (!a.sort.empty()) find_stats_metric(a.sort, "--sort");  // flag errors before the model loads
   find_stats_metric(a.chart, "--chart");
   parse_table_format(a.format);
