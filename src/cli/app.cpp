@@ -26,6 +26,7 @@ int run_cli(int argc, char** argv) {
   add_heads_command(app);
   add_rollout_command(app);
   add_diff_command(app);
+  add_explain_command(app);
   add_merge_command(app);
   add_tokenize_command(app);
   try {

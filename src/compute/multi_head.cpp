@@ -40,12 +40,18 @@ Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Atten
     if (setup.sink) {
       setup.sink->begin_map(info);
       setup.sink->queries_and_keys(info, in.q_head(h), in.k_head(h));
+      setup.sink->head_values(info, in.v_head(h));
     }
     scaled_dot_product_attention(merged.middleCols(h * d_head_v, d_head_v), in.q_head(h), in.k_head(h),
                                  in.v_head(h), *setup.mask, scale, setup.block_rows, emit, setup.softcap);
-    if (setup.sink) setup.sink->end_map(info);
+    if (setup.sink) {
+      setup.sink->head_output(info, merged.middleCols(h * d_head_v, d_head_v));
+      setup.sink->end_map(info);
+    }
   }
-  return w.out ? linear(merged, *w.out) : merged;  // out = Concat(heads) W_Oᵀ + b_O
+  Matrix out = w.out ? linear(merged, *w.out) : merged;  // out = Concat(heads) W_Oᵀ + b_O
+  if (setup.sink) setup.sink->attention_output(info, x_q, x_kv, merged, out);
+  return out;
 }
 
 }  // namespace attnviz

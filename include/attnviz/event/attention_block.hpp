@@ -47,9 +47,9 @@ struct AttentionBlock {
   ConstMatrixRef probs;
 };
 
-// A consumer of attention maps. Calls arrive in order: begin_map, queries_and_keys, blocks covering
-// every row once in increasing order, end_map; maps follow one another (layer by layer, site by
-// site, head by head).
+// A consumer of attention maps. Calls arrive in order: begin_map, queries_and_keys, head_values,
+// blocks covering every row once in increasing order, head_output, end_map; maps follow one another
+// (layer by layer, site by site, head by head), and attention_output after a layer's last head.
 class AttentionSink {
  public:
   virtual ~AttentionSink() = default;
@@ -57,6 +57,15 @@ class AttentionSink {
   // The head's queries [n_query, d_k] and keys [n_key, d_k] whose products are the scores (before
   // the scale), valid during the call only: for sinks that study them (stats: var(q), var(k)).
   virtual void queries_and_keys(const MapInfo& /*info*/, ConstMatrixRef /*q*/, ConstMatrixRef /*k*/) {}
+  // The head's values [n_key, d_v], after queries_and_keys; and after the last block its output
+  // P·V [n_query, d_v]. Valid during the call only (for `explain`).
+  virtual void head_values(const MapInfo& /*info*/, ConstMatrixRef /*v*/) {}
+  virtual void head_output(const MapInfo& /*info*/, ConstMatrixRef /*o*/) {}
+  // After every head of a layer's attention (info: its last head's): the inputs the projections read
+  // (x_q [n_query, d_in]; x_kv [n_key, d_in], the source under cross-attention), the heads' outputs
+  // side by side [n_query, heads · d_v] and the sublayer's output after W_O [n_query, d_out].
+  virtual void attention_output(const MapInfo& /*info*/, ConstMatrixRef /*x_q*/, ConstMatrixRef /*x_kv*/,
+                                ConstMatrixRef /*merged*/, ConstMatrixRef /*out*/) {}
   virtual void on_block(const AttentionBlock& block) = 0;
   virtual void end_map(const MapInfo& /*info*/) {}
   // After the forward pass: write what needs every map (grids, --save, tables gathered whole).

@@ -18,6 +18,16 @@ class SinkList : public AttentionSink {
   void queries_and_keys(const MapInfo& info, ConstMatrixRef q, ConstMatrixRef k) override {
     for (auto& s : sinks_) s->queries_and_keys(info, q, k);
   }
+  void head_values(const MapInfo& info, ConstMatrixRef v) override {
+    for (auto& s : sinks_) s->head_values(info, v);
+  }
+  void head_output(const MapInfo& info, ConstMatrixRef o) override {
+    for (auto& s : sinks_) s->head_output(info, o);
+  }
+  void attention_output(const MapInfo& info, ConstMatrixRef x_q, ConstMatrixRef x_kv, ConstMatrixRef merged,
+                        ConstMatrixRef out) override {
+    for (auto& s : sinks_) s->attention_output(info, x_q, x_kv, merged, out);
+  }
   void on_block(const AttentionBlock& block) override {
     for (auto& s : sinks_) s->on_block(block);
   }
@@ -39,6 +49,12 @@ class ForwardingSink : public AttentionSink {
   void begin_map(const MapInfo& info) override { to_.begin_map(info); }
   void queries_and_keys(const MapInfo& info, ConstMatrixRef q, ConstMatrixRef k) override {
     to_.queries_and_keys(info, q, k);
+  }
+  void head_values(const MapInfo& info, ConstMatrixRef v) override { to_.head_values(info, v); }
+  void head_output(const MapInfo& info, ConstMatrixRef o) override { to_.head_output(info, o); }
+  void attention_output(const MapInfo& info, ConstMatrixRef x_q, ConstMatrixRef x_kv, ConstMatrixRef merged,
+                        ConstMatrixRef out) override {
+    to_.attention_output(info, x_q, x_kv, merged, out);
   }
   void on_block(const AttentionBlock& block) override { to_.on_block(block); }
   void end_map(const MapInfo& info) override { to_.end_map(info); }

@@ -1,0 +1,26 @@
+// `attnviz explain`: one head's attention written out step by step as the lecture notes write it —
+// X, the projections and the head split, QKᵀ, the scale and why, the mask, the softmax row by row,
+// P·V, the merge and W_O — with the run's own numbers; and for a chosen cell (i, j) the dot product
+// q_i·k_j term by term through to its weight.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "attnviz/analysis/head_trace.hpp"
+#include "attnviz/render/table.hpp"
+
+namespace attnviz {
+
+struct ExplainOptions {
+  TableFormat format = TableFormat::text;  // text, markdown or json (json: every matrix whole)
+  int precision = 3;
+  int rows = 6, cols = 6;                  // the top-left corner of each matrix shown (text, markdown)
+  std::optional<std::pair<int, int>> cell;  // --cell I,J
+  std::string model_name;
+};
+
+std::string render_explain(const HeadTrace& trace, const ExplainOptions& options);
+
+}  // namespace attnviz

@@ -1,0 +1,81 @@
+// `attnviz explain`: one head's computation step by step, with the run's own numbers.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <iostream>
+#include <memory>
+
+#include "attnviz/analysis/head_trace.hpp"
+#include "attnviz/cli/collect.hpp"
+#include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/output_flags.hpp"
+#include "attnviz/cli/prepare.hpp"
+#include "attnviz/cli/validators.hpp"
+#include "attnviz/core/error.hpp"
+#include "attnviz/sinks/explain_report.hpp"
+
+namespace attnviz {
+
+namespace {
+
+struct ExplainArgs {
+  InputArgs in;
+  std::string cell;  // --cell I,J
+  std::string format = "text";
+  int precision = 3, rows = 6, cols = 6;
+};
+
+std::pair<int, int> parse_cell(const std::string& text) {
+  const size_t comma = text.find(',');
+  int i = -1, j = -1;
+  const auto whole = [](std::string_view s, int& out) {
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && end == s.data() + s.size() && out >= 0;
+  };
+  if (comma == std::string::npos || !whole(std::string_view(text).substr(0, comma), i) ||
+      !whole(std::string_view(text).substr(comma + 1), j)) {
+    throw usage_error(fmt::format("--cell '{}': write the query and key as I,J (e.g. 5,3)", text));
+  }
+  return {i, j};
+}
+
+void explain_command(const ExplainArgs& a) {
+  ExplainOptions o;
+  o.format = parse_table_format(a.format);
+  o.precision = a.precision;
+  o.rows = a.rows, o.cols = a.cols;
+  if (!a.cell.empty()) o.cell = parse_cell(a.cell);
+  if (!a.in.selection.head) throw usage_error("explain follows one head: give --head H (and --layer L, default 0)");
+  InputArgs in = a.in;
+  if (!in.selection.layer) in.selection.layer = 0;
+  const PreparedRun run = prepare_run(in);  // checks that the layer, site and head exist
+  const auto maps = selected_maps(run.selection, run.maps);
+  if (maps.size() != 1) {
+    throw usage_error(fmt::format("explain follows one map, and layer {} has {} (self and cross): give --site self or cross",
+                                  *in.selection.layer, maps.size()));
+  }
+  HeadId id = maps.front();
+  id.head = *in.selection.head;
+  o.model_name = run.model.name;
+  HeadTracer tracer(id);
+  run_collecting(run, tracer);
+  std::cout << render_explain(tracer.trace(), o);
+}
+
+}  // namespace
+
+void add_explain_command(CLI::App& app) {
+  auto args = std::make_shared<ExplainArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "explain", "one head's attention step by step with the run's numbers: X, Q/K/V and the head split, QK^T, the "
+                 "scale, the mask, the softmax, P·V, the merge; --cell I,J: one score term by term");
+  add_input_flags(*cmd, args->in);
+  cmd->add_option("--cell", args->cell, "also the score of query I and key J, term by term through to its weight");
+  add_table_format_flag(*cmd, args->format, "text, markdown (for notes) or json (every matrix whole)");
+  add_precision_flag(*cmd, args->precision, "digits after the decimal point (text, markdown)");
+  cmd->add_option("--rows", args->rows, "rows of each matrix shown (default 6)")->check(positive_number());
+  cmd->add_option("--cols", args->cols, "columns of each matrix shown (default 6)")->check(positive_number());
+  cmd->callback([args] { explain_command(*args); });
+}
+
+}  // namespace attnviz

@@ -1,0 +1,242 @@
+// One head's computation, step by step, in text, Markdown or JSON.
+#include "attnviz/sinks/explain_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
+
+namespace attnviz {
+namespace {
+
+std::string number(double v, int precision) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{:.{}f}", v, precision);
+}
+
+// The top-left rows × cols of m as an aligned table: row names down the left, column names on top,
+// "…" where it was cut.
+class Printer {
+ public:
+  explicit Printer(const ExplainOptions& o) : o_(o), markdown_(o.format == TableFormat::markdown) {}
+
+  void heading(const std::string& text) { out_ += markdown_ ? "\n### " + text + "\n\n" : "\n" + text + "\n"; }
+  void line(const std::string& text) { out_ += (markdown_ ? "" : "   ") + text + (markdown_ ? "\n\n" : "\n"); }
+
+  void matrix(const std::string& name, ConstMatrixRef m, const std::vector<std::string>& row_names,
+              const std::string& col_prefix) {
+    const Eigen::Index r = std::min<Eigen::Index>(m.rows(), o_.rows), c = std::min<Eigen::Index>(m.cols(), o_.cols);
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> header = {name};
+    for (Eigen::Index j = 0; j < c; ++j) header.push_back(col_prefix + std::to_string(j));
+    if (c < m.cols()) header.push_back("…");
+    rows.push_back(header);
+    for (Eigen::Index i = 0; i < r; ++i) {
+      std::vector<std::string> row = {row_names[static_cast<size_t>(i)]};
+      for (Eigen::Index j = 0; j < c; ++j) row.push_back(number(m(i, j), o_.precision));
+      if (c < m.cols()) row.push_back("…");
+      rows.push_back(row);
+    }
+    if (r < m.rows()) {
+      rows.push_back(std::vector<std::string>(rows.front().size(), "⋮"));
+      rows.back()[0] = fmt::format("({} rows)", m.rows());
+    }
+    const std::vector<int> widths = column_widths(rows);
+    std::vector<size_t> columns(rows.front().size());
+    for (size_t k = 0; k < columns.size(); ++k) columns[k] = k;
+    std::string table = aligned_columns(rows, widths, columns, [](size_t k) { return k == 0; }, markdown_);
+    if (!markdown_) {  // indented under its step
+      std::string indented;
+      for (size_t start = 0; start < table.size();) {
+        const size_t end = std::min(table.find('\n', start), table.size());
+        indented += "   " + table.substr(start, end - start) + "\n";
+        start = end + 1;
+      }
+      table = indented;
+    }
+    out_ += table + (markdown_ ? "\n" : "");
+  }
+
+  std::string take() { return std::move(out_); }
+
+ private:
+  const ExplainOptions& o_;
+  bool markdown_;
+  std::string out_;
+};
+
+std::vector<std::string> token_names(const std::vector<std::string>* labels, Eigen::Index n) {
+  std::vector<std::string> names;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const std::string label = labels && static_cast<size_t>(i) < labels->size() ? (*labels)[static_cast<size_t>(i)] : "";
+    names.push_back(label.empty() ? std::to_string(i) : fmt::format("{} {}", i, truncate_to_width(printable_text(label), 12)));
+  }
+  return names;
+}
+
+nlohmann::json matrix_json(ConstMatrixRef m) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      const float v = m(i, j);
+      row.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(number(v, 0)));
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// q_i·k_j term by term in double, the scale, and softmax over row i's allowed keys from the model's
+// own scores of that row.
+struct CellMath {
+  std::vector<double> terms;
+  double dot = 0, scaled = 0, row_max = 0, exp_sum = 0, weight = 0;
+  bool allowed = false;
+};
+
+CellMath cell_math(const HeadTrace& t, int i, int j) {
+  CellMath c;
+  for (Eigen::Index d = 0; d < t.q.cols(); ++d) {
+    c.terms.push_back(static_cast<double>(t.q(i, d)) * static_cast<double>(t.k(j, d)));
+    c.dot += c.terms.back();
+  }
+  c.scaled = c.dot * t.info.scale;
+  c.allowed = std::isfinite(t.scores(i, j));
+  c.row_max = -INFINITY;
+  for (Eigen::Index m = 0; m < t.scores.cols(); ++m) {
+    if (std::isfinite(t.scores(i, m))) c.row_max = std::max(c.row_max, static_cast<double>(t.scores(i, m)));
+  }
+  for (Eigen::Index m = 0; m < t.scores.cols(); ++m) {
+    if (std::isfinite(t.scores(i, m))) c.exp_sum += std::exp(static_cast<double>(t.scores(i, m)) - c.row_max);
+  }
+  c.weight = c.allowed ? std::exp(static_cast<double>(t.scores(i, j)) - c.row_max) / c.exp_sum : 0.0;
+  return c;
+}
+
+}  // namespace
+
+std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
+  const MapInfo& info = t.info;
+  const auto nq = t.q.rows(), nk = t.k.rows(), dk = t.q.cols(), dv = t.v.cols(), d_in = t.x_q.cols();
+  const int heads = info.n_heads, h = info.id.head;
+  if (o.cell && (o.cell->first < 0 || o.cell->first >= nq || o.cell->second < 0 || o.cell->second >= nk)) {
+    throw usage_error(fmt::format("--cell {},{}: the map has queries 0 to {} and keys 0 to {}", o.cell->first,
+                                  o.cell->second, nq - 1, nk - 1));
+  }
+  const Matrix raw = (t.q.cast<double>() * t.k.cast<double>().transpose()).cast<float>();  // Q_h·K_hᵀ
+  if (o.format == TableFormat::json) {
+    nlohmann::ordered_json j;
+    j["model"] = o.model_name;
+    j["stack"] = info.id.stack;
+    j["layer"] = info.id.layer;
+    j["site"] = site_name(info.id.site);
+    j["head"] = h;
+    j["heads"] = heads;
+    j["d_in"] = d_in, j["d_k"] = dk, j["d_v"] = dv;
+    j["scale"] = info.scale;
+    j["mask"] = info.mask->describe();
+    j["x"] = matrix_json(t.x_q);
+    if (info.id.site == Site::cross) j["x_kv"] = matrix_json(t.x_kv);
+    j["q"] = matrix_json(t.q), j["k"] = matrix_json(t.k), j["v"] = matrix_json(t.v);
+    j["qk"] = matrix_json(raw);
+    j["scores"] = matrix_json(t.scores), j["probs"] = matrix_json(t.probs);
+    j["output"] = matrix_json(t.output), j["merged"] = matrix_json(t.merged), j["out"] = matrix_json(t.out);
+    if (o.cell) {
+      const auto [ci, cj] = *o.cell;
+      const CellMath c = cell_math(t, ci, cj);
+      j["cell"] = {{"query", ci}, {"key", cj}, {"terms", c.terms}, {"dot", c.dot}, {"scaled", c.scaled},
+                   {"allowed", c.allowed}, {"row_max", c.row_max}, {"exp_sum", c.exp_sum}, {"weight", c.weight},
+                   {"model_score", matrix_json(t.scores.block(ci, cj, 1, 1))[0][0]},
+                   {"model_weight", t.probs(ci, cj)}};
+    }
+    return j.dump(2) + "\n";
+  }
+  if (o.format != TableFormat::text && o.format != TableFormat::markdown) {
+    throw usage_error("explain --format: text, markdown or json (the steps are not one table)");
+  }
+  const auto queries = token_names(info.query_labels.get(), nq), keys = token_names(info.key_labels.get(), nk);
+  Printer p(o);
+  const std::string where = info.id.title();
+  std::string out = fmt::format("{}{} · {} — one head's attention, step by step: softmax(Q·Kᵀ / √d_k)·V\n",
+                                o.format == TableFormat::markdown ? "## " : "", o.model_name, where);
+  out += fmt::format("{}{} queries × {} keys · input width {} · {} heads of d_k {}, d_v {} · mask: {}\n",
+                     o.format == TableFormat::markdown ? "\n" : "", nq, nk, d_in, heads, dk, dv, info.mask->describe());
+  out += fmt::format("Matrices show their first {} rows and {} columns (--rows, --cols); --format json holds them whole.\n",
+                     o.rows, o.cols);
+  p.heading(fmt::format("1. X: the input of this attention layer, after the layer's norm when it has one [{}, {}]", nq, d_in));
+  p.matrix("X", t.x_q, queries, "x");
+  if (info.id.site == Site::cross) {
+    p.line(fmt::format("Cross-attention: queries come from X above, keys and values from the source X_kv [{}, {}]:",
+                       nk, t.x_kv.cols()));
+    p.matrix("X_kv", t.x_kv, keys, "x");
+  }
+  p.heading(fmt::format("2. Projections and the head split: Q = X·W_qᵀ + b_q is [{0}, {1}·{2}]; view({0}, {1}, {2}).transpose "
+                        "makes it [{1}, {0}, {2}], and head {3} is columns {4}–{5} of Q; K and V alike",
+                        nq, heads, dk, h, h * dk, (h + 1) * dk - 1));
+  p.matrix(fmt::format("Q_{}", h), t.q, queries, "d");
+  p.matrix(fmt::format("K_{}", h), t.k, keys, "d");
+  p.matrix(fmt::format("V_{}", h), t.v, keys, "d");
+  p.heading(fmt::format("3. Scores: Q_{0}·K_{0}ᵀ [{1}, {2}], entry (i, j) = q_i·k_j, how well query i matches key j", h, nq, nk));
+  p.matrix("q·k", raw, queries, "k");
+  const double var_qk = [&] {
+    double s = 0, s2 = 0;
+    for (Eigen::Index i = 0; i < raw.size(); ++i) s += raw.data()[i], s2 += static_cast<double>(raw.data()[i]) * raw.data()[i];
+    const double n = static_cast<double>(raw.size());
+    return s2 / n - (s / n) * (s / n);
+  }();
+  const bool default_scale = std::abs(info.scale * std::sqrt(static_cast<double>(dk)) - 1.0) < 1e-6;
+  p.heading(fmt::format("4. Scale: × {:.6g}{}", info.scale, default_scale ? fmt::format(" = 1/√{}", dk) : " (set by --qk-scale or the model)"));
+  p.line(fmt::format("With independent components of variance 1, q·k would have variance d_k = {}; here var(q·k) = {:.4g} "
+                     "over these cells, and × {:.4g} gives {:.4g}: without the scale the softmax below would be sharper, "
+                     "its gradient smaller (see `attnviz stats`).",
+                     dk, var_qk, info.scale, var_qk * info.scale * info.scale));
+  p.heading(fmt::format("5. Mask ({}): masked_fill(mask == 0, −inf) before the softmax; these are the model's own scores", info.mask->describe()));
+  p.matrix("scores", t.scores, queries, "k");
+  p.heading("6. Softmax, row by row: P(i, j) = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij); −inf gives 0");
+  p.matrix("P", t.probs, queries, "k");
+  std::string sums;
+  for (Eigen::Index i = 0; i < std::min<Eigen::Index>(nq, o.rows); ++i) {
+    sums += (sums.empty() ? "" : ", ") + number(t.probs.row(i).cast<double>().sum(), o.precision);
+  }
+  p.line("Row sums: " + sums + (nq > o.rows ? ", …" : "") + " (a fully masked row is all 0: see `attnviz check`).");
+  p.heading(fmt::format("7. Output of head {0}: O_{0} = P·V_{0} [{1}, {2}], each row a weighted mean of the value rows", h, nq, dv));
+  p.matrix(fmt::format("O_{}", h), t.output, queries, "d");
+  p.heading(fmt::format("8. Merge: Concat(O_0, …, O_{}) [{}, {}] (transpose back, view), then the output projection W_O → [{}, {}]",
+                        heads - 1, nq, t.merged.cols(), nq, t.out.cols()));
+  p.matrix("concat", t.merged, queries, "c");
+  p.matrix("out", t.out, queries, "o");
+  p.line("The residual stream adds `out` to the layer's input (before its norm); see `attnviz run --save` for every map.");
+  if (o.cell) {
+    const auto [ci, cj] = *o.cell;
+    const CellMath c = cell_math(t, ci, cj);
+    p.heading(fmt::format("Cell ({}, {}): query {} → key {}", ci, cj, queries[static_cast<size_t>(ci)], keys[static_cast<size_t>(cj)]));
+    std::vector<std::vector<std::string>> rows = {{"d", fmt::format("q_{}[d]", ci), fmt::format("k_{}[d]", cj), "product"}};
+    for (Eigen::Index d = 0; d < dk; ++d) {
+      rows.push_back({std::to_string(d), number(t.q(ci, d), o.precision + 2), number(t.k(cj, d), o.precision + 2),
+                      number(c.terms[static_cast<size_t>(d)], o.precision + 2)});
+    }
+    std::vector<size_t> columns = {0, 1, 2, 3};
+    std::string table = aligned_columns(rows, column_widths(rows), columns, [](size_t) { return false; },
+                                        o.format == TableFormat::markdown);
+    out += p.take();
+    out += (o.format == TableFormat::markdown ? "" : "") + table + "\n";
+    p.line(fmt::format("q_{}·k_{} = Σ_d q_{}[d]·k_{}[d] = {:.6g}; × {:.6g} = {:.6g} (the model: {})", ci, cj, ci, cj, c.dot,
+                       info.scale, c.scaled, number(t.scores(ci, cj), 6)));
+    if (c.allowed) {
+      p.line(fmt::format("softmax over row {}'s allowed keys: exp({:.6g} − {:.6g}) / {:.6g} = {:.6g} (the model: {:.6g})", ci,
+                         static_cast<double>(t.scores(ci, cj)), c.row_max, c.exp_sum, c.weight, t.probs(ci, cj)));
+    } else {
+      p.line(fmt::format("key {} is masked for query {}: its score is −inf and its weight 0 (the model: {})", cj, ci,
+                         number(t.probs(ci, cj), 6)));
+    }
+  }
+  return out + p.take();
+}
+
+}  // namespace attnviz

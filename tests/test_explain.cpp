@@ -1,0 +1,105 @@
+// attnviz explain: every matrix of one head's computation equal to a NumPy forward pass of the
+// planted model (tests/fixtures/planted/make_planted.py, explain_reference), the cell's terms summing
+// to its score and its softmax to the model's weight, and the steps printed in order.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+using attnviz::test::contains;
+using attnviz::test::run_attnviz;
+
+namespace {
+
+// max |got − want| over two JSON matrices; a null (masked) in the reference must be "-inf" in attnviz.
+double worst(const nlohmann::json& got, const nlohmann::json& want) {
+  REQUIRE(got.size() == want.size());
+  double w = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    REQUIRE(got[i].size() == want[i].size());
+    for (size_t j = 0; j < want[i].size(); ++j) {
+      if (want[i][j].is_null()) {
+        CHECK(got[i][j] == "-inf");
+        continue;
+      }
+      w = std::max(w, std::abs(got[i][j].get<double>() - want[i][j].get<double>()));
+    }
+  }
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("explain: each step's numbers equal NumPy's forward pass of the planted model") {
+  std::ifstream in("tests/fixtures/planted/reference.json");
+  REQUIRE(in);
+  const auto refs = nlohmann::json::parse(in).at("explain");
+  REQUIRE(refs.size() == 2);
+  for (const auto& ref : refs) {
+  CAPTURE(ref.at("layer").get<int>());
+  std::string ids;
+  const auto id_list = ref.at("ids");
+  for (const auto& id : id_list) ids += std::to_string(id.get<int>()) + " ";
+  const auto r = run_attnviz("explain -m tests/fixtures/planted/planted-heads --ids '" + ids + "' --layer " +
+                             std::to_string(ref.at("layer").get<int>()) + " --head 0 --cell 7,3 --format json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto got = nlohmann::json::parse(r.out);
+  CHECK(got.at("d_k") == 48);
+  CHECK(got.at("heads") == 4);
+  CHECK(got.at("scale").get<double>() == doctest::Approx(1 / std::sqrt(48.0)));
+  // Magnitudes: x is a LayerNorm output (~1), q·k reaches 277, outputs ~10: tolerances scale with them.
+  const std::vector<std::pair<const char*, double>> steps = {{"x", 1e-5}, {"q", 1e-4}, {"k", 1e-4}, {"v", 1e-4},
+                                                             {"scores", 1e-4}, {"probs", 2e-6}, {"output", 1e-4},
+                                                             {"merged", 1e-4}, {"out", 1e-3}};
+  for (const auto& [name, tolerance] : steps) {
+    CAPTURE(name);
+    CHECK(worst(got.at(name), ref.at(name)) < tolerance);
+  }
+  const auto cell = got.at("cell");
+  double sum = 0;
+  const auto terms = cell.at("terms");
+  REQUIRE(terms.size() == 48);
+  for (const auto& t : terms) sum += t.get<double>();
+  CHECK(sum == doctest::Approx(cell.at("dot").get<double>()));
+  CHECK(cell.at("scaled").get<double>() == doctest::Approx(ref.at("scores")[7][3].get<double>()).epsilon(1e-5));
+  CHECK(cell.at("weight").get<double>() == doctest::Approx(ref.at("probs")[7][3].get<double>()).epsilon(1e-5));
+  CHECK(cell.at("model_weight").get<double>() == doctest::Approx(cell.at("weight").get<double>()).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("explain: the text steps in order, a masked cell, and each refusal with its own message") {
+  const std::string m = "explain -m tests/fixtures/planted/planted-heads --ids '1 2 3 1 2 3'";
+  const auto text = run_attnviz(m + " --layer 1 --head 0 --cell 2,4 --rows 3 --cols 3");
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  size_t at = 0;
+  for (const char* step : {"1. X:", "2. Projections and the head split", "3. Scores: Q_0·K_0ᵀ", "4. Scale: × 0.144338 = 1/√48",
+                           "5. Mask (causal): masked_fill", "6. Softmax, row by row", "7. Output of head 0", "8. Merge",
+                           "Cell (2, 4)", "key 4 is masked for query 2: its score is −inf and its weight 0"}) {
+    CAPTURE(step);
+    const size_t found = text.out.find(step, at);
+    REQUIRE(found != std::string::npos);
+    at = found;
+  }
+  const auto markdown = run_attnviz(m + " --head 1 --format markdown");
+  REQUIRE_MESSAGE(markdown.exit_code == 0, markdown.err);
+  CHECK(contains(markdown.out, "### 6. Softmax, row by row"));
+  CHECK(contains(markdown.out, "| P "));
+  struct Case {
+    std::string args, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {m, "explain follows one head: give --head H"},
+           {m + " --head 0 --cell 9,0", "--cell 9,0: the map has queries 0 to 5 and keys 0 to 5"},
+           {m + " --head 0 --cell 3", "--cell '3': write the query and key as I,J"},
+           {m + " --head 0 --format csv", "explain --format: text, markdown or json"},
+           {m + " --head 7", "--head 7"}}) {
+    const auto r = run_attnviz(c.args);
+    CAPTURE(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(contains(r.err, c.message), r.err);
+    CHECK(r.out.empty());
+  }
+}
