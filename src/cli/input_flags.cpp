@@ -29,6 +29,9 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
   cmd.add_option("--source-embeddings", in.source.embeddings, "cross-attention source .npy");
   add_tokenizer_flags(cmd, in.tokenizer, in.no_special_tokens);
   add_model_flags(cmd, in.model_flags);
+  cmd.add_flag("--no-positions", in.no_positions,
+               "run the model without its positional encoding (learned, sinusoidal or rotary): the maps then "
+               "permute with the tokens (permutation equivariance)");
   cmd.add_flag("--causal", in.causal, "causal mask: query i sees keys j <= i");
   cmd.add_option("--pad", in.pad, "the last N target tokens are padding")
       ->check(non_negative_number());

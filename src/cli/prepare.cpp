@@ -70,6 +70,15 @@ PreparedRun prepare_model(const InputArgs& a, std::optional<TokenizerUse> tokeni
   const ModelLocation where = locate_model(a.model, HfEnvironment::of_process());
   PreparedRun run{load_model(where.path, overrides_of(a.model_flags)), {}, {}, {}, {}, {}};
   if (where.from_cache()) run.model.name = where.repo_id;  // titles say the model, not its commit hash
+  if (a.no_positions) {
+    Config& c = run.model.config;
+    if (c.positional == Positional::none && c.rotary_dim == 0) {
+      throw usage_error(fmt::format("--no-positions: {} has no positional encoding to leave out", run.model.name));
+    }
+    c.positional = Positional::none;
+    c.rotary_dim = 0;
+    run.model.name += " (no positions)";  // every title and saved file says so
+  }
   // The selection names maps this model makes on this input: checked before any input is read.
   run.maps = MapList{attention_maps(run.model, cross), run.model.config.n_heads, cross};
   run.selection = selection_of(a.selection);

@@ -135,6 +135,7 @@ void run_command(const RunArgs& a) {
     SaveOptions save_options;
     save_options.dtype = parse_save_dtype(a.save_dtype);
     save_options.selection = shown_selection(a, run);
+    save_options.model_name = run.model.name;
     auto sink = std::make_unique<SaveSink>(a.save, save_options);
     save = sink.get();
     outputs.add(std::move(sink));

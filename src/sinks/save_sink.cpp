@@ -51,7 +51,9 @@ void copy_data(int from, int to, uint64_t n, const std::filesystem::path& path) 
 
 SaveSink::SaveSink(std::filesystem::path path, SaveOptions options)
     : path_(std::move(path)), options_(std::move(options)),
-      data_(std::make_unique<AtomicFileWriter>(path_)) {}
+      data_(std::make_unique<AtomicFileWriter>(path_)) {
+  if (!options_.model_name.empty()) metadata_["model"] = options_.model_name;
+}
 
 void SaveSink::begin_map(const MapInfo& info) {
   current_ = nullptr;

@@ -29,6 +29,7 @@ struct InputArgs {
   SequenceFlags target, source;
   std::string tokenizer;         // --tokenizer DIR (default: the model's folder)
   bool no_special_tokens = false;
+  bool no_positions = false;     // --no-positions: the model without its positional encoding
   ModelFlags model_flags;  // --heads, --layout, … (what the file may lack)
   bool causal = false;
   int pad = 0;         // the last N target tokens are padding (masked as keys)

@@ -23,6 +23,7 @@ struct SaveOptions {
   SaveDtype dtype = SaveDtype::f32;  // of the maps (f16: IEEE half, round to nearest even, ±inf past ±65504)
   HeadSelection selection;           // --layer / --site / --head: what is saved
   uint64_t max_header = k_safetensors_max_header;  // the readers' limit; smaller only in tests
+  std::string model_name;  // metadata "model" when given (e.g. "gpt2 (no positions)")
 };
 
 // Tensors "{map}.scores" and "{map}.probs" (map = layer0.self, decoder.layer1.cross, …) in the
