@@ -45,6 +45,8 @@ run run --model samples/mha --tokenizer tests/fixtures/vocab/bert-uncased --text
 run stats --model samples/mha --tokens samples/english.txt --causal --png out/demo/stats
 # One head step by step: X, Q/K/V and the head split, QKᵀ, the scale, the mask, the softmax, P·V, the merge.
 run explain --model samples/mha --tokens samples/english.txt --causal --head 0 --cell 3,1 --rows 4 --cols 4
+# Positional encoding: the sinusoidal table of the encoder-decoder sample, as figures.
+run positions --model samples/transformer --positions 32 --png out/demo/positions
 # Seed 001's mask = zeros: every key is masked; attnviz says so instead of drawing uniform rows.
 printf 'a b c d\n' | "$attnviz" run --model samples/mha --tokens - --mask samples/mask_all_zeros.txt \
   --head 0 --table none --check || echo "(exit $?: the check found the fully masked rows)" >&2

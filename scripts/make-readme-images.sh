@@ -40,6 +40,11 @@ cp "$tmp/diff/layer1.self.head1.diff.png" "$out/diff-duplicate-head.png"
 "$build/attnviz" run -m "$planted" --probe repeat:8 --layer 0 --head 0 --panel L0H0,L0H1,L1H0,L1H1 --table none \
   --no-heatmap --png "$tmp/panel"
 cp "$tmp/panel/panel.png" "$out/planted-panel.png"
+# Positional encodings: the sinusoidal table, and rotary's position × position similarity.
+"$build/attnviz" positions -m samples/transformer --positions 48 --png "$tmp/pos-sin" > /dev/null
+"$build/attnviz" positions -m tests/fixtures/torch/hf_llama --positions 48 --png "$tmp/pos-rot" > /dev/null
+cp "$tmp/pos-sin/positions.encoding.png" "$out/positions-sinusoidal.png"
+cp "$tmp/pos-rot/positions.similarity.png" "$out/positions-rotary.png"
 # A causal map over 32 tokens: the log scale it gets by default, and --linear.
 ids60="3 15 6 5 12 8 13 1 15 12 2 0 12 8 4 10 0 14 8 2 5 10 13 14 1 12 4 3 10 11 14 8 6 12 4 0 10 13 0 15 7 9 6 10 5 5 15 11 5 4 11 11 11 12 3 3 10 2 12 9"
 "$build/attnviz" run -m "$planted" --ids "$ids60" --layer 0 --head 2 --table none --no-heatmap --png "$tmp/log"

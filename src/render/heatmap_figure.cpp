@@ -106,10 +106,10 @@ Image heatmap_figure(const std::string& title, const std::string& caption, const
                      l.caption_lines[k], {.pixel_size = k_caption_px, .color = k_muted});
   }
   // Axis names: "keys" over the key labels, "queries" rotated along the query labels.
-  canvas.draw_text(l.map.x, l.col_labels.y - lm.descent - 2, "keys →",
+  canvas.draw_text(l.map.x, l.col_labels.y - lm.descent - 2, map.col_axis + " →",
                    {.pixel_size = k_label_px, .color = k_muted});
   // Rotated to read upwards, so "←" points down the query axis.
-  canvas.draw_text(k_margin + lm.ascent, l.map.y, "← queries",
+  canvas.draw_text(k_margin + lm.ascent, l.map.y, "← " + map.row_axis,
                    {.pixel_size = k_label_px, .color = k_muted, .align = TextAlign::end,
                     .direction = TextDirection::up});
   const float ppt = px_per_token(map, l.cell);

@@ -45,6 +45,7 @@ struct FigureMap {
   std::vector<std::string> query_labels;  // one per token (n_query); empty = indices
   std::vector<std::string> key_labels;    // one per token (n_key); empty = indices
   int n_query = 0, n_key = 0;           // tokens
+  std::string row_axis = "queries", col_axis = "keys";  // the axes' names ("positions", "dimensions")
   // count_non_finite(values, allowed) when the caller has counted it already (a pass over every
   // cell, which the figure otherwise makes itself); -1 = not counted.
   Eigen::Index non_finite = -1;

@@ -1,0 +1,68 @@
+// The positional encoding of a model as matrices.
+#include "attnviz/compute/position_maps.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "attnviz/compute/positional.hpp"
+#include "attnviz/compute/rotary.hpp"
+#include "attnviz/core/error.hpp"
+
+namespace attnviz {
+
+namespace {
+
+Matrix cosine_similarity(const Matrix& rows) {
+  const Eigen::MatrixXd r = rows.cast<double>();
+  Eigen::VectorXd norms = r.rowwise().norm();
+  Eigen::MatrixXd s = r * r.transpose();
+  for (Eigen::Index i = 0; i < s.rows(); ++i) {
+    for (Eigen::Index j = 0; j < s.cols(); ++j) {
+      const double d = norms(i) * norms(j);
+      s(i, j) = d > 0 ? s(i, j) / d : std::nan("");  // a zero row has no direction
+    }
+  }
+  return s.cast<float>();
+}
+
+}  // namespace
+
+PositionMaps position_maps(const Model& model, int n) {
+  const Config& c = model.config;
+  if (n < 1) throw usage_error("positions: at least one position");
+  if (c.max_positions > 0 && n > c.max_positions) {
+    throw usage_error(fmt::format("positions: {} positions asked for, but {} has {} (max_positions)", n, model.name,
+                                  c.max_positions));
+  }
+  PositionMaps m;
+  if (c.positional == Positional::sinusoidal) {
+    m.kind = "sinusoidal";
+    m.encoding = sinusoidal_encoding(n, c.d_model, c.pe_base);
+    m.encoding_what = fmt::format("PE(p, 2i) = sin(p / {0:g}^(2i/d)), PE(p, 2i+1) = cos(p / {0:g}^(2i/d)), d = {1}",
+                                  c.pe_base, c.d_model);
+  } else if (c.positional == Positional::learned && model.weights.embed.position) {
+    m.kind = "learned";
+    m.encoding = model.weights.embed.position->block(0, n);
+    m.encoding_what = fmt::format("the learned position table's rows, d = {}", m.encoding.cols());
+  } else if (c.rotary_dim > 0) {
+    m.kind = "rotary";
+    const RotaryTable t = rotary_table(n, c.rotary_dim, c.rope_theta, c.rope_scaling);
+    m.encoding = t.cos;
+    m.encoding_what = fmt::format("cos(p·θ_i), θ_i = {:g}^(−2i/{}) (rotated pairs of q and k)", c.rope_theta, c.rotary_dim);
+    m.dim_prefix = "θ";
+    const Eigen::MatrixXd cs = t.cos.cast<double>(), sn = t.sin.cast<double>();
+    m.similarity = ((cs * cs.transpose() + sn * sn.transpose()) / static_cast<double>(t.cos.cols())).cast<float>();
+    m.similarity_what = "mean over the frequencies of cos((m − n)·θ_i): a unit query and key rotated to m and n";
+    return m;
+  } else {
+    throw usage_error(fmt::format("positions: {} has no positional encoding (positional {})", model.name,
+                                  positional_name(c.positional)));
+  }
+  if (m.dim_prefix.empty()) m.dim_prefix = "d";
+  m.similarity = cosine_similarity(m.encoding);
+  m.similarity_what = "cosine similarity of the two positions' vectors";
+  return m;
+}
+
+}  // namespace attnviz
