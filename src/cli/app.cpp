@@ -28,6 +28,7 @@ int run_cli(int argc, char** argv) {
   add_diff_command(app);
   add_explain_command(app);
   add_positions_command(app);
+  add_residual_command(app);
   add_merge_command(app);
   add_tokenize_command(app);
   try {

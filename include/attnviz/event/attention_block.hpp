@@ -47,6 +47,14 @@ struct AttentionBlock {
   ConstMatrixRef probs;
 };
 
+// One residual sublayer of a transformer layer, as it ran: `x` → (norm) → f → + x → (norm).
+struct SublayerStep {
+  std::string stack;
+  int layer = 0;
+  const char* kind = "";    // "attention", "cross-attention", "feed-forward"
+  const char* placement = "";  // "pre-norm", "post-norm", "no norm"
+};
+
 // A consumer of attention maps. Calls arrive in order: begin_map, queries_and_keys, head_values,
 // blocks covering every row once in increasing order, head_output, end_map; maps follow one another
 // (layer by layer, site by site, head by head), and attention_output after a layer's last head.
@@ -66,6 +74,11 @@ class AttentionSink {
   // side by side [n_query, heads · d_v] and the sublayer's output after W_O [n_query, d_out].
   virtual void attention_output(const MapInfo& /*info*/, ConstMatrixRef /*x_q*/, ConstMatrixRef /*x_kv*/,
                                 ConstMatrixRef /*merged*/, ConstMatrixRef /*out*/) {}
+  // After each residual sublayer: its input x, what f read (the norm's output under pre-norm, else x),
+  // f's output added to the residual stream (after Gemma's post-norm), and the sublayer's output
+  // (x + update, normalised under post-norm). For `attnviz residual`.
+  virtual void sublayer(const SublayerStep& /*step*/, ConstMatrixRef /*x*/, ConstMatrixRef /*f_input*/,
+                        ConstMatrixRef /*update*/, ConstMatrixRef /*out*/) {}
   virtual void on_block(const AttentionBlock& block) = 0;
   virtual void end_map(const MapInfo& /*info*/) {}
   // After the forward pass: write what needs every map (grids, --save, tables gathered whole).

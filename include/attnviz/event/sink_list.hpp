@@ -28,6 +28,10 @@ class SinkList : public AttentionSink {
                         ConstMatrixRef out) override {
     for (auto& s : sinks_) s->attention_output(info, x_q, x_kv, merged, out);
   }
+  void sublayer(const SublayerStep& step, ConstMatrixRef x, ConstMatrixRef f_input, ConstMatrixRef update,
+                ConstMatrixRef out) override {
+    for (auto& s : sinks_) s->sublayer(step, x, f_input, update, out);
+  }
   void on_block(const AttentionBlock& block) override {
     for (auto& s : sinks_) s->on_block(block);
   }
@@ -55,6 +59,10 @@ class ForwardingSink : public AttentionSink {
   void attention_output(const MapInfo& info, ConstMatrixRef x_q, ConstMatrixRef x_kv, ConstMatrixRef merged,
                         ConstMatrixRef out) override {
     to_.attention_output(info, x_q, x_kv, merged, out);
+  }
+  void sublayer(const SublayerStep& step, ConstMatrixRef x, ConstMatrixRef f_input, ConstMatrixRef update,
+                ConstMatrixRef out) override {
+    to_.sublayer(step, x, f_input, update, out);
   }
   void on_block(const AttentionBlock& block) override { to_.on_block(block); }
   void end_map(const MapInfo& info) override { to_.end_map(info); }
