@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -102,4 +103,31 @@ TEST_CASE("explain: the text steps in order, a masked cell, and each refusal wit
     CHECK_MESSAGE(contains(r.err, c.message), r.err);
     CHECK(r.out.empty());
   }
+}
+
+TEST_CASE("explain: an encoder-decoder's stack by --stack; Gemma 2's soft-cap and grouped K/V heads are steps of their own") {
+  const std::string ed = "explain -m samples/transformer -t samples/cross/target.txt --source-tokens samples/cross/source.txt "
+                         "--head 1 --site self";
+  const auto both = run_attnviz(ed);
+  CHECK(both.exit_code == 2);
+  CHECK(contains(both.err, "selects 2 (encoder.layer0.self, decoder.layer0.self): choose with --site self|cross and --stack"));
+  const auto encoder = run_attnviz(ed + " --stack encoder --rows 2 --cols 2");
+  REQUIRE_MESSAGE(encoder.exit_code == 0, encoder.err);
+  CHECK(contains(encoder.out, "transformer · encoder · layer 0 · self · head 1"));
+  CHECK(contains(encoder.out, "Norm(x + out) (post-norm)"));
+  std::ifstream ids_file("tests/fixtures/torch/hf_gemma2/ids.txt");
+  std::string ids((std::istreambuf_iterator<char>(ids_file)), std::istreambuf_iterator<char>());
+  const std::string g = "explain -m tests/fixtures/torch/hf_gemma2 --ids '" + ids + "' --layer 2 --head 3 --cell 5,3";
+  const auto json = run_attnviz(g + " --format json");
+  REQUIRE_MESSAGE(json.exit_code == 0, json.err);
+  const auto j = nlohmann::json::parse(json.out);
+  CHECK(j.at("softcap").get<double>() > 0);
+  // The cell's arithmetic goes through the cap and lands on the model's own score.
+  CHECK(j.at("cell").at("scaled").get<double>() == doctest::Approx(j.at("cell").at("model_score").get<double>()).epsilon(1e-5));
+  const auto text = run_attnviz(g + " --rows 2 --cols 2");
+  REQUIRE(text.exit_code == 0);
+  CHECK(contains(text.out, "4b. Soft-cap: s = "));
+  CHECK(contains(text.out, "K and V have fewer heads (grouped-query attention): head 3 reads their head 1"));
+  CHECK(contains(text.out, "rotated by position (RoPE"));
+  CHECK(contains(text.out, "x + Norm(out)"));
 }

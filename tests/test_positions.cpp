@@ -93,3 +93,11 @@ TEST_CASE("positions: --png writes both figures; a model without positions, too 
     CHECK_MESSAGE(contains(e.err, c.message), e.err);
   }
 }
+
+TEST_CASE("positions: the rope scaling is named; more than 8,192 positions are refused") {
+  const auto j = positions_json("-m tests/fixtures/torch/hf_llama32 --positions 4");
+  CHECK(contains(j.at("encoding_what").get<std::string>(), "with Llama 3's frequency scaling"));
+  const auto big = run_attnviz("positions -m samples/transformer --positions 9000");
+  CHECK(big.exit_code == 2);
+  CHECK(contains(big.err, "the n × n similarity is kept whole, so at most 8192"));
+}

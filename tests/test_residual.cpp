@@ -61,3 +61,20 @@ TEST_CASE("residual: post-norm sublayers read x and chain; shares of a layer sum
   CHECK(none.exit_code == 2);
   CHECK(contains(none.err, "mha has no residual sublayers"));
 }
+
+TEST_CASE("residual: --layer picks a layer, --head is refused, Gemma's sandwich is named, each stack's tokens are counted") {
+  const auto one = run_attnviz("residual -m tests/fixtures/planted/planted-heads --probe repeat:4 --layer 1 --format json");
+  REQUIRE_MESSAGE(one.exit_code == 0, one.err);
+  const auto rows = nlohmann::json::parse(one.out).at("sublayers");
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].at("layer") == 1);
+  const auto head = run_attnviz("residual -m tests/fixtures/planted/planted-heads --probe repeat:4 --head 1");
+  CHECK(head.exit_code == 2);
+  CHECK(contains(head.err, "residual reports whole sublayers"));
+  const auto gemma = run_attnviz("residual -m tests/fixtures/torch/hf_gemma2 --ids '1 2 3' --format json");
+  REQUIRE_MESSAGE(gemma.exit_code == 0, gemma.err);
+  CHECK(nlohmann::json::parse(gemma.out).at("sublayers")[0].at("placement") == "sandwich");
+  const auto ed = run_attnviz("residual -m samples/transformer -t samples/cross/target.txt --source-tokens samples/cross/source.txt");
+  REQUIRE(ed.exit_code == 0);
+  CHECK(contains(ed.out, "(encoder 10 tokens, decoder 8 tokens)"));
+}

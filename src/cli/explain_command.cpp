@@ -12,6 +12,7 @@
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/model/model.hpp"
 #include "attnviz/sinks/explain_report.hpp"
 
 namespace attnviz {
@@ -20,6 +21,7 @@ namespace {
 
 struct ExplainArgs {
   InputArgs in;
+  std::string stack;  // --stack encoder|decoder (an encoder-decoder's self maps)
   std::string cell;  // --cell I,J
   std::string format = "text";
   int precision = 3, rows = 6, cols = 6;
@@ -39,6 +41,21 @@ std::pair<int, int> parse_cell(const std::string& text) {
   return {i, j};
 }
 
+// How the layer adds the attention output to the residual stream: pre-norm x + out, post-norm
+// Norm(x + out), Gemma 2's sandwich x + Norm(out), or plain x + out without a norm.
+std::string residual_wiring(const Model& model, const HeadId& id) {
+  const StackWeights& stack = id.stack == "encoder" ? model.weights.encoder
+                              : id.stack == "decoder" || model.weights.decoder.n_layers() > 0 ? model.weights.decoder
+                                                                                               : model.weights.encoder;
+  if (id.layer >= stack.n_layers()) return "x + out";
+  std::optional<LayerWeights> held;
+  const LayerWeights& w = stack.layer(id.layer, held);
+  const auto& norm = id.site == Site::cross ? w.norm_cross : w.norm_self;
+  if (id.site == Site::self && w.norm_self_post) return "x + Norm(out), Norm(x) being what attention read (a sandwich)";
+  if (!norm) return "x + out";
+  return model.config.norm_first ? "x + out, Norm(x) being what attention read (pre-norm)" : "Norm(x + out) (post-norm)";
+}
+
 void explain_command(const ExplainArgs& a) {
   ExplainOptions o;
   o.format = parse_table_format(a.format);
@@ -49,14 +66,24 @@ void explain_command(const ExplainArgs& a) {
   InputArgs in = a.in;
   if (!in.selection.layer) in.selection.layer = 0;
   const PreparedRun run = prepare_run(in);  // checks that the layer, site and head exist
-  const auto maps = selected_maps(run.selection, run.maps);
+  std::vector<HeadId> maps;
+  std::string found;
+  for (const auto& m : selected_maps(run.selection, run.maps)) {
+    found += (found.empty() ? "" : ", ") + m.map_name();
+    if (a.stack.empty() || m.stack == a.stack) maps.push_back(m);
+  }
   if (maps.size() != 1) {
-    throw usage_error(fmt::format("explain follows one map, and layer {} has {} (self and cross): give --site self or cross",
-                                  *in.selection.layer, maps.size()));
+    throw usage_error(fmt::format("explain follows one map; --layer {}{} selects {} ({}): choose with --site self|cross and "
+                                  "--stack encoder|decoder", *in.selection.layer,
+                                  a.stack.empty() ? "" : " --stack " + a.stack, maps.size(), found.empty() ? "none" : found));
   }
   HeadId id = maps.front();
   id.head = *in.selection.head;
   o.model_name = run.model.name;
+  const Config& c = run.model.config;
+  o.qk_norm = c.qk_norm;
+  o.rotary_dim = id.site == Site::self ? c.rotary_dim : 0;
+  o.residual = residual_wiring(run.model, id);
   HeadTracer tracer(id);
   run_collecting(run, tracer);
   std::cout << render_explain(tracer.trace(), o);
@@ -70,6 +97,8 @@ void add_explain_command(CLI::App& app) {
       "explain", "one head's attention step by step with the run's numbers: X, Q/K/V and the head split, QK^T, the "
                  "scale, the mask, the softmax, P·V, the merge; --cell I,J: one score term by term");
   add_input_flags(*cmd, args->in);
+  cmd->add_option("--stack", args->stack, "an encoder-decoder's stack: encoder or decoder")
+      ->check(CLI::IsMember({"encoder", "decoder"}));
   cmd->add_option("--cell", args->cell, "also the score of query I and key J, term by term through to its weight");
   add_table_format_flag(*cmd, args->format, "text, markdown (for notes) or json (every matrix whole)");
   add_precision_flag(*cmd, args->precision, "digits after the decimal point (text, markdown)");

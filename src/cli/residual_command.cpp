@@ -36,10 +36,16 @@ double ffn_share(const std::vector<SublayerNorms>& all, size_t k) {
 
 void residual_command(const ResidualArgs& a) {
   const TableFormat format = parse_table_format(a.format);
+  if (a.in.selection.head || !a.in.selection.site.empty()) {
+    throw usage_error("residual reports whole sublayers: --head and --site do not apply (--layer picks a layer)");
+  }
   const PreparedRun run = prepare_run(a.in);
   ResidualCollector residual;
   run_collecting(run, residual);
-  const auto& all = residual.sublayers();
+  std::vector<SublayerNorms> all;
+  for (const auto& s : residual.sublayers()) {
+    if (!a.in.selection.layer || s.layer == *a.in.selection.layer) all.push_back(s);
+  }
   if (all.empty()) throw usage_error(fmt::format("{} has no residual sublayers (a bare attention layer)", run.model.name));
   if (format == TableFormat::json) {
     nlohmann::ordered_json j;
@@ -65,10 +71,15 @@ void residual_command(const ResidualArgs& a) {
                     fmt::format("{:.{}f}", s.out, p), fmt::format("{:.{}f}", s.x > 0 ? s.update / s.x : 0.0, p),
                     fmt::format("{:.{}f}", s.cosine, p), fmt::format("{:.{}f}", ffn_share(all, k), p)});
   }
+  std::string tokens;
+  for (const auto& s : all) {
+    const std::string t = fmt::format("{}{} tokens", s.stack.empty() ? "" : s.stack + " ", s.tokens);
+    if (tokens.find(t) == std::string::npos) tokens += (tokens.empty() ? "" : ", ") + t;
+  }
   const std::string title = fmt::format(
-      "{} · the residual stream around each sublayer, mean over {} tokens of per-token L2 norms · pre-norm: x + f(Norm(x)); "
-      "post-norm: Norm(x + f(x)) · share: of the layer's updates",
-      run.model.name, all.front().tokens);
+      "{} · the residual stream around each sublayer, mean over the tokens ({}) of per-token L2 norms · pre-norm: "
+      "x + f(Norm(x)); post-norm: Norm(x + f(x)); sandwich: x + Norm(f(Norm(x))) · share: of the layer's updates",
+      run.model.name, tokens);
   std::cout << report_table(title, std::move(rows), format, [](size_t c) { return c <= 2; });
 }
 

@@ -25,6 +25,7 @@ Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Atten
   info.n_key = static_cast<int>(in.k.rows());
   info.d_head = d_k;
   info.scale = scale;
+  info.softcap = setup.softcap;
   info.mask = setup.mask;
   info.query_labels = setup.query_labels;
   info.key_labels = setup.key_labels;

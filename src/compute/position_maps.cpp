@@ -31,6 +31,10 @@ Matrix cosine_similarity(const Matrix& rows) {
 PositionMaps position_maps(const Model& model, int n) {
   const Config& c = model.config;
   if (n < 1) throw usage_error("positions: at least one position");
+  if (n > k_max_position_maps) {
+    throw usage_error(fmt::format("positions: {} positions asked for; the n × n similarity is kept whole, so at most {}", n,
+                                  k_max_position_maps));
+  }
   if (c.max_positions > 0 && n > c.max_positions) {
     throw usage_error(fmt::format("positions: {} positions asked for, but {} has {} (max_positions)", n, model.name,
                                   c.max_positions));
@@ -49,7 +53,16 @@ PositionMaps position_maps(const Model& model, int n) {
     m.kind = "rotary";
     const RotaryTable t = rotary_table(n, c.rotary_dim, c.rope_theta, c.rope_scaling);
     m.encoding = t.cos;
-    m.encoding_what = fmt::format("cos(p·θ_i), θ_i = {:g}^(−2i/{}) (rotated pairs of q and k)", c.rope_theta, c.rotary_dim);
+    const char* scaled = c.rope_scaling.kind == RopeScaling::Kind::linear  ? ", divided by the linear rope scaling factor"
+                         : c.rope_scaling.kind == RopeScaling::Kind::llama3 ? ", with Llama 3's frequency scaling"
+                         : c.rope_scaling.kind == RopeScaling::Kind::freq_factors ? ", divided by the model's freq_factors"
+                                                                               : "";
+    m.encoding_what = fmt::format("cos(p·θ_i), θ_i = {:g}^(−2i/{}){} (rotated pairs of q and k){}", c.rope_theta,
+                                  c.rotary_dim, scaled,
+                                  c.rope_local_theta > 0
+                                      ? fmt::format("; the global layers' — sliding-window layers rotate with base {:g}, unscaled",
+                                                    c.rope_local_theta)
+                                      : "");
     m.dim_prefix = "θ";
     const Eigen::MatrixXd cs = t.cos.cast<double>(), sn = t.sin.cast<double>();
     m.similarity = ((cs * cs.transpose() + sn * sn.transpose()) / static_cast<double>(t.cos.cols())).cast<float>();

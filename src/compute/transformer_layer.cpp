@@ -21,7 +21,7 @@ Matrix sublayer(const Matrix& x, const std::optional<LayerNormWeights>& norm,
     update = out(x);
     result = x + update;
   } else if (c.norm_first) {
-    step.placement = "pre-norm";
+    step.placement = post ? "sandwich" : "pre-norm";
     h = normalize(x, *norm, c);
     update = out(h);
     result = x + update;

@@ -107,6 +107,7 @@ CellMath cell_math(const HeadTrace& t, int i, int j) {
     c.dot += c.terms.back();
   }
   c.scaled = c.dot * t.info.scale;
+  if (t.info.softcap > 0) c.scaled = t.info.softcap * std::tanh(c.scaled / t.info.softcap);  // Gemma 2's cap
   c.allowed = std::isfinite(t.scores(i, j));
   c.row_max = -INFINITY;
   for (Eigen::Index m = 0; m < t.scores.cols(); ++m) {
@@ -140,6 +141,7 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     j["heads"] = heads;
     j["d_in"] = d_in, j["d_k"] = dk, j["d_v"] = dv;
     j["scale"] = info.scale;
+    j["softcap"] = info.softcap;
     j["mask"] = info.mask->describe();
     j["x"] = matrix_json(t.x_q);
     if (info.id.site == Site::cross) j["x_kv"] = matrix_json(t.x_kv);
@@ -163,8 +165,10 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
   const auto queries = token_names(info.query_labels.get(), nq), keys = token_names(info.key_labels.get(), nk);
   Printer p(o);
   const std::string where = info.id.title();
-  std::string out = fmt::format("{}{} · {} — one head's attention, step by step: softmax(Q·Kᵀ / √d_k)·V\n",
-                                o.format == TableFormat::markdown ? "## " : "", o.model_name, where);
+  const float cap = info.softcap;
+  std::string out = fmt::format("{}{} · {} — one head's attention, step by step: softmax({})·V\n",
+                                o.format == TableFormat::markdown ? "## " : "", o.model_name, where,
+                                cap > 0 ? fmt::format("{:g}·tanh(Q·Kᵀ / √d_k / {:g})", cap, cap) : "Q·Kᵀ / √d_k");
   out += fmt::format("{}{} queries × {} keys · input width {} · {} heads of d_k {}, d_v {} · mask: {}\n",
                      o.format == TableFormat::markdown ? "\n" : "", nq, nk, d_in, heads, dk, dv, info.mask->describe());
   out += fmt::format("Matrices show their first {} rows and {} columns (--rows, --cols); --format json holds them whole.\n",
@@ -176,9 +180,21 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                        nk, t.x_kv.cols()));
     p.matrix("X_kv", t.x_kv, keys, "x");
   }
-  p.heading(fmt::format("2. Projections and the head split: Q = X·W_qᵀ + b_q is [{0}, {1}·{2}]; view({0}, {1}, {2}).transpose "
-                        "makes it [{1}, {0}, {2}], and head {3} is columns {4}–{5} of Q; K and V alike",
-                        nq, heads, dk, h, h * dk, (h + 1) * dk - 1));
+  const int kv = info.id.kv_head >= 0 ? info.id.kv_head : h;
+  std::string split = fmt::format("2. Projections and the head split: Q = X·W_qᵀ + b_q is [{0}, {1}·{2}]; view({0}, {1}, {2}).transpose "
+                                  "makes it [{1}, {0}, {2}], and head {3} is columns {4}–{5} of Q",
+                                  nq, heads, dk, h, h * dk, (h + 1) * dk - 1);
+  split += kv == h ? "; K and V alike"
+                   : fmt::format("; K and V have fewer heads (grouped-query attention): head {} reads their head {}, "
+                                 "columns {}–{}", h, kv, kv * dk, (kv + 1) * dk - 1);
+  if (o.qk_norm) split += "; then q and k are RMS-normalised per head";
+  if (o.rotary_dim > 0) {
+    split += fmt::format("; then rotated by position (RoPE, the first {} dims of each head): Q and K below are after it",
+                         o.rotary_dim);
+  } else if (o.qk_norm) {
+    split += ": Q and K below are after it";
+  }
+  p.heading(split);
   p.matrix(fmt::format("Q_{}", h), t.q, queries, "d");
   p.matrix(fmt::format("K_{}", h), t.k, keys, "d");
   p.matrix(fmt::format("V_{}", h), t.v, keys, "d");
@@ -196,6 +212,9 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                      "over these cells, and × {:.4g} gives {:.4g}: without the scale the softmax below would be sharper, "
                      "its gradient smaller (see `attnviz stats`).",
                      dk, var_qk, info.scale, var_qk * info.scale * info.scale));
+  if (cap > 0) {
+    p.heading(fmt::format("4b. Soft-cap: s = {0:g}·tanh(s / {0:g}) (Gemma 2): scores stay within ±{0:g}", cap));
+  }
   p.heading(fmt::format("5. Mask ({}): masked_fill(mask == 0, −inf) before the softmax; these are the model's own scores", info.mask->describe()));
   p.matrix("scores", t.scores, queries, "k");
   p.heading("6. Softmax, row by row: P(i, j) = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij); −inf gives 0");
@@ -211,7 +230,7 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                         heads - 1, nq, t.merged.cols(), nq, t.out.cols()));
   p.matrix("concat", t.merged, queries, "c");
   p.matrix("out", t.out, queries, "o");
-  p.line("The residual stream adds `out` to the layer's input (before its norm); see `attnviz run --save` for every map.");
+  p.line(fmt::format("The layer's output is {} (x: the layer's input; see `attnviz residual`).", o.residual));
   if (o.cell) {
     const auto [ci, cj] = *o.cell;
     const CellMath c = cell_math(t, ci, cj);
@@ -226,8 +245,9 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                                         o.format == TableFormat::markdown);
     out += p.take();
     out += (o.format == TableFormat::markdown ? "" : "") + table + "\n";
-    p.line(fmt::format("q_{}·k_{} = Σ_d q_{}[d]·k_{}[d] = {:.6g}; × {:.6g} = {:.6g} (the model: {})", ci, cj, ci, cj, c.dot,
-                       info.scale, c.scaled, number(t.scores(ci, cj), 6)));
+    p.line(fmt::format("q_{}·k_{} = Σ_d q_{}[d]·k_{}[d] = {:.6g}; × {:.6g}{} = {:.6g} (the model: {})", ci, cj, ci, cj, c.dot,
+                       info.scale, cap > 0 ? fmt::format(", then {0:g}·tanh(· / {0:g})", cap) : "", c.scaled,
+                       number(t.scores(ci, cj), 6)));
     if (c.allowed) {
       p.line(fmt::format("softmax over row {}'s allowed keys: exp({:.6g} − {:.6g}) / {:.6g} = {:.6g} (the model: {:.6g})", ci,
                          static_cast<double>(t.scores(ci, cj)), c.row_max, c.exp_sum, c.weight, t.probs(ci, cj)));

@@ -57,6 +57,7 @@ PngSink::PngSink(std::filesystem::path dir, PngOptions options)
     : dir_(std::move(dir)), options_(std::move(options)) {
   if (options_.max_pixels < 16) throw usage_error("--max-pixels must be at least 16");
   panel_maps_.resize(options_.panel.size());
+  panel_what_.resize(options_.panel.size());
   staged_ = std::make_unique<StagedDir>(dir_);
   writer_ = std::make_unique<PngWriter>(options_.threads);
 }
@@ -161,10 +162,10 @@ void PngSink::end_map(const MapInfo& info) {
   style.vmax = options_.shared_scale ? 1.0f : finite_max(map.values, 1e-6f);
   style.log = log_scale_for(info, options_.colour_scale);
   if (current_panel_ >= 0) {
-    if (panel_caption_.empty()) {
-      panel_caption_ = fmt::format("mask: {} · {}×{} tokens", info.mask->describe(), info.n_query, info.n_key);
-      if (grid.pool > 1) panel_caption_ += fmt::format(" · {}-pooled {}×{} tokens per cell", pool_mode_name(options_.pool), grid.pool, grid.pool);
-    }
+    // Each map's mask, size and pooling: one statement when they agree, else one per map.
+    std::string what = fmt::format("mask: {} · {}×{} tokens", info.mask->describe(), info.n_query, info.n_key);
+    if (grid.pool > 1) what += fmt::format(" · {}-pooled {}×{} tokens per cell", pool_mode_name(options_.pool), grid.pool, grid.pool);
+    panel_what_[static_cast<size_t>(current_panel_)] = what;
     panel_log_ = panel_log_ && style.log;
     panel_maps_[static_cast<size_t>(current_panel_)] = PanelMap{panel_name(info.id), map};
   }
@@ -210,7 +211,15 @@ void PngSink::write_panel() {
   for (const auto& p : panels) names += (names.empty() ? "" : ", ") + p.name;
   const std::string span = style.log ? fmt::format("log [{:.3g}, {:.3g}]", style.vmax * k_log_floor, style.vmax)
                                      : fmt::format("[0, {:.3g}]", style.vmax);
-  std::string cap = fmt::format("{} · colour {} {}", panel_caption_, span,
+  std::string what = panel_what_.front();
+  for (const auto& w : panel_what_) {
+    if (w != panel_what_.front()) {
+      what.clear();
+      for (size_t k = 0; k < panels.size(); ++k) what += (k ? " · " : "") + panels[k].name + " " + panel_what_[k];
+      break;
+    }
+  }
+  std::string cap = fmt::format("{} · colour {} {}", what, span,
                                 options_.shared_scale ? "shared" : "max of the panel's heads");
   if (style.log && options_.colour_scale == ColourScale::auto_scale) {
     cap += fmt::format(" · log: the default for causal maps over {} tokens (--linear)", k_auto_log_tokens);

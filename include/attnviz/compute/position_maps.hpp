@@ -9,6 +9,8 @@
 
 namespace attnviz {
 
+inline constexpr int k_max_position_maps = 8192;  // 8,192² doubles of similarity: 512 MB at most
+
 struct PositionMaps {
   std::string kind;         // "sinusoidal", "learned", "rotary"
   Matrix encoding;          // [n, d]: PE rows (sinusoidal, learned) or cos(p·θ_i) (rotary, d = rotary_dim / 2)

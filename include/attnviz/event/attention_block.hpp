@@ -22,6 +22,7 @@ struct MapInfo {
   int n_key = 0;
   int d_head = 0;      // per-head query/key width d_k
   float scale = 1.0f;  // the factor applied to q·k (1/sqrt(d_k) unless overridden)
+  float softcap = 0.0f;  // scores = softcap · tanh(scale · q·k / softcap) before the mask (Gemma 2); 0: none
   // What the values are: "" for a head's attention weights (softmax of the scores); otherwise a map
   // derived from them, named for titles ("rollout: mean of heads, residual 0.5"), which has no scores.
   std::string kind;
@@ -52,7 +53,7 @@ struct SublayerStep {
   std::string stack;
   int layer = 0;
   const char* kind = "";    // "attention", "cross-attention", "feed-forward"
-  const char* placement = "";  // "pre-norm", "post-norm", "no norm"
+  const char* placement = "";  // "pre-norm", "post-norm", "sandwich" (x + Norm(f(Norm(x)))), "no norm"
 };
 
 // A consumer of attention maps. Calls arrive in order: begin_map, queries_and_keys, head_values,

@@ -84,7 +84,7 @@ class PngSink : public AttentionSink {
   int current_panel_ = -1;                 // its index in options_.panel, or -1
   std::vector<std::optional<PanelMap>> panel_maps_;  // pooled as drawn, in --panel's order
   bool panel_log_ = true;                  // every panel map chose the log scale
-  std::string panel_caption_;              // the first panel map's mask and size
+  std::vector<std::string> panel_what_;    // each panel map's mask, size and pooling, for the caption
   std::vector<std::filesystem::path> written_;  // final paths, in DIR
   std::unique_ptr<StagedDir> staged_;  // figures are written here, moved into DIR by finish()
   std::unique_ptr<PngWriter> writer_;  // last: destroyed (joined) first
