@@ -58,6 +58,12 @@ void HeadTracer::attention_output(const MapInfo& info, ConstMatrixRef x_q, Const
   complete_ = true;
 }
 
+void HeadTracer::sublayer(const SublayerStep& step, ConstMatrixRef, ConstMatrixRef, ConstMatrixRef, ConstMatrixRef) {
+  const bool mine = step.stack == id_.stack && step.layer == id_.layer &&
+                    std::string(step.kind) == (id_.site == Site::cross ? "cross-attention" : "attention");
+  if (mine && complete_) trace_.placement = step.placement;
+}
+
 const HeadTrace& HeadTracer::trace() const {
   if (!complete_) {
     throw Error(fmt::format("explain: the model never computed {} (internal: the selection was checked)", id_.title()));

@@ -12,7 +12,6 @@
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/model/model.hpp"
 #include "attnviz/sinks/explain_report.hpp"
 
 namespace attnviz {
@@ -39,21 +38,6 @@ std::pair<int, int> parse_cell(const std::string& text) {
     throw usage_error(fmt::format("--cell '{}': write the query and key as I,J (e.g. 5,3)", text));
   }
   return {i, j};
-}
-
-// How the layer adds the attention output to the residual stream: pre-norm x + out, post-norm
-// Norm(x + out), Gemma 2's sandwich x + Norm(out), or plain x + out without a norm.
-std::string residual_wiring(const Model& model, const HeadId& id) {
-  const StackWeights& stack = id.stack == "encoder" ? model.weights.encoder
-                              : id.stack == "decoder" || model.weights.decoder.n_layers() > 0 ? model.weights.decoder
-                                                                                               : model.weights.encoder;
-  if (id.layer >= stack.n_layers()) return "x + out";
-  std::optional<LayerWeights> held;
-  const LayerWeights& w = stack.layer(id.layer, held);
-  const auto& norm = id.site == Site::cross ? w.norm_cross : w.norm_self;
-  if (id.site == Site::self && w.norm_self_post) return "x + Norm(out), Norm(x) being what attention read (a sandwich)";
-  if (!norm) return "x + out";
-  return model.config.norm_first ? "x + out, Norm(x) being what attention read (pre-norm)" : "Norm(x + out) (post-norm)";
 }
 
 void explain_command(const ExplainArgs& a) {
@@ -83,7 +67,6 @@ void explain_command(const ExplainArgs& a) {
   const Config& c = run.model.config;
   o.qk_norm = c.qk_norm;
   o.rotary_dim = id.site == Site::self ? c.rotary_dim : 0;
-  o.residual = residual_wiring(run.model, id);
   HeadTracer tracer(id);
   run_collecting(run, tracer);
   std::cout << render_explain(tracer.trace(), o);

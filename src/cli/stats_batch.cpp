@@ -61,12 +61,7 @@ void report_stats_batch(const BatchResult& result, const ItemsHeader& header, co
   std::cout.flush();
   if (o.format == TableFormat::text) {
     const int width = resolved_width(flags.width);
-    int widest = 0;
-    for (size_t start = 0; start < table.size();) {
-      const size_t end = std::min(table.find('\n', start), table.size());
-      widest = std::max(widest, display_width(std::string_view(table).substr(start, end - start)));
-      start = end + 1;
-    }
+    const int widest = widest_line(table);
     if (width > 0 && widest > width) {
       std::cerr << fmt::format("attnviz: warning: the batch table needs {} columns, more than --width {} (CSV and JSON "
                                "are never cut)\n", widest, width);

@@ -60,17 +60,6 @@ StatsReportOptions report_options(const StatsArgs& a) {
   return r;
 }
 
-// The display width of the widest line of text.
-int widest_line(const std::string& text) {
-  int widest = 0;
-  for (size_t start = 0; start < text.size();) {
-    const size_t end = std::min(text.find('\n', start), text.size());
-    widest = std::max(widest, display_width(std::string_view(text).substr(start, end - start)));
-    start = end + 1;
-  }
-  return widest;
-}
-
 // stats --batch: every input's figures per head, pooled over the inputs (or this shard's).
 void stats_batch(const StatsArgs& a) {
   detail::refuse_inputs_beside_batch(a.in);

@@ -176,6 +176,16 @@ int display_width(std::string_view text) {
   return width;
 }
 
+int widest_line(std::string_view text) {
+  int widest = 0;
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    widest = std::max(widest, display_width(text.substr(start, end - start)));
+    start = end + 1;
+  }
+  return widest;
+}
+
 std::string truncate_to_width(std::string_view text, int max_columns) {
   if (display_width(text) <= max_columns) return std::string(text);
   if (max_columns <= 0) return {};

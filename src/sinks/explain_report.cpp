@@ -230,7 +230,13 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                         heads - 1, nq, t.merged.cols(), nq, t.out.cols()));
   p.matrix("concat", t.merged, queries, "c");
   p.matrix("out", t.out, queries, "o");
-  p.line(fmt::format("The layer's output is {} (x: the layer's input; see `attnviz residual`).", o.residual));
+  const std::string& placement = t.placement;
+  const std::string wiring = placement == "sandwich"  ? "x + Norm(out), Norm(x) being what attention read (a sandwich)"
+                             : placement == "pre-norm"  ? "x + out, Norm(x) being what attention read (pre-norm)"
+                             : placement == "post-norm" ? "Norm(x + out) (post-norm)"
+                             : placement == "no norm"   ? "x + out"
+                                                        : "out, with no residual connection (a bare attention layer)";
+  p.line(fmt::format("The layer's output is {} (x: the layer's input; see `attnviz residual`).", wiring));
   if (o.cell) {
     const auto [ci, cj] = *o.cell;
     const CellMath c = cell_math(t, ci, cj);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "attnviz/core/matrix.hpp"
 #include "attnviz/event/attention_block.hpp"
@@ -18,6 +19,7 @@ struct HeadTrace {
   Matrix probs;        // [n_query, n_key]: softmax over the allowed keys
   Matrix output;       // [n_query, d_v]: P·V, this head's part of the merge
   Matrix merged, out;  // the layer's [n_query, heads · d_v] and [n_query, d_out] after W_O
+  std::string placement;  // how the sublayer joins the residual stream (SublayerStep::placement), "" if unknown
 };
 
 // A sink keeping the head `id` names (stack, layer, site, head) as forward computes it.
@@ -31,6 +33,8 @@ class HeadTracer : public AttentionSink {
   void head_output(const MapInfo& info, ConstMatrixRef o) override;
   void attention_output(const MapInfo& info, ConstMatrixRef x_q, ConstMatrixRef x_kv, ConstMatrixRef merged,
                         ConstMatrixRef out) override;
+  void sublayer(const SublayerStep& step, ConstMatrixRef x, ConstMatrixRef f_input, ConstMatrixRef update,
+                ConstMatrixRef out) override;
   // The trace once the layer's attention has ended; an Error when forward never reached the head.
   const HeadTrace& trace() const;
 

@@ -33,6 +33,8 @@ std::string printable_text(std::string_view text);
 int codepoint_width(char32_t cp);
 // Columns a terminal uses for UTF-8 text (each invalid byte counts 1, as printed as U+FFFD).
 int display_width(std::string_view text);
+// The display width of the widest line of text (lines split at '\n').
+int widest_line(std::string_view text);
 // The longest prefix of text whose display width is <= max_columns; appends "…" when it cut.
 std::string truncate_to_width(std::string_view text, int max_columns);
 // text padded with spaces to `columns` display columns (right-aligned when align_right); text

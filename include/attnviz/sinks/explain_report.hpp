@@ -19,11 +19,10 @@ struct ExplainOptions {
   int rows = 6, cols = 6;                  // the top-left corner of each matrix shown (text, markdown)
   std::optional<std::pair<int, int>> cell;  // --cell I,J
   std::string model_name;
-  // What the model does around the head that the steps must say: q/k normalised per head, rotary
-  // positions (q and k printed after both), and the residual wiring of the layer's output.
+  // What the model does around the head that the steps must say: q/k normalised per head, and
+  // rotary positions (q and k printed after both).
   bool qk_norm = false;
   int rotary_dim = 0;
-  std::string residual = "x + out";  // "x + out" (pre-norm), "Norm(x + out)" (post-norm), "x + Norm(out)" (sandwich)
 };
 
 std::string render_explain(const HeadTrace& trace, const ExplainOptions& options);
