@@ -1,5 +1,6 @@
 // Benchmark of figure writing: 144 heads (12 layers × 12 heads) of N = 512 causal maps through
-// PngSink (labelled figures + grid + mask, parallel libdeflate) and as raw images. Prints times.
+// PngSink (labelled figures + grid + mask, parallel libdeflate), then as SVG and PDF (cairo).
+// Prints times and sizes.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -32,18 +33,17 @@ Matrix make_map(int n, int h) {
   return p;
 }
 
-double run(const std::filesystem::path& dir, int n, bool raw_only, int threads,
-           const std::vector<Matrix>& maps) {
+double run(const std::filesystem::path& dir, int n, FigureFormat format, int threads, const std::vector<Matrix>& maps) {
   std::filesystem::remove_all(dir);
   Mask mask;
   mask.causal = true;
   auto shared_mask = std::make_shared<const Mask>(mask);
-  std::vector<std::string> labels;
-  for (int k = 0; k < n; ++k) labels.push_back(fmt::format("tok{}", k));
+  auto labels = std::make_shared<std::vector<std::string>>();
+  for (int k = 0; k < n; ++k) labels->push_back(fmt::format("tok{}", k));
   PngOptions o;
   o.model_name = "bench";
-  o.raw = raw_only;
   o.threads = threads;
+  o.file.format = format;
   const auto t0 = std::chrono::steady_clock::now();
   PngSink sink(dir, o);
   for (int layer = 0; layer < k_layers; ++layer) {
@@ -52,7 +52,7 @@ double run(const std::filesystem::path& dir, int n, bool raw_only, int threads,
       info.id = HeadId{"", layer, Site::self, head};
       info.n_heads = k_heads, info.n_query = n, info.n_key = n;
       info.mask = shared_mask;
-      info.query_labels = &labels, info.key_labels = &labels;
+      info.query_labels = labels, info.key_labels = labels;
       sink.begin_map(info);
       const Matrix& p = maps[static_cast<size_t>(head)];
       sink.on_block(AttentionBlock(info, 0, n, p, p));
@@ -70,11 +70,15 @@ int main(int argc, char** argv) {
   const std::filesystem::path dir = argc > 2 ? argv[2] : "/tmp/attnviz-png-bench";
   std::vector<Matrix> maps;  // one per head index, reused across layers (compute is not measured)
   for (int h = 0; h < k_heads; ++h) maps.push_back(make_map(n, h));
-  for (const int threads : {1, 0}) {
-    const double t = run(dir, n, false, threads, maps);
-    fmt::print("attnviz figures (+ grid, mask), {} heads at N={}, {} encoder thread(s): {:.2f} s ({:.1f} ms/head)\n",
-               k_layers * k_heads, n, threads == 0 ? "hardware_concurrency" : "1", t,
-               1000.0 * t / (k_layers * k_heads));
+  for (const FigureFormat format : {FigureFormat::png, FigureFormat::svg, FigureFormat::pdf}) {
+    for (const int threads : {1, 0}) {
+      const double t = run(dir, n, format, threads, maps);
+      uintmax_t bytes = 0;
+      for (const auto& f : std::filesystem::directory_iterator(dir)) bytes += f.file_size();
+      fmt::print("attnviz {} figures (+ grid, mask), {} heads at N={}, {} thread(s): {:.2f} s ({:.1f} ms/head), "
+                 "{:.1f} MB\n", figure_extension(format).substr(1), k_layers * k_heads, n,
+                 threads == 0 ? "hardware_concurrency" : "1", t, 1000.0 * t / (k_layers * k_heads), bytes / 1e6);
+    }
   }
   return 0;
 }

@@ -36,10 +36,10 @@ cp "$tmp/heads/heads.induction.png" "$out/heads-induction.png"
 "$build/attnviz" run -m "$planted" --ids "0 1 2 3 9 5 0 1 2 3 4 5" --table none --no-heatmap --save "$tmp/b.safetensors"
 "$build/attnviz" diff "$tmp/a.safetensors" "$tmp/b.safetensors" --top 1 --png "$tmp/diff" > /dev/null 2>&1
 cp "$tmp/diff/layer1.self.head1.diff.png" "$out/diff-duplicate-head.png"
-# The four planted heads side by side on one colour scale, as a paper shows them.
+# The four planted heads side by side on one colour scale, as a paper shows them: a vector figure.
 "$build/attnviz" run -m "$planted" --probe repeat:8 --layer 0 --head 0 --panel L0H0,L0H1,L1H0,L1H1 --table none \
-  --no-heatmap --png "$tmp/panel"
-cp "$tmp/panel/panel.png" "$out/planted-panel.png"
+  --no-heatmap --figure-format svg --png "$tmp/panel"
+cp "$tmp/panel/panel.svg" "$out/planted-panel.svg"
 # Positional encodings: the sinusoidal table, and rotary's position × position similarity.
 "$build/attnviz" positions -m samples/transformer --positions 48 --png "$tmp/pos-sin" > /dev/null
 "$build/attnviz" positions -m tests/fixtures/torch/hf_llama --positions 48 --png "$tmp/pos-rot" > /dev/null

@@ -42,7 +42,7 @@ TEST_CASE("figure: cells carry the colour map's colours and masked cells are hat
   const FigureMap m = small_map();
   const FigureStyle style{.cell_values = false};
   const HeatmapLayout l = heatmap_figure_layout("t", m, style);
-  const Image im = heatmap_figure("t", "caption", m, style);
+  const Image im = heatmap_figure("t", "caption", m, style).take_image();
   REQUIRE(im.width == l.width);
   REQUIRE(im.height == l.height);
   CHECK(l.cell == 64);  // 480 / 3 capped at 64
@@ -71,7 +71,7 @@ TEST_CASE("figure: colour bar ends, title, and labels beside their own row and c
   const FigureMap m = small_map();
   const FigureStyle style{.cmap = ColormapId::magma, .cell_values = false};
   const HeatmapLayout l = heatmap_figure_layout("layer 0 · head 0", m, style);
-  const Image im = heatmap_figure("layer 0 · head 0", "c", m, style);
+  const Image im = heatmap_figure("layer 0 · head 0", "c", m, style).take_image();
   const int bx = l.colorbar.x + l.colorbar.w / 2;
   CHECK(im.at(bx, l.colorbar.y) == colormap(ColormapId::magma, 1.0f));
   CHECK(im.at(bx, l.colorbar.y + l.colorbar.h - 1) == colormap(ColormapId::magma, 0.0f));
@@ -92,7 +92,7 @@ TEST_CASE("figure: cell values are printed in small maps") {
   FigureMap m = small_map();
   const FigureStyle with{.cell_values = true}, without{.cell_values = false};
   const HeatmapLayout l = heatmap_figure_layout("t", m, with);
-  const Image a = heatmap_figure("t", "c", m, with), b = heatmap_figure("t", "c", m, without);
+  const Image a = heatmap_figure("t", "c", m, with).take_image(), b = heatmap_figure("t", "c", m, without).take_image();
   int differ = 0;
   for (int y = l.map.y; y < l.map.y + l.cell; ++y)
     for (int x = l.map.x; x < l.map.x + l.cell; ++x) differ += a.at(x, y) != b.at(x, y);
@@ -118,7 +118,7 @@ TEST_CASE("figure: grid thumbnails sit in layer rows and head columns") {
       thumbs.push_back(t);
     }
   }
-  const Image im = grid_figure("grid", thumbs, FigureStyle{}, 96);
+  const Image im = grid_figure("grid", thumbs, FigureStyle{}, 96).take_image();
   // Find thumbnail (1, 2) by scanning for its unique colour; it must lie right of and below (0, 0).
   const Rgb c00 = colormap(ColormapId::viridis, 0.0f), c12 = colormap(ColormapId::viridis, 1.0f);
   int x00 = -1, y00 = -1, x12 = -1, y12 = -1;
@@ -192,7 +192,7 @@ TEST_CASE("figure: a long caption wraps between its parts, inside the figure, an
   const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts);
   for (const auto& line : many.caption_lines) CHECK(probe.text_width(line, detail::k_caption_px) <= many.width - 2 * detail::k_margin);
   CHECK(many.map.y - one.map.y == (static_cast<int>(many.caption_lines.size()) - 1) * probe.line_metrics(detail::k_caption_px).line_height);
-  const Image im = heatmap_figure("t", caption, m, style);
+  const Image im = heatmap_figure("t", caption, m, style).take_image();
   CHECK(im.height == many.height);
   CHECK(ink(im, {16, one.map.y - 40, many.width - 32, 30}) > 20);  // the later caption lines are drawn
 }

@@ -57,7 +57,7 @@ TEST_CASE("panel: its heads share one colour scale") {
   one.values.setOnes();
   FigureStyle style;
   style.cell_values = false;
-  const Image im = panel_figure("t", "c", {{"L0H0", quarter}, {"L0H1", one}}, style);
+  const Image im = panel_figure("t", "c", {{"L0H0", quarter}, {"L0H1", one}}, style).take_image();
   const Rgb low = colormap(style.cmap, 0.25f), top = colormap(style.cmap, 1.0f);
   long lows = 0, tops = 0;
   for (int y = 0; y < im.height; ++y) {
@@ -71,7 +71,7 @@ TEST_CASE("panel: its heads share one colour scale") {
   CHECK(lows >= 256 * 256);
   CHECK(tops >= 256 * 256);
   CHECK(lows < 256 * 256 + 2000);
-  CHECK_THROWS_AS(panel_figure("t", "c", {}, style), Error);
+  CHECK_THROWS_AS(panel_figure("t", "c", {}, style).take_image(), Error);
 }
 
 TEST_CASE("panel: run --png --panel writes panel.png beside the selected heads' figures, and refuses misuse") {

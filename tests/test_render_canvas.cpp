@@ -67,20 +67,28 @@ TEST_CASE("canvas: hatching draws stripes on x + y ≡ 0 (mod spacing) over the 
   }
 }
 
-TEST_CASE("canvas: put_pixels copies a row of pixels, clipped at both ends and off the image") {
-  Canvas c(4, 2, k_white);
-  const uint8_t rgb[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};  // 6 pixels
-  c.put_pixels(-1, 0, rgb, 6);  // pixels 1..4 land on x = 0..3
-  CHECK(c.image().at(0, 0) == Rgb{4, 5, 6});
-  CHECK(c.image().at(3, 0) == Rgb{13, 14, 15});
-  c.put_pixels(2, 1, rgb, 6);  // pixels 0..1 land on x = 2..3
-  CHECK(c.image().at(1, 1) == k_white);
-  CHECK(c.image().at(2, 1) == Rgb{1, 2, 3});
-  CHECK(c.image().at(3, 1) == Rgb{4, 5, 6});
-  c.put_pixels(0, 2, rgb, 6);   // below the image: nothing
-  c.put_pixels(0, -1, rgb, 6);  // above it
-  c.put_pixels(9, 0, rgb, 6);   // right of it
-  CHECK(c.image().at(0, 1) == k_white);
+TEST_CASE("canvas: draw_cells scales a pixel per cell to cell × cell squares, clipped, and records the image once") {
+  Canvas c(5, 4, k_white);
+  auto cells = std::make_shared<Image>();
+  cells->width = 3, cells->height = 2;
+  cells->rgb = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
+  c.draw_cells(-1, 0, 2, cells);  // cell (0, 0) is x = -1..0, cell (0, 1) x = 1..2, cell (0, 2) x = 3..4
+  CHECK(c.image().at(0, 0) == Rgb{1, 2, 3});
+  CHECK(c.image().at(1, 1) == Rgb{4, 5, 6});
+  CHECK(c.image().at(2, 0) == Rgb{4, 5, 6});
+  CHECK(c.image().at(4, 1) == Rgb{7, 8, 9});
+  CHECK(c.image().at(0, 2) == Rgb{10, 11, 12});
+  CHECK(c.image().at(4, 3) == Rgb{16, 17, 18});
+  c.draw_cells(0, 9, 2, cells);  // below the image: nothing drawn, still recorded
+  CHECK(c.image().at(0, 3) == Rgb{10, 11, 12});
+  const auto& ops = c.drawing().ops;
+  REQUIRE(ops.size() == 3);  // the background, then both images
+  const auto* image = std::get_if<DrawImage>(&ops[1]);
+  REQUIRE(image != nullptr);
+  CHECK(image->pixels.get() == cells.get());  // shared, not copied
+  CHECK(image->x == -1);
+  CHECK(image->w == 6);
+  CHECK(image->h == 4);
 }
 
 TEST_CASE("canvas: the same text drawn twice (its glyphs then cached) gives the same pixels") {

@@ -39,14 +39,16 @@ struct DiffArgs {
   int precision = 4;
   std::string png_dir;
   int max_pixels = 1024;
+  FigureFlags figure_flags;  // --figure-format, --dpi
+  FigureFile figure_file;
 };
 
 constexpr int k_default_figures = 6;
 
 // The flags of a file diff (the rest are an inline run's).
 bool is_diff_file_flag(const std::string& name) {
-  for (const char* f : {"--sort", "--top", "--format", "--precision", "--png", "--max-pixels", "--layer", "--site",
-                        "--head", "--help"}) {
+  for (const char* f : {"--sort", "--top", "--format", "--precision", "--png", "--max-pixels", "--figure-format",
+                        "--dpi", "--layer", "--site", "--head", "--help"}) {
     if (name == f) return true;
   }
   return false;
@@ -120,8 +122,9 @@ std::string label_note(const std::vector<std::string>& a, const std::vector<std:
                      a[first], b[first]);
 }
 
-void write_figure(const std::filesystem::path& dir, const DiffRow& row, const SafetensorsFile& fa,
-                  const SafetensorsFile& fb, int slot, int max_pixels, const std::string& title) {
+void write_diff_figure(const std::filesystem::path& dir, const DiffRow& row, const SafetensorsFile& fa,
+                       const SafetensorsFile& fb, int slot, int max_pixels, const std::string& title,
+                       const FigureFile& file) {
   const std::vector<float> a = head_map(fa, row.map + ".probs", slot), b = head_map(fb, row.map + ".probs", slot);
   const int64_t nq = row.n_query, nk = row.n_key;
   Matrix delta(nq, nk);
@@ -147,8 +150,8 @@ void write_figure(const std::filesystem::path& dir, const DiffRow& row, const Sa
   std::string caption = fmt::format("B − A · colour [−{0:.3g}, {0:.3g}], 0 at the centre · JSD {1:.3g} bits · max |Δ| {2:.3g}",
                                     m, row.diff.jsd, row.diff.max_abs);
   if (grid.pool > 1) caption += fmt::format(" · mean-pooled {0}×{0} tokens per cell", grid.pool);
-  const std::string name = fmt::format("{}.head{}.diff.png", row.map, row.id.head);
-  write_png(dir / name, heatmap_figure(fmt::format("{} · {}", title, row.id.title()), caption, map, style));
+  write_figure(figure_path(dir, fmt::format("{}.head{}.diff", row.map, row.id.head), file.format),
+               heatmap_figure(fmt::format("{} · {}", title, row.id.title()), caption, map, style), file);
 }
 
 // The two saved runs compared: path_a and path_b are read; name_a and name_b stand for them in
@@ -233,11 +236,12 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
     std::error_code ec;
     std::filesystem::create_directories(args.png_dir, ec);
     if (ec) throw Error(fmt::format("{}: cannot create directory: {}", args.png_dir, ec.message()));
-    write_diff_chart(args.png_dir, rows, args.sort, report.title);
+    write_diff_chart(args.png_dir, rows, args.sort, report.title, args.figure_file);
     const size_t figures = args.top > 0 ? shown.size() : std::min<size_t>(shown.size(), k_default_figures);
     for (size_t i = 0; i < figures; ++i) {
       const DiffRow& row = shown[i];
-      write_figure(args.png_dir, row, fa, fb, row.id.head - first_head(fa, row.map), args.max_pixels, report.title);
+      write_diff_figure(args.png_dir, row, fa, fb, row.id.head - first_head(fa, row.map), args.max_pixels, report.title,
+                        args.figure_file);
     }
   }
 }
@@ -295,7 +299,11 @@ void add_diff_command(CLI::App& app) {
                   "else 6) and a layer × head chart of the ranking figure into this folder");
   cmd->add_option("--max-pixels", args->max_pixels, "figures mean-pool longer maps to this many cells per side")
       ->check(CLI::Range(16, 16384));
-  cmd->callback([args, cmd] { diff_command(*args, *cmd); });
+  add_figure_flags(*cmd, args->figure_flags);
+  cmd->callback([args, cmd] {
+    args->figure_file = figure_file(*cmd, args->figure_flags, {"--max-pixels"});
+    diff_command(*args, *cmd);
+  });
 }
 
 }  // namespace attnviz

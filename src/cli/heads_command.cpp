@@ -40,6 +40,8 @@ struct HeadsArgs {
   int precision = 3;
   int top = 0;
   std::string png_dir;
+  FigureFlags figure_flags;  // --figure-format, --dpi
+  FigureFile figure_file;
   detail::BatchArgs batch;  // --batch, --items, --shard
 };
 
@@ -54,11 +56,11 @@ size_t sort_index(const std::string& sort, const std::vector<PatternSpec>& patte
 
 // The table on stdout and, with --png, a chart per pattern.
 void report_heads(const std::vector<HeadScores>& heads, const DetectionOptions& detection,
-                  const HeadsReportOptions& report, const std::string& png_dir) {
+                  const HeadsReportOptions& report, const std::string& png_dir, const FigureFile& file) {
   std::cout << render_heads(heads, detection, report);
   std::cout.flush();
   if (!png_dir.empty()) {
-    write_heads_charts(png_dir, heads, detection, fmt::format("{} · {}", report.model_name, report.input));
+    write_heads_charts(png_dir, heads, detection, fmt::format("{} · {}", report.model_name, report.input), file);
   }
 }
 
@@ -89,7 +91,7 @@ void heads_batch(const HeadsArgs& a, DetectionOptions detection, HeadsReportOpti
   const detail::BatchResult result =
       detail::run_heads_batch(run, a.in, detection, a.batch, scan, detail::batch_settings(a.in, run));
   report.input = result.input;
-  report_heads(result.summary, detection, report, a.png_dir);
+  report_heads(result.summary, detection, report, a.png_dir, a.figure_file);
 }
 
 // A built-in name, or a 0/1 matrix file [N, N] (text or .npy, 1 = on the pattern) named by its stem.
@@ -173,7 +175,7 @@ void heads_command(const HeadsArgs& a) {
     throw usage_error("heads scores self-attention maps, and the selection reached none (a cross map has no "
                       "detection pattern)");
   }
-  report_heads(heads.heads(), heads.options(), report, a.png_dir);
+  report_heads(heads.heads(), heads.options(), report, a.png_dir, a.figure_file);
 }
 
 struct MergeArgs {
@@ -181,6 +183,8 @@ struct MergeArgs {
   std::string sort, format = "text", png_dir, chart;
   int precision = 3, top = 0;
   bool ascending = false;
+  FigureFlags figure_flags;  // --figure-format, --dpi
+  FigureFile figure_file;
 };
 
 void merge_command(const MergeArgs& a) {
@@ -189,7 +193,7 @@ void merge_command(const MergeArgs& a) {
   const detail::BatchResult result = detail::merge_items(a.files, header);
   if (header.command == "stats") {
     detail::report_stats_batch(result, header, detail::StatsBatchFlags{a.format, a.precision, a.sort, a.ascending, a.top,
-                                                                       a.png_dir, a.chart});
+                                                                       a.png_dir, a.chart, 0, a.figure_file});
     return;
   }
   if (a.ascending || !a.chart.empty()) throw usage_error("--ascending and --chart go with the --items files of stats --batch");
@@ -197,7 +201,7 @@ void merge_command(const MergeArgs& a) {
   report.model_name = header.model;
   report.sort = sort_index(a.sort, detection.patterns);
   report.input = result.input;
-  report_heads(result.summary, detection, report, a.png_dir);
+  report_heads(result.summary, detection, report, a.png_dir, a.figure_file);
 }
 
 }  // namespace
@@ -226,7 +230,11 @@ void add_heads_command(CLI::App& app) {
   detail::add_batch_flags(*cmd, args->batch.file, args->batch.shard, "score",
                           "the table shows each head's mean over them (attnviz merge pools shards' --items)");
   cmd->add_option("--items", args->batch.items, "with --batch: write each input's scores as JSON lines into this file");
-  cmd->callback([args] { heads_command(*args); });
+  add_figure_flags(*cmd, args->figure_flags);
+  cmd->callback([args, cmd] {
+    args->figure_file = figure_file(*cmd, args->figure_flags);
+    heads_command(*args);
+  });
 }
 
 void add_merge_command(CLI::App& app) {
@@ -242,7 +250,11 @@ void add_merge_command(CLI::App& app) {
   add_table_format_flag(*cmd, args->format, "text, csv, json or markdown");
   add_precision_flag(*cmd, args->precision, "digits after the decimal point (text, markdown)");
   cmd->add_option("--png", args->png_dir, "write a layer × head chart per pattern into this folder");
-  cmd->callback([args] { merge_command(*args); });
+  add_figure_flags(*cmd, args->figure_flags);
+  cmd->callback([args, cmd] {
+    args->figure_file = figure_file(*cmd, args->figure_flags);
+    merge_command(*args);
+  });
 }
 
 }  // namespace attnviz

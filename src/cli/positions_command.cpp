@@ -17,7 +17,7 @@
 #include "attnviz/io/staged_dir.hpp"
 #include "attnviz/model/hf_cache.hpp"
 #include "attnviz/render/figure.hpp"
-#include "attnviz/render/png.hpp"
+#include "attnviz/render/figure_file.hpp"
 #include "attnviz/render/pooled_map.hpp"
 #include "attnviz/render/table.hpp"
 
@@ -31,6 +31,8 @@ struct PositionsArgs {
   int positions = 64;
   std::string format = "text", png_dir, font;
   int precision = 3, max_pixels = 1024;
+  FigureFlags figure_flags;  // --figure-format, --dpi
+  FigureFile figure_file;
 };
 
 nlohmann::json matrix_json(const Matrix& m) {
@@ -46,8 +48,8 @@ nlohmann::json matrix_json(const Matrix& m) {
 }
 
 // A signed matrix on the diverging colour map, centred on 0 (±range), mean-pooled past max_pixels.
-Image signed_figure(const std::string& title, std::string caption, const Matrix& values, const std::string& col_axis,
-                    float range, int max_pixels, const std::shared_ptr<const FontSet>& fonts) {
+Canvas signed_figure(const std::string& title, std::string caption, const Matrix& values, const std::string& col_axis,
+                     float range, int max_pixels, const std::shared_ptr<const FontSet>& fonts) {
   FigureMap map;
   map.n_query = static_cast<int>(values.rows()), map.n_key = static_cast<int>(values.cols());
   map.row_axis = "positions", map.col_axis = col_axis;  // labels: the indices
@@ -113,12 +115,15 @@ void positions_command(const PositionsArgs& a) {
   StagedDir dir(a.png_dir);
   const std::string title = fmt::format("{} · {} positions", model.name, m.kind);
   const float range = largest_magnitude(m.encoding);
-  write_png(dir.staging_path() / "positions.encoding.png",
-            signed_figure(title + " · encoding", fmt::format("{} · colour [−{:.3g}, {:.3g}], 0 at the centre", m.encoding_what, range, range),
-                          m.encoding, m.dim_prefix == "θ" ? "frequencies i" : "dimensions", range, a.max_pixels, fonts));
-  write_png(dir.staging_path() / "positions.similarity.png",
-            signed_figure(title + " · position × position", m.similarity_what + " · colour [−1, 1]", m.similarity, "positions",
-                          1.0f, a.max_pixels, fonts));
+  const FigureFormat f = a.figure_file.format;
+  write_figure(figure_path(dir.staging_path(), "positions.encoding", f),
+               signed_figure(title + " · encoding", fmt::format("{} · colour [−{:.3g}, {:.3g}], 0 at the centre", m.encoding_what, range, range),
+                             m.encoding, m.dim_prefix == "θ" ? "frequencies i" : "dimensions", range, a.max_pixels, fonts),
+               a.figure_file);
+  write_figure(figure_path(dir.staging_path(), "positions.similarity", f),
+               signed_figure(title + " · position × position", m.similarity_what + " · colour [−1, 1]", m.similarity,
+                             "positions", 1.0f, a.max_pixels, fonts),
+               a.figure_file);
   dir.commit();
 }
 
@@ -138,7 +143,11 @@ void add_positions_command(CLI::App& app) {
   cmd->add_option("--max-pixels", args->max_pixels, "figures mean-pool larger matrices to this many cells per side")
       ->check(CLI::Range(16, 16384));
   cmd->add_option("--font", args->font, "font for figures: a file or a fontconfig name (default sans-serif)");
-  cmd->callback([args] { positions_command(*args); });
+  add_figure_flags(*cmd, args->figure_flags);
+  cmd->callback([args, cmd] {
+    args->figure_file = figure_file(*cmd, args->figure_flags, {"--max-pixels", "--font"});
+    positions_command(*args);
+  });
 }
 
 }  // namespace attnviz

@@ -84,6 +84,7 @@ PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap
   p.pool = parse_pool_mode(a.pool);
   p.max_pixels = a.max_pixels;
   p.raw = a.png_raw;
+  p.file = a.figure_file;
   if (!a.panel.empty()) {
     p.panel = parse_panel(a.panel);
     check_panel(p.panel, run.maps);

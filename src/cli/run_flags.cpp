@@ -7,6 +7,15 @@
 
 namespace attnviz {
 
+namespace {
+
+FigureFile run_figure_file(const CLI::App& cmd, const RunArgs& args) {
+  return figure_file(cmd, args.figure_flags,
+                     {"--png-raw", "--scale", "--log", "--linear", "--max-pixels", "--pool", "--font"});
+}
+
+}  // namespace
+
 void add_run_output_flags(CLI::App& cmd_ref, RunArgs& a) {
   CLI::App* cmd = &cmd_ref;
   RunArgs* args = &a;
@@ -30,6 +39,7 @@ void add_run_output_flags(CLI::App& cmd_ref, RunArgs& a) {
   cmd->add_option("--pool", args->pool, "pooling of long maps: max or mean")
       ->check(CLI::IsMember({"max", "mean"}));
   cmd->add_option("--font", args->font, "font for figures: a file or a fontconfig name (default sans-serif)");
+  add_figure_flags(*cmd, args->figure_flags);
   cmd->add_option("--save", args->save,
                   "write the selected maps' scores and probs to a .safetensors file, streamed as they are computed");
   cmd->add_option("--save-dtype", args->save_dtype,
@@ -55,6 +65,7 @@ void add_run_command(CLI::App& app) {
   cmd->callback([args, cmd] {
     args->png_given = cmd->count("--png") > 0;
     args->save_given = cmd->count("--save") > 0;
+    args->figure_file = run_figure_file(*cmd, *args);
     run_command(*args);
   });
 }
@@ -78,6 +89,7 @@ void add_rollout_command(CLI::App& app) {
   cmd->callback([args, cmd] {
     args->png_given = cmd->count("--png") > 0;
     args->save_given = cmd->count("--save") > 0;
+    args->figure_file = run_figure_file(*cmd, *args);
     run_command(*args);
   });
 }

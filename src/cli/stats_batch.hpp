@@ -18,6 +18,7 @@ struct StatsBatchFlags {
   int top = 0;
   std::string png_dir, chart;  // chart: "" = saturated
   int width = 0;               // text: --width (0 = detected): wider tables are warned about
+  FigureFile file;             // the chart's format
 };
 
 // Runs the batch (this shard's inputs), each input into a StatsCollector; the items header records

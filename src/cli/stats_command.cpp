@@ -36,6 +36,8 @@ struct StatsArgs {
   int top = 0;
   std::string png_dir;
   std::string chart = "saturated";
+  FigureFlags figure_flags;  // --figure-format, --dpi
+  FigureFile figure_file;
   int width = 0;  // text: columns of the terminal (0 = detected)
   detail::BatchArgs batch;  // --batch, --items, --shard
 };
@@ -68,7 +70,8 @@ void stats_batch(const StatsArgs& a) {
                       "(--sort sink, --sort previous, …)");
   }
   if (!a.batch.items.empty()) check_output_file(a.batch.items, "--items");
-  const detail::StatsBatchFlags flags{a.format, a.precision, a.sort, a.ascending, a.top, a.png_dir, a.chart, a.width};
+  const detail::StatsBatchFlags flags{a.format, a.precision, a.sort, a.ascending, a.top, a.png_dir, a.chart, a.width,
+                                            a.figure_file};
   if (!a.sort.empty()) find_stats_metric(a.sort, "--sort");  // flag errors before the model loads
   find_stats_metric(a.chart, "--chart");
   parse_table_format(a.format);
@@ -106,7 +109,7 @@ void stats_command(const StatsArgs& a) {
   if (!a.png_dir.empty()) {
     write_stats_charts(
         a.png_dir, stats.heads(), find_stats_metric(a.chart, "--chart"), stats.options(),
-        report.model_name + (report.scale_note.empty() ? "" : " · " + report.scale_note));
+        report.model_name + (report.scale_note.empty() ? "" : " · " + report.scale_note), a.figure_file);
   }
 }
 
@@ -138,6 +141,7 @@ void add_stats_command(CLI::App& app) {
                   "write charts into this folder (layer × head grid, histogram)");
   cmd->add_option("--chart", args->chart,
                   "statistic of the grid chart (default saturated; e.g. entropy, sink)");
+  add_figure_flags(*cmd, args->figure_flags);
   add_width_flag(*cmd, args->width,
                  "text: terminal width in columns; wider tables are split (default: detected)");
   detail::add_batch_flags(*cmd, args->batch.file, args->batch.shard, "analyse",
@@ -145,7 +149,10 @@ void add_stats_command(CLI::App& app) {
                           "--items)");
   cmd->add_option("--items", args->batch.items,
                   "with --batch: write each input's figures per head as JSON lines into this file");
-  cmd->callback([args] { stats_command(*args); });
+  cmd->callback([args, cmd] {
+    args->figure_file = figure_file(*cmd, args->figure_flags, {"--chart"});
+    stats_command(*args);
+  });
 }
 
 }  // namespace attnviz

@@ -137,14 +137,24 @@ Canvas::Canvas(int width, int height, Rgb background, std::shared_ptr<const Font
   for (size_t k = 0; k < image_.rgb.size(); k += 3) {
     image_.rgb[k] = background.r, image_.rgb[k + 1] = background.g, image_.rgb[k + 2] = background.b;
   }
+  drawing_.width = width, drawing_.height = height;
+  drawing_.ops.emplace_back(DrawRect{0, 0, width, height, background});
 }
 
-const FontSet& Canvas::fonts() const {
+const FontSet& Canvas::fonts() const { return *font_set(); }
+
+const std::shared_ptr<const FontSet>& Canvas::font_set() const {
   if (!fonts_) fonts_ = FontSet::default_set();
-  return *fonts_;
+  return fonts_;
 }
 
 void Canvas::fill_rect(int x, int y, int w, int h, Rgb color) {
+  if (w <= 0 || h <= 0) return;
+  drawing_.ops.emplace_back(DrawRect{x, y, w, h, color});
+  raster_fill(x, y, w, h, color);
+}
+
+void Canvas::raster_fill(int x, int y, int w, int h, Rgb color) {
   const int x0 = std::max(x, 0), x1 = std::min(x + w, width());
   const int y0 = std::max(y, 0), y1 = std::min(y + h, height());
   for (int py = y0; py < y1; ++py) {
@@ -161,8 +171,10 @@ void Canvas::stroke_rect(int x, int y, int w, int h, Rgb color, int thickness) {
 }
 
 void Canvas::hatch_rect(int x, int y, int w, int h, Rgb background, Rgb stripe, int spacing) {
-  fill_rect(x, y, w, h, background);
+  if (w <= 0 || h <= 0) return;
   spacing = std::max(spacing, 2);
+  drawing_.ops.emplace_back(DrawHatch{x, y, w, h, background, stripe, spacing});
+  raster_fill(x, y, w, h, background);
   const int x0 = std::max(x, 0), x1 = std::min(x + w, width());
   const int y0 = std::max(y, 0), y1 = std::min(y + h, height());
   // Stripes on absolute coordinates (x + y ≡ 0 mod spacing), so neighbouring masked cells join
@@ -176,15 +188,29 @@ void Canvas::hatch_rect(int x, int y, int w, int h, Rgb background, Rgb stripe, 
   }
 }
 
-void Canvas::put_pixels(int x, int y, const uint8_t* rgb, int n) {
-  if (y < 0 || y >= height()) return;
-  const int x0 = std::max(x, 0), x1 = std::min(x + n, width());
+void Canvas::draw_cells(int x, int y, int cell, std::shared_ptr<const Image> cells) {
+  if (!cells || cells->width <= 0 || cells->height <= 0 || cell <= 0) return;
+  const Image& src = *cells;
+  drawing_.ops.emplace_back(DrawImage{x, y, src.width * cell, src.height * cell, cells});
+  const int x0 = std::max(x, 0), x1 = std::min(x + src.width * cell, width());
   if (x1 <= x0) return;
-  std::memcpy(image_.rgb.data() + (static_cast<size_t>(y) * static_cast<size_t>(width()) + static_cast<size_t>(x0)) * 3,
-              rgb + static_cast<size_t>(x0 - x) * 3, static_cast<size_t>(x1 - x0) * 3);
+  std::vector<uint8_t> row(static_cast<size_t>(src.width) * static_cast<size_t>(cell) * 3);
+  for (int i = 0; i < src.height; ++i) {
+    // A row of cells widened once, then copied into each of its `cell` pixel rows.
+    const uint8_t* from = src.rgb.data() + static_cast<size_t>(i) * static_cast<size_t>(src.width) * 3;
+    uint8_t* out = row.data();
+    for (int j = 0; j < src.width; ++j, from += 3) {
+      for (int p = 0; p < cell; ++p, out += 3) out[0] = from[0], out[1] = from[1], out[2] = from[2];
+    }
+    for (int py = std::max(y + i * cell, 0); py < std::min(y + (i + 1) * cell, height()); ++py) {
+      std::memcpy(image_.rgb.data() + (static_cast<size_t>(py) * static_cast<size_t>(width()) + static_cast<size_t>(x0)) * 3,
+                  row.data() + static_cast<size_t>(x0 - x) * 3, static_cast<size_t>(x1 - x0) * 3);
+    }
+  }
 }
 
 void Canvas::draw_line(int x0, int y0, int x1, int y1, Rgb color) {
+  drawing_.ops.emplace_back(DrawLine{x0, y0, x1, y1, color});
   const int dx = std::abs(x1 - x0), dy = -std::abs(y1 - y0);
   const int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
   int err = dx + dy;
@@ -198,6 +224,7 @@ void Canvas::draw_line(int x0, int y0, int x1, int y1, Rgb color) {
 }
 
 void Canvas::blit(const Image& src, int x, int y) {
+  drawing_.ops.emplace_back(DrawImage{x, y, src.width, src.height, std::make_shared<const Image>(src)});
   const int x0 = std::max(x, 0), x1 = std::min(x + src.width, width());
   if (x0 >= x1) return;
   for (int py = std::max(y, 0); py < std::min(y + src.height, height()); ++py) {
@@ -215,6 +242,13 @@ int Canvas::draw_text(int x, int baseline_y, std::string_view utf8, const TextSt
   const int shift = style.align == TextAlign::center ? w / 2 : style.align == TextAlign::end ? w : 0;
   const bool up = style.direction == TextDirection::up;
   const int start = up ? baseline_y + shift : x - shift;  // where the pen starts along the text
+  if (!layout.glyphs.empty()) {
+    DrawText op{printable_text(utf8), {}, style.pixel_size, style.color, static_cast<float>(up ? x : start),
+                static_cast<float>(up ? start : baseline_y), up};
+    op.glyphs.reserve(layout.glyphs.size());
+    for (const PlacedGlyph& pg : layout.glyphs) op.glyphs.push_back({pg.font, pg.glyph, pg.pen});
+    drawing_.ops.emplace_back(std::move(op));
+  }
   for (const PlacedGlyph& pg : layout.glyphs) {
     const detail::LoadedFont& font = fonts().font(pg.font);
     const auto bitmap = font.rasterise(pg.glyph, font.scale(style.pixel_size));

@@ -161,46 +161,52 @@ void draw_col_labels(Canvas& canvas, const AxisLabels& labels, int x_left, int y
 
 void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
                 const MaskMatrix& allowed, const FigureStyle& style) {
+  // The cells as an image, a pixel per cell (drawn scaled by the canvas, embedded as it is in
+  // vector files), then each row's runs of masked cells hatched over it, one hatch per run: the
+  // stripes sit on absolute coordinates, so a run draws what cell-by-cell hatching draws.
+  auto image = std::make_shared<Image>();
+  image->width = static_cast<int>(values.cols()), image->height = static_cast<int>(values.rows());
+  image->rgb.resize(static_cast<size_t>(values.size()) * 3 + 1);  // + 1: the packed stores' spare byte
   // Each colour as 4 bytes (r, g, b, unused), stored whole at 3-byte steps: one store per pixel,
-  // the fourth byte overwritten by the next pixel (the row keeps one spare byte at its end).
+  // the fourth byte overwritten by the next pixel.
   std::array<uint32_t, 256> packed{};
   const auto pack = [](Rgb c) { return uint32_t{c.r} | uint32_t{c.g} << 8 | uint32_t{c.b} << 16; };
   for (size_t k = 0; k < packed.size(); ++k) packed[k] = pack(colormap_colors(style.cmap)[k]);
-  const uint32_t non_finite = pack(k_non_finite_rgb);
+  const uint32_t non_finite = pack(k_non_finite_rgb), hatch = pack(k_hatch_background);
   const auto n_cols = static_cast<size_t>(values.cols());
-  std::vector<uint8_t> row(n_cols * static_cast<size_t>(cell) * 3 + 1);  // one run of cells' pixel row
   std::vector<uint8_t> bins(n_cols);
+  struct Run { int x, y, w; };
+  std::vector<Run> masked_runs;
   for (Eigen::Index i = 0; i < values.rows(); ++i) {
-    const int cy = y + static_cast<int>(i) * cell;
     const float* v = values.row(i).data();
     const uint8_t* keep = allowed.row(i).data();
+    uint8_t* out = image->rgb.data() + static_cast<size_t>(i) * n_cols * 3;
     for (size_t j = 0; j < n_cols;) {
       const bool masked = keep[j] == 0;
       const size_t end = static_cast<size_t>(
           std::find_if(keep + j + 1, keep + n_cols, [&](uint8_t k) { return (k == 0) != masked; }) - keep);
-      const int cx = x + static_cast<int>(j) * cell, w = static_cast<int>(end - j) * cell;
       if (masked) {
-        // A run of masked cells as one hatch: the stripes sit on absolute coordinates, so this
-        // draws what cell-by-cell hatching draws, without a call per cell of a long causal row.
-        canvas.hatch_rect(cx, cy, w, cell, k_hatch_background, k_hatch_stripe);
+        masked_runs.push_back({x + static_cast<int>(j) * cell, y + static_cast<int>(i) * cell,
+                               static_cast<int>(end - j) * cell});
+        for (size_t k = j; k < end; ++k) std::memcpy(out + 3 * k, &hatch, 4);
         j = end;
         continue;
       }
-      // A run of allowed cells: coloured once, then copied into each of its `cell` pixel rows.
       if (style.log) {
         for (size_t k = j; k < end; ++k) bins[k] = static_cast<uint8_t>(colormap_index(figure_position(v[k], style)));
       } else {  // colormap_index(colormap_position(v, vmin, vmax)), vectorised
         bins_256(v + j, end - j, style.vmin, style.vmax, bins.data() + j);
       }
-      uint8_t* out = row.data();
       for (size_t k = j; k < end; ++k) {
         const uint32_t c = std::isfinite(v[k]) ? packed[bins[k]] : non_finite;
-        for (int p = 0; p < cell; ++p, out += 3) std::memcpy(out, &c, 4);
+        std::memcpy(out + 3 * k, &c, 4);
       }
-      for (int py = 0; py < cell; ++py) canvas.put_pixels(cx, cy + py, row.data(), w);
       j = end;
     }
   }
+  image->rgb.pop_back();
+  canvas.draw_cells(x, y, cell, std::move(image));
+  for (const Run& r : masked_runs) canvas.hatch_rect(r.x, r.y, r.w, cell, k_hatch_background, k_hatch_stripe);
 }
 
 bool any_masked(const FigureMap& map) { return (map.allowed.array() == 0).any(); }

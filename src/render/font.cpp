@@ -53,7 +53,7 @@ FontFile file_of(FcPattern* font) {
 
 }  // namespace
 
-LoadedFont::LoadedFont(std::filesystem::path file, int face_index) : path(std::move(file)) {
+LoadedFont::LoadedFont(std::filesystem::path file, int face) : path(std::move(file)), face_index(face) {
   // Bounded, regular files only; 256 MiB holds the largest CJK collections.
   const std::string data = read_regular_file(path.string(), size_t{256} << 20);
   bytes.assign(data.begin(), data.end());

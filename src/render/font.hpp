@@ -22,6 +22,7 @@ struct GlyphBitmap {
 
 struct LoadedFont {
   std::filesystem::path path;
+  int face_index = 0;
   std::vector<unsigned char> bytes;  // stbtt_fontinfo points into these
   stbtt_fontinfo info{};
 
@@ -32,6 +33,9 @@ struct LoadedFont {
 
   int glyph(char32_t cp) const { return stbtt_FindGlyphIndex(&info, static_cast<int>(cp)); }
   float scale(float pixel_size) const { return stbtt_ScaleForPixelHeight(&info, pixel_size); }
+  // The em size in pixels of text drawn at pixel_size (pixel_size is ascent-to-descent, as stbtt
+  // scales): the font size a vector file states for the same glyphs.
+  float em_pixels(float pixel_size) const { return scale(pixel_size) / stbtt_ScaleForMappingEmToPixels(&info, 1.0f); }
   // Advance of glyph g in pixels (unscaled font units × scale).
   float advance(int g, float scale) const;
   float kern(int g1, int g2, float scale) const;

@@ -94,8 +94,8 @@ HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& m
   return l;
 }
 
-Image heatmap_figure(const std::string& title, const std::string& caption, const FigureMap& map,
-                     const FigureStyle& style) {
+Canvas heatmap_figure(const std::string& title, const std::string& caption, const FigureMap& map,
+                      const FigureStyle& style) {
   const HeatmapLayout l = heatmap_figure_layout(title, map, style, caption);
   Canvas canvas(l.width, l.height, Rgb{255, 255, 255}, style.fonts);
   const LineMetrics tm = canvas.line_metrics(k_title_px), cm = canvas.line_metrics(k_caption_px);
@@ -122,7 +122,7 @@ Image heatmap_figure(const std::string& title, const std::string& caption, const
   draw_cell_values(canvas, l.map.x, l.map.y, l.cell, map, style);
   draw_colorbar(canvas, l.colorbar, style);
   draw_legend(canvas, l.colorbar.x, l.colorbar.y + l.colorbar.h + k_bar_w / 2 + 4, any_masked(map), any_non_finite(map));
-  return canvas.take_image();
+  return canvas;
 }
 
 }  // namespace attnviz

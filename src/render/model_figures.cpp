@@ -30,8 +30,8 @@ void draw_thumbnail(Canvas& canvas, int x, int y, int thumb_px, const Thumbnail&
 
 }  // namespace
 
-Image grid_figure(const std::string& title, const std::vector<Thumbnail>& thumbs,
-                  const FigureStyle& style, int thumb_px) {
+Canvas grid_figure(const std::string& title, const std::vector<Thumbnail>& thumbs,
+                   const FigureStyle& style, int thumb_px) {
   if (thumbs.empty()) throw Error("grid figure: no maps");
   std::map<int, int> rows, cols;  // layer → row, head → column (in order)
   bool shared = true;
@@ -76,27 +76,39 @@ Image grid_figure(const std::string& title, const std::vector<Thumbnail>& thumbs
     canvas.draw_text(bar.x + bar.w + 6, bar.y + lm.ascent, "head max", {.pixel_size = k_tick_px, .color = k_text});
     canvas.draw_text(bar.x + bar.w + 6, bar.y + bar.h, "0", {.pixel_size = k_tick_px, .color = k_text});
   }
-  return canvas.take_image();
+  return canvas;
 }
 
-Image mask_figure(const std::string& title, const std::string& caption, const FigureMap& axes,
-                  const Matrix& allowed_fraction, const FigureStyle& style) {
-  // The heatmap figure's layout with a two-colour map: white → k_allowed by allowed fraction.
+Canvas mask_figure(const std::string& title, const std::string& caption, const FigureMap& axes,
+                   const Matrix& allowed_fraction, const FigureStyle& style) {
+  // The heatmap figure's layout, its cells redrawn with a two-colour map: white → k_allowed by
+  // allowed fraction, masked cells hatched again over them.
   FigureMap map = axes;
   map.values = allowed_fraction;
   FigureStyle plain = style;
   plain.cell_values = false;
-  Image image = heatmap_figure(title, caption, map, plain);
+  Canvas canvas = heatmap_figure(title, caption, map, plain);
   const HeatmapLayout l = heatmap_figure_layout(title, map, plain, caption);
-  Canvas canvas(image.width, image.height, Rgb{255, 255, 255}, style.fonts);
-  canvas.blit(image, 0, 0);
+  auto cells = std::make_shared<Image>();
+  cells->width = static_cast<int>(map.values.cols()), cells->height = static_cast<int>(map.values.rows());
+  cells->rgb.resize(static_cast<size_t>(map.values.size()) * 3);
   for (Eigen::Index i = 0; i < map.values.rows(); ++i) {
     for (Eigen::Index j = 0; j < map.values.cols(); ++j) {
-      if (map.allowed(i, j) == 0) continue;
-      const float f = std::clamp(map.values(i, j), 0.0f, 1.0f);
+      const float f = map.allowed(i, j) == 0 ? 0.0f : std::clamp(map.values(i, j), 0.0f, 1.0f);
       const auto mix = [f](uint8_t c) { return static_cast<uint8_t>(255 + (c - 255) * f); };
-      canvas.fill_rect(l.map.x + static_cast<int>(j) * l.cell, l.map.y + static_cast<int>(i) * l.cell,
-                       l.cell, l.cell, Rgb{mix(k_allowed.r), mix(k_allowed.g), mix(k_allowed.b)});
+      cells->set(static_cast<int>(j), static_cast<int>(i), Rgb{mix(k_allowed.r), mix(k_allowed.g), mix(k_allowed.b)});
+    }
+  }
+  canvas.draw_cells(l.map.x, l.map.y, l.cell, std::move(cells));
+  for (Eigen::Index i = 0; i < map.values.rows(); ++i) {
+    for (Eigen::Index j = 0; j < map.values.cols();) {
+      Eigen::Index end = j;
+      while (end < map.values.cols() && map.allowed(i, end) == 0) ++end;
+      if (end > j) {
+        canvas.hatch_rect(l.map.x + static_cast<int>(j) * l.cell, l.map.y + static_cast<int>(i) * l.cell,
+                          static_cast<int>(end - j) * l.cell, l.cell, k_hatch_background, k_hatch_stripe);
+      }
+      j = end + 1;
     }
   }
   // The colour bar becomes a legend: "allowed" over the bar's area.
@@ -104,7 +116,7 @@ Image mask_figure(const std::string& title, const std::string& caption, const Fi
                    Rgb{255, 255, 255});
   canvas.fill_rect(l.colorbar.x, l.colorbar.y, 16, 16, k_allowed);
   canvas.draw_text(l.colorbar.x + 22, l.colorbar.y + 13, "allowed", {.pixel_size = k_tick_px, .color = k_text});
-  return canvas.take_image();
+  return canvas;
 }
 
 }  // namespace attnviz

@@ -27,7 +27,7 @@ bool same_queries(const FigureMap& a, const FigureMap& b) {
 
 }  // namespace
 
-Image panel_figure(const std::string& title, const std::string& caption, const std::vector<PanelMap>& panels,
+Canvas panel_figure(const std::string& title, const std::string& caption, const std::vector<PanelMap>& panels,
                    const FigureStyle& style) {
   if (panels.empty()) throw Error("panel figure: no maps");
   Eigen::Index longest = 1;
@@ -105,7 +105,7 @@ Image panel_figure(const std::string& title, const std::string& caption, const s
   }
   draw_colorbar(canvas, bar, style);
   draw_legend(canvas, bar.x, bar.y + bar.h + k_bar_w / 2 + 4, masked, non_finite);
-  return canvas.take_image();
+  return canvas;
 }
 
 }  // namespace attnviz

@@ -139,7 +139,7 @@ Image heatmap_image(const Matrix& values, const Mask& mask, ColormapId cmap, flo
   return image;
 }
 
-std::string encode_png(const Image& image) {
+std::string encode_png(const Image& image, double dpi) {
   const size_t expected = static_cast<size_t>(image.width) * static_cast<size_t>(image.height) * 3;
   if (image.width <= 0 || image.height <= 0 || image.rgb.size() != expected) {
     throw Error(fmt::format("encode png: image {}×{} has {} bytes, expected {}", image.width,
@@ -161,6 +161,14 @@ std::string encode_png(const Image& image) {
   ihdr += std::string("\x08\x02\x00\x00\x00", 5);  // 8-bit RGB, deflate, adaptive filters, no interlace
   std::string bytes("\x89PNG\r\n\x1a\n", 8);
   append_chunk(bytes, "IHDR", ihdr);
+  if (dpi > 0.0) {  // pHYs: pixels per metre on both axes, unit 1 (metre)
+    const auto per_metre = static_cast<uint32_t>(std::lround(dpi / 0.0254));
+    std::string phys;
+    append_u32(phys, per_metre);
+    append_u32(phys, per_metre);
+    phys += '\x01';
+    append_chunk(bytes, "pHYs", phys);
+  }
   append_chunk(bytes, "IDAT", idat);
   append_chunk(bytes, "IEND", {});
   return bytes;

@@ -91,11 +91,11 @@ std::string render_diff(const std::vector<DiffRow>& rows, const DiffReportOption
 }
 
 std::filesystem::path write_diff_chart(const std::filesystem::path& dir, const std::vector<DiffRow>& rows,
-                                       const std::string& sort, const std::string& title) {
+                                       const std::string& sort, const std::string& title, const FigureFile& file) {
   std::vector<HeadValue> values;
   for (const auto& r : rows) values.push_back({r.id, diff_metric(r, sort)});
-  const auto path = dir / fmt::format("diff.{}.png", sort);
-  write_png(path, head_grid_chart(values, sort == "jsd", fmt::format("{} · {}", title, sort)));
+  const auto path = figure_path(dir, "diff." + sort, file.format);
+  write_figure(path, head_grid_chart(values, sort == "jsd", fmt::format("{} · {}", title, sort)), file);
   return path;
 }
 

@@ -148,7 +148,8 @@ nlohmann::ordered_json head_id_json(const HeadId& id) {
 
 std::vector<std::filesystem::path> write_heads_charts(const std::filesystem::path& dir,
                                                       const std::vector<HeadScores>& heads,
-                                                      const DetectionOptions& d, const std::string& title) {
+                                                      const DetectionOptions& d, const std::string& title,
+                                                      const FigureFile& file) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
@@ -157,10 +158,10 @@ std::vector<std::filesystem::path> write_heads_charts(const std::filesystem::pat
     std::vector<HeadValue> values;
     for (const auto& h : heads) values.push_back({h.id, h.scores[p]});
     // mul is a share in [0, 1]; abs runs over (−1, 1]: its own range.
-    const Image chart = head_grid_chart(values, d.measure == ErrorMeasure::mul,
-                                        fmt::format("{} · {} · {}", title, d.patterns[p].name, measure_text(d)));
-    paths.push_back(dir / fmt::format("heads.{}.png", d.patterns[p].name));
-    write_png(paths.back(), chart);
+    const Canvas chart = head_grid_chart(values, d.measure == ErrorMeasure::mul,
+                                         fmt::format("{} · {} · {}", title, d.patterns[p].name, measure_text(d)));
+    paths.push_back(figure_path(dir, "heads." + d.patterns[p].name, file.format));
+    write_figure(paths.back(), chart, file);
   }
   return paths;
 }

@@ -59,10 +59,15 @@ PngSink::PngSink(std::filesystem::path dir, PngOptions options)
   panel_maps_.resize(options_.panel.size());
   panel_what_.resize(options_.panel.size());
   staged_ = std::make_unique<StagedDir>(dir_);
-  writer_ = std::make_unique<PngWriter>(options_.threads);
+  writer_ = std::make_unique<FigureWriter>(options_.threads);
 }
 
-void PngSink::submit(const std::string& name, std::function<Image()> render) {
+void PngSink::submit(const std::string& stem, std::function<Canvas()> draw) {
+  const std::string name = stem + std::string(figure_extension(options_.file.format));
+  submit_file(name, [draw = std::move(draw), file = options_.file] { return encode_figure(draw(), file); });
+}
+
+void PngSink::submit_file(const std::string& name, std::function<std::string()> render) {
   writer_->submit(staged_->staging_path() / name, std::move(render));
   written_.push_back(dir_ / name);
 }
@@ -130,7 +135,7 @@ void PngSink::write_mask_figure(const MapInfo& info, const PoolGrid& grid) {
                                         info.mask->describe());
   const std::string cap = grid.pool > 1 ? fmt::format("{}×{} tokens per cell, shaded by the allowed fraction", grid.pool, grid.pool)
                                         : fmt::format("{}×{} tokens", grid.n_query, grid.n_key);
-  submit(fmt::format("{}.mask.png", info.id.map_name()),
+  submit(fmt::format("{}.mask", info.id.map_name()),
          [title, cap, axes = std::move(axes), fraction = std::move(fraction), style = options_.style] {
            return mask_figure(title, cap, axes, fraction, style);
          });
@@ -177,18 +182,19 @@ void PngSink::end_map(const MapInfo& info) {
   if (options_.raw) {
     Mask cells;  // the pooled allowed matrix as a file mask, for heatmap_image
     cells.matrix = map.allowed;
-    submit(base + ".raw.png", [values = map.values, cells, style] {
-      if (!style.log) return heatmap_image(values, cells, style.cmap, style.vmin, style.vmax);
+    // Always a PNG: a bare raster, a pixel block per cell.
+    submit_file(base + ".raw.png", [values = map.values, cells, style, dpi = options_.file.dpi] {
+      if (!style.log) return encode_png(heatmap_image(values, cells, style.cmap, style.vmin, style.vmax), dpi);
       // the figure's log positions (NaN/inf kept, drawn as such)
       const Matrix positions = values.unaryExpr([&style](float v) { return std::isfinite(v) ? figure_position(v, style) : v; });
-      return heatmap_image(positions, cells, style.cmap, 0.0f, 1.0f);
+      return encode_png(heatmap_image(positions, cells, style.cmap, 0.0f, 1.0f), dpi);
     });
   }
   const std::string title = fmt::format("{} · {}", options_.model_name, info.id.title());
   // The caption reads the map: made before the map moves into the job (the order of init-captures
   // is not the order they are written in).
   std::string cap = caption(info, options_, map, style.vmax, counts_.n_allowed, style.log);
-  submit(base + ".png", [title, cap = std::move(cap), map = std::move(map), style] {
+  submit(base, [title, cap = std::move(cap), map = std::move(map), style] {
     return heatmap_figure(title, cap, map, style);
   });
 }
@@ -225,7 +231,7 @@ void PngSink::write_panel() {
     cap += fmt::format(" · log: the default for causal maps over {} tokens (--linear)", k_auto_log_tokens);
   }
   const std::string title = fmt::format("{} · {}", options_.model_name, names);
-  submit("panel.png", [title, cap, panels = std::move(panels), style] { return panel_figure(title, cap, panels, style); });
+  submit("panel", [title, cap, panels = std::move(panels), style] { return panel_figure(title, cap, panels, style); });
 }
 
 void PngSink::finish() {
@@ -235,7 +241,7 @@ void PngSink::finish() {
                                           group);
     FigureStyle style = options_.style;
     style.log = grid_log_[group];
-    submit(group + ".grid.png", [title, thumbs = std::move(thumbs), style] {
+    submit(group + ".grid", [title, thumbs = std::move(thumbs), style] {
       return grid_figure(title, thumbs, style);
     });
   }

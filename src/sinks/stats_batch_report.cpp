@@ -129,7 +129,7 @@ std::string render_stats_batch(const std::vector<HeadScores>& heads, const std::
 
 std::filesystem::path write_stats_batch_chart(const std::filesystem::path& dir, const std::vector<HeadScores>& heads,
                                               const std::vector<std::string>& figures, const std::string& figure,
-                                              const std::string& title) {
+                                              const std::string& title, const FigureFile& file) {
   const StatsMetric& metric = find_stats_metric(figure, "--chart");
   const size_t f = figure_index(figures, figure);
   std::error_code ec;
@@ -137,9 +137,10 @@ std::filesystem::path write_stats_batch_chart(const std::filesystem::path& dir, 
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
   std::vector<HeadValue> values;
   for (const auto& h : heads) values.push_back({h.id, h.scores[f]});
-  const auto path = dir / fmt::format("stats.batch.{}.png", figure);
-  write_png(path, head_grid_chart(values, metric.unit_range,
-                                  fmt::format("{} · {}, mean over the inputs", title, metric.description)));
+  const auto path = figure_path(dir, "stats.batch." + figure, file.format);
+  write_figure(path, head_grid_chart(values, metric.unit_range,
+                                     fmt::format("{} · {}, mean over the inputs", title, metric.description)),
+               file);
   return path;
 }
 

@@ -77,14 +77,14 @@ void draw_colour_bar(Canvas& c, int x, int y, int h, double vmin, double vmax) {
 
 }  // namespace
 
-Image stats_grid_chart(const std::vector<HeadStats>& heads, const StatsMetric& metric,
+Canvas stats_grid_chart(const std::vector<HeadStats>& heads, const StatsMetric& metric,
                        const std::string& title) {
   std::vector<HeadValue> values;
   for (const auto& h : heads) values.push_back({h.id, metric.value(h)});
   return head_grid_chart(values, metric.unit_range, title);
 }
 
-Image head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, const std::string& title) {
+Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, const std::string& title) {
   const Grid g = make_grid(heads, unit_range);
   Canvas probe(1, 1);
   int label_w = 0;
@@ -119,10 +119,10 @@ Image head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, cons
     }
   }
   draw_colour_bar(c, left + grid_w + 16, top, std::max(grid_h, 40), g.vmin, g.vmax);
-  return c.take_image();
+  return c;
 }
 
-Image max_weight_histogram_chart(const std::vector<HeadStats>& heads, const StatsOptions& options,
+Canvas max_weight_histogram_chart(const std::vector<HeadStats>& heads, const StatsOptions& options,
                                  const std::string& title) {
   const HeadStats all = pool_all(heads);
   constexpr int bin_w = 28, plot_h = 240, left = 64, top = 56;
@@ -165,24 +165,25 @@ Image max_weight_histogram_chart(const std::vector<HeadStats>& heads, const Stat
   c.fill_rect(left + 40 + w, top - 18, 12, 12, unscaled_colour);
   c.draw_text(left + 56 + w, top - 8, cf + fmt::format(" · saturated ≥ {:g}", options.saturation),
               {k_value_px, k_black});
-  return c.take_image();
+  return c;
 }
 
 std::vector<std::filesystem::path> write_stats_charts(const std::filesystem::path& dir,
                                                       const std::vector<HeadStats>& heads,
                                                       const StatsMetric& metric,
                                                       const StatsOptions& options,
-                                                      const std::string& model_name) {
+                                                      const std::string& model_name, const FigureFile& file) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
   const std::vector<std::filesystem::path> paths = {
-      dir / fmt::format("stats.grid.{}.png", metric.name), dir / "stats.max_weight.png"};
-  write_png(paths[0], stats_grid_chart(heads, metric,
-                                       fmt::format("{} · {}", model_name, metric.description)));
-  write_png(paths[1],
-            max_weight_histogram_chart(heads, options,
-                                       fmt::format("{} · row max weight, every head", model_name)));
+      figure_path(dir, fmt::format("stats.grid.{}", metric.name), file.format),
+      figure_path(dir, "stats.max_weight", file.format)};
+  write_figure(paths[0], stats_grid_chart(heads, metric, fmt::format("{} · {}", model_name, metric.description)),
+               file);
+  write_figure(paths[1],
+               max_weight_histogram_chart(heads, options, fmt::format("{} · row max weight, every head", model_name)),
+               file);
   return paths;
 }
 

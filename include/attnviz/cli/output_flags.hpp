@@ -2,9 +2,12 @@
 // own words what they apply to.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "attnviz/render/figure_file.hpp"
 
 namespace attnviz {
 
@@ -17,5 +20,17 @@ void add_width_flag(CLI::App& cmd, int& width, const std::string& help);
 
 // --width as given, else the terminal's width.
 int resolved_width(int width);
+
+// The figure flags of every command that writes figures into a --png folder.
+struct FigureFlags {
+  std::string format = "png";  // --figure-format: png, svg or pdf
+  double dpi = 100.0;          // --dpi: canvas pixels per inch (vector page size, PNG's pHYs)
+};
+// --figure-format and --dpi.
+void add_figure_flags(CLI::App& cmd, FigureFlags& flags);
+// The flags as a FigureFile. Each flag of `png_only` (these, and the command's other figure
+// flags: "--log", "--png-raw", …) given without --png is a usage Error: it would do nothing.
+FigureFile figure_file(const CLI::App& cmd, const FigureFlags& flags,
+                       std::initializer_list<const char*> png_only = {});
 
 }  // namespace attnviz

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "attnviz/cli/model_flags.hpp"
+#include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/selection_flags.hpp"
 
 namespace attnviz {
@@ -64,6 +65,8 @@ struct RunArgs {
   int max_pixels = 1024;            // figures pool maps longer than this per side (one column at 300 dpi)
   std::string pool = "max";         // max or mean pooling
   std::string font;                 // "" = fontconfig's sans-serif; a path or a fontconfig name
+  FigureFlags figure_flags;         // --figure-format, --dpi
+  FigureFile figure_file;           // resolved from them in the command's callback
   bool check = false;  // --check: verify every map too; exit 3 when a check fails
   int logits = 0;      // --logits K: each position's top-K next tokens (0: none)
   // `attnviz rollout`: the outputs show attention rollout maps instead of the heads' maps.

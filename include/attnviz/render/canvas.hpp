@@ -1,5 +1,6 @@
 // A drawing surface over an Image: filled / outlined / hatched rectangles, lines, blits, and UTF-8
 // text in a real font (stb_truetype) found through fontconfig, with a CJK fallback per code point.
+// Every operation is also recorded (drawing.hpp), so the same figure can be written as SVG or PDF.
 #pragma once
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "attnviz/render/colormap.hpp"
+#include "attnviz/render/drawing.hpp"
 #include "attnviz/render/png.hpp"
 
 namespace attnviz {
@@ -71,6 +73,8 @@ struct TextStyle {
 
 // An RGB canvas. Coordinates are pixels, (0, 0) top left; everything drawn is clipped to the image,
 // so callers never need to check bounds. Text is anti-aliased by blending over what is below.
+// Each call is rasterised and recorded in drawing() (a figure is its canvas: PNG from image(), SVG
+// and PDF from drawing()).
 class Canvas {
  public:
   // A width × height canvas filled with `background`; fonts = nullptr means FontSet::default_set()
@@ -81,7 +85,9 @@ class Canvas {
   int width() const { return image_.width; }
   int height() const { return image_.height; }
   const Image& image() const { return image_; }
-  Image take_image() { return std::move(image_); }  // the canvas is empty afterwards
+  Image take_image() { return std::move(image_); }  // the image is empty afterwards
+  const Drawing& drawing() const { return drawing_; }
+  const std::shared_ptr<const FontSet>& font_set() const;  // the fonts drawing()'s glyphs index
 
   void fill_rect(int x, int y, int w, int h, Rgb color);
   // The outline of [x, x + w) × [y, y + h), `thickness` pixels inside that rectangle.
@@ -93,8 +99,9 @@ class Canvas {
   void draw_line(int x0, int y0, int x1, int y1, Rgb color);
   // Copies src with its top-left corner at (x, y).
   void blit(const Image& src, int x, int y);
-  // Copies n pixels (r, g, b bytes) into row y from x on (clipped): a row of cells drawn at once.
-  void put_pixels(int x, int y, const uint8_t* rgb, int n);
+  // A map's cells: pixel (j, i) of `cells` fills [x + j·cell, +cell) × [y + i·cell, +cell). Recorded
+  // as one image at a pixel per cell, so vector files keep the cells exact at any zoom.
+  void draw_cells(int x, int y, int cell, std::shared_ptr<const Image> cells);
 
   // Draws UTF-8 text with its baseline through (x, baseline_y), placed by style.align along the
   // text direction; invalid UTF-8 bytes draw as U+FFFD. Returns the advance width in pixels.
@@ -109,7 +116,10 @@ class Canvas {
   const FontSet& fonts() const;
 
  private:
+  void raster_fill(int x, int y, int w, int h, Rgb color);  // fill_rect without recording
+
   Image image_;
+  Drawing drawing_;
   mutable std::shared_ptr<const FontSet> fonts_;
 };
 

@@ -1,5 +1,6 @@
 // Figures for papers: a labelled heatmap per head (title, token labels, colour bar, hatched masked
-// cells), a layer × head grid of thumbnails of a whole model, and mask matrices.
+// cells), a layer × head grid of thumbnails of a whole model, and mask matrices. Each is returned
+// as the Canvas it was drawn on: its image for PNG, its drawing for SVG and PDF (figure_file.hpp).
 #pragma once
 
 #include <memory>
@@ -76,7 +77,7 @@ HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& m
 // The per-head figure: title, caption (the second line: mask, scale, pooling), query labels down
 // the left, key labels rotated above the map (thinned to one per line height, then prefixed by
 // their index), the colour bar with ticks on the right, masked cells hatched.
-Image heatmap_figure(const std::string& title, const std::string& caption, const FigureMap& map,
+Canvas heatmap_figure(const std::string& title, const std::string& caption, const FigureMap& map,
                      const FigureStyle& style);
 
 // One head of a panel figure: its name over the map ("L3H5") and the map as drawn.
@@ -87,7 +88,7 @@ struct PanelMap {
 // Chosen heads side by side on one colour scale (style's vmin, vmax and log) with one colour bar, as
 // a paper shows them: one cell size for all, key labels over each map, query labels left of the
 // first map and of any map whose queries differ from the one before it; title and caption above.
-Image panel_figure(const std::string& title, const std::string& caption, const std::vector<PanelMap>& panels,
+Canvas panel_figure(const std::string& title, const std::string& caption, const std::vector<PanelMap>& panels,
                    const FigureStyle& style);
 
 // A vertical colour bar in rect (top = vmax) with ticks and values to its right; returns the
@@ -103,13 +104,13 @@ struct Thumbnail {
 };
 // The layer × head grid ("model view" as one image): rows = layers, columns = heads, labelled;
 // one colour bar when all thumbnails share a range, else a bar labelled "per head".
-Image grid_figure(const std::string& title, const std::vector<Thumbnail>& thumbs,
+Canvas grid_figure(const std::string& title, const std::vector<Thumbnail>& thumbs,
                   const FigureStyle& style, int thumb_px = 96);
 
 // The mask as a matrix with the heatmap's axes and labels (axes.values is unused): allowed cells
 // dark blue, masked cells hatched; a pooled cell with only some pairs allowed is shaded by its
 // allowed fraction [cells_q, cells_k] (1 = all allowed).
-Image mask_figure(const std::string& title, const std::string& caption, const FigureMap& axes,
+Canvas mask_figure(const std::string& title, const std::string& caption, const FigureMap& axes,
                   const Matrix& allowed_fraction, const FigureStyle& style);
 
 }  // namespace attnviz

@@ -25,8 +25,9 @@ struct Image {
 // short side is at least min_side pixels, nearest-neighbour), masked cells mid-grey (128,128,128).
 Image heatmap_image(const Matrix& values, const Mask& mask, ColormapId cmap, float vmin, float vmax,
                     int min_side = 256);
-// PNG bytes: 8-bit RGB, adaptive row filters, deflated by libdeflate.
-std::string encode_png(const Image& image);
+// PNG bytes: 8-bit RGB, adaptive row filters, deflated by libdeflate; dpi > 0 adds a pHYs chunk
+// stating the resolution.
+std::string encode_png(const Image& image, double dpi = 0.0);
 // encode_png + write_file_atomically.
 void write_png(const std::filesystem::path& path, const Image& image);
 

@@ -9,6 +9,7 @@
 
 #include "attnviz/analysis/map_diff.hpp"
 #include "attnviz/event/head_id.hpp"
+#include "attnviz/render/figure_file.hpp"
 #include "attnviz/render/table.hpp"
 
 namespace attnviz {
@@ -39,6 +40,6 @@ std::string render_diff(const std::vector<DiffRow>& ranked_rows, const DiffRepor
 
 // DIR/diff.{sort}.png: a layer × head chart of the ranking figure over every row.
 std::filesystem::path write_diff_chart(const std::filesystem::path& dir, const std::vector<DiffRow>& rows,
-                                       const std::string& sort, const std::string& title);
+                                       const std::string& sort, const std::string& title, const FigureFile& file);
 
 }  // namespace attnviz

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attnviz/analysis/head_detection.hpp"
+#include "attnviz/render/figure_file.hpp"
 #include "attnviz/render/table.hpp"
 
 namespace attnviz {
@@ -33,6 +34,6 @@ nlohmann::ordered_json head_id_json(const HeadId& id);
 std::vector<std::filesystem::path> write_heads_charts(const std::filesystem::path& dir,
                                                       const std::vector<HeadScores>& heads,
                                                       const DetectionOptions& detection,
-                                                      const std::string& title);
+                                                      const std::string& title, const FigureFile& file);
 
 }  // namespace attnviz

@@ -12,7 +12,8 @@
 #include "attnviz/io/staged_dir.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/pooled_map.hpp"
-#include "attnviz/render/png_writer.hpp"
+#include "attnviz/render/figure_file.hpp"
+#include "attnviz/render/figure_writer.hpp"
 #include "attnviz/event/panel.hpp"
 #include "attnviz/event/selection.hpp"
 
@@ -35,12 +36,13 @@ struct PngOptions {
   std::string model_name;
   int threads = 0;             // writer pool size; 0 = hardware_concurrency
   std::vector<HeadId> panel;   // --panel: these heads side by side in panel.png (selected or not)
+  FigureFile file;             // --figure-format, --dpi: the figures' format (raw images stay PNG)
 };
 
 // Files (written into a staging folder that finish() moves into DIR, so an interrupted run leaves
-// no partial set; see io/staged_dir.hpp):
+// no partial set; see io/staged_dir.hpp), each .png, or .svg / .pdf under --figure-format:
 //   {map}.head{h}.png      the labelled figure (layer0.self.head3.png, decoder.layer1.cross.head0.png)
-//   {map}.head{h}.raw.png  with --png-raw
+//   {map}.head{h}.raw.png  with --png-raw (a PNG in every format)
 //   {stack.}{site}.grid.png  the overview grid at the end (self.grid.png, encoder.self.grid.png)
 //   panel.png              with --panel: the chosen heads side by side, one colour bar
 //   {map}.mask.png         the mask, at the first map of each (stack, site) using a new mask
@@ -70,7 +72,9 @@ class PngSink : public AttentionSink {
   };
   const Counts& counts_for(const MapInfo& info, const PoolGrid& grid);
   void write_mask_figure(const MapInfo& info, const PoolGrid& grid);
-  void submit(const std::string& name, std::function<Image()> render);  // name inside the folder
+  // A figure `stem` + the format's extension inside the folder, drawn and encoded by the pool.
+  void submit(const std::string& stem, std::function<Canvas()> draw);
+  void submit_file(const std::string& name, std::function<std::string()> render);  // any bytes
   void write_panel();  // panel.png from panel_maps_, on one colour scale
 
   std::filesystem::path dir_;
@@ -87,7 +91,7 @@ class PngSink : public AttentionSink {
   std::vector<std::string> panel_what_;    // each panel map's mask, size and pooling, for the caption
   std::vector<std::filesystem::path> written_;  // final paths, in DIR
   std::unique_ptr<StagedDir> staged_;  // figures are written here, moved into DIR by finish()
-  std::unique_ptr<PngWriter> writer_;  // last: destroyed (joined) first
+  std::unique_ptr<FigureWriter> writer_;  // last: destroyed (joined) first
 };
 
 }  // namespace attnviz

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attnviz/analysis/head_detection.hpp"
+#include "attnviz/render/figure_file.hpp"
 #include "attnviz/render/table.hpp"
 
 namespace attnviz {
@@ -28,9 +29,9 @@ struct StatsBatchReportOptions {
 std::string render_stats_batch(const std::vector<HeadScores>& heads, const std::vector<std::string>& figures,
                                const StatsBatchReportOptions& options);
 
-// DIR/stats.batch.{figure}.png: a layer × head chart of one figure's mean over the inputs.
+// DIR/stats.batch.{figure}.png (.svg, .pdf: file.format): a layer × head chart of one figure's mean over the inputs.
 std::filesystem::path write_stats_batch_chart(const std::filesystem::path& dir, const std::vector<HeadScores>& heads,
                                               const std::vector<std::string>& figures, const std::string& figure,
-                                              const std::string& title);
+                                              const std::string& title, const FigureFile& file);
 
 }  // namespace attnviz

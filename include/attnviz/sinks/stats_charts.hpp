@@ -8,7 +8,7 @@
 
 #include "attnviz/analysis/head_stats.hpp"
 #include "attnviz/sinks/stats_report.hpp"
-#include "attnviz/render/png.hpp"
+#include "attnviz/render/figure_file.hpp"
 
 namespace attnviz {
 
@@ -21,24 +21,25 @@ struct HeadValue {
 // Rows = (stack, layer, site) in the order given, columns = heads; each cell coloured by its value
 // (viridis over [0, 1] when unit_range, else over the values' min..max) and labelled with it. Empty
 // cells (a head not given) are hatched; non-finite values are grey, labelled "-".
-Image head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, const std::string& title);
+Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, const std::string& title);
 
 // head_grid_chart of one statistic.
 // Rows = (stack, layer, site) in forward order, columns = heads; each cell coloured by metric
 // (viridis; shares and normalised figures over [0, 1], others over their own min..max) and labelled
 // with its value. Empty cells (a head the selection left out) are hatched.
-Image stats_grid_chart(const std::vector<HeadStats>& heads, const StatsMetric& metric,
+Canvas stats_grid_chart(const std::vector<HeadStats>& heads, const StatsMetric& metric,
                        const std::string& title);
 // Bars per bin of max weight (k_histogram_bins over [0, 1]): scaled and unscaled side by side,
 // pooled over every head; a dashed line marks the saturation threshold.
-Image max_weight_histogram_chart(const std::vector<HeadStats>& heads, const StatsOptions& options,
+Canvas max_weight_histogram_chart(const std::vector<HeadStats>& heads, const StatsOptions& options,
                                  const std::string& title);
 
-// Writes DIR/stats.grid.{metric}.png and DIR/stats.max_weight.png (atomically); returns the paths.
+// Writes DIR/stats.grid.{metric}.png and DIR/stats.max_weight.png (or .svg / .pdf: file.format)
+// atomically; returns the paths.
 std::vector<std::filesystem::path> write_stats_charts(const std::filesystem::path& dir,
                                                       const std::vector<HeadStats>& heads,
                                                       const StatsMetric& metric,
                                                       const StatsOptions& options,
-                                                      const std::string& model_name);
+                                                      const std::string& model_name, const FigureFile& file);
 
 }  // namespace attnviz

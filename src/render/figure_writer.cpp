@@ -1,5 +1,5 @@
-// The PNG writer pool: a bounded queue of render-and-write jobs and hardware_concurrency workers.
-#include "attnviz/render/png_writer.hpp"
+// The figure writer pool: a bounded queue of render-and-write jobs and hardware_concurrency workers.
+#include "attnviz/render/figure_writer.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -11,14 +11,14 @@
 
 namespace attnviz {
 
-PngWriter::PngWriter(int threads) {
+FigureWriter::FigureWriter(int threads) {
   // OpenBLAS keeps its own pool for the forward pass; encoding mostly runs while BLAS waits on the
   // next head's small products, so hardware_concurrency workers measured best (bench/).
   const int n = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   for (int k = 0; k < n; ++k) workers_.emplace_back([this] { work(); });
 }
 
-PngWriter::~PngWriter() {
+FigureWriter::~FigureWriter() {
   {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [this] { return queue_.empty() && running_ == 0; });
@@ -28,7 +28,7 @@ PngWriter::~PngWriter() {
   for (auto& w : workers_) w.join();
 }
 
-void PngWriter::submit(std::filesystem::path path, std::function<Image()> render) {
+void FigureWriter::submit(std::filesystem::path path, std::function<std::string()> render) {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [this] { return queue_.size() < 2 * workers_.size(); });
   if (failure_) std::rethrow_exception(failure_);
@@ -36,13 +36,13 @@ void PngWriter::submit(std::filesystem::path path, std::function<Image()> render
   changed_.notify_all();
 }
 
-void PngWriter::wait() {
+void FigureWriter::wait() {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [this] { return queue_.empty() && running_ == 0; });
   if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
 }
 
-void PngWriter::work() {
+void FigureWriter::work() {
   // The lowest priority (nice 19, this thread only): figures fill the time the forward pass
   // leaves, and never delay an OpenBLAS thread its master is spinning for (sched_yield was 16 % of
   // a --png run's CPU at N = 2,048; measured 5.0 s instead of 5.8 s). Best effort.
@@ -60,7 +60,7 @@ void PngWriter::work() {
     changed_.notify_all();  // a slot in the queue is free
     std::exception_ptr failed;
     try {
-      write_file_atomically(job.path, encode_png(job.render()));
+      write_file_atomically(job.path, job.render());
     } catch (...) {
       failed = std::current_exception();
     }

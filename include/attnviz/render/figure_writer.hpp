@@ -1,4 +1,4 @@
-// Renders and writes PNG files on a small pool of threads, so that drawing and encoding the
+// Renders and writes figure files on a small pool of threads, so that drawing and encoding the
 // figure of head h overlaps the computation of head h + 1.
 #pragma once
 
@@ -11,21 +11,22 @@
 #include <thread>
 #include <vector>
 
-#include "attnviz/render/png.hpp"
+#include <string>
 
 namespace attnviz {
 
-class PngWriter {
+class FigureWriter {
  public:
   // threads = 0: std::thread::hardware_concurrency() (at least 1).
-  explicit PngWriter(int threads = 0);
-  ~PngWriter();  // waits for the queued jobs; failures then are dropped (call wait() to see them)
-  PngWriter(const PngWriter&) = delete;
-  PngWriter& operator=(const PngWriter&) = delete;
+  explicit FigureWriter(int threads = 0);
+  ~FigureWriter();  // waits for the queued jobs; failures then are dropped (call wait() to see them)
+  FigureWriter(const FigureWriter&) = delete;
+  FigureWriter& operator=(const FigureWriter&) = delete;
 
-  // Queues render → encode_png → write_file_atomically(path). Blocks while 2 × threads jobs are
-  // pending, so memory stays bounded however fast maps arrive.
-  void submit(std::filesystem::path path, std::function<Image()> render);
+  // Queues render (drawing and encoding a figure: encode_figure, encode_png) →
+  // write_file_atomically(path). Blocks while 2 × threads jobs are pending, so memory stays bounded
+  // however fast maps arrive.
+  void submit(std::filesystem::path path, std::function<std::string()> render);
   // Waits until every queued job is done; rethrows the first failure.
   void wait();
   int threads() const { return static_cast<int>(workers_.size()); }
@@ -33,7 +34,7 @@ class PngWriter {
  private:
   struct Job {
     std::filesystem::path path;
-    std::function<Image()> render;
+    std::function<std::string()> render;
   };
   void work();
 

@@ -1,0 +1,36 @@
+// A figure (the Canvas it was drawn on) as a file: PNG from its pixels, or SVG / PDF from its
+// recorded drawing through cairo — rectangles, lines and glyph outlines as vectors, a map's cells
+// as one embedded image at a pixel per cell (nearest-neighbour, so cells stay sharp at any zoom),
+// PDF text searchable (each glyph mapped back to its character).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "attnviz/render/canvas.hpp"
+
+namespace attnviz {
+
+enum class FigureFormat { png, svg, pdf };
+
+// "png" | "svg" | "pdf"; throws usage Error naming the choices otherwise.
+FigureFormat parse_figure_format(std::string_view name);
+// The file extension, with its dot (".png").
+std::string_view figure_extension(FigureFormat format);
+
+struct FigureFile {
+  FigureFormat format = FigureFormat::png;
+  // Canvas pixels per inch: a vector page is width / dpi inches wide (in points, 72 to the inch);
+  // a PNG states it in its pHYs chunk. 100, as matplotlib's savefig.
+  double dpi = 100.0;
+};
+
+// The file's bytes. Throws Error when cairo fails (naming its status).
+std::string encode_figure(const Canvas& figure, const FigureFile& file);
+// encode_figure + write_file_atomically.
+void write_figure(const std::filesystem::path& path, const Canvas& figure, const FigureFile& file);
+// dir / (stem + the format's extension): "layer0.self.head3" → "layer0.self.head3.svg".
+std::filesystem::path figure_path(const std::filesystem::path& dir, const std::string& stem, FigureFormat format);
+
+}  // namespace attnviz

@@ -1,0 +1,253 @@
+// Tests of figures as SVG and PDF files (render/figure_file.hpp): each is rendered back by a renderer
+// that is not attnviz's — poppler's pdftoppm and librsvg's rsvg-convert (scripts/install-deps.sh) —
+// and compared with the PNG the canvas drew; the PDF's text is read back by pdftotext, its page
+// size by pdfinfo.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <stb/stb_image.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <regex>
+#include <string>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/render/figure.hpp"
+#include "attnviz/render/figure_file.hpp"
+#include "run_cli.hpp"
+#include "temp_dir.hpp"
+
+using namespace attnviz;
+using attnviz::test::contains;
+using attnviz::test::run_attnviz;
+using attnviz::test::TempDir;
+
+namespace {
+
+// stdout of a shell command; fails the test when it exits non-zero.
+std::string shell(const std::string& command) {
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) out.append(buffer.data(), n);
+  REQUIRE_MESSAGE(pclose(pipe.release()) == 0, command);
+  return out;
+}
+
+Image load_png(const std::filesystem::path& path) {
+  int w = 0, h = 0, n = 0;
+  unsigned char* data = stbi_load(path.c_str(), &w, &h, &n, 3);
+  REQUIRE_MESSAGE(data != nullptr, path.string());
+  Image im;
+  im.width = w, im.height = h;
+  im.rgb.assign(data, data + static_cast<size_t>(w) * h * 3);
+  stbi_image_free(data);
+  return im;
+}
+
+void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A causal map with Chinese and Latin labels, a NaN cell, printed cell values, a hatched triangle.
+Canvas sample_figure(const std::string& title = "vector figure · 注意力") {
+  FigureMap m;
+  const int n = 6;
+  m.values = Matrix::Zero(n, n);
+  m.allowed = MaskMatrix::Zero(n, n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j <= i; ++j) m.values(i, j) = 1.0f / static_cast<float>(i + 1), m.allowed(i, j) = 1;
+  }
+  m.values(4, 2) = std::numeric_limits<float>::quiet_NaN();
+  m.n_query = m.n_key = n;
+  m.query_labels = m.key_labels = {"注意", "力", "is", "all", "you", "need"};
+  FigureStyle style;
+  return heatmap_figure(title, "mask: causal · colour [0, 1]", m, style);
+}
+
+// The two images compared in 4 × 4 blocks (anti-aliasing by two rasterisers differs pixel by pixel,
+// but a glyph, a cell or a line in another place changes its blocks' means): the mean |difference|
+// of block means per channel, and the number of blocks whose mean differs by more than 40.
+struct Difference {
+  double mean = 0;
+  long far = 0;
+};
+Difference difference(const Image& a, const Image& b) {
+  Difference d;
+  const int w = std::min(a.width, b.width) / 4, h = std::min(a.height, b.height) / 4;
+  for (int by = 0; by < h; ++by) {
+    for (int bx = 0; bx < w; ++bx) {
+      std::array<double, 3> delta{};
+      for (int y = 4 * by; y < 4 * by + 4; ++y) {
+        for (int x = 4 * bx; x < 4 * bx + 4; ++x) {
+          const Rgb p = a.at(x, y), q = b.at(x, y);
+          delta[0] += (p.r - q.r) / 16.0, delta[1] += (p.g - q.g) / 16.0, delta[2] += (p.b - q.b) / 16.0;
+        }
+      }
+      d.mean += std::abs(delta[0]) + std::abs(delta[1]) + std::abs(delta[2]);
+      if (std::max({std::abs(delta[0]), std::abs(delta[1]), std::abs(delta[2])}) > 40) ++d.far;
+    }
+  }
+  d.mean /= 3.0 * w * h;
+  return d;
+}
+
+// A glyph of 14 pixels missing from the title moves 7 blocks by more than 40 (measured: the
+// control in the first case below).
+bool looks_alike(const Difference& d) { return d.mean < 3.0 && d.far <= 5; }
+
+}  // namespace
+
+TEST_CASE("figure files: the PDF and the SVG rendered back by poppler and librsvg look like the PNG") {
+  const Canvas figure = sample_figure();
+  TempDir dir;
+  const Image& png = figure.image();
+  write_bytes(dir / "f.pdf", encode_figure(figure, {FigureFormat::pdf, 100.0}));
+  write_bytes(dir / "f.svg", encode_figure(figure, {FigureFormat::svg, 100.0}));
+  write_bytes(dir / "f.png", encode_figure(figure, {FigureFormat::png, 100.0}));
+  // At the figure's own 100 dpi, a canvas pixel is a rendered pixel.
+  shell("pdftoppm -r 100 -png -singlefile '" + (dir / "f.pdf").string() + "' '" + (dir / "pdf").string() + "'");
+  shell("rsvg-convert -d 100 -p 100 -b white '" + (dir / "f.svg").string() + "' -o '" + (dir / "svg.png").string() + "'");
+  for (const char* name : {"pdf.png", "svg.png"}) {
+    CAPTURE(std::string(name));
+    const Image back = load_png(dir / name);
+    CHECK(std::abs(back.width - png.width) <= 1);
+    CHECK(std::abs(back.height - png.height) <= 1);
+    const Difference d = difference(png, back);
+    MESSAGE(name, ": mean |Δ| of 4 × 4 blocks ", d.mean, ", blocks off by > 40: ", d.far);
+    // Measured: PDF (poppler) 2.0 and 4 blocks, its thin hatch lines lighter; SVG (librsvg) 0.34, none.
+    CHECK(looks_alike(d));
+    // The measure sees one glyph: the PNG of a title without its last character is not alike.
+    const Canvas other = sample_figure("vector figure · 注意");
+    CHECK_FALSE(looks_alike(difference(other.image(), back)));
+  }
+}
+
+TEST_CASE("figure files: a map's cells are one image, a pixel per cell in the PDF, sharp when rendered back") {
+  // Cells of 8 pixels in alternating colours: rendered at 4× the figure's resolution each cell's
+  // inside is its own colour, with no blur from its neighbours.
+  Canvas c(40, 16, Rgb{255, 255, 255});
+  auto cells = std::make_shared<Image>();
+  cells->width = 4, cells->height = 2;
+  for (int k = 0; k < 8; ++k) {
+    const uint8_t v = (k % 2) ? 255 : 0;
+    cells->rgb.insert(cells->rgb.end(), {v, uint8_t(255 - v), 0});
+  }
+  c.draw_cells(4, 0, 8, cells);
+  TempDir dir;
+  const std::string pdf = encode_figure(c, {FigureFormat::pdf, 100.0});
+  CHECK(contains(pdf, "/Interpolate false"));
+  CHECK(contains(pdf, "/Width 4"));  // the image is stored at a pixel per cell
+  write_bytes(dir / "c.pdf", pdf);
+  write_bytes(dir / "c.svg", encode_figure(c, {FigureFormat::svg, 100.0}));
+  shell("pdftoppm -r 400 -png -singlefile '" + (dir / "c.pdf").string() + "' '" + (dir / "pdf").string() + "'");
+  shell("rsvg-convert -d 400 -p 400 '" + (dir / "c.svg").string() + "' -o '" + (dir / "svg.png").string() + "'");
+  for (const char* name : {"pdf.png", "svg.png"}) {
+    CAPTURE(name);
+    const Image back = load_png(dir / name);
+    REQUIRE(back.width >= 159);
+    for (int k = 0; k < 4; ++k) {
+      // cell (0, k) spans x = 4 + 8k .. 12 + 8k canvas pixels = 16 + 32k .. 48 + 32k rendered; inside 2 px of its edges
+      for (int x = 16 + 32 * k + 2; x < 48 + 32 * k - 2; ++x) {
+        const Rgb p = back.at(x, 16);
+        const Rgb want = k % 2 ? Rgb{255, 0, 0} : Rgb{0, 255, 0};
+        CHECK_MESSAGE(std::abs(p.r - want.r) + std::abs(p.g - want.g) <= 6, "x ", x);
+      }
+    }
+  }
+}
+
+TEST_CASE("figure files: the PDF's text is text (pdftotext reads the title, Chinese labels and ticks)") {
+  TempDir dir;
+  write_bytes(dir / "f.pdf", encode_figure(sample_figure(), {FigureFormat::pdf, 100.0}));
+  const std::string text = shell("pdftotext '" + (dir / "f.pdf").string() + "' -");
+  CHECK(contains(text, "vector figure · 注意力"));
+  CHECK(contains(text, "mask: causal · colour [0, 1]"));
+  CHECK(contains(text, "注意"));
+  CHECK(contains(text, "need"));
+  CHECK(contains(text, "queries"));
+  const std::string fonts = shell("pdffonts '" + (dir / "f.pdf").string() + "'");
+  CHECK(contains(fonts, "DejaVuSans"));  // the canvas's fonts, embedded
+}
+
+TEST_CASE("figure files: --dpi sets the page size (pixels / dpi inches) and the PNG's pHYs") {
+  const Canvas figure = sample_figure();
+  TempDir dir;
+  for (const double dpi : {100.0, 300.0}) {
+    CAPTURE(dpi);
+    write_bytes(dir / "f.pdf", encode_figure(figure, {FigureFormat::pdf, dpi}));
+    const std::string info = shell("pdfinfo '" + (dir / "f.pdf").string() + "'");
+    std::smatch size;
+    REQUIRE(std::regex_search(info, size, std::regex(R"(Page size:\s+([0-9.]+) x ([0-9.]+) pts)")));
+    CHECK(std::stod(size[1]) == doctest::Approx(figure.width() * 72.0 / dpi).epsilon(1e-4));
+    CHECK(std::stod(size[2]) == doctest::Approx(figure.height() * 72.0 / dpi).epsilon(1e-4));
+    const std::string svg = encode_figure(figure, {FigureFormat::svg, dpi});
+    CHECK(contains(svg, fmt::format("width=\"{:g}pt\"", figure.width() * 72.0 / dpi)));
+    const std::string png = encode_figure(figure, {FigureFormat::png, dpi});
+    const auto at = png.find("pHYs");
+    REQUIRE(at != std::string::npos);
+    const auto byte = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(png[at + 4 + k])); };
+    const uint32_t per_metre = byte(0) << 24 | byte(1) << 16 | byte(2) << 8 | byte(3);
+    CHECK(per_metre == static_cast<uint32_t>(std::lround(dpi / 0.0254)));
+    CHECK(byte(8) == 1);  // unit: metre
+  }
+  CHECK_THROWS_AS(parse_figure_format("gif"), Error);
+  CHECK(figure_path("d", "layer0.self.head1", FigureFormat::svg) == std::filesystem::path("d/layer0.self.head1.svg"));
+}
+
+TEST_CASE("figure files: run, stats and heads write every figure as SVG or PDF; raw images stay PNG") {
+  TempDir dir;
+  for (const char* format : {"svg", "pdf"}) {
+    CAPTURE(format);
+    const std::string out = (dir / format).string();
+    auto r = run_attnviz(std::string("run -m samples/mha -t samples/chinese.txt --causal --table none --no-heatmap "
+                                     "--png-raw --panel L0H0,L0H2 --figure-format ") + format + " --png '" + out + "'");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    const std::string ext = std::string(".") + format;
+    for (const std::string name : {"layer0.self.head0", "layer0.self.head3", "layer0.self.mask", "self.grid", "panel"}) {
+      CHECK_MESSAGE(std::filesystem::file_size(dir / format / (name + ext)) > 1000, name);
+      CHECK_FALSE(std::filesystem::exists(dir / format / (name + ".png")));
+    }
+    CHECK(std::filesystem::exists(dir / format / "layer0.self.head0.raw.png"));
+    std::ifstream first(dir / format / ("layer0.self.head0" + ext));
+    std::string head(5, '\0');
+    first.read(head.data(), 5);
+    CHECK(head == (std::string(format) == "pdf" ? "%PDF-" : "<?xml"));
+    r = run_attnviz(std::string("stats -m samples/mha -t samples/english.txt --figure-format ") + format + " --png '" +
+                    out + "/stats'");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(std::filesystem::exists(dir / format / "stats" / ("stats.grid.saturated" + ext)));
+    CHECK(std::filesystem::exists(dir / format / "stats" / ("stats.max_weight" + ext)));
+    r = run_attnviz(std::string("heads -m samples/mha -t samples/english.txt --figure-format ") + format + " --png '" +
+                    out + "/heads'");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(std::filesystem::exists(dir / format / "heads" / ("heads.previous-token" + ext)));
+  }
+}
+
+TEST_CASE("figure files: figure flags without --png are usage errors, not silently ignored") {
+  for (const std::string& flags : {std::string("--figure-format svg"), std::string("--dpi 300"), std::string("--log"),
+                                   std::string("--linear"), std::string("--png-raw"), std::string("--scale shared"),
+                                   std::string("--max-pixels 64")}) {
+    CAPTURE(flags);
+    const auto r = run_attnviz("run -m samples/mha -t samples/english.txt " + flags);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "give --png DIR too"));
+  }
+  for (const std::string cmd : {"stats", "heads"}) {
+    const auto r = run_attnviz(cmd + " -m samples/mha -t samples/english.txt --figure-format pdf");
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "--figure-format sets how figures are written: give --png DIR too"));
+  }
+  TempDir dir;
+  const auto r = run_attnviz("run -m samples/mha -t samples/english.txt --figure-format gif --png '" + dir.path().string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.err, "gif"));
+}
