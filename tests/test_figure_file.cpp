@@ -57,7 +57,7 @@ void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
 }
 
 // A causal map with Chinese and Latin labels, a NaN cell, printed cell values, a hatched triangle.
-Canvas sample_figure(const std::string& title = "vector figure · 注意力") {
+Canvas sample_figure(const std::string& title = "vector figure · 注意力", const FigureStyle& style = {}) {
   FigureMap m;
   const int n = 6;
   m.values = Matrix::Zero(n, n);
@@ -68,7 +68,6 @@ Canvas sample_figure(const std::string& title = "vector figure · 注意力") {
   m.values(4, 2) = std::numeric_limits<float>::quiet_NaN();
   m.n_query = m.n_key = n;
   m.query_labels = m.key_labels = {"注意", "力", "is", "all", "you", "need"};
-  FigureStyle style;
   return heatmap_figure(title, "mask: causal · colour [0, 1]", m, style);
 }
 
@@ -79,16 +78,17 @@ struct Difference {
   double mean = 0;
   long far = 0;
 };
-Difference difference(const Image& a, const Image& b) {
+Difference difference(const Image& a, const Image& b, int k = 4) {  // k × k blocks
   Difference d;
-  const int w = std::min(a.width, b.width) / 4, h = std::min(a.height, b.height) / 4;
+  const int w = std::min(a.width, b.width) / k, h = std::min(a.height, b.height) / k;
   for (int by = 0; by < h; ++by) {
     for (int bx = 0; bx < w; ++bx) {
       std::array<double, 3> delta{};
-      for (int y = 4 * by; y < 4 * by + 4; ++y) {
-        for (int x = 4 * bx; x < 4 * bx + 4; ++x) {
+      for (int y = k * by; y < k * by + k; ++y) {
+        for (int x = k * bx; x < k * bx + k; ++x) {
           const Rgb p = a.at(x, y), q = b.at(x, y);
-          delta[0] += (p.r - q.r) / 16.0, delta[1] += (p.g - q.g) / 16.0, delta[2] += (p.b - q.b) / 16.0;
+          const double n = k * k;
+          delta[0] += (p.r - q.r) / n, delta[1] += (p.g - q.g) / n, delta[2] += (p.b - q.b) / n;
         }
       }
       d.mean += std::abs(delta[0]) + std::abs(delta[1]) + std::abs(delta[2]);
@@ -177,19 +177,27 @@ TEST_CASE("figure files: the PDF's text is text (pdftotext reads the title, Chin
   CHECK(contains(fonts, "DejaVuSans"));  // the canvas's fonts, embedded
 }
 
-TEST_CASE("figure files: --dpi sets the page size (pixels / dpi inches) and the PNG's pHYs") {
-  const Canvas figure = sample_figure();
+TEST_CASE("figure files: --dpi sets a PNG's pixels and pHYs, not the page; a vector page is units / 100 inches") {
   TempDir dir;
   for (const double dpi : {100.0, 300.0}) {
     CAPTURE(dpi);
-    write_bytes(dir / "f.pdf", encode_figure(figure, {FigureFormat::pdf, dpi}));
+    const FigureFile pdf_file{FigureFormat::pdf, dpi};
+    FigureStyle style;
+    style.scale = figure_scale(pdf_file);
+    CHECK(style.scale.pixels == doctest::Approx(dpi / 100.0));
+    const Canvas figure = sample_figure("vector figure · 注意力", style);
+    // The layout is in units whatever the resolution; the image has dpi / 100 pixels per unit.
+    const Canvas base = sample_figure();
+    CHECK(figure.width() == base.width());
+    CHECK(figure.image().width == static_cast<int>(std::lround(base.width() * dpi / 100.0)));
+    write_bytes(dir / "f.pdf", encode_figure(figure, pdf_file));
     const std::string info = shell("pdfinfo '" + (dir / "f.pdf").string() + "'");
     std::smatch size;
     REQUIRE(std::regex_search(info, size, std::regex(R"(Page size:\s+([0-9.]+) x ([0-9.]+) pts)")));
-    CHECK(std::stod(size[1]) == doctest::Approx(figure.width() * 72.0 / dpi).epsilon(1e-4));
-    CHECK(std::stod(size[2]) == doctest::Approx(figure.height() * 72.0 / dpi).epsilon(1e-4));
+    CHECK(std::stod(size[1]) == doctest::Approx(base.width() * 0.72).epsilon(1e-4));
+    CHECK(std::stod(size[2]) == doctest::Approx(base.height() * 0.72).epsilon(1e-4));
     const std::string svg = encode_figure(figure, {FigureFormat::svg, dpi});
-    CHECK(contains(svg, fmt::format("width=\"{:g}pt\"", figure.width() * 72.0 / dpi)));
+    CHECK(contains(svg, fmt::format("width=\"{:g}pt\"", base.width() * 0.72)));
     const std::string png = encode_figure(figure, {FigureFormat::png, dpi});
     const auto at = png.find("pHYs");
     REQUIRE(at != std::string::npos);
@@ -197,9 +205,42 @@ TEST_CASE("figure files: --dpi sets the page size (pixels / dpi inches) and the 
     const uint32_t per_metre = byte(0) << 24 | byte(1) << 16 | byte(2) << 8 | byte(3);
     CHECK(per_metre == static_cast<uint32_t>(std::lround(dpi / 0.0254)));
     CHECK(byte(8) == 1);  // unit: metre
+    if (dpi == 300.0) {
+      // The 300-dpi PNG is the 100-dpi PDF rendered at 300 dpi, give or take anti-aliasing.
+      write_bytes(dir / "f.png", png);
+      shell("pdftoppm -r 300 -png -singlefile '" + (dir / "f.pdf").string() + "' '" + (dir / "back").string() + "'");
+      // Blocks of 4 × 4 units, as at 100 dpi.
+      const Difference d = difference(load_png(dir / "f.png"), load_png(dir / "back.png"), 12);
+      MESSAGE("300 dpi: mean |Δ| of 12 × 12 blocks ", d.mean, ", blocks off by > 40: ", d.far);
+      CHECK(looks_alike(d));
+    }
   }
   CHECK_THROWS_AS(parse_figure_format("gif"), Error);
   CHECK(figure_path("d", "layer0.self.head1", FigureFormat::svg) == std::filesystem::path("d/layer0.self.head1.svg"));
+}
+
+TEST_CASE("figure files: --font-size sets the labels' em size in points; the layout grows around them") {
+  TempDir dir;
+  // pdftotext -bbox gives each word's box in points; a label's box height is its font's line height,
+  // proportional to the em size.
+  const auto label_height = [&](double points) {
+    FigureStyle style;
+    if (points > 0) style.scale.text = text_scale_for_points(points, *FontSet::default_set());
+    write_bytes(dir / "f.pdf", encode_figure(sample_figure("vector figure · 注意力", style), {FigureFormat::pdf, 100.0}));
+    const std::string boxes = shell("pdftotext -bbox '" + (dir / "f.pdf").string() + "' -");
+    std::smatch m;
+    REQUIRE(std::regex_search(boxes, m, std::regex(R"re(yMin="([0-9.]+)" xMax="[0-9.]+" yMax="([0-9.]+)">causal<)re")));
+    return std::stod(m[2]) - std::stod(m[1]);
+  };
+  const double base = label_height(0), at14 = label_height(14.0), at7 = label_height(7.0);
+  CHECK(at14 / at7 == doctest::Approx(2.0).epsilon(0.02));
+  // DejaVu Sans: ascent to descent (the canvas's text size) is 2384 of its 2048 em units; poppler's box
+  // is the same height.
+  CHECK(at14 == doctest::Approx(14.0 * 2384.0 / 2048.0).epsilon(0.02));
+  CHECK(base == doctest::Approx(12 * 0.72).epsilon(0.02));  // the default: 12 units ascent to descent
+  FigureStyle big;
+  big.scale.text = text_scale_for_points(14.0, *FontSet::default_set());
+  CHECK(sample_figure("t", big).width() > sample_figure("t").width());  // the labels' column grew
 }
 
 TEST_CASE("figure files: run, stats and heads write every figure as SVG or PDF; raw images stay PNG") {

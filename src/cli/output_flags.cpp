@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/render/figure.hpp"
 #include "attnviz/render/terminal.hpp"
 
 namespace attnviz {
@@ -26,21 +27,27 @@ void add_figure_flags(CLI::App& cmd, FigureFlags& flags) {
   cmd.add_option("--figure-format", flags.format,
                  "with --png: figures as png, svg or pdf (vector text and axes, the cells one embedded image)")
       ->check(CLI::IsMember({"png", "svg", "pdf"}));
-  cmd.add_option("--dpi", flags.dpi, "with --png: pixels per inch of the figures (default 100): an SVG/PDF page "
-                 "is its pixels / dpi inches; a PNG states it")
-      ->check(CLI::Range(10.0, 2400.0));
+  cmd.add_option("--dpi", flags.dpi, "with --png: a PNG's pixels per inch (default 100, as matplotlib): the same "
+                 "figure at more pixels; SVG and PDF pages keep their size")
+      ->check(CLI::Range(10.0, 1200.0));
+  cmd.add_option("--font-size", flags.font_size, "with --png: token labels and ticks at this em size in points "
+                 "(default about 7.4; titles and captions in proportion), the layout following")
+      ->check(CLI::Range(3.0, 48.0));
 }
 
-FigureFile figure_file(const CLI::App& cmd, const FigureFlags& flags, std::initializer_list<const char*> png_only) {
+FigureFile figure_file(const CLI::App& cmd, const FigureFlags& flags, std::initializer_list<const char*> png_only,
+                       const std::string& font) {
   if (cmd.count("--png") == 0) {
-    for (const char* flag : {"--figure-format", "--dpi"}) {
+    for (const char* flag : {"--figure-format", "--dpi", "--font-size"}) {
       if (cmd.count(flag) > 0) throw usage_error(fmt::format("{} sets how figures are written: give --png DIR too", flag));
     }
     for (const char* flag : png_only) {
       if (cmd.count(flag) > 0) throw usage_error(fmt::format("{} applies to figures: give --png DIR too", flag));
     }
   }
-  return FigureFile{parse_figure_format(flags.format), flags.dpi};
+  FigureFile file{parse_figure_format(flags.format), flags.dpi};
+  if (flags.font_size > 0.0) file.text_scale = text_scale_for_points(flags.font_size, *FontSet::find(font));
+  return file;
 }
 
 }  // namespace attnviz

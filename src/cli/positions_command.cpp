@@ -49,7 +49,7 @@ nlohmann::json matrix_json(const Matrix& m) {
 
 // A signed matrix on the diverging colour map, centred on 0 (±range), mean-pooled past max_pixels.
 Canvas signed_figure(const std::string& title, std::string caption, const Matrix& values, const std::string& col_axis,
-                     float range, int max_pixels, const std::shared_ptr<const FontSet>& fonts) {
+                     float range, int max_pixels, const std::shared_ptr<const FontSet>& fonts, CanvasScale scale) {
   FigureMap map;
   map.n_query = static_cast<int>(values.rows()), map.n_key = static_cast<int>(values.cols());
   map.row_axis = "positions", map.col_axis = col_axis;  // labels: the indices
@@ -68,6 +68,7 @@ Canvas signed_figure(const std::string& title, std::string caption, const Matrix
   style.cmap = ColormapId::diverging;
   style.vmin = -range, style.vmax = range;
   style.fonts = fonts;
+  style.scale = scale;
   return heatmap_figure(title, caption, map, style);
 }
 
@@ -118,11 +119,12 @@ void positions_command(const PositionsArgs& a) {
   const FigureFormat f = a.figure_file.format;
   write_figure(figure_path(dir.staging_path(), "positions.encoding", f),
                signed_figure(title + " · encoding", fmt::format("{} · colour [−{:.3g}, {:.3g}], 0 at the centre", m.encoding_what, range, range),
-                             m.encoding, m.dim_prefix == "θ" ? "frequencies i" : "dimensions", range, a.max_pixels, fonts),
+                             m.encoding, m.dim_prefix == "θ" ? "frequencies i" : "dimensions", range, a.max_pixels, fonts,
+                             figure_scale(a.figure_file)),
                a.figure_file);
   write_figure(figure_path(dir.staging_path(), "positions.similarity", f),
                signed_figure(title + " · position × position", m.similarity_what + " · colour [−1, 1]", m.similarity,
-                             "positions", 1.0f, a.max_pixels, fonts),
+                             "positions", 1.0f, a.max_pixels, fonts, figure_scale(a.figure_file)),
                a.figure_file);
   dir.commit();
 }
@@ -145,7 +147,7 @@ void add_positions_command(CLI::App& app) {
   cmd->add_option("--font", args->font, "font for figures: a file or a fontconfig name (default sans-serif)");
   add_figure_flags(*cmd, args->figure_flags);
   cmd->callback([args, cmd] {
-    args->figure_file = figure_file(*cmd, args->figure_flags, {"--max-pixels", "--font"});
+    args->figure_file = figure_file(*cmd, args->figure_flags, {"--max-pixels", "--font"}, args->font);
     positions_command(*args);
   });
 }

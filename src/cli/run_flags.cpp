@@ -11,7 +11,7 @@ namespace {
 
 FigureFile run_figure_file(const CLI::App& cmd, const RunArgs& args) {
   return figure_file(cmd, args.figure_flags,
-                     {"--png-raw", "--scale", "--log", "--linear", "--max-pixels", "--pool", "--font"});
+                     {"--png-raw", "--scale", "--log", "--linear", "--max-pixels", "--pool", "--font"}, args.font);
 }
 
 }  // namespace

@@ -126,20 +126,25 @@ const detail::LoadedFont& FontSet::font(int index) const {
 
 // ---- Canvas: shapes ----
 
-Canvas::Canvas(int width, int height, Rgb background, std::shared_ptr<const FontSet> fonts)
-    : fonts_(std::move(fonts)) {
+Canvas::Canvas(int width, int height, Rgb background, std::shared_ptr<const FontSet> fonts, CanvasScale scale)
+    : scale_(scale), fonts_(std::move(fonts)) {
   if (width <= 0 || height <= 0) {
     throw Error(fmt::format("canvas: size {}×{} must be positive", width, height));
   }
-  image_.width = width;
-  image_.height = height;
-  image_.rgb.resize(static_cast<size_t>(width) * static_cast<size_t>(height) * 3);
+  if (!(scale.pixels > 0.0f) || !(scale.text > 0.0f) || !std::isfinite(scale.pixels) || !std::isfinite(scale.text)) {
+    throw Error(fmt::format("canvas: scale {} pixels per unit, text × {} must be positive", scale.pixels, scale.text));
+  }
+  drawing_.width = width, drawing_.height = height;
+  image_.width = std::max(1, px(width));
+  image_.height = std::max(1, px(height));
+  image_.rgb.resize(static_cast<size_t>(image_.width) * static_cast<size_t>(image_.height) * 3);
   for (size_t k = 0; k < image_.rgb.size(); k += 3) {
     image_.rgb[k] = background.r, image_.rgb[k + 1] = background.g, image_.rgb[k + 2] = background.b;
   }
-  drawing_.width = width, drawing_.height = height;
   drawing_.ops.emplace_back(DrawRect{0, 0, width, height, background});
 }
+
+int Canvas::px(double units) const { return static_cast<int>(std::lround(units * scale_.pixels)); }
 
 const FontSet& Canvas::fonts() const { return *font_set(); }
 
@@ -155,11 +160,11 @@ void Canvas::fill_rect(int x, int y, int w, int h, Rgb color) {
 }
 
 void Canvas::raster_fill(int x, int y, int w, int h, Rgb color) {
-  const int x0 = std::max(x, 0), x1 = std::min(x + w, width());
-  const int y0 = std::max(y, 0), y1 = std::min(y + h, height());
+  const int x0 = std::max(px(x), 0), x1 = std::min(px(x + w), image_.width);
+  const int y0 = std::max(px(y), 0), y1 = std::min(px(y + h), image_.height);
   for (int py = y0; py < y1; ++py) {
-    uint8_t* p = image_.rgb.data() + (static_cast<size_t>(py) * width() + x0) * 3;
-    for (int px = x0; px < x1; ++px, p += 3) p[0] = color.r, p[1] = color.g, p[2] = color.b;
+    uint8_t* p = image_.rgb.data() + (static_cast<size_t>(py) * image_.width + x0) * 3;
+    for (int x_ = x0; x_ < x1; ++x_, p += 3) p[0] = color.r, p[1] = color.g, p[2] = color.b;
   }
 }
 
@@ -175,15 +180,20 @@ void Canvas::hatch_rect(int x, int y, int w, int h, Rgb background, Rgb stripe, 
   spacing = std::max(spacing, 2);
   drawing_.ops.emplace_back(DrawHatch{x, y, w, h, background, stripe, spacing});
   raster_fill(x, y, w, h, background);
-  const int x0 = std::max(x, 0), x1 = std::min(x + w, width());
-  const int y0 = std::max(y, 0), y1 = std::min(y + h, height());
+  const int step = std::max(2, px(spacing));  // image pixels between stripes
+  const int thick = std::clamp(px(1), 1, step - 1);  // a stripe's pixels per row: one unit
+  const int x0 = std::max(px(x), 0), x1 = std::min(px(x + w), image_.width);
+  const int y0 = std::max(px(y), 0), y1 = std::min(px(y + h), image_.height);
   // Stripes on absolute coordinates (x + y ≡ 0 mod spacing), so neighbouring masked cells join
   // into one continuous hatch.
   for (int py = y0; py < y1; ++py) {
-    uint8_t* row = image_.rgb.data() + static_cast<size_t>(py) * static_cast<size_t>(width()) * 3;
-    const int first = x0 + (spacing - (x0 + py) % spacing) % spacing;
-    for (int px = first; px < x1; px += spacing) {
-      row[3 * px] = stripe.r, row[3 * px + 1] = stripe.g, row[3 * px + 2] = stripe.b;
+    uint8_t* row = image_.rgb.data() + static_cast<size_t>(py) * static_cast<size_t>(image_.width) * 3;
+    // The first column of each stripe at or left of x0, so a stripe cut by x0 keeps its pixels.
+    const int first = x0 + (step - (x0 + py) % step) % step - (thick > 1 ? step : 0);
+    for (int x_ = first; x_ < x1; x_ += step) {
+      for (int t = std::max(x_, x0); t < std::min(x_ + thick, x1); ++t) {
+        row[3 * t] = stripe.r, row[3 * t + 1] = stripe.g, row[3 * t + 2] = stripe.b;
+      }
     }
   }
 }
@@ -192,30 +202,41 @@ void Canvas::draw_cells(int x, int y, int cell, std::shared_ptr<const Image> cel
   if (!cells || cells->width <= 0 || cells->height <= 0 || cell <= 0) return;
   const Image& src = *cells;
   drawing_.ops.emplace_back(DrawImage{x, y, src.width * cell, src.height * cell, cells});
-  const int x0 = std::max(x, 0), x1 = std::min(x + src.width * cell, width());
+  // Cell j spans image pixels [px(x + j·cell), px(x + (j + 1)·cell)).
+  const int x0 = std::max(px(x), 0), x1 = std::min(px(x + src.width * cell), image_.width);
   if (x1 <= x0) return;
-  std::vector<uint8_t> row(static_cast<size_t>(src.width) * static_cast<size_t>(cell) * 3);
+  std::vector<int> column(static_cast<size_t>(x1 - x0));  // the cell of each image column
+  for (int j = 0, c = px(x); j < src.width; ++j) {
+    const int end = px(x + (j + 1) * cell);
+    for (; c < end; ++c) {
+      if (c >= x0 && c < x1) column[static_cast<size_t>(c - x0)] = j;
+    }
+  }
+  std::vector<uint8_t> row(static_cast<size_t>(x1 - x0) * 3);
   for (int i = 0; i < src.height; ++i) {
-    // A row of cells widened once, then copied into each of its `cell` pixel rows.
+    // A row of cells widened once, then copied into each of its pixel rows.
     const uint8_t* from = src.rgb.data() + static_cast<size_t>(i) * static_cast<size_t>(src.width) * 3;
     uint8_t* out = row.data();
-    for (int j = 0; j < src.width; ++j, from += 3) {
-      for (int p = 0; p < cell; ++p, out += 3) out[0] = from[0], out[1] = from[1], out[2] = from[2];
+    for (const int j : column) {
+      const uint8_t* p = from + static_cast<size_t>(j) * 3;
+      out[0] = p[0], out[1] = p[1], out[2] = p[2];
+      out += 3;
     }
-    for (int py = std::max(y + i * cell, 0); py < std::min(y + (i + 1) * cell, height()); ++py) {
-      std::memcpy(image_.rgb.data() + (static_cast<size_t>(py) * static_cast<size_t>(width()) + static_cast<size_t>(x0)) * 3,
-                  row.data() + static_cast<size_t>(x0 - x) * 3, static_cast<size_t>(x1 - x0) * 3);
+    for (int py = std::max(px(y + i * cell), 0); py < std::min(px(y + (i + 1) * cell), image_.height); ++py) {
+      std::memcpy(image_.rgb.data() + (static_cast<size_t>(py) * static_cast<size_t>(image_.width) + static_cast<size_t>(x0)) * 3,
+                  row.data(), row.size());
     }
   }
 }
 
 void Canvas::draw_line(int x0, int y0, int x1, int y1, Rgb color) {
   drawing_.ops.emplace_back(DrawLine{x0, y0, x1, y1, color});
+  x0 = px(x0), y0 = px(y0), x1 = px(x1), y1 = px(y1);
   const int dx = std::abs(x1 - x0), dy = -std::abs(y1 - y0);
   const int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
   int err = dx + dy;
   for (;;) {
-    if (x0 >= 0 && y0 >= 0 && x0 < width() && y0 < height()) image_.set(x0, y0, color);
+    if (x0 >= 0 && y0 >= 0 && x0 < image_.width && y0 < image_.height) image_.set(x0, y0, color);
     if (x0 == x1 && y0 == y1) break;
     const int e2 = 2 * err;
     if (e2 >= dy) err += dy, x0 += sx;
@@ -224,12 +245,16 @@ void Canvas::draw_line(int x0, int y0, int x1, int y1, Rgb color) {
 }
 
 void Canvas::blit(const Image& src, int x, int y) {
-  drawing_.ops.emplace_back(DrawImage{x, y, src.width, src.height, std::make_shared<const Image>(src)});
-  const int x0 = std::max(x, 0), x1 = std::min(x + src.width, width());
+  // Copied pixel for pixel at the image's resolution: src covers src.width / scale units.
+  drawing_.ops.emplace_back(DrawImage{x, y, static_cast<int>(std::lround(src.width / scale_.pixels)),
+                                      static_cast<int>(std::lround(src.height / scale_.pixels)),
+                                      std::make_shared<const Image>(src)});
+  const int bx = px(x), by = px(y);
+  const int x0 = std::max(bx, 0), x1 = std::min(bx + src.width, image_.width);
   if (x0 >= x1) return;
-  for (int py = std::max(y, 0); py < std::min(y + src.height, height()); ++py) {
-    const uint8_t* from = src.rgb.data() + (static_cast<size_t>(py - y) * src.width + (x0 - x)) * 3;
-    uint8_t* to = image_.rgb.data() + (static_cast<size_t>(py) * width() + x0) * 3;
+  for (int py = std::max(by, 0); py < std::min(by + src.height, image_.height); ++py) {
+    const uint8_t* from = src.rgb.data() + (static_cast<size_t>(py - by) * src.width + (x0 - bx)) * 3;
+    uint8_t* to = image_.rgb.data() + (static_cast<size_t>(py) * image_.width + x0) * 3;
     std::copy(from, from + static_cast<size_t>(x1 - x0) * 3, to);
   }
 }
@@ -237,52 +262,55 @@ void Canvas::blit(const Image& src, int x, int y) {
 // ---- Canvas: text ----
 
 int Canvas::draw_text(int x, int baseline_y, std::string_view utf8, const TextStyle& style) {
-  const Layout layout = layout_text(fonts(), utf8, style.pixel_size);
-  const int w = static_cast<int>(std::lround(layout.width));
-  const int shift = style.align == TextAlign::center ? w / 2 : style.align == TextAlign::end ? w : 0;
+  // Laid out at the image's pixel size; placed, measured and recorded in units.
+  const float size = text_size(style.pixel_size);
+  const Layout layout = layout_text(fonts(), utf8, size * scale_.pixels);
+  const int w_px = static_cast<int>(std::lround(layout.width));
+  const int shift = style.align == TextAlign::center ? w_px / 2 : style.align == TextAlign::end ? w_px : 0;
   const bool up = style.direction == TextDirection::up;
-  const int start = up ? baseline_y + shift : x - shift;  // where the pen starts along the text
+  const int start = up ? px(baseline_y) + shift : px(x) - shift;  // where the pen starts along the text
+  const int across = up ? px(x) : px(baseline_y);                  // the baseline, in image pixels
   if (!layout.glyphs.empty()) {
-    DrawText op{printable_text(utf8), {}, style.pixel_size, style.color, static_cast<float>(up ? x : start),
-                static_cast<float>(up ? start : baseline_y), up};
+    DrawText op{printable_text(utf8), {}, size, style.color, static_cast<float>(up ? across : start) / scale_.pixels,
+                static_cast<float>(up ? start : across) / scale_.pixels, up};
     op.glyphs.reserve(layout.glyphs.size());
-    for (const PlacedGlyph& pg : layout.glyphs) op.glyphs.push_back({pg.font, pg.glyph, pg.pen});
+    for (const PlacedGlyph& pg : layout.glyphs) op.glyphs.push_back({pg.font, pg.glyph, pg.pen / scale_.pixels});
     drawing_.ops.emplace_back(std::move(op));
   }
   for (const PlacedGlyph& pg : layout.glyphs) {
     const detail::LoadedFont& font = fonts().font(pg.font);
-    const auto bitmap = font.rasterise(pg.glyph, font.scale(style.pixel_size));
+    const auto bitmap = font.rasterise(pg.glyph, font.scale(size * scale_.pixels));
     const detail::GlyphBitmap& b = *bitmap;
     const int pen = static_cast<int>(std::lround(pg.pen));
     for (int j = 0; j < b.height; ++j) {
       for (int i = 0; i < b.width; ++i) {
         const int a = b.coverage[static_cast<size_t>(j) * b.width + i];
         if (a == 0) continue;
-        // Text space (u along the text, v down from the baseline) → canvas; `up` turns +u into -y
+        // Text space (u along the text, v down from the baseline) → image; `up` turns +u into -y
         // and +v into +x (glyph tops point left).
         const int u = pen + b.x0 + i, v = b.y0 + j;
-        const int px = up ? x + v : start + u;
-        const int py = up ? start - u - 1 : baseline_y + v;
-        if (px < 0 || py < 0 || px >= width() || py >= height()) continue;
-        uint8_t* p = image_.rgb.data() + (static_cast<size_t>(py) * width() + px) * 3;
+        const int x_ = up ? across + v : start + u;
+        const int y_ = up ? start - u - 1 : across + v;
+        if (x_ < 0 || y_ < 0 || x_ >= image_.width || y_ >= image_.height) continue;
+        uint8_t* p = image_.rgb.data() + (static_cast<size_t>(y_) * image_.width + x_) * 3;
         p[0] = blend(p[0], style.color.r, a);
         p[1] = blend(p[1], style.color.g, a);
         p[2] = blend(p[2], style.color.b, a);
       }
     }
   }
-  return w;
+  return static_cast<int>(std::lround(layout.width / scale_.pixels));
 }
 
 int Canvas::text_width(std::string_view utf8, float pixel_size) const {
-  return static_cast<int>(std::lround(layout_text(fonts(), utf8, pixel_size).width));
+  return static_cast<int>(std::lround(layout_text(fonts(), utf8, text_size(pixel_size)).width));
 }
 
 LineMetrics Canvas::line_metrics(float pixel_size) const {
   const detail::LoadedFont& font = fonts().font(0);
   int ascent = 0, descent = 0, gap = 0;
   stbtt_GetFontVMetrics(&font.info, &ascent, &descent, &gap);
-  const float scale = font.scale(pixel_size);
+  const float scale = font.scale(text_size(pixel_size));
   LineMetrics m;
   m.ascent = static_cast<int>(std::ceil(static_cast<float>(ascent) * scale));
   m.descent = static_cast<int>(std::ceil(static_cast<float>(-descent) * scale));

@@ -218,8 +218,7 @@ cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned i
 }
 
 std::string encode_vector(const Canvas& figure, const FigureFile& file) {
-  if (!(file.dpi > 0.0) || !std::isfinite(file.dpi)) throw Error(fmt::format("figure: dpi {} must be positive", file.dpi));
-  const double points = 72.0 / file.dpi;  // per canvas pixel
+  const double points = 72.0 / k_units_per_inch;  // per canvas unit
   const double w = figure.width() * points, h = figure.height() * points;
   std::string out;
   cairo_surface_t* surface = nullptr;
@@ -263,6 +262,11 @@ std::string_view figure_extension(FigureFormat format) {
     case FigureFormat::pdf: return ".pdf";
   }
   return ".png";
+}
+
+CanvasScale figure_scale(const FigureFile& file) {
+  if (!(file.dpi > 0.0) || !std::isfinite(file.dpi)) throw Error(fmt::format("figure: dpi {} must be positive", file.dpi));
+  return CanvasScale{static_cast<float>(file.dpi / k_units_per_inch), file.text_scale};
 }
 
 std::string encode_figure(const Canvas& figure, const FigureFile& file) {

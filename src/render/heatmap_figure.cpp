@@ -8,6 +8,7 @@
 #include "attnviz/core/vector_math.hpp"
 #include "attnviz/render/figure.hpp"
 #include "figure_parts.hpp"
+#include "font.hpp"
 
 namespace attnviz {
 namespace {
@@ -58,7 +59,7 @@ Eigen::Index count_non_finite(const FigureMap& map) {
 HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map, const FigureStyle& style,
                                     const std::string& caption) {
   check_map(map);
-  const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts);
+  const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts, style.scale);
   HeatmapLayout l;
   l.cell = cell_size(map);
   const float ppt = px_per_token(map, l.cell);
@@ -94,10 +95,15 @@ HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& m
   return l;
 }
 
+float text_scale_for_points(double points, const FontSet& fonts) {
+  const float em_units = fonts.font(0).em_pixels(k_label_px);  // a unit is 0.72 pt
+  return static_cast<float>(points / (em_units * 72.0 / k_units_per_inch));
+}
+
 Canvas heatmap_figure(const std::string& title, const std::string& caption, const FigureMap& map,
                       const FigureStyle& style) {
   const HeatmapLayout l = heatmap_figure_layout(title, map, style, caption);
-  Canvas canvas(l.width, l.height, Rgb{255, 255, 255}, style.fonts);
+  Canvas canvas(l.width, l.height, Rgb{255, 255, 255}, style.fonts, style.scale);
   const LineMetrics tm = canvas.line_metrics(k_title_px), cm = canvas.line_metrics(k_caption_px);
   const LineMetrics lm = canvas.line_metrics(k_label_px);
   canvas.draw_text(l.title.x, l.title.y + tm.ascent, title, {.pixel_size = k_title_px, .color = k_text});

@@ -43,7 +43,7 @@ Canvas grid_figure(const std::string& title, const std::vector<Thumbnail>& thumb
   for (auto& [layer, r] : rows) r = k++;
   k = 0;
   for (auto& [head, c] : cols) c = k++;
-  Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts);
+  Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts, style.scale);
   const LineMetrics tm = probe.line_metrics(k_title_px), lm = probe.line_metrics(k_label_px);
   const int left = k_margin + probe.text_width(fmt::format("layer {}", rows.rbegin()->first), k_label_px) + 8;
   const int top = k_margin + tm.line_height + 2 * lm.line_height + 4;
@@ -51,7 +51,7 @@ Canvas grid_figure(const std::string& title, const std::vector<Thumbnail>& thumb
   const int grid_w = static_cast<int>(cols.size()) * step, grid_h = static_cast<int>(rows.size()) * step;
   const Rect bar{left + grid_w + 12, top, 16, std::max(std::min(grid_h - k_thumb_gap, 320), 120)};
   const int width = std::max(bar.x + 80, k_margin + probe.text_width(title, k_title_px)) + k_margin;
-  Canvas canvas(width, std::max(top + grid_h, bar.y + bar.h + 30) + k_margin, Rgb{255, 255, 255}, style.fonts);
+  Canvas canvas(width, std::max(top + grid_h, bar.y + bar.h + 30) + k_margin, Rgb{255, 255, 255}, style.fonts, style.scale);
   canvas.draw_text(k_margin, k_margin + tm.ascent, title, {.pixel_size = k_title_px, .color = k_text});
   for (const auto& [head, c] : cols) {
     canvas.draw_text(left + c * step + thumb_px / 2, top - lm.descent - 4, fmt::format("head {}", head),

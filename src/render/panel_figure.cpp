@@ -39,7 +39,7 @@ Canvas panel_figure(const std::string& title, const std::string& caption, const 
     longest = std::max({longest, p.map.values.rows(), p.map.values.cols()});
   }
   const int cell = std::clamp(panel_target(panels.size()) / static_cast<int>(longest), 1, k_max_cell);
-  const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts);
+  const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts, style.scale);
   const LineMetrics tm = probe.line_metrics(k_title_px), cm = probe.line_metrics(k_caption_px);
   const LineMetrics lm = probe.line_metrics(k_label_px);
   struct Placed {
@@ -84,7 +84,7 @@ Canvas panel_figure(const std::string& title, const std::string& caption, const 
   const int legend_h = (masked ? 1 : 0) + (non_finite ? 1 : 0);
   const int height = std::max(map_y + map_h, bar.y + bar.h + (legend_h > 0 ? (1 + legend_h) * k_bar_w : 0)) + k_margin;
 
-  Canvas canvas(width, height, Rgb{255, 255, 255}, style.fonts);
+  Canvas canvas(width, height, Rgb{255, 255, 255}, style.fonts, style.scale);
   canvas.draw_text(k_margin, k_margin + tm.ascent, title, {.pixel_size = k_title_px, .color = k_text});
   for (size_t k = 0; k < captions.size(); ++k) {
     canvas.draw_text(k_margin, k_margin + tm.ascent + tm.descent + k_gap / 2 + cm.ascent + static_cast<int>(k) * cm.line_height,

@@ -95,7 +95,7 @@ std::filesystem::path write_diff_chart(const std::filesystem::path& dir, const s
   std::vector<HeadValue> values;
   for (const auto& r : rows) values.push_back({r.id, diff_metric(r, sort)});
   const auto path = figure_path(dir, "diff." + sort, file.format);
-  write_figure(path, head_grid_chart(values, sort == "jsd", fmt::format("{} · {}", title, sort)), file);
+  write_figure(path, head_grid_chart(values, sort == "jsd", fmt::format("{} · {}", title, sort), figure_scale(file)), file);
   return path;
 }
 

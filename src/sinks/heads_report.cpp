@@ -159,7 +159,8 @@ std::vector<std::filesystem::path> write_heads_charts(const std::filesystem::pat
     for (const auto& h : heads) values.push_back({h.id, h.scores[p]});
     // mul is a share in [0, 1]; abs runs over (−1, 1]: its own range.
     const Canvas chart = head_grid_chart(values, d.measure == ErrorMeasure::mul,
-                                         fmt::format("{} · {} · {}", title, d.patterns[p].name, measure_text(d)));
+                                         fmt::format("{} · {} · {}", title, d.patterns[p].name, measure_text(d)),
+                                         figure_scale(file));
     paths.push_back(figure_path(dir, "heads." + d.patterns[p].name, file.format));
     write_figure(paths.back(), chart, file);
   }

@@ -56,6 +56,7 @@ bool log_scale_for(const MapInfo& info, ColourScale scale) {
 PngSink::PngSink(std::filesystem::path dir, PngOptions options)
     : dir_(std::move(dir)), options_(std::move(options)) {
   if (options_.max_pixels < 16) throw usage_error("--max-pixels must be at least 16");
+  options_.style.scale = figure_scale(options_.file);
   panel_maps_.resize(options_.panel.size());
   panel_what_.resize(options_.panel.size());
   staged_ = std::make_unique<StagedDir>(dir_);

@@ -139,7 +139,8 @@ std::filesystem::path write_stats_batch_chart(const std::filesystem::path& dir, 
   for (const auto& h : heads) values.push_back({h.id, h.scores[f]});
   const auto path = figure_path(dir, "stats.batch." + figure, file.format);
   write_figure(path, head_grid_chart(values, metric.unit_range,
-                                     fmt::format("{} · {}, mean over the inputs", title, metric.description)),
+                                     fmt::format("{} · {}, mean over the inputs", title, metric.description),
+                                     figure_scale(file)),
                file);
   return path;
 }

@@ -78,15 +78,16 @@ void draw_colour_bar(Canvas& c, int x, int y, int h, double vmin, double vmax) {
 }  // namespace
 
 Canvas stats_grid_chart(const std::vector<HeadStats>& heads, const StatsMetric& metric,
-                       const std::string& title) {
+                        const std::string& title, CanvasScale scale) {
   std::vector<HeadValue> values;
   for (const auto& h : heads) values.push_back({h.id, metric.value(h)});
-  return head_grid_chart(values, metric.unit_range, title);
+  return head_grid_chart(values, metric.unit_range, title, scale);
 }
 
-Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, const std::string& title) {
+Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, const std::string& title,
+                       CanvasScale scale) {
   const Grid g = make_grid(heads, unit_range);
-  Canvas probe(1, 1);
+  const Canvas probe(1, 1, Rgb{255, 255, 255}, nullptr, scale);
   int label_w = 0;
   for (const auto& r : g.rows) label_w = std::max(label_w, probe.text_width(r, k_label_px));
   const int left = k_pad + label_w + 8;
@@ -94,7 +95,7 @@ Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, con
   const int grid_w = g.n_cols * k_cell_w, grid_h = static_cast<int>(g.rows.size()) * k_cell_h;
   const int width = std::max(left + grid_w + 16 + k_bar_w + 60 + k_pad,
                              k_pad * 2 + probe.text_width(title, k_title_px));
-  Canvas c(width, top + grid_h + k_pad);
+  Canvas c(width, top + grid_h + k_pad, Rgb{255, 255, 255}, nullptr, scale);
   c.draw_text(k_pad, k_pad + static_cast<int>(k_title_px), title, {k_title_px, k_black});
   const TextStyle head_style{k_label_px, k_black, TextAlign::center, TextDirection::horizontal};
   for (int h = 0; h < g.n_cols; ++h) {
@@ -123,11 +124,11 @@ Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, con
 }
 
 Canvas max_weight_histogram_chart(const std::vector<HeadStats>& heads, const StatsOptions& options,
-                                 const std::string& title) {
+                                  const std::string& title, CanvasScale scale) {
   const HeadStats all = pool_all(heads);
   constexpr int bin_w = 28, plot_h = 240, left = 64, top = 56;
   const int plot_w = bin_w * k_histogram_bins;
-  Canvas c(left + plot_w + 2 * k_pad, top + plot_h + 56);
+  Canvas c(left + plot_w + 2 * k_pad, top + plot_h + 56, Rgb{255, 255, 255}, nullptr, scale);
   c.draw_text(k_pad, k_pad + static_cast<int>(k_title_px), title, {k_title_px, k_black});
   int64_t most = 1;
   for (int b = 0; b < k_histogram_bins; ++b) {
@@ -179,10 +180,12 @@ std::vector<std::filesystem::path> write_stats_charts(const std::filesystem::pat
   const std::vector<std::filesystem::path> paths = {
       figure_path(dir, fmt::format("stats.grid.{}", metric.name), file.format),
       figure_path(dir, "stats.max_weight", file.format)};
-  write_figure(paths[0], stats_grid_chart(heads, metric, fmt::format("{} · {}", model_name, metric.description)),
+  write_figure(paths[0],
+               stats_grid_chart(heads, metric, fmt::format("{} · {}", model_name, metric.description), figure_scale(file)),
                file);
   write_figure(paths[1],
-               max_weight_histogram_chart(heads, options, fmt::format("{} · row max weight, every head", model_name)),
+               max_weight_histogram_chart(heads, options, fmt::format("{} · row max weight, every head", model_name),
+                                          figure_scale(file)),
                file);
   return paths;
 }

@@ -24,13 +24,15 @@ int resolved_width(int width);
 // The figure flags of every command that writes figures into a --png folder.
 struct FigureFlags {
   std::string format = "png";  // --figure-format: png, svg or pdf
-  double dpi = 100.0;          // --dpi: canvas pixels per inch (vector page size, PNG's pHYs)
+  double dpi = 100.0;          // --dpi: a PNG's pixels per inch
+  double font_size = 0.0;      // --font-size: the labels' em size in points (0: the default)
 };
-// --figure-format and --dpi.
+// --figure-format, --dpi and --font-size.
 void add_figure_flags(CLI::App& cmd, FigureFlags& flags);
-// The flags as a FigureFile. Each flag of `png_only` (these, and the command's other figure
-// flags: "--log", "--png-raw", …) given without --png is a usage Error: it would do nothing.
+// The flags as a FigureFile (--font-size measured in `font`, --font's value: "" = the default
+// font). Each flag of `png_only` (these, and the command's other figure flags: "--log",
+// "--png-raw", …) given without --png is a usage Error: it would do nothing.
 FigureFile figure_file(const CLI::App& cmd, const FigureFlags& flags,
-                       std::initializer_list<const char*> png_only = {});
+                       std::initializer_list<const char*> png_only = {}, const std::string& font = "");
 
 }  // namespace attnviz

@@ -71,19 +71,31 @@ struct TextStyle {
   TextDirection direction = TextDirection::horizontal;
 };
 
-// An RGB canvas. Coordinates are pixels, (0, 0) top left; everything drawn is clipped to the image,
-// so callers never need to check bounds. Text is anti-aliased by blending over what is below.
-// Each call is rasterised and recorded in drawing() (a figure is its canvas: PNG from image(), SVG
-// and PDF from drawing()).
+// Figures are laid out in units of 1/100 inch (a unit is a pixel of the PNG at the default 100 dpi,
+// and 0.72 pt of an SVG or PDF page).
+inline constexpr double k_units_per_inch = 100.0;
+
+// How a canvas's units become the image's pixels, and how large its text is.
+struct CanvasScale {
+  float pixels = 1.0f;  // image pixels per unit: dpi / k_units_per_inch
+  float text = 1.0f;    // every text size × this (--font-size), the layout following through metrics
+};
+
+// An RGB canvas. Coordinates are units (CanvasScale; at the default scale, pixels), (0, 0) top left;
+// everything drawn is clipped to the image, so callers never need to check bounds. Text is
+// anti-aliased by blending over what is below. Each call is rasterised at the scale's pixels per
+// unit and recorded, in units, in drawing() (a figure is its canvas: PNG from image(), SVG and PDF
+// from drawing()).
 class Canvas {
  public:
   // A width × height canvas filled with `background`; fonts = nullptr means FontSet::default_set()
   // (loaded on the first text call, so canvases without text never touch fontconfig).
   Canvas(int width, int height, Rgb background = {255, 255, 255},
-         std::shared_ptr<const FontSet> fonts = nullptr);
+         std::shared_ptr<const FontSet> fonts = nullptr, CanvasScale scale = {});
 
-  int width() const { return image_.width; }
-  int height() const { return image_.height; }
+  int width() const { return drawing_.width; }    // units
+  int height() const { return drawing_.height; }  // units
+  const CanvasScale& scale() const { return scale_; }
   const Image& image() const { return image_; }
   Image take_image() { return std::move(image_); }  // the image is empty afterwards
   const Drawing& drawing() const { return drawing_; }
@@ -117,9 +129,12 @@ class Canvas {
 
  private:
   void raster_fill(int x, int y, int w, int h, Rgb color);  // fill_rect without recording
+  int px(double units) const;  // units → image pixels (rounded)
+  float text_size(float pixel_size) const { return pixel_size * scale_.text; }  // in units
 
   Image image_;
   Drawing drawing_;
+  CanvasScale scale_;
   mutable std::shared_ptr<const FontSet> fonts_;
 };
 

@@ -29,7 +29,12 @@ struct FigureStyle {
   bool log = false;
   bool cell_values = true;  // print each value in its cell when the cells are large enough
   std::shared_ptr<const FontSet> fonts = nullptr;  // nullptr = FontSet::default_set()
+  CanvasScale scale{};  // image pixels per unit (--dpi), text size (--font-size)
 };
+
+// The CanvasScale::text that draws figures' token labels and ticks at an em size of `points` (the
+// default is about 7.4 pt in DejaVu Sans; titles and captions keep their proportion to it).
+float text_scale_for_points(double points, const FontSet& fonts);
 
 // value → position on the colour map under style (linear or log), clamped to [0, 1].
 float figure_position(float value, const FigureStyle& style);

@@ -21,10 +21,15 @@ std::string_view figure_extension(FigureFormat format);
 
 struct FigureFile {
   FigureFormat format = FigureFormat::png;
-  // Canvas pixels per inch: a vector page is width / dpi inches wide (in points, 72 to the inch);
-  // a PNG states it in its pHYs chunk. 100, as matplotlib's savefig.
+  // A PNG's pixels per inch, as matplotlib's savefig: the canvas draws dpi / 100 pixels per unit
+  // (figure_scale) and the PNG states it in its pHYs chunk. A vector page is the canvas's units /
+  // 100 inches whatever the dpi.
   double dpi = 100.0;
+  float text_scale = 1.0f;  // CanvasScale::text (--font-size)
 };
+
+// The CanvasScale figures are drawn at for this file.
+CanvasScale figure_scale(const FigureFile& file);
 
 // The file's bytes. Throws Error when cairo fails (naming its status).
 std::string encode_figure(const Canvas& figure, const FigureFile& file);
