@@ -115,18 +115,26 @@ std::vector<std::string> labels_of_ids(const TextTools& tools, const std::vector
 }
 
 // A short text the tokenizer encodes: "a", or else the label of one of its first ids (a word-level
-// vocabulary without an unknown token refuses any word it lacks, "a" too).
+// vocabulary without an unknown token refuses any word it lacks, "a" too). Not a special token's own
+// label ("<s>" as id 0): its ids would then be among those added around it, and the split ambiguous.
 std::string encodable_text(const Tokenizer& tokenizer) {
-  const auto encodes = [&](const std::string& text) {
+  const auto usable = [&](const std::string& text) {
     try {
-      return !text.empty() && !tokenizer.encode(text, false).empty();
+      if (text.empty()) return false;
+      std::vector<int64_t> without, with;
+      for (const TokenPiece& p : tokenizer.encode(text, false)) without.push_back(p.id);
+      for (const TokenPiece& p : tokenizer.encode(text, true)) with.push_back(p.id);
+      if (without.empty()) return false;
+      return std::all_of(without.begin(), without.end(), [&](int64_t id) {
+        return std::count(with.begin(), with.end(), id) == std::count(without.begin(), without.end(), id);
+      });
     } catch (const Error&) {
       return false;
     }
   };
-  if (encodes("a")) return "a";
+  if (usable("a")) return "a";
   for (int64_t id = 0; id < std::min<int64_t>(tokenizer.vocab_size(), 256); ++id) {
-    if (const std::string text = tokenizer.label(id); encodes(text)) return text;
+    if (const std::string text = tokenizer.label(id); usable(text)) return text;
   }
   return "a";  // encode's own error names what is wrong
 }
