@@ -114,22 +114,48 @@ std::vector<std::string> labels_of_ids(const TextTools& tools, const std::vector
   return labels;
 }
 
+// A short text the tokenizer encodes: "a", or else the label of one of its first ids (a word-level
+// vocabulary without an unknown token refuses any word it lacks, "a" too). Not a special token's own
+// label ("<s>" as id 0): its ids would then be among those added around it, and the split ambiguous.
+std::string encodable_text(const Tokenizer& tokenizer) {
+  const auto usable = [&](const std::string& text) {
+    try {
+      if (text.empty()) return false;
+      std::vector<int64_t> without, with;
+      for (const TokenPiece& p : tokenizer.encode(text, false)) without.push_back(p.id);
+      for (const TokenPiece& p : tokenizer.encode(text, true)) with.push_back(p.id);
+      if (without.empty()) return false;
+      return std::all_of(without.begin(), without.end(), [&](int64_t id) {
+        return std::count(with.begin(), with.end(), id) == std::count(without.begin(), without.end(), id);
+      });
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  if (usable("a")) return "a";
+  for (int64_t id = 0; id < std::min<int64_t>(tokenizer.vocab_size(), 256); ++id) {
+    if (const std::string text = tokenizer.label(id); usable(text)) return text;
+  }
+  return "a";  // encode's own error names what is wrong
+}
+
 // The ids a tokenizer puts before and after a text when it adds special tokens (BOS; [CLS] …
-// [SEP]): what it adds to a one-letter text, around that text's own ids. None without a tokenizer
-// or with --no-special-tokens.
+// [SEP]): what it adds to a short text, around that text's own ids. None without a tokenizer or
+// with --no-special-tokens.
 std::pair<std::vector<int64_t>, std::vector<int64_t>> special_tokens_around_text(const TextTools& tools) {
   if (!tools.tokenizer || !tools.add_special) return {};
+  const std::string text = encodable_text(*tools.tokenizer);
   const auto ids = [&](bool add_special) {
     std::vector<int64_t> out;
-    for (const TokenPiece& p : tools.tokenizer->encode("a", add_special)) out.push_back(p.id);
+    for (const TokenPiece& p : tools.tokenizer->encode(text, add_special)) out.push_back(p.id);
     return out;
   };
   const std::vector<int64_t> with = ids(true), without = ids(false);
   const auto at = std::search(with.begin(), with.end(), without.begin(), without.end());
   if (without.empty() || at == with.end()) {
-    throw Error(fmt::format("{}: cannot tell the special tokens it adds around a text (\"a\" encodes to {} ids "
+    throw Error(fmt::format("{}: cannot tell the special tokens it adds around a text (\"{}\" encodes to {} ids "
                             "with them, {} without, not a run of them); give --no-special-tokens",
-                            tools.tokenizer->description(), with.size(), without.size()));
+                            tools.tokenizer->description(), text, with.size(), without.size()));
   }
   return {std::vector<int64_t>(with.begin(), at), std::vector<int64_t>(at + static_cast<std::ptrdiff_t>(without.size()), with.end())};
 }
