@@ -35,6 +35,11 @@ run run --model samples/mha --tokens samples/cross/target.txt --source-tokens sa
 # decoder causal self-attention and decoder cross-attention.
 run run --model samples/transformer --tokens samples/cross/target.txt --source-tokens samples/cross/source.txt \
   --head 0 --table none
+# A trained model: samples/induction learned a previous-token head (layer 0) and an induction head
+# (layer 1) on repeated random words; heads names them, the panel shows both on the repeat probe.
+run heads --model samples/induction --probe repeat:20
+run run --model samples/induction --probe repeat:20 --layer 1 --head 1 --table none --no-heatmap \
+  --panel L0H0,L1H1 --png out/demo/induction
 # Text in: what GPT-2's own tokenizer (its real vocab.json + merges.txt) and Llama 3's (tokenizer.json)
 # make of a sentence, and a sentence through BERT's vocab.txt into a model: [CLS] … [SEP] label the axes.
 run tokenize --tokenizer tests/fixtures/vocab/gpt2 --text "The cat sat on the mat because it was tired"

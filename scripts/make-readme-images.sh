@@ -36,6 +36,10 @@ cp "$tmp/heads/heads.induction.png" "$out/heads-induction.png"
 "$build/attnviz" run -m "$planted" --ids "0 1 2 3 9 5 0 1 2 3 4 5" --table none --no-heatmap --save "$tmp/b.safetensors"
 "$build/attnviz" diff "$tmp/a.safetensors" "$tmp/b.safetensors" --top 1 --png "$tmp/diff" > /dev/null 2>&1
 cp "$tmp/diff/layer1.self.head1.diff.png" "$out/diff-duplicate-head.png"
+# The trained sample's previous-token and induction heads on the repeat probe.
+"$build/attnviz" run -m samples/induction --probe repeat:20 --layer 1 --head 1 --panel L0H0,L1H1 --table none \
+  --no-heatmap --png "$tmp/induction"
+cp "$tmp/induction/panel.png" "$out/induction-panel.png"
 # The four planted heads side by side on one colour scale, as a paper shows them: a vector figure.
 "$build/attnviz" run -m "$planted" --probe repeat:8 --layer 0 --head 0 --panel L0H0,L0H1,L1H0,L1H1 --table none \
   --no-heatmap --figure-format svg --png "$tmp/panel"
