@@ -196,3 +196,25 @@ TEST_CASE("figure: a long caption wraps between its parts, inside the figure, an
   CHECK(im.height == many.height);
   CHECK(ink(im, {16, one.map.y - 40, many.width - 32, 30}) > 20);  // the later caption lines are drawn
 }
+
+TEST_CASE("figure: key labels of wide characters stand upright, stacked top to bottom; others turn on their side") {
+  FigureMap m = small_map();
+  m.key_labels = {"The", "注意", "猫"};
+  const Canvas c = heatmap_figure("t", "c", m, FigureStyle{});
+  const HeatmapLayout l = heatmap_figure_layout("t", m, FigureStyle{}, "c");
+  int the_up = 0, zhu_upright = 0, yi_upright = 0;
+  float zhu_y = 0, yi_y = 0;
+  for (const auto& op : c.drawing().ops) {
+    const auto* t = std::get_if<DrawText>(&op);
+    if (t == nullptr || t->y > l.map.y) continue;  // the key labels are above the map
+    if (t->text == "The" && t->up) ++the_up;
+    if (t->text == "注" && !t->up) ++zhu_upright, zhu_y = t->y;
+    if (t->text == "意" && !t->up) ++yi_upright, yi_y = t->y;
+    CHECK(t->text != "注意");  // never drawn as one rotated run
+  }
+  CHECK(the_up == 1);
+  CHECK(zhu_upright == 1);
+  CHECK(yi_upright == 1);
+  CHECK(zhu_y < yi_y);           // 注 above 意: read top to bottom
+  CHECK(yi_y <= l.map.y - 10);   // the stack ends above the ticks
+}

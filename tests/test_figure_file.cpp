@@ -19,6 +19,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/figure_file.hpp"
+#include "attnviz/sinks/stats_charts.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
@@ -291,4 +292,22 @@ TEST_CASE("figure files: figure flags without --png are usage errors, not silent
   const auto r = run_attnviz("run -m samples/mha -t samples/english.txt --figure-format gif --png '" + dir.path().string() + "'");
   CHECK(r.exit_code == 2);
   CHECK(contains(r.err, "gif"));
+}
+
+TEST_CASE("figure files: the row-max histogram names its y axis and keeps the threshold apart from the series") {
+  HeadStats h;
+  h.id = HeadId{"", 0, Site::self, 0};
+  h.heads = 1;
+  const Canvas chart = max_weight_histogram_chart({h}, StatsOptions{0.99, 1.0, {}}, "t");
+  bool y_axis = false, threshold = false, unscaled = false;
+  for (const auto& op : chart.drawing().ops) {
+    const auto* t = std::get_if<DrawText>(&op);
+    if (t == nullptr) continue;
+    y_axis = y_axis || (t->text == "rows" && t->up);
+    threshold = threshold || t->text == "saturated: max weight ≥ 0.99";
+    unscaled = unscaled || t->text == "unscaled q·k";  // its own legend entry, nothing appended
+  }
+  CHECK(y_axis);
+  CHECK(threshold);
+  CHECK(unscaled);
 }

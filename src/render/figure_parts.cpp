@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/core/vector_math.hpp"
 
 namespace attnviz {
@@ -147,12 +148,40 @@ void draw_row_labels(Canvas& canvas, const AxisLabels& labels, int x_right, int 
   }
 }
 
+// A label of wide characters only (Chinese, Japanese, Korean): read top to bottom with each character
+// upright, as such text is set vertically, not turned on its side.
+bool upright_label(const std::string& text) {
+  const std::vector<char32_t> cps = decode_utf8(printable_text(text));
+  return !cps.empty() && std::all_of(cps.begin(), cps.end(), [](char32_t cp) { return codepoint_width(cp) == 2; });
+}
+
+// Its characters one under another, each centred on x, the last ending at y_bottom: a character
+// takes its advance (square for these scripts), so the stack is as tall as the label turned on its
+// side is long, and the layout that measured it that way holds.
+void draw_stacked(Canvas& canvas, int x, int y_bottom, const std::string& text) {
+  const LineMetrics m = canvas.line_metrics(k_label_px);
+  int top = y_bottom - canvas.text_width(text, k_label_px);
+  for (const char32_t cp : decode_utf8(printable_text(text))) {
+    std::string one;
+    append_utf8(one, cp);
+    const int advance = canvas.text_width(one, k_label_px);
+    // The em box's baseline: ascent / (ascent + descent) of the way down.
+    const int baseline = top + advance * m.ascent / std::max(1, m.ascent + m.descent);
+    canvas.draw_text(x, baseline, one, {.pixel_size = k_label_px, .color = k_text, .align = TextAlign::center});
+    top += advance;
+  }
+}
+
 void draw_col_labels(Canvas& canvas, const AxisLabels& labels, int x_left, int y_bottom,
                      float px_per_token) {
   const LineMetrics m = canvas.line_metrics(k_label_px);
   for (size_t k = 0; k < labels.tokens.size(); ++k) {
     const int centre = x_left + static_cast<int>((labels.tokens[k] + 0.5f) * px_per_token);
     canvas.fill_rect(centre, y_bottom + 5, 1, 4, k_muted);  // tick, apart from the text
+    if (upright_label(labels.texts[k])) {
+      draw_stacked(canvas, centre, y_bottom, labels.texts[k]);
+      continue;
+    }
     // Rotated text: its baseline is a vertical line; glyphs extend ascent to its left.
     canvas.draw_text(centre + (m.ascent - m.descent) / 2, y_bottom, labels.texts[k],
                      {.pixel_size = k_label_px, .color = k_text, .direction = TextDirection::up});

@@ -126,7 +126,7 @@ Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, con
 Canvas max_weight_histogram_chart(const std::vector<HeadStats>& heads, const StatsOptions& options,
                                   const std::string& title, CanvasScale scale) {
   const HeadStats all = pool_all(heads);
-  constexpr int bin_w = 28, plot_h = 240, left = 64, top = 56;
+  constexpr int bin_w = 28, plot_h = 240, left = 72, top = 56;
   const int plot_w = bin_w * k_histogram_bins;
   Canvas c(left + plot_w + 2 * k_pad, top + plot_h + 56, Rgb{255, 255, 255}, nullptr, scale);
   c.draw_text(k_pad, k_pad + static_cast<int>(k_title_px), title, {k_title_px, k_black});
@@ -159,13 +159,19 @@ Canvas max_weight_histogram_chart(const std::vector<HeadStats>& heads, const Sta
   c.draw_text(left + plot_w / 2, base + 34, "max weight of a row", tick);
   c.draw_text(left - 6, top + 10, fmt::format("{}", most), {k_value_px, k_black, TextAlign::end});
   c.draw_text(left - 6, base, "0", {k_value_px, k_black, TextAlign::end});
+  // The y axis's name, turned to read upwards along it.
+  c.draw_text(k_pad + static_cast<int>(k_value_px), top + plot_h / 2, "rows",
+              {k_value_px, k_black, TextAlign::center, TextDirection::up});
+  // The legend: the two series, then the dashed threshold line, each its own entry.
   const std::string cf =
       options.temperature == 1.0 ? "unscaled q·k" : fmt::format("q·k / {:g}", options.temperature);
-  c.fill_rect(left + 8, top - 18, 12, 12, scaled_colour);
-  const int w = c.draw_text(left + 24, top - 8, "with the model's scale", {k_value_px, k_black});
-  c.fill_rect(left + 40 + w, top - 18, 12, 12, unscaled_colour);
-  c.draw_text(left + 56 + w, top - 8, cf + fmt::format(" · saturated ≥ {:g}", options.saturation),
-              {k_value_px, k_black});
+  int x = left + 8;
+  c.fill_rect(x, top - 18, 12, 12, scaled_colour);
+  x += 16 + c.draw_text(x + 16, top - 8, "with the model's scale", {k_value_px, k_black}) + 16;
+  c.fill_rect(x, top - 18, 12, 12, unscaled_colour);
+  x += 16 + c.draw_text(x + 16, top - 8, cf, {k_value_px, k_black}) + 16;
+  for (int y = top - 18; y < top - 6; y += 8) c.draw_line(x + 6, y, x + 6, std::min(top - 6, y + 4), k_grey);
+  c.draw_text(x + 16, top - 8, fmt::format("saturated: max weight ≥ {:g}", options.saturation), {k_value_px, k_black});
   return c;
 }
 
