@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -98,4 +99,24 @@ TEST_CASE("render cli: every site's heads side by side within --width, each foll
     CAPTURE(line);
     CHECK(attnviz::display_width(line) <= 60);
   }
+}
+
+TEST_CASE("render cli: titles name a model file by its stem, a checkpoint's generic file by its folder") {
+  TempDir dir;
+  std::filesystem::copy("tests/fixtures/gguf_models/qwen3-Q4_K_M.gguf", dir / "qwen3-Q4_K_M.gguf");
+  auto r = run_attnviz("run -m '" + (dir / "qwen3-Q4_K_M.gguf").string() + "' --ids '1 2 3' --table none --color never");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.rfind("qwen3-Q4_K_M · layer 0", 0) == 0);
+  std::filesystem::create_directories(dir / "my-mha");
+  std::filesystem::copy("samples/mha/model.safetensors", dir / "my-mha" / "model.safetensors");
+  std::filesystem::copy("samples/mha/config.json", dir / "my-mha" / "config.json");
+  r = run_attnviz("run -m '" + (dir / "my-mha" / "model.safetensors").string() +
+                  "' -t samples/english.txt --table none --color never --head 0");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.rfind("my-mha · layer 0", 0) == 0);
+  std::filesystem::copy("samples/mha/model.safetensors", dir / "m.safetensors");
+  std::filesystem::copy("samples/mha/config.json", dir / "config.json");
+  r = run_attnviz("run -m '" + (dir / "m.safetensors").string() + "' -t samples/english.txt --table none --color never --head 0");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.rfind("m · layer 0", 0) == 0);
 }

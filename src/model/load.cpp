@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
+#include <regex>
 #include <set>
 
 #include "attnviz/core/error.hpp"
@@ -25,6 +27,19 @@ using detail::check_declared;
 using detail::width;
 
 namespace {
+
+// What titles call the model: a folder's name; a file's name without its extension, or its folder's
+// name when the file's is the generic one of a checkpoint (model.safetensors, pytorch_model-…,
+// model-00001-of-00002.safetensors, consolidated.safetensors).
+std::string model_name_of(const std::filesystem::path& path) {
+  if (path.filename().empty()) return path.parent_path().filename().string();
+  if (std::filesystem::is_directory(path)) return path.filename().string();
+  const std::string stem = path.stem().string();
+  static const std::regex generic(R"((model|pytorch_model|consolidated)(-\d+-of-\d+)?)");
+  const std::string folder = std::filesystem::absolute(path).parent_path().filename().string();
+  if (std::regex_match(stem, generic) && !folder.empty()) return folder;
+  return stem;
+}
 
 // Where a layout's detection tensor sits under one of its prefixes, if it does.
 std::optional<std::string> matching_prefix(const TensorSource& src, const Layout& layout) {
@@ -252,7 +267,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   const Binder b(src, layout, prefix);
 
   Model model;
-  model.name = path.filename().empty() ? path.parent_path().filename().string() : path.filename().string();
+  model.name = model_name_of(path);
   model.dir = src.dir();
   Config& c = model.config;
   c.layout = layout.name;
