@@ -46,6 +46,13 @@ run tokenize --tokenizer tests/fixtures/vocab/gpt2 --text "The cat sat on the ma
 run tokenize --tokenizer tests/fixtures/vocab/llama3 --text "The cat sat on the mat, 我们学习注意力 😊"
 run run --model samples/mha --tokenizer tests/fixtures/vocab/bert-uncased --text "The cat sat on the mat" \
   --head 0 --table none
+# Chinese through a real tokenizer: seed 003's sentence (every French word attends differently to each
+# English word) through Qwen2.5's tokenizer.json into a Qwen2-shaped model with random weights and its
+# own embedding table: the axes show Qwen's pieces (每一个, 单词, 注意力, …).
+run init --arch qwen2 --d-model 64 --heads 4 --kv-heads 2 --layers 2 \
+  --tokenizer tests/fixtures/vocab/qwen2_5/tokenizer.json -o out/demo/qwen2-zh
+run run --model out/demo/qwen2-zh --text "每一个法语单词对英语的每个单词的注意力都不一样" --layer 1 --head 0 \
+  --table none --png out/demo/qwen2-zh-figures
 # Why divide by sqrt(d_k)? Saturation statistics per head, beside the unscaled counterfactual.
 run stats --model samples/mha --tokens samples/english.txt --causal --png out/demo/stats
 # One head step by step: X, Q/K/V and the head split, QKᵀ, the scale, the mask, the softmax, P·V, the merge.
