@@ -311,3 +311,37 @@ TEST_CASE("figure files: the row-max histogram names its y axis and keeps the th
   CHECK(threshold);
   CHECK(unscaled);
 }
+
+TEST_CASE("figure files: --size makes per-head, mask and panel figures exactly that size; too small is refused") {
+  TempDir dir;
+  auto r = run_attnviz("run -m samples/induction --probe repeat:20 --layer 1 --head 1 --table none --no-heatmap "
+                       "--panel L0H0,L1H1 --size 6.8x3in --figure-format pdf --png '" + (dir / "pdf").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  for (const char* name : {"layer1.self.head1.pdf", "layer1.self.mask.pdf", "panel.pdf"}) {
+    CAPTURE(name);
+    const std::string info = shell("pdfinfo '" + (dir / "pdf" / name).string() + "'");
+    std::smatch size;
+    REQUIRE(std::regex_search(info, size, std::regex(R"(Page size:\s+([0-9.]+) x ([0-9.]+) pts)")));
+    CHECK(std::stod(size[1]) == doctest::Approx(6.8 * 72));
+    CHECK(std::stod(size[2]) == doctest::Approx(3 * 72));
+  }
+  // 9 × 7.5 cm at 300 dpi: 1062 × 885 pixels (3.54 × 2.95 in, the size floored to 1/100 in).
+  r = run_attnviz("run -m samples/induction --probe repeat:20 --layer 1 --head 1 --table none --no-heatmap "
+                  "--size 9x7.5cm --dpi 300 --png '" + (dir / "png").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const Image png = load_png(dir / "png" / "layer1.self.head1.png");
+  CHECK(png.width == 1062);
+  CHECK(png.height == 885);
+  r = run_attnviz("run -m samples/induction --probe repeat:20 --layer 1 --head 1 --table none --no-heatmap "
+                  "--size 2x1.5in --png '" + (dir / "small").string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.err, "--size 2x1.5in: this figure needs"));
+  CHECK_FALSE(std::filesystem::exists(dir / "small"));
+  for (const std::string bad : {"3x", "3x4mm", "0x3in", "200x3in", "x3"}) {
+    CAPTURE(bad);
+    r = run_attnviz("run -m samples/induction --probe repeat:4 --table none --no-heatmap --size " + bad + " --png '" +
+                    (dir / "bad").string() + "'");
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, "--size " + bad));
+  }
+}

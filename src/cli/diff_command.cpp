@@ -147,7 +147,7 @@ void write_diff_figure(const std::filesystem::path& dir, const DiffRow& row, con
   style.cmap = ColormapId::diverging;
   const float m = std::isfinite(row.diff.max_abs) && row.diff.max_abs > 0 ? static_cast<float>(row.diff.max_abs) : 1e-6f;
   style.vmin = -m, style.vmax = m;
-  style.scale = figure_scale(file);
+  apply_figure_file(style, file);
   std::string caption = fmt::format("B − A · colour [−{0:.3g}, {0:.3g}], 0 at the centre · JSD {1:.3g} bits · max |Δ| {2:.3g}",
                                     m, row.diff.jsd, row.diff.max_abs);
   if (grid.pool > 1) caption += fmt::format(" · mean-pooled {0}×{0} tokens per cell", grid.pool);

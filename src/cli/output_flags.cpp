@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <tuple>
+
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/terminal.hpp"
@@ -33,12 +35,14 @@ void add_figure_flags(CLI::App& cmd, FigureFlags& flags) {
   cmd.add_option("--font-size", flags.font_size, "with --png: token labels and ticks at this em size in points "
                  "(default about 7.4; titles and captions in proportion), the layout following")
       ->check(CLI::Range(3.0, 48.0));
+  cmd.add_option("--size", flags.size, "with --png: per-head, mask and panel figures exactly this size, WxH in inches "
+                 "or cm (3.3x3in: one column of a paper), cells as large as fits; longer maps pooled to fit");
 }
 
 FigureFile figure_file(const CLI::App& cmd, const FigureFlags& flags, std::initializer_list<const char*> png_only,
                        const std::string& font) {
   if (cmd.count("--png") == 0) {
-    for (const char* flag : {"--figure-format", "--dpi", "--font-size"}) {
+    for (const char* flag : {"--figure-format", "--dpi", "--font-size", "--size"}) {
       if (cmd.count(flag) > 0) throw usage_error(fmt::format("{} sets how figures are written: give --png DIR too", flag));
     }
     for (const char* flag : png_only) {
@@ -47,6 +51,7 @@ FigureFile figure_file(const CLI::App& cmd, const FigureFlags& flags, std::initi
   }
   FigureFile file{parse_figure_format(flags.format), flags.dpi};
   if (flags.font_size > 0.0) file.text_scale = text_scale_for_points(flags.font_size, *FontSet::find(font));
+  if (!flags.size.empty()) std::tie(file.width_in, file.height_in) = parse_figure_size(flags.size);
   return file;
 }
 

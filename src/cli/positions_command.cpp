@@ -68,7 +68,7 @@ Canvas signed_figure(const std::string& title, std::string caption, const Matrix
   style.cmap = ColormapId::diverging;
   style.vmin = -range, style.vmax = range;
   style.fonts = fonts;
-  style.scale = scale;
+  style.scale = scale;  // --dpi, --font-size; --size is for attention maps
   return heatmap_figure(title, caption, map, style);
 }
 

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <numbers>
+#include <regex>
 #include <utility>
 
 #include "attnviz/core/error.hpp"
@@ -267,6 +268,26 @@ std::string_view figure_extension(FigureFormat format) {
 CanvasScale figure_scale(const FigureFile& file) {
   if (!(file.dpi > 0.0) || !std::isfinite(file.dpi)) throw Error(fmt::format("figure: dpi {} must be positive", file.dpi));
   return CanvasScale{static_cast<float>(file.dpi / k_units_per_inch), file.text_scale};
+}
+
+void apply_figure_file(FigureStyle& style, const FigureFile& file) {
+  style.scale = figure_scale(file);
+  style.fit_width = static_cast<int>(std::floor(file.width_in * k_units_per_inch));
+  style.fit_height = static_cast<int>(std::floor(file.height_in * k_units_per_inch));
+}
+
+std::pair<double, double> parse_figure_size(const std::string& text) {
+  static const std::regex size(R"(([0-9]+(?:\.[0-9]*)?)x([0-9]+(?:\.[0-9]*)?)(in|cm)?)");
+  std::smatch m;
+  if (!std::regex_match(text, m, size)) {
+    throw usage_error(fmt::format("--size {}: expected WIDTHxHEIGHT in inches or cm (3.3x2.5in, 8x6cm)", text));
+  }
+  const double per = m[3] == "cm" ? 1.0 / 2.54 : 1.0;
+  const double w = std::stod(m[1]) * per, h = std::stod(m[2]) * per;
+  if (!(w > 0.0 && h > 0.0 && w <= 100.0 && h <= 100.0)) {
+    throw usage_error(fmt::format("--size {}: each side must be above 0 and at most 100 in", text));
+  }
+  return {w, h};
 }
 
 std::string encode_figure(const Canvas& figure, const FigureFile& file) {

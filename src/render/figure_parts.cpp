@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/core/vector_math.hpp"
 
@@ -110,7 +111,7 @@ std::string format_value(float v) {
 }
 
 AxisLabels thin_labels(const Canvas& canvas, const std::vector<std::string>& labels, int n,
-                       float px_per_token) {
+                       float px_per_token, int max_label) {
   AxisLabels out;
   const float line = static_cast<float>(canvas.line_metrics(k_label_px).line_height);
   out.step = std::max(1, static_cast<int>(std::ceil(line / std::max(px_per_token, 1e-3f))));
@@ -126,7 +127,7 @@ AxisLabels thin_labels(const Canvas& canvas, const std::vector<std::string>& lab
     const std::string text =
         out.step > 1 && !labels.empty() ? fmt::format("{} {}", t, label) : label;
     out.tokens.push_back(t);
-    out.texts.push_back(canvas.fit_text(text, k_label_px, k_max_label_px));
+    out.texts.push_back(canvas.fit_text(text, k_label_px, max_label));
   }
   return out;
 }
@@ -236,6 +237,13 @@ void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
   image->rgb.pop_back();
   canvas.draw_cells(x, y, cell, std::move(image));
   for (const Run& r : masked_runs) canvas.hatch_rect(r.x, r.y, r.w, cell, k_hatch_background, k_hatch_stripe);
+}
+
+void throw_too_small(int width, int height, const FigureStyle& style) {
+  throw usage_error(fmt::format("--size {:.3g}x{:.3g}in: this figure needs {:.3g}x{:.3g}in at one pixel per cell; give a "
+                                "larger --size, a smaller --font-size, or fewer cells (--max-pixels)",
+                                style.fit_width / k_units_per_inch, style.fit_height / k_units_per_inch,
+                                width / k_units_per_inch, height / k_units_per_inch));
 }
 
 bool any_masked(const FigureMap& map) { return (map.allowed.array() == 0).any(); }

@@ -29,7 +29,34 @@ struct AxisLabels {
   int step = 1;
 };
 AxisLabels thin_labels(const Canvas& canvas, const std::vector<std::string>& labels, int n,
-                       float px_per_token);
+                       float px_per_token, int max_label = k_max_label_px);
+// Longer token labels are cut with "…": at k_max_label_px, or under --size 64.
+inline int max_label_px(const FigureStyle& style) { return style.fit_width > 0 ? 64 : k_max_label_px; }
+// The colour bar's least height: 160, or under --size 64 (a small map's bar then as tall as it).
+inline int bar_min_h(const FigureStyle& style) { return style.fit_width > 0 ? 64 : 160; }
+// The --size error: what the figure needs at one pixel per cell.
+[[noreturn]] void throw_too_small(int width, int height, const FigureStyle& style);
+// The layout make(cell) at `natural` pixels per cell; with FigureStyle::fit (--size), the largest
+// cell in [1, max_cell] whose layout fits it, the layout then taking the whole size (the rest
+// blank). Throws usage Error when even one pixel per cell does not fit.
+template <class Make>
+auto fitted_layout(Make make, int natural, int max_cell, const FigureStyle& style) -> decltype(make(1)) {
+  if (style.fit_width <= 0 || style.fit_height <= 0) return make(natural);
+  const auto fits = [&](const auto& l) { return l.width <= style.fit_width && l.height <= style.fit_height; };
+  auto best = make(1);
+  if (!fits(best)) throw_too_small(best.width, best.height, style);
+  for (int lo = 1, hi = max_cell; lo < hi;) {  // layouts grow with the cell: the last that fits
+    const int mid = (lo + hi + 1) / 2;
+    auto l = make(mid);
+    if (fits(l)) {
+      lo = mid, best = std::move(l);
+    } else {
+      hi = mid - 1;
+    }
+  }
+  best.width = style.fit_width, best.height = style.fit_height;
+  return best;
+}
 // Widest label in pixels.
 int widest(const Canvas& canvas, const AxisLabels& labels);
 // Query labels right-aligned against x_right, centred on their rows from y_top.

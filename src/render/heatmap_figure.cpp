@@ -17,7 +17,6 @@ using namespace detail;
 
 constexpr int k_map_target = 480;  // the map's long side aims for this many pixels
 constexpr int k_max_cell = 64;
-constexpr int k_bar_min_h = 160;
 constexpr int k_gap = 8;
 constexpr int k_min_caption_w = 360;  // a caption wraps at this width at the least
 
@@ -29,6 +28,14 @@ int cell_size(const FigureMap& map) {
 float px_per_token(const FigureMap& map, int cell) {
   return static_cast<float>(cell) / static_cast<float>(map.pool);
 }
+
+}  // namespace
+
+// The layout at `cell` pixels per cell.
+HeatmapLayout layout_at(const std::string& title, const FigureMap& map, const FigureStyle& style,
+                        const std::string& caption, int cell);
+
+namespace {
 
 void check_map(const FigureMap& map) {
   if (map.values.size() == 0 || map.allowed.rows() != map.values.rows() ||
@@ -59,12 +66,18 @@ Eigen::Index count_non_finite(const FigureMap& map) {
 HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map, const FigureStyle& style,
                                     const std::string& caption) {
   check_map(map);
+  return fitted_layout([&](int cell) { return layout_at(title, map, style, caption, cell); }, cell_size(map),
+                       k_max_cell, style);
+}
+
+HeatmapLayout layout_at(const std::string& title, const FigureMap& map, const FigureStyle& style,
+                        const std::string& caption, int cell) {
   const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts, style.scale);
   HeatmapLayout l;
-  l.cell = cell_size(map);
+  l.cell = cell;
   const float ppt = px_per_token(map, l.cell);
-  const int row_w = widest(probe, thin_labels(probe, map.query_labels, map.n_query, ppt));
-  const int col_h = widest(probe, thin_labels(probe, map.key_labels, map.n_key, ppt)) + 2;
+  const int row_w = widest(probe, thin_labels(probe, map.query_labels, map.n_query, ppt, max_label_px(style)));
+  const int col_h = widest(probe, thin_labels(probe, map.key_labels, map.n_key, ppt, max_label_px(style))) + 2;
   const LineMetrics tm = probe.line_metrics(k_title_px), cm = probe.line_metrics(k_caption_px);
   const LineMetrics lm = probe.line_metrics(k_label_px);
   l.title = {k_margin, k_margin, probe.text_width(title, k_title_px), tm.ascent + tm.descent};
@@ -73,7 +86,7 @@ HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& m
   l.row_labels = {left, 0, row_w, 0};
   l.map = {left + row_w + k_gap + 2, 0, static_cast<int>(map.values.cols()) * l.cell,
            static_cast<int>(map.values.rows()) * l.cell};
-  l.colorbar = {l.map.x + l.map.w + 2 * k_gap + 4, 0, k_bar_w, std::max(l.map.h, k_bar_min_h)};
+  l.colorbar = {l.map.x + l.map.w + 2 * k_gap + 4, 0, k_bar_w, std::max(l.map.h, bar_min_h(style))};
   const int bar_right = l.colorbar.x + k_bar_w + 8 + probe.text_width("0.0000", k_tick_px);
   const int n_legend = legend_entries(map);
   const int legend_w =
@@ -82,7 +95,8 @@ HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& m
   l.width = std::max({bar_right, l.colorbar.x + legend_w, l.title.x + l.title.w}) + k_margin;
   // The caption wraps between its " · " parts to the figure's width (a narrow figure: at least
   // k_min_caption_w, and wider when one part needs it).
-  l.caption_lines = wrap_caption(probe, caption, std::max(l.width - 2 * k_margin, k_min_caption_w));
+  const int min_caption_w = style.fit_width > 0 ? std::min(k_min_caption_w, style.fit_width - 2 * k_margin) : k_min_caption_w;
+  l.caption_lines = wrap_caption(probe, caption, std::max(l.width - 2 * k_margin, min_caption_w));
   for (const auto& line : l.caption_lines) l.width = std::max(l.width, probe.text_width(line, k_caption_px) + 2 * k_margin);
   const int captions = std::max<int>(1, static_cast<int>(l.caption_lines.size()));
   const int header = l.title.y + l.title.h + k_gap / 2 + captions * cm.line_height + k_gap;
@@ -119,9 +133,9 @@ Canvas heatmap_figure(const std::string& title, const std::string& caption, cons
                    {.pixel_size = k_label_px, .color = k_muted, .align = TextAlign::end,
                     .direction = TextDirection::up});
   const float ppt = px_per_token(map, l.cell);
-  draw_row_labels(canvas, thin_labels(canvas, map.query_labels, map.n_query, ppt), l.map.x - 10,
+  draw_row_labels(canvas, thin_labels(canvas, map.query_labels, map.n_query, ppt, max_label_px(style)), l.map.x - 10,
                   l.map.y, ppt);
-  draw_col_labels(canvas, thin_labels(canvas, map.key_labels, map.n_key, ppt), l.map.x,
+  draw_col_labels(canvas, thin_labels(canvas, map.key_labels, map.n_key, ppt, max_label_px(style)), l.map.x,
                   l.map.y - 10, ppt);
   draw_cells(canvas, l.map.x, l.map.y, l.cell, map.values, map.allowed, style);
   canvas.stroke_rect(l.map.x - 1, l.map.y - 1, l.map.w + 2, l.map.h + 2, k_muted);

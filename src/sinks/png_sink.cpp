@@ -56,7 +56,13 @@ bool log_scale_for(const MapInfo& info, ColourScale scale) {
 PngSink::PngSink(std::filesystem::path dir, PngOptions options)
     : dir_(std::move(dir)), options_(std::move(options)) {
   if (options_.max_pixels < 16) throw usage_error("--max-pixels must be at least 16");
-  options_.style.scale = figure_scale(options_.file);
+  apply_figure_file(options_.style, options_.file);
+  if (options_.style.fit_width > 0) {
+    // --size: pooled to cells that fit it, leaving room for labels and the colour bar (a figure
+    // that still does not fit says so, naming --max-pixels).
+    const int room = std::min(options_.style.fit_width, options_.style.fit_height) - 250;
+    options_.max_pixels = std::clamp(room, 16, options_.max_pixels);
+  }
   panel_maps_.resize(options_.panel.size());
   panel_what_.resize(options_.panel.size());
   staged_ = std::make_unique<StagedDir>(dir_);

@@ -26,8 +26,9 @@ struct FigureFlags {
   std::string format = "png";  // --figure-format: png, svg or pdf
   double dpi = 100.0;          // --dpi: a PNG's pixels per inch
   double font_size = 0.0;      // --font-size: the labels' em size in points (0: the default)
+  std::string size;            // --size WxH[in|cm]: per-head, mask and panel figures fit it
 };
-// --figure-format, --dpi and --font-size.
+// --figure-format, --dpi, --font-size and --size.
 void add_figure_flags(CLI::App& cmd, FigureFlags& flags);
 // The flags as a FigureFile (--font-size measured in `font`, --font's value: "" = the default
 // font). Each flag of `png_only` (these, and the command's other figure flags: "--log",

@@ -30,6 +30,9 @@ struct FigureStyle {
   bool cell_values = true;  // print each value in its cell when the cells are large enough
   std::shared_ptr<const FontSet> fonts = nullptr;  // nullptr = FontSet::default_set()
   CanvasScale scale{};  // image pixels per unit (--dpi), text size (--font-size)
+  // --size in units: per-head, mask and panel figures take this size, their cells as large as fits
+  // (0: each figure its natural size).
+  int fit_width = 0, fit_height = 0;
 };
 
 // The CanvasScale::text that draws figures' token labels and ticks at an em size of `points` (the

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "attnviz/render/canvas.hpp"
+#include "attnviz/render/figure.hpp"
 
 namespace attnviz {
 
@@ -26,10 +27,16 @@ struct FigureFile {
   // 100 inches whatever the dpi.
   double dpi = 100.0;
   float text_scale = 1.0f;  // CanvasScale::text (--font-size)
+  double width_in = 0.0, height_in = 0.0;  // --size in inches (0: each figure its natural size)
 };
 
 // The CanvasScale figures are drawn at for this file.
 CanvasScale figure_scale(const FigureFile& file);
+// style drawn for this file: its scale, and the size per-head, mask and panel figures fit.
+void apply_figure_file(FigureStyle& style, const FigureFile& file);
+// "3.3x2.5in", "8x6cm", "3.3x2.5" (inches): width and height in inches; usage Error naming the flag
+// otherwise, or for a side outside (0, 100] in.
+std::pair<double, double> parse_figure_size(const std::string& text);
 
 // The file's bytes. Throws Error when cairo fails (naming its status).
 std::string encode_figure(const Canvas& figure, const FigureFile& file);
