@@ -131,3 +131,19 @@ TEST_CASE("explain: an encoder-decoder's stack by --stack; Gemma 2's soft-cap an
   CHECK(contains(text.out, "rotated by position (RoPE"));
   CHECK(contains(text.out, "x + Norm(out)"));
 }
+
+TEST_CASE("explain: a long dot product shows its largest terms in text, indented, and every term in Markdown") {
+  // Layer 1 head 0 of the planted model reads one dimension (12) of its 48 for this cell: q = k = 16.647.
+  const std::string args = "explain -m tests/fixtures/planted/planted-heads --probe repeat:6 --layer 1 --head 0 --cell 8,3";
+  auto r = run_attnviz(args);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const std::string cell = r.out.substr(r.out.find("Cell (8, 3)"));
+  CHECK(contains(cell, "\n   12  16.64717  16.64717  277.12818\n"));
+  CHECK(contains(cell, "   (48 terms: the 16 largest |products| shown; the sum takes all)\n"));
+  CHECK(contains(cell, "= 277.128"));  // the sum over all 48
+  CHECK_FALSE(contains(cell, "\n   47 "));  // a zero term past the largest 16
+  r = run_attnviz(args + " --format markdown");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(contains(r.out, "| 47 "));
+  CHECK_FALSE(contains(r.out, "largest |products|"));
+}

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -242,15 +243,44 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     const CellMath c = cell_math(t, ci, cj);
     p.heading(fmt::format("Cell ({}, {}): query {} → key {}", ci, cj, queries[static_cast<size_t>(ci)], keys[static_cast<size_t>(cj)]));
     std::vector<std::vector<std::string>> rows = {{"d", fmt::format("q_{}[d]", ci), fmt::format("k_{}[d]", cj), "product"}};
-    for (Eigen::Index d = 0; d < dk; ++d) {
+    // In text, a long dot product shows its 16 largest terms |q·k| in d order, "⋮" where terms are
+    // left out (the sum below takes every term); Markdown, for notes, has them all.
+    const bool text = o.format != TableFormat::markdown;
+    std::vector<Eigen::Index> ds(static_cast<size_t>(dk));
+    std::iota(ds.begin(), ds.end(), Eigen::Index{0});
+    const size_t shown = text && dk > 32 ? 16 : ds.size();
+    if (shown < ds.size()) {
+      std::stable_sort(ds.begin(), ds.end(), [&](Eigen::Index a, Eigen::Index b) {
+        return std::abs(c.terms[static_cast<size_t>(a)]) > std::abs(c.terms[static_cast<size_t>(b)]);
+      });
+      ds.resize(shown);
+      std::sort(ds.begin(), ds.end());
+    }
+    for (size_t k = 0; k < ds.size(); ++k) {
+      const Eigen::Index d = ds[k];
+      if ((k == 0 && d > 0) || (k > 0 && d > ds[k - 1] + 1)) rows.push_back({"⋮", "⋮", "⋮", "⋮"});
       rows.push_back({std::to_string(d), number(t.q(ci, d), o.precision + 2), number(t.k(cj, d), o.precision + 2),
                       number(c.terms[static_cast<size_t>(d)], o.precision + 2)});
     }
+    if (ds.back() < dk - 1) rows.push_back({"⋮", "⋮", "⋮", "⋮"});
     std::vector<size_t> columns = {0, 1, 2, 3};
-    std::string table = aligned_columns(rows, column_widths(rows), columns, [](size_t) { return false; },
-                                        o.format == TableFormat::markdown);
+    std::string table = aligned_columns(rows, column_widths(rows), columns, [](size_t) { return false; }, !text);
     out += p.take();
-    out += (o.format == TableFormat::markdown ? "" : "") + table + "\n";
+    if (text) {  // indented as the steps' matrices are
+      std::string indented;
+      for (size_t at = 0; at < table.size();) {
+        const size_t end = std::min(table.find('\n', at), table.size());
+        indented += "   " + table.substr(at, end - at) + "\n";
+        at = end + 1;
+      }
+      table = indented;
+      if (shown < static_cast<size_t>(dk)) {
+        table += fmt::format("   ({} terms: the {} largest |products| shown; the sum takes all)\n", dk, shown);
+      }
+    } else {
+      table += "\n";
+    }
+    out += table;
     p.line(fmt::format("q_{}·k_{} = Σ_d q_{}[d]·k_{}[d] = {:.6g}; × {:.6g}{} = {:.6g} (the model: {})", ci, cj, ci, cj, c.dot,
                        info.scale, cap > 0 ? fmt::format(", then {0:g}·tanh(· / {0:g})", cap) : "", c.scaled,
                        number(t.scores(ci, cj), 6)));
