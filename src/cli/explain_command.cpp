@@ -67,6 +67,8 @@ void explain_command(const ExplainArgs& a) {
   const Config& c = run.model.config;
   o.qk_norm = c.qk_norm;
   o.rotary_dim = id.site == Site::self ? c.rotary_dim : 0;
+  o.fused_qkv_width = id.site == Site::self && c.fused_qkv ? c.d_qk + c.k_rows() + c.v_rows() : 0;
+  o.out_projection = c.out_projection;
   HeadTracer tracer(id);
   run_collecting(run, tracer);
   std::cout << render_explain(tracer.trace(), o);

@@ -301,6 +301,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
                    has_encoder ? c.n_encoder_layers : c.n_decoder_layers);
   }
   c.out_projection = b.has(first + ".self.out.weight");
+  c.fused_qkv = b.has(first + ".self.qkv.weight");
   w.embed.token = b.table("embed.token", c.vocab_size, c.d_model, tensors);
   w.embed.position = b.table("embed.position", c.max_positions, c.d_model, tensors);  // rows read on use
   w.embed.token_type = b.table("embed.token_type", c.type_vocab_size, c.d_model, tensors);

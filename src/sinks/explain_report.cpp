@@ -182,9 +182,19 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     p.matrix("X_kv", t.x_kv, keys, "x");
   }
   const int kv = info.id.kv_head >= 0 ? info.id.kv_head : h;
-  std::string split = fmt::format("2. Projections and the head split: Q = X·W_qᵀ + b_q is [{0}, {1}·{2}]; view({0}, {1}, {2}).transpose "
-                                  "makes it [{1}, {0}, {2}], and head {3} is columns {4}–{5} of Q",
-                                  nq, heads, dk, h, h * dk, (h + 1) * dk - 1);
+  // A fused projection (seed 002's attn, GPT-2's c_attn) computes [Q | K | V] at once and splits it by columns.
+  const std::string projection =
+      o.fused_qkv_width > 0
+          ? fmt::format("one fused Linear makes [Q | K | V] = X·W_qkvᵀ + b_qkv [{0}, {1}], split by columns into "
+                        "Q [{0}, {2}·{3}], K and V",
+                        nq, o.fused_qkv_width, heads, dk)
+          : fmt::format("Q = X·W_qᵀ + b_q is [{}, {}·{}]", nq, heads, dk);
+  std::string split =
+      heads == 1 ? fmt::format("2. Projections: {}; one head, so head 0 is the whole of Q (nothing to view or transpose)",
+                               projection)
+                 : fmt::format("2. Projections and the head split: {4}; view({0}, {1}, {2}).transpose makes Q [{1}, {0}, "
+                               "{2}], and head {3} is columns {5}–{6} of Q",
+                               nq, heads, dk, h, projection, h * dk, (h + 1) * dk - 1);
   split += kv == h ? "; K and V alike"
                    : fmt::format("; K and V have fewer heads (grouped-query attention): head {} reads their head {}, "
                                  "columns {}–{}", h, kv, kv * dk, (kv + 1) * dk - 1);
@@ -227,10 +237,18 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
   p.line("Row sums: " + sums + (nq > o.rows ? ", …" : "") + " (a fully masked row is all 0: see `attnviz check`).");
   p.heading(fmt::format("7. Output of head {0}: O_{0} = P·V_{0} [{1}, {2}], each row a weighted mean of the value rows", h, nq, dv));
   p.matrix(fmt::format("O_{}", h), t.output, queries, "d");
-  p.heading(fmt::format("8. Merge: Concat(O_0, …, O_{}) [{}, {}] (transpose back, view), then the output projection W_O → [{}, {}]",
-                        heads - 1, nq, t.merged.cols(), nq, t.out.cols()));
-  p.matrix("concat", t.merged, queries, "c");
-  p.matrix("out", t.out, queries, "o");
+  const std::string concat = heads == 1 ? std::string("O_0 (one head: nothing to concatenate)")
+                                        : fmt::format("Concat(O_0, …, O_{}) (transpose back, view)", heads - 1);
+  if (o.out_projection) {
+    p.heading(fmt::format("8. Merge: {} [{}, {}], then the output projection W_O → [{}, {}]", concat, nq,
+                          t.merged.cols(), nq, t.out.cols()));
+    p.matrix("concat", t.merged, queries, "c");
+    p.matrix("out", t.out, queries, "o");
+  } else {  // seed 000's SelfAttention / CrossAttention and seed 002 return P·V as it is
+    p.heading(fmt::format("8. Merge: {} [{}, {}]; the module has no output projection W_O: this is its output",
+                          concat, nq, t.merged.cols()));
+    p.matrix("out", t.merged, queries, "o");
+  }
   const std::string& placement = t.placement;
   const std::string wiring = placement == "sandwich"  ? "x + Norm(out), Norm(x) being what attention read (a sandwich)"
                              : placement == "pre-norm"  ? "x + out, Norm(x) being what attention read (pre-norm)"

@@ -44,6 +44,7 @@ struct Config {
   int d_qk = 0;               // total query/key width = n_heads · d_k
   int d_v = 0;                // total value width of the merged heads = n_heads · d_head_v
   bool out_projection = false;  // the attention has W_O (seed 000's SelfAttention and seed 002 do not)
+  bool fused_qkv = false;     // the self-attention's q, k, v are one Linear's rows (seed 002's attn, c_attn, in_proj)
   int kdim = 0;               // width of the key input (nn.MultiheadAttention kdim; = d_model)
   int vdim = 0;               // width of the value input (vdim; = d_model)
   int d_ff = 0;               // hidden width of the feed-forward network

@@ -20,9 +20,12 @@ struct ExplainOptions {
   std::optional<std::pair<int, int>> cell;  // --cell I,J
   std::string model_name;
   // What the model does around the head that the steps must say: q/k normalised per head, and
-  // rotary positions (q and k printed after both).
+  // rotary positions (q and k printed after both); q, k and v cut from one fused projection of this
+  // many columns (0: three projections); no W_O after the merge (seed 000's SelfAttention, seed 002).
   bool qk_norm = false;
   int rotary_dim = 0;
+  int fused_qkv_width = 0;
+  bool out_projection = true;
 };
 
 std::string render_explain(const HeadTrace& trace, const ExplainOptions& options);
