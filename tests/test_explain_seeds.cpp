@@ -145,7 +145,7 @@ TEST_CASE("explain seeds: the text names each step as the notes write it, at the
   const auto naive = run_attnviz("explain" + case_args(ref.at("seed002")) + " --head 0");
   REQUIRE_MESSAGE(naive.exit_code == 0, naive.err);
   size_t at = 0;
-  for (const char* step : {"5 queries × 5 keys · input width 4 · 1 heads of d_k 4, d_v 4 · mask: causal",
+  for (const char* step : {"5 queries × 5 keys · input width 4 · 1 head of d_k 4, d_v 4 · mask: causal",
                            "2. Projections: one fused Linear makes [Q | K | V] = X·W_qkvᵀ + b_qkv [5, 12], split by "
                            "columns into Q [5, 1·4], K and V; one head, so head 0 is the whole of Q",
                            "3. Scores: Q_0·K_0ᵀ [5, 5]", "4. Scale: × 0.5 = 1/√4", "5. Mask (causal): masked_fill",
@@ -168,7 +168,7 @@ TEST_CASE("explain seeds: the text names each step as the notes write it, at the
   // Seed 000's SelfAttention and CrossAttention have no out Linear: P·V is the output.
   const auto self = run_attnviz("explain" + case_args(ref.at("seed000_self")) + " --head 0 --rows 2 --cols 2");
   REQUIRE_MESSAGE(self.exit_code == 0, self.err);
-  CHECK(contains(self.out, "10 queries × 10 keys · input width 128 · 1 heads of d_k 64, d_v 64 · mask: none"));
+  CHECK(contains(self.out, "10 queries × 10 keys · input width 128 · 1 head of d_k 64, d_v 64 · mask: none"));
   CHECK(contains(self.out, "2. Projections: Q = X·W_qᵀ + b_q is [10, 1·64]; one head, so head 0 is the whole of Q"));
   CHECK(contains(self.out, "4. Scale: × 0.125 = 1/√64"));
   CHECK(contains(self.out, "the module has no output projection W_O: this is its output"));

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
 
 namespace attnviz {
@@ -75,7 +76,7 @@ std::vector<std::string> token_names(const std::vector<std::string>* labels, Eig
   std::vector<std::string> names;
   for (Eigen::Index i = 0; i < n; ++i) {
     const std::string label = labels && static_cast<size_t>(i) < labels->size() ? (*labels)[static_cast<size_t>(i)] : "";
-    names.push_back(label.empty() ? std::to_string(i) : fmt::format("{} {}", i, truncate_to_width(printable_text(label), 12)));
+    names.push_back(label.empty() || label == std::to_string(i) ? std::to_string(i) : fmt::format("{} {}", i, truncate_to_width(printable_text(label), 12)));
   }
   return names;
 }
@@ -170,8 +171,9 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
   std::string out = fmt::format("{}{} · {} — one head's attention, step by step: softmax({})·V\n",
                                 o.format == TableFormat::markdown ? "## " : "", o.model_name, where,
                                 cap > 0 ? fmt::format("{:g}·tanh(Q·Kᵀ / √d_k / {:g})", cap, cap) : "Q·Kᵀ / √d_k");
-  out += fmt::format("{}{} queries × {} keys · input width {} · {} heads of d_k {}, d_v {} · mask: {}\n",
-                     o.format == TableFormat::markdown ? "\n" : "", nq, nk, d_in, heads, dk, dv, info.mask->describe());
+  out += fmt::format("{}{} queries × {} keys · input width {} · {} of d_k {}, d_v {} · mask: {}\n",
+                     o.format == TableFormat::markdown ? "\n" : "", nq, nk, d_in, count_of(heads, "head"), dk, dv,
+                     info.mask->describe());
   out += fmt::format("Matrices show their first {} rows and {} columns (--rows, --cols); --format json holds them whole.\n",
                      o.rows, o.cols);
   p.heading(fmt::format("1. X: the input of this attention layer, after the layer's norm when it has one [{}, {}]", nq, d_in));
