@@ -151,7 +151,7 @@ TEST_CASE("explain seeds: the text names each step as the notes write it, at the
                            "3. Scores: Q_0·K_0ᵀ [5, 5]", "4. Scale: × 0.5 = 1/√4", "5. Mask (causal): masked_fill",
                            "6. Softmax, row by row", "7. Output of head 0: O_0 = P·V_0 [5, 4]",
                            "8. Merge: O_0 (one head: nothing to concatenate) [5, 4]; the module has no output projection"}) {
-    CAPTURE(step);
+    CAPTURE(std::string(step));
     const size_t found = naive.out.find(step, at);
     REQUIRE(found != std::string::npos);
     at = found;
