@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Times writing 144 attention maps (12 layers × 12 heads, N = 512, causal) as PNGs: attnviz's
-# figures (bench/png_bench.cpp), and matplotlib's imsave and imshow + colorbar + savefig for the
+# Times writing 144 attention maps (12 layers × 12 heads, N = 512, causal) as PNGs, SVGs and PDFs:
+# attnviz's figures (bench/png_bench.cpp), and matplotlib's imsave and imshow + colorbar + savefig for the
 # same maps when /usr/bin/python3 has matplotlib. Prints times; asserts nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
