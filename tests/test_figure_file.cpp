@@ -335,7 +335,7 @@ TEST_CASE("figure files: --size makes per-head, mask and panel figures exactly t
   r = run_attnviz("run -m samples/induction --probe repeat:20 --layer 1 --head 1 --table none --no-heatmap "
                   "--size 2x1.5in --png '" + (dir / "small").string() + "'");
   CHECK(r.exit_code == 2);
-  CHECK(contains(r.err, "--size 2x1.5in: this figure needs"));
+  CHECK(contains(r.err, "more than the 2.00 × 1.50 in (5.1 × 3.8 cm) given"));
   CHECK_FALSE(std::filesystem::exists(dir / "small"));
   for (const std::string bad : {"3x", "3x4mm", "0x3in", "200x3in", "x3"}) {
     CAPTURE(bad);
@@ -344,4 +344,47 @@ TEST_CASE("figure files: --size makes per-head, mask and panel figures exactly t
     CHECK(r.exit_code == 2);
     CHECK(contains(r.err, "--size " + bad));
   }
+}
+
+TEST_CASE("figure files: under --size a long title wraps; flags go where they act; a failed diff leaves nothing") {
+  TempDir dir;
+  // A long model name: the title wraps between its parts instead of setting the width.
+  const auto model = dir / "Meta-Llama-3.1-8B-Instruct-abliterated-Q4_K_M";
+  std::filesystem::create_directories(model);
+  for (const auto& f : std::filesystem::directory_iterator("tests/fixtures/planted/planted-heads")) {
+    std::filesystem::copy(f.path(), model / f.path().filename());
+  }
+  auto r = run_attnviz("run -m '" + model.string() + "' --probe repeat:8 --layer 1 --head 0 --table none --no-heatmap "
+                       "--size 3.3x3.3in --figure-format pdf --png '" + (dir / "long").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const std::string text = shell("pdftotext -layout '" + (dir / "long" / "layer1.self.head0.pdf").string() + "' -");
+  CHECK(contains(text, "Meta-Llama-3.1-8B-Instruct"));  // cut with "…" where one part is wider than the page
+  CHECK(contains(text, "layer 1 · self · head 0"));
+  // Too small: the error names the figure, in the unit given, and nothing is written.
+  r = run_attnviz("run -m tests/fixtures/planted/planted-heads --probe repeat:8 --layer 1 --head 0 --table none "
+                  "--no-heatmap --size 4x4cm --png '" + (dir / "small").string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.err, "the figure \"planted-heads · layer 1 · self"));
+  CHECK(contains(r.err, "(4.0 × 4.0 cm) given"));
+  CHECK_FALSE(std::filesystem::exists(dir / "small"));
+  // diff draws its figures before it prints or writes anything.
+  r = run_attnviz("diff -m tests/fixtures/planted/planted-heads --ids '0 1 2 3 4 5 0 1 2 3 4 5' --b-ids "
+                  "'0 1 2 3 9 5 0 1 2 3 4 5' --top 3 --size 3x3cm --png '" + (dir / "diff").string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK_FALSE(std::filesystem::exists(dir / "diff"));
+  // diff of two saved files takes the figure flags too.
+  for (const char* run : {"a", "b"}) {
+    r = run_attnviz(std::string("run -m tests/fixtures/planted/planted-heads --ids '0 1 2 3 ") + (run[0] == 'a' ? "4" : "9") +
+                    " 5' --table none --no-heatmap --save '" + (dir / run).string() + ".safetensors'");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  }
+  r = run_attnviz("diff '" + (dir / "a.safetensors").string() + "' '" + (dir / "b.safetensors").string() +
+                  "' --top 1 --font-size 9 --size 4x4in --figure-format pdf --png '" + (dir / "files").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // --size only where per-head maps are drawn; --font-size at most 12 (charts keep their layout).
+  CHECK(run_attnviz("stats -m samples/mha -t samples/english.txt --png '" + (dir / "s").string() + "' --size 3x3in")
+            .exit_code == 2);
+  CHECK(run_attnviz("run -m samples/mha -t samples/english.txt --png '" + (dir / "t").string() + "' --font-size 13")
+            .exit_code == 2);
 }

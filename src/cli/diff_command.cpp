@@ -48,7 +48,7 @@ constexpr int k_default_figures = 6;
 // The flags of a file diff (the rest are an inline run's).
 bool is_diff_file_flag(const std::string& name) {
   for (const char* f : {"--sort", "--top", "--format", "--precision", "--png", "--max-pixels", "--figure-format",
-                        "--dpi", "--layer", "--site", "--head", "--help"}) {
+                        "--dpi", "--font-size", "--size", "--layer", "--site", "--head", "--help"}) {
     if (name == f) return true;
   }
   return false;
@@ -122,9 +122,9 @@ std::string label_note(const std::vector<std::string>& a, const std::vector<std:
                      a[first], b[first]);
 }
 
-void write_diff_figure(const std::filesystem::path& dir, const DiffRow& row, const SafetensorsFile& fa,
-                       const SafetensorsFile& fb, int slot, int max_pixels, const std::string& title,
-                       const FigureFile& file) {
+// One head's B − A figure, drawn (and written later, with the others).
+Canvas draw_diff_figure(const DiffRow& row, const SafetensorsFile& fa, const SafetensorsFile& fb, int slot,
+                        int max_pixels, const std::string& title, const FigureFile& file) {
   const std::vector<float> a = head_map(fa, row.map + ".probs", slot), b = head_map(fb, row.map + ".probs", slot);
   const int64_t nq = row.n_query, nk = row.n_key;
   Matrix delta(nq, nk);
@@ -151,8 +151,7 @@ void write_diff_figure(const std::filesystem::path& dir, const DiffRow& row, con
   std::string caption = fmt::format("B − A · colour [−{0:.3g}, {0:.3g}], 0 at the centre · JSD {1:.3g} bits · max |Δ| {2:.3g}",
                                     m, row.diff.jsd, row.diff.max_abs);
   if (grid.pool > 1) caption += fmt::format(" · mean-pooled {0}×{0} tokens per cell", grid.pool);
-  write_figure(figure_path(dir, fmt::format("{}.head{}.diff", row.map, row.id.head), file.format),
-               heatmap_figure(fmt::format("{} · {}", title, row.id.title()), caption, map, style), file);
+  return heatmap_figure(fmt::format("{} · {}", title, row.id.title()), caption, map, style);
 }
 
 // The two saved runs compared: path_a and path_b are read; name_a and name_b stand for them in
@@ -228,6 +227,19 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
                                   selection.layer || selection.site || selection.head ? " the selection keeps" : ""));
   }
   const std::vector<DiffRow> shown = ranked(rows, args.sort, args.top);
+  // The figures are drawn before anything is printed or written: one that cannot be drawn (a
+  // --size too small) leaves no output behind.
+  std::vector<std::pair<std::filesystem::path, Canvas>> figures;
+  if (!args.png_dir.empty()) {
+    const size_t n = args.top > 0 ? shown.size() : std::min<size_t>(shown.size(), k_default_figures);
+    for (size_t i = 0; i < n; ++i) {
+      const DiffRow& row = shown[i];
+      figures.emplace_back(
+          figure_path(args.png_dir, fmt::format("{}.head{}.diff", row.map, row.id.head), args.figure_file.format),
+          draw_diff_figure(row, fa, fb, row.id.head - first_head(fa, row.map), args.max_pixels, report.title,
+                           args.figure_file));
+    }
+  }
   std::cout << render_diff(shown, report);
   if (report.format != TableFormat::json) {
     for (const auto& note : report.notes) std::cerr << "attnviz: note: " << note << '\n';
@@ -238,12 +250,7 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
     std::filesystem::create_directories(args.png_dir, ec);
     if (ec) throw Error(fmt::format("{}: cannot create directory: {}", args.png_dir, ec.message()));
     write_diff_chart(args.png_dir, rows, args.sort, report.title, args.figure_file);
-    const size_t figures = args.top > 0 ? shown.size() : std::min<size_t>(shown.size(), k_default_figures);
-    for (size_t i = 0; i < figures; ++i) {
-      const DiffRow& row = shown[i];
-      write_diff_figure(args.png_dir, row, fa, fb, row.id.head - first_head(fa, row.map), args.max_pixels, report.title,
-                        args.figure_file);
-    }
+    for (const auto& [path, figure] : figures) write_figure(path, figure, args.figure_file);
   }
 }
 
@@ -300,7 +307,7 @@ void add_diff_command(CLI::App& app) {
                   "else 6) and a layer × head chart of the ranking figure into this folder");
   cmd->add_option("--max-pixels", args->max_pixels, "figures mean-pool longer maps to this many cells per side")
       ->check(CLI::Range(16, 16384));
-  add_figure_flags(*cmd, args->figure_flags);
+  add_figure_flags(*cmd, args->figure_flags, true);
   cmd->callback([args, cmd] {
     args->figure_file = figure_file(*cmd, args->figure_flags, {"--max-pixels"});
     diff_command(*args, *cmd);

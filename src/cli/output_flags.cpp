@@ -25,7 +25,7 @@ void add_width_flag(CLI::App& cmd, int& width, const std::string& help) {
 
 int resolved_width(int width) { return width > 0 ? width : terminal_width(); }
 
-void add_figure_flags(CLI::App& cmd, FigureFlags& flags) {
+void add_figure_flags(CLI::App& cmd, FigureFlags& flags, bool maps_to_fit) {
   cmd.add_option("--figure-format", flags.format,
                  "with --png: figures as png, svg or pdf (vector text and axes, the cells one embedded image)")
       ->check(CLI::IsMember({"png", "svg", "pdf"}));
@@ -33,8 +33,9 @@ void add_figure_flags(CLI::App& cmd, FigureFlags& flags) {
                  "figure at more pixels; SVG and PDF pages keep their size")
       ->check(CLI::Range(10.0, 1200.0));
   cmd.add_option("--font-size", flags.font_size, "with --png: token labels and ticks at this em size in points "
-                 "(default about 7.4; titles and captions in proportion), the layout following")
-      ->check(CLI::Range(3.0, 48.0));
+                 "(3 to 12, default about 7.4; titles and captions in proportion), the layout following")
+      ->check(CLI::Range(3.0, 12.0));
+  if (!maps_to_fit) return;
   cmd.add_option("--size", flags.size, "with --png: per-head, mask and panel figures exactly this size, WxH in inches "
                  "or cm (3.3x3in: one column of a paper), cells as large as fits; longer maps pooled to fit");
 }
@@ -43,7 +44,7 @@ FigureFile figure_file(const CLI::App& cmd, const FigureFlags& flags, std::initi
                        const std::string& font) {
   if (cmd.count("--png") == 0) {
     for (const char* flag : {"--figure-format", "--dpi", "--font-size", "--size"}) {
-      if (cmd.count(flag) > 0) throw usage_error(fmt::format("{} sets how figures are written: give --png DIR too", flag));
+      if (cmd.get_option_no_throw(flag) != nullptr && cmd.count(flag) > 0) throw usage_error(fmt::format("{} sets how figures are written: give --png DIR too", flag));
     }
     for (const char* flag : png_only) {
       if (cmd.count(flag) > 0) throw usage_error(fmt::format("{} applies to figures: give --png DIR too", flag));

@@ -141,7 +141,7 @@ void add_positions_command(CLI::App& app) {
   cmd->add_option("--positions", args->positions, "positions shown (default 64)")->check(CLI::Range(1, 65536));
   add_table_format_flag(*cmd, args->format, "text (a summary) or json (both matrices whole)");
   add_precision_flag(*cmd, args->precision, "digits after the decimal point (text)");
-  cmd->add_option("--png", args->png_dir, "write positions.encoding.png and positions.similarity.png into this folder");
+  cmd->add_option("--png", args->png_dir, "write positions.encoding and positions.similarity (.png, .svg or .pdf: --figure-format) into this folder");
   cmd->add_option("--max-pixels", args->max_pixels, "figures mean-pool larger matrices to this many cells per side")
       ->check(CLI::Range(16, 16384));
   cmd->add_option("--font", args->font, "font for figures: a file or a fontconfig name (default sans-serif)");

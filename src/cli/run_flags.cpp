@@ -32,14 +32,14 @@ void add_run_output_flags(CLI::App& cmd_ref, RunArgs& a) {
                 "causal maps over 32 tokens)");
   cmd->add_flag("--linear", args->linear_scale, "linear colour scale in figures, causal maps too")->excludes("--log");
   cmd->add_option("--panel", args->panel,
-                  "with --png: also draw these heads side by side on one colour scale, DIR/panel.png (L3H5,L5H1; "
+                  "with --png: also draw these heads side by side on one colour scale, DIR/panel.png, .svg or .pdf (L3H5,L5H1; "
                   "decoder.L1H0.cross)");
   cmd->add_option("--max-pixels", args->max_pixels, "figures pool longer maps to this many cells per side")
       ->check(CLI::Range(16, 16384));
   cmd->add_option("--pool", args->pool, "pooling of long maps: max or mean")
       ->check(CLI::IsMember({"max", "mean"}));
   cmd->add_option("--font", args->font, "font for figures: a file or a fontconfig name (default sans-serif)");
-  add_figure_flags(*cmd, args->figure_flags);
+  add_figure_flags(*cmd, args->figure_flags, true);
   cmd->add_option("--save", args->save,
                   "write the selected maps' scores and probs to a .safetensors file, streamed as they are computed");
   cmd->add_option("--save-dtype", args->save_dtype,

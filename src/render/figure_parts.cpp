@@ -239,11 +239,14 @@ void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
   for (const Run& r : masked_runs) canvas.hatch_rect(r.x, r.y, r.w, cell, k_hatch_background, k_hatch_stripe);
 }
 
-void throw_too_small(int width, int height, const FigureStyle& style) {
-  throw usage_error(fmt::format("--size {:.3g}x{:.3g}in: this figure needs {:.3g}x{:.3g}in at one pixel per cell; give a "
-                                "larger --size, a smaller --font-size, or fewer cells (--max-pixels)",
-                                style.fit_width / k_units_per_inch, style.fit_height / k_units_per_inch,
-                                width / k_units_per_inch, height / k_units_per_inch));
+void throw_too_small(int width, int height, const FigureStyle& style, const std::string& what) {
+  const auto size = [](int w, int h) {
+    return fmt::format("{:.2f} × {:.2f} in ({:.1f} × {:.1f} cm)", w / k_units_per_inch, h / k_units_per_inch,
+                       w * 2.54 / k_units_per_inch, h * 2.54 / k_units_per_inch);
+  };
+  throw usage_error(fmt::format("--size: the figure \"{}\" needs {} with its cells at their smallest (1/100 in), more "
+                                "than the {} given; give a larger --size or a smaller --font-size",
+                                what, size(width, height), size(style.fit_width, style.fit_height)));
 }
 
 bool any_masked(const FigureMap& map) { return (map.allowed.array() == 0).any(); }
@@ -286,7 +289,7 @@ int draw_legend(Canvas& canvas, int x, int y, bool masked, bool non_finite) {
 }
 
 // The caption's " · " parts joined into lines no wider than `width` (a part wider than that alone).
-std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& caption, int width) {
+std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& caption, int width, float pixel_size) {
   std::vector<std::string> lines;
   const std::string sep = " · ";
   std::string line;
@@ -295,7 +298,7 @@ std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& c
     if (end == std::string::npos) end = caption.size();
     const std::string part = caption.substr(start, end - start);
     const std::string joined = line.empty() ? part : line + sep + part;
-    if (line.empty() || canvas.text_width(joined, k_caption_px) <= width) {
+    if (line.empty() || canvas.text_width(joined, pixel_size) <= width) {
       line = joined;
     } else {
       lines.push_back(line);

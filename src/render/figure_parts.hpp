@@ -35,16 +35,17 @@ inline int max_label_px(const FigureStyle& style) { return style.fit_width > 0 ?
 // The colour bar's least height: 160, or under --size 64 (a small map's bar then as tall as it).
 inline int bar_min_h(const FigureStyle& style) { return style.fit_width > 0 ? 64 : 160; }
 // The --size error: what the figure needs at one pixel per cell.
-[[noreturn]] void throw_too_small(int width, int height, const FigureStyle& style);
+[[noreturn]] void throw_too_small(int width, int height, const FigureStyle& style, const std::string& what);
 // The layout make(cell) at `natural` pixels per cell; with FigureStyle::fit (--size), the largest
 // cell in [1, max_cell] whose layout fits it, the layout then taking the whole size (the rest
 // blank). Throws usage Error when even one pixel per cell does not fit.
 template <class Make>
-auto fitted_layout(Make make, int natural, int max_cell, const FigureStyle& style) -> decltype(make(1)) {
+auto fitted_layout(Make make, int natural, int max_cell, const FigureStyle& style, const std::string& what)
+    -> decltype(make(1)) {
   if (style.fit_width <= 0 || style.fit_height <= 0) return make(natural);
   const auto fits = [&](const auto& l) { return l.width <= style.fit_width && l.height <= style.fit_height; };
   auto best = make(1);
-  if (!fits(best)) throw_too_small(best.width, best.height, style);
+  if (!fits(best)) throw_too_small(best.width, best.height, style, what);
   for (int lo = 1, hi = max_cell; lo < hi;) {  // layouts grow with the cell: the last that fits
     const int mid = (lo + hi + 1) / 2;
     auto l = make(mid);
@@ -88,6 +89,15 @@ void draw_cell_values(Canvas& canvas, int x, int y, int cell, const FigureMap& m
 int draw_legend(Canvas& canvas, int x, int y, bool masked, bool non_finite);
 
 // A caption's " · " parts joined into lines no wider than `width` (a part wider than that alone).
-std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& caption, int width);
+std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& caption, int width,
+                                      float pixel_size = k_caption_px);
+// The title's lines: the title whole, or under --size wrapped between its " · " parts to fit_width,
+// a part wider than that (a long model name) cut with "…".
+inline std::vector<std::string> title_lines(const Canvas& canvas, const std::string& title, const FigureStyle& style) {
+  if (style.fit_width <= 0) return {title};
+  std::vector<std::string> lines = wrap_caption(canvas, title, style.fit_width - 2 * k_margin, k_title_px);
+  for (auto& line : lines) line = canvas.fit_text(line, k_title_px, style.fit_width - 2 * k_margin);
+  return lines;
+}
 
 }  // namespace attnviz::detail

@@ -67,7 +67,7 @@ HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& m
                                     const std::string& caption) {
   check_map(map);
   return fitted_layout([&](int cell) { return layout_at(title, map, style, caption, cell); }, cell_size(map),
-                       k_max_cell, style);
+                       k_max_cell, style, title);
 }
 
 HeatmapLayout layout_at(const std::string& title, const FigureMap& map, const FigureStyle& style,
@@ -80,7 +80,11 @@ HeatmapLayout layout_at(const std::string& title, const FigureMap& map, const Fi
   const int col_h = widest(probe, thin_labels(probe, map.key_labels, map.n_key, ppt, max_label_px(style))) + 2;
   const LineMetrics tm = probe.line_metrics(k_title_px), cm = probe.line_metrics(k_caption_px);
   const LineMetrics lm = probe.line_metrics(k_label_px);
-  l.title = {k_margin, k_margin, probe.text_width(title, k_title_px), tm.ascent + tm.descent};
+  l.title_lines = title_lines(probe, title, style);
+  int title_w = 0;
+  for (const auto& line : l.title_lines) title_w = std::max(title_w, probe.text_width(line, k_title_px));
+  l.title = {k_margin, k_margin, title_w,
+             tm.ascent + tm.descent + (static_cast<int>(l.title_lines.size()) - 1) * tm.line_height};
   // Left of the map: the rotated axis name "queries", the labels, ticks.
   const int left = k_margin + lm.line_height + k_gap;
   l.row_labels = {left, 0, row_w, 0};
@@ -120,7 +124,10 @@ Canvas heatmap_figure(const std::string& title, const std::string& caption, cons
   Canvas canvas(l.width, l.height, Rgb{255, 255, 255}, style.fonts, style.scale);
   const LineMetrics tm = canvas.line_metrics(k_title_px), cm = canvas.line_metrics(k_caption_px);
   const LineMetrics lm = canvas.line_metrics(k_label_px);
-  canvas.draw_text(l.title.x, l.title.y + tm.ascent, title, {.pixel_size = k_title_px, .color = k_text});
+  for (size_t k = 0; k < l.title_lines.size(); ++k) {
+    canvas.draw_text(l.title.x, l.title.y + tm.ascent + static_cast<int>(k) * tm.line_height, l.title_lines[k],
+                     {.pixel_size = k_title_px, .color = k_text});
+  }
   for (size_t k = 0; k < l.caption_lines.size(); ++k) {
     canvas.draw_text(l.title.x, l.title.y + l.title.h + k_gap / 2 + cm.ascent + static_cast<int>(k) * cm.line_height,
                      l.caption_lines[k], {.pixel_size = k_caption_px, .color = k_muted});

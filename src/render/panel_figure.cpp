@@ -34,7 +34,7 @@ struct Placed {
 struct PanelLayout {
   int cell = 1;
   std::vector<Placed> placed;
-  std::vector<std::string> captions;
+  std::vector<std::string> captions, titles;
   int width = 0, height = 0, names_y = 0, map_y = 0;
   Rect bar;
   bool masked = false, non_finite = false;
@@ -74,11 +74,13 @@ PanelLayout panel_layout(const std::string& title, const std::string& caption, c
   const Rect bar_x{x - k_panel_gap + 2 * k_gap + 4, 0, k_bar_w, std::max(map_h, bar_min_h(style))};
   int width = bar_x.x + k_bar_w + 8 + probe.text_width("0.0000", k_tick_px) + k_margin;
   if (masked || non_finite) width = std::max(width, bar_x.x + k_bar_w + 6 + probe.text_width(k_non_finite_label, k_tick_px) + k_margin);
-  width = std::max(width, 2 * k_margin + probe.text_width(title, k_title_px));
+  out.titles = title_lines(probe, title, style);
+  for (const auto& line : out.titles) width = std::max(width, 2 * k_margin + probe.text_width(line, k_title_px));
+  const int title_extra = (static_cast<int>(out.titles.size()) - 1) * tm.line_height;  // lines past the first
   out.captions = wrap_caption(probe, caption, width - 2 * k_margin);
   const std::vector<std::string>& captions = out.captions;
   for (const auto& line : captions) width = std::max(width, probe.text_width(line, k_caption_px) + 2 * k_margin);
-  const int header = k_margin + tm.ascent + tm.descent + k_gap / 2 +
+  const int header = k_margin + title_extra + tm.ascent + tm.descent + k_gap / 2 +
                      std::max<int>(1, static_cast<int>(captions.size())) * cm.line_height + k_gap;
   out.names_y = header + lm.line_height;             // each panel's name
   const int names_y = out.names_y;
@@ -108,7 +110,8 @@ Canvas panel_figure(const std::string& title, const std::string& caption, const 
   }
   const PanelLayout l = fitted_layout(
       [&](int cell) { return panel_layout(title, caption, panels, style, cell); },
-      std::clamp(panel_target(panels.size()) / static_cast<int>(longest), 1, k_max_cell), k_max_cell, style);
+      std::clamp(panel_target(panels.size()) / static_cast<int>(longest), 1, k_max_cell), k_max_cell, style,
+      title);
   const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts, style.scale);
   const LineMetrics tm = probe.line_metrics(k_title_px), cm = probe.line_metrics(k_caption_px);
   const LineMetrics lm = probe.line_metrics(k_label_px);
@@ -117,9 +120,13 @@ Canvas panel_figure(const std::string& title, const std::string& caption, const 
   const std::vector<std::string>& captions = l.captions;
   const Rect& bar = l.bar;
   Canvas canvas(l.width, l.height, Rgb{255, 255, 255}, style.fonts, style.scale);
-  canvas.draw_text(k_margin, k_margin + tm.ascent, title, {.pixel_size = k_title_px, .color = k_text});
+  for (size_t k = 0; k < l.titles.size(); ++k) {
+    canvas.draw_text(k_margin, k_margin + tm.ascent + static_cast<int>(k) * tm.line_height, l.titles[k],
+                     {.pixel_size = k_title_px, .color = k_text});
+  }
+  const int title_extra = (static_cast<int>(l.titles.size()) - 1) * tm.line_height;
   for (size_t k = 0; k < captions.size(); ++k) {
-    canvas.draw_text(k_margin, k_margin + tm.ascent + tm.descent + k_gap / 2 + cm.ascent + static_cast<int>(k) * cm.line_height,
+    canvas.draw_text(k_margin, k_margin + title_extra + tm.ascent + tm.descent + k_gap / 2 + cm.ascent + static_cast<int>(k) * cm.line_height,
                      captions[k], {.pixel_size = k_caption_px, .color = k_muted});
   }
   canvas.draw_text(k_margin + lm.ascent, map_y, "← queries",

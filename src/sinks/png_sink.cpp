@@ -108,7 +108,15 @@ void PngSink::begin_map(const MapInfo& info) {
     }
   }
   if (!current_selected_ && current_panel_ < 0) return;
-  const PoolGrid grid = PoolGrid::for_map(info.n_query, info.n_key, options_.max_pixels);
+  int max_pixels = options_.max_pixels;
+  if (current_panel_ >= 0 && options_.style.fit_width > 0) {
+    // --size: a panel's maps share its width, each beside labels and a gap (the map's own figure,
+    // when it has one, is drawn from the same cells).
+    const int n = static_cast<int>(options_.panel.size());
+    const int room = std::min((options_.style.fit_width - 200) / n - 40, options_.style.fit_height - 250);
+    max_pixels = std::clamp(room, 16, max_pixels);
+  }
+  const PoolGrid grid = PoolGrid::for_map(info.n_query, info.n_key, max_pixels);
   current_.emplace(grid, options_.pool == PoolMode::mean);
   const std::string group = group_name(info.id);
   if (current_selected_ && !info.mask->is_none() && mask_written_[group] != info.mask) {

@@ -90,32 +90,39 @@ Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, con
   const Canvas probe(1, 1, Rgb{255, 255, 255}, nullptr, scale);
   int label_w = 0;
   for (const auto& r : g.rows) label_w = std::max(label_w, probe.text_width(r, k_label_px));
+  // Cells as wide as their widest value or head name and as tall as a line needs (--font-size).
+  int cell_w = k_cell_w;
+  for (const auto& [at, v] : g.cells) cell_w = std::max(cell_w, probe.text_width(value_text(v), k_value_px) + 12);
+  cell_w = std::max(cell_w, probe.text_width(fmt::format("head {}", g.n_cols - 1), k_label_px) + 12);
+  const int cell_h = std::max(k_cell_h, probe.line_metrics(k_value_px).line_height + 16);
+  const LineMetrics tm = probe.line_metrics(k_title_px), lm = probe.line_metrics(k_label_px);
   const int left = k_pad + label_w + 8;
-  const int top = k_pad + 28 + 20;
-  const int grid_w = g.n_cols * k_cell_w, grid_h = static_cast<int>(g.rows.size()) * k_cell_h;
-  const int width = std::max(left + grid_w + 16 + k_bar_w + 60 + k_pad,
+  const int top = k_pad + tm.line_height + lm.line_height + 12;
+  const int grid_w = g.n_cols * cell_w, grid_h = static_cast<int>(g.rows.size()) * cell_h;
+  const int width = std::max(left + grid_w + 16 + k_bar_w + 12 + probe.text_width(value_text(g.vmin), k_value_px) +
+                                 probe.text_width(value_text(g.vmax), k_value_px) + k_pad,
                              k_pad * 2 + probe.text_width(title, k_title_px));
   Canvas c(width, top + grid_h + k_pad, Rgb{255, 255, 255}, nullptr, scale);
-  c.draw_text(k_pad, k_pad + static_cast<int>(k_title_px), title, {k_title_px, k_black});
+  c.draw_text(k_pad, k_pad + tm.ascent, title, {k_title_px, k_black});
   const TextStyle head_style{k_label_px, k_black, TextAlign::center, TextDirection::horizontal};
   for (int h = 0; h < g.n_cols; ++h) {
-    c.draw_text(left + h * k_cell_w + k_cell_w / 2, top - 6, fmt::format("head {}", h), head_style);
+    c.draw_text(left + h * cell_w + cell_w / 2, top - 6, fmt::format("head {}", h), head_style);
   }
   for (size_t r = 0; r < g.rows.size(); ++r) {
-    const int y = top + static_cast<int>(r) * k_cell_h;
-    c.draw_text(k_pad, y + k_cell_h / 2 + 5, g.rows[r], {k_label_px, k_black});
+    const int y = top + static_cast<int>(r) * cell_h;
+    c.draw_text(k_pad, y + cell_h / 2 + lm.ascent / 2, g.rows[r], {k_label_px, k_black});
     for (int h = 0; h < g.n_cols; ++h) {
-      const int x = left + h * k_cell_w;
+      const int x = left + h * cell_w;
       const auto it = g.cells.find({static_cast<int>(r), h});
       if (it == g.cells.end()) {
-        c.hatch_rect(x, y, k_cell_w, k_cell_h, k_white, k_light);
+        c.hatch_rect(x, y, cell_w, cell_h, k_white, k_light);
         continue;
       }
       const float t = colormap_position(static_cast<float>(it->second), static_cast<float>(g.vmin),
                                         static_cast<float>(g.vmax));
       const Rgb fill = std::isfinite(it->second) ? colormap(ColormapId::viridis, t) : k_light;
-      c.fill_rect(x, y, k_cell_w, k_cell_h, fill);
-      c.draw_text(x + k_cell_w / 2, y + k_cell_h / 2 + 4, value_text(it->second),
+      c.fill_rect(x, y, cell_w, cell_h, fill);
+      c.draw_text(x + cell_w / 2, y + cell_h / 2 + probe.line_metrics(k_value_px).ascent / 2, value_text(it->second),
                   {k_value_px, text_on(fill), TextAlign::center, TextDirection::horizontal});
     }
   }
@@ -128,7 +135,13 @@ Canvas max_weight_histogram_chart(const std::vector<HeadStats>& heads, const Sta
   const HeadStats all = pool_all(heads);
   constexpr int bin_w = 28, plot_h = 240, left = 72, top = 56;
   const int plot_w = bin_w * k_histogram_bins;
-  Canvas c(left + plot_w + 2 * k_pad, top + plot_h + 56, Rgb{255, 255, 255}, nullptr, scale);
+  const std::string cf =
+      options.temperature == 1.0 ? "unscaled q·k" : fmt::format("q·k / {:g}", options.temperature);
+  const std::string threshold = fmt::format("saturated: max weight ≥ {:g}", options.saturation);
+  const Canvas probe(1, 1, Rgb{255, 255, 255}, nullptr, scale);
+  const int legend_w = 8 + 16 + probe.text_width("with the model's scale", k_value_px) + 16 + 16 +
+                       probe.text_width(cf, k_value_px) + 16 + 16 + probe.text_width(threshold, k_value_px);
+  Canvas c(std::max(left + plot_w, left + legend_w) + 2 * k_pad, top + plot_h + 56, Rgb{255, 255, 255}, nullptr, scale);
   c.draw_text(k_pad, k_pad + static_cast<int>(k_title_px), title, {k_title_px, k_black});
   int64_t most = 1;
   for (int b = 0; b < k_histogram_bins; ++b) {
@@ -163,15 +176,13 @@ Canvas max_weight_histogram_chart(const std::vector<HeadStats>& heads, const Sta
   c.draw_text(k_pad + static_cast<int>(k_value_px), top + plot_h / 2, "rows",
               {k_value_px, k_black, TextAlign::center, TextDirection::up});
   // The legend: the two series, then the dashed threshold line, each its own entry.
-  const std::string cf =
-      options.temperature == 1.0 ? "unscaled q·k" : fmt::format("q·k / {:g}", options.temperature);
   int x = left + 8;
   c.fill_rect(x, top - 18, 12, 12, scaled_colour);
   x += 16 + c.draw_text(x + 16, top - 8, "with the model's scale", {k_value_px, k_black}) + 16;
   c.fill_rect(x, top - 18, 12, 12, unscaled_colour);
   x += 16 + c.draw_text(x + 16, top - 8, cf, {k_value_px, k_black}) + 16;
   for (int y = top - 18; y < top - 6; y += 8) c.draw_line(x + 6, y, x + 6, std::min(top - 6, y + 4), k_grey);
-  c.draw_text(x + 16, top - 8, fmt::format("saturated: max weight ≥ {:g}", options.saturation), {k_value_px, k_black});
+  c.draw_text(x + 16, top - 8, threshold, {k_value_px, k_black});
   return c;
 }
 

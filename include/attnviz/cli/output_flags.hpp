@@ -28,8 +28,9 @@ struct FigureFlags {
   double font_size = 0.0;      // --font-size: the labels' em size in points (0: the default)
   std::string size;            // --size WxH[in|cm]: per-head, mask and panel figures fit it
 };
-// --figure-format, --dpi, --font-size and --size.
-void add_figure_flags(CLI::App& cmd, FigureFlags& flags);
+// --figure-format, --dpi, --font-size, and with maps_to_fit (the commands that draw per-head maps:
+// run, rollout, diff) --size.
+void add_figure_flags(CLI::App& cmd, FigureFlags& flags, bool maps_to_fit = false);
 // The flags as a FigureFile (--font-size measured in `font`, --font's value: "" = the default
 // font). Each flag of `png_only` (these, and the command's other figure flags: "--log",
 // "--png-raw", …) given without --png is a usage Error: it would do nothing.

@@ -77,6 +77,7 @@ struct HeatmapLayout {
   Rect row_labels, col_labels;
   int width = 0, height = 0;
   std::vector<std::string> caption_lines;  // the caption wrapped between its " · " parts
+  std::vector<std::string> title_lines;    // the title: one line, or under --size wrapped as the caption
 };
 
 // The layout heatmap_figure uses for this map (depends on the fonts through label widths).
