@@ -171,3 +171,15 @@ TEST_CASE("text: real tokenizers through the CLI: tokenize gives the reference i
     CHECK_MESSAGE(contains(ran.out, labels + "\n"), ran.out);
   }
 }
+
+TEST_CASE("text: --probe on a vocab.txt model without [CLS] names the missing special token, not the word 'a'") {
+  TempDir dir;
+  const std::string model = make_model(dir, false);  // init --vocab: a vocab.txt of t0 … t7, no [CLS] / [UNK]
+  auto r = run_attnviz("run -m '" + model + "' --probe repeat:3 --table none");
+  CHECK(r.exit_code == 1);  // the tokenizer's files, as when a text is given
+  CHECK(contains(r.err, "'[CLS]'"));
+  CHECK(contains(r.err, "--no-special-tokens"));
+  CHECK_FALSE(contains(r.err, "the word 'a'"));
+  r = run_attnviz("run -m '" + model + "' --probe repeat:3 --table none --no-special-tokens");
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+}

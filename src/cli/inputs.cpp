@@ -136,6 +136,13 @@ std::string encodable_text(const Tokenizer& tokenizer) {
   for (int64_t id = 0; id < std::min<int64_t>(tokenizer.vocab_size(), 256); ++id) {
     if (const std::string text = tokenizer.label(id); usable(text)) return text;
   }
+  // Nothing encodes: the tokenizer's own error on its first word names why (a BERT vocab.txt without
+  // [CLS] refuses every text while it adds special tokens).
+  if (tokenizer.vocab_size() > 0) {
+    const std::string first = tokenizer.label(0);
+    (void)tokenizer.encode(first, false);
+    (void)tokenizer.encode(first, true);
+  }
   return "a";  // encode's own error names what is wrong
 }
 
