@@ -8,31 +8,12 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "json_matrix.hpp"
 #include "run_cli.hpp"
 
 using attnviz::test::contains;
 using attnviz::test::run_attnviz;
-
-namespace {
-
-// max |got − want| over two JSON matrices; a null (masked) in the reference must be "-inf" in attnviz.
-double worst(const nlohmann::json& got, const nlohmann::json& want) {
-  REQUIRE(got.size() == want.size());
-  double w = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    REQUIRE(got[i].size() == want[i].size());
-    for (size_t j = 0; j < want[i].size(); ++j) {
-      if (want[i][j].is_null()) {
-        CHECK(got[i][j] == "-inf");
-        continue;
-      }
-      w = std::max(w, std::abs(got[i][j].get<double>() - want[i][j].get<double>()));
-    }
-  }
-  return w;
-}
-
-}  // namespace
+using attnviz::test::worst;
 
 TEST_CASE("explain: each step's numbers equal NumPy's forward pass of the planted model") {
   std::ifstream in("tests/fixtures/planted/reference.json");

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "json_matrix.hpp"
 #include "run_cli.hpp"
 
 using attnviz::test::contains;
@@ -38,25 +39,8 @@ std::string case_args(const json& c) {
   return args;
 }
 
-// max |got − want| over two matrices. reference.json holds float32 values as their shortest decimal,
-// so both sides are compared as float32; a null (masked) reference cell must be "-inf" in attnviz.
-double worst(const json& got, const json& want) {
-  REQUIRE(got.size() == want.size());
-  double w = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    REQUIRE(got[i].size() == want[i].size());
-    for (size_t j = 0; j < want[i].size(); ++j) {
-      if (want[i][j].is_null()) {
-        CHECK(got[i][j] == "-inf");
-        continue;
-      }
-      REQUIRE(got[i][j].is_number());
-      const float g = static_cast<float>(got[i][j].get<double>()), e = static_cast<float>(want[i][j].get<double>());
-      w = std::max(w, std::abs(static_cast<double>(g) - static_cast<double>(e)));
-    }
-  }
-  return w;
-}
+// reference.json holds float32 values as their shortest decimal: compared as float32.
+double worst(const json& got, const json& want) { return attnviz::test::worst(got, want, true); }
 
 // explain --format json for one head of one case.
 json explain_json(const json& c, int head) {

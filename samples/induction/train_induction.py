@@ -54,6 +54,7 @@ import math
 import os
 import re
 import struct
+import sys
 import time
 
 import numpy as np
@@ -61,6 +62,10 @@ import torch
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "fixtures", "planted"))
+import make_planted as planted  # noqa: E402  (the head-detection reference)
+
+PATTERNS = planted.PATTERNS
 BOS = "<s>"
 WORDS = ("ant arm bag bat bed bee bell bird boat book box bus cake car cat cow cup desk dog door duck egg eye "
          "fan fish flag fox frog gate goat hat hen hill horn ink jam jar key kite lamp leaf lion map milk moon "
@@ -296,40 +301,10 @@ def probe_repeat(n, seed, taken):
 
 
 # TransformerLens's head_detector.py (get_*_detection_pattern, compute_head_attention_similarity_score
-# without rounding "abs"), as tests/fixtures/planted/make_planted.py has them, plus attnviz's sink.
-def previous_token_pattern(ids):
-    n = len(ids)
-    p = np.zeros((n, n))
-    p[1:, :-1] = np.eye(n - 1)
-    return p
-
-
-def duplicate_token_pattern(ids):
-    t = np.tile(np.asarray(ids), (len(ids), 1))
-    eq = np.equal(t, t.T).astype(float)
-    np.fill_diagonal(eq, 0)
-    return np.tril(eq)
-
-
-def induction_pattern(ids):
-    shifted = np.roll(duplicate_token_pattern(ids), 1, axis=1)
-    return np.tril(np.concatenate([np.zeros((len(ids), 1)), shifted[:, 1:]], axis=1))
-
-
-def sink_pattern(ids):
-    p = np.zeros((len(ids), len(ids)))
-    p[:, 0] = 1
-    return p
-
-
-PATTERNS = {"previous-token": previous_token_pattern, "duplicate-token": duplicate_token_pattern,
-            "induction": induction_pattern, "sink": sink_pattern}
-
-
+# without rounding "abs"), plus attnviz's sink: the NumPy versions tests/fixtures/planted/make_planted.py
+# holds, used here with neither exclusion.
 def score(a, p, measure):
-    if measure == "mul":
-        return float((a * p).sum() / a.sum())
-    return float(1 - np.abs(a - p).mean() * len(a))
+    return planted.score(a, p, False, False, measure)
 
 
 def reference_entry(w64, name, ids, text):

@@ -29,14 +29,6 @@ float px_per_token(const FigureMap& map, int cell) {
   return static_cast<float>(cell) / static_cast<float>(map.pool);
 }
 
-}  // namespace
-
-// The layout at `cell` pixels per cell.
-HeatmapLayout layout_at(const std::string& title, const FigureMap& map, const FigureStyle& style,
-                        const std::string& caption, int cell);
-
-namespace {
-
 void check_map(const FigureMap& map) {
   if (map.values.size() == 0 || map.allowed.rows() != map.values.rows() ||
       map.allowed.cols() != map.values.cols() || map.n_query <= 0 || map.n_key <= 0) {
@@ -46,30 +38,7 @@ void check_map(const FigureMap& map) {
   }
 }
 
-}  // namespace
-
-Eigen::Index count_non_finite(const Matrix& values, const MaskMatrix& allowed) {
-  // The common case in one vectorised pass over the bits; then allowed cells only are counted.
-  if (all_finite(values.data(), static_cast<size_t>(values.size()))) return 0;
-  Eigen::Index n = 0;
-  for (Eigen::Index i = 0; i < values.rows(); ++i) {
-    for (Eigen::Index j = 0; j < values.cols(); ++j) n += allowed(i, j) != 0 && !std::isfinite(values(i, j));
-  }
-  return n;
-}
-
-Eigen::Index count_non_finite(const FigureMap& map) {
-  return map.non_finite >= 0 ? map.non_finite : count_non_finite(map.values, map.allowed);
-}
-
-
-HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map, const FigureStyle& style,
-                                    const std::string& caption) {
-  check_map(map);
-  return fitted_layout([&](int cell) { return layout_at(title, map, style, caption, cell); }, cell_size(map),
-                       k_max_cell, style, title);
-}
-
+// The layout at `cell` pixels per cell.
 HeatmapLayout layout_at(const std::string& title, const FigureMap& map, const FigureStyle& style,
                         const std::string& caption, int cell) {
   const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts, style.scale);
@@ -112,6 +81,31 @@ HeatmapLayout layout_at(const std::string& title, const FigureMap& map, const Fi
   l.height = std::max(l.height, l.map.y + l.map.h + k_margin);
   return l;
 }
+
+}  // namespace
+
+Eigen::Index count_non_finite(const Matrix& values, const MaskMatrix& allowed) {
+  // The common case in one vectorised pass over the bits; then allowed cells only are counted.
+  if (all_finite(values.data(), static_cast<size_t>(values.size()))) return 0;
+  Eigen::Index n = 0;
+  for (Eigen::Index i = 0; i < values.rows(); ++i) {
+    for (Eigen::Index j = 0; j < values.cols(); ++j) n += allowed(i, j) != 0 && !std::isfinite(values(i, j));
+  }
+  return n;
+}
+
+Eigen::Index count_non_finite(const FigureMap& map) {
+  return map.non_finite >= 0 ? map.non_finite : count_non_finite(map.values, map.allowed);
+}
+
+
+HeatmapLayout heatmap_figure_layout(const std::string& title, const FigureMap& map, const FigureStyle& style,
+                                    const std::string& caption) {
+  check_map(map);
+  return fitted_layout([&](int cell) { return layout_at(title, map, style, caption, cell); }, cell_size(map),
+                       k_max_cell, style, title);
+}
+
 
 float text_scale_for_points(double points, const FontSet& fonts) {
   const float em_units = fonts.font(0).em_pixels(k_label_px);  // a unit is 0.72 pt

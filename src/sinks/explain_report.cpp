@@ -15,6 +15,17 @@
 namespace attnviz {
 namespace {
 
+// Each line of a text table indented by three spaces, under its step's heading.
+std::string indented(const std::string& table) {
+  std::string out;
+  for (size_t start = 0; start < table.size();) {
+    const size_t end = std::min(table.find('\n', start), table.size());
+    out += "   " + table.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string number(double v, int precision) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -52,15 +63,7 @@ class Printer {
     std::vector<size_t> columns(rows.front().size());
     for (size_t k = 0; k < columns.size(); ++k) columns[k] = k;
     std::string table = aligned_columns(rows, widths, columns, [](size_t k) { return k == 0; }, markdown_);
-    if (!markdown_) {  // indented under its step
-      std::string indented;
-      for (size_t start = 0; start < table.size();) {
-        const size_t end = std::min(table.find('\n', start), table.size());
-        indented += "   " + table.substr(start, end - start) + "\n";
-        start = end + 1;
-      }
-      table = indented;
-    }
+    if (!markdown_) table = indented(table);  // under its step
     out_ += table + (markdown_ ? "\n" : "");
   }
 
@@ -287,13 +290,7 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     std::string table = aligned_columns(rows, column_widths(rows), columns, [](size_t) { return false; }, !text);
     out += p.take();
     if (text) {  // indented as the steps' matrices are
-      std::string indented;
-      for (size_t at = 0; at < table.size();) {
-        const size_t end = std::min(table.find('\n', at), table.size());
-        indented += "   " + table.substr(at, end - at) + "\n";
-        at = end + 1;
-      }
-      table = indented;
+      table = indented(table);
       if (shown < static_cast<size_t>(dk)) {
         table += fmt::format("   ({} terms: the {} largest |products| shown; the sum takes all)\n", dk, shown);
       }

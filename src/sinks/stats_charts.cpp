@@ -94,8 +94,9 @@ Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, con
   int cell_w = k_cell_w;
   for (const auto& [at, v] : g.cells) cell_w = std::max(cell_w, probe.text_width(value_text(v), k_value_px) + 12);
   cell_w = std::max(cell_w, probe.text_width(fmt::format("head {}", g.n_cols - 1), k_label_px) + 12);
-  const int cell_h = std::max(k_cell_h, probe.line_metrics(k_value_px).line_height + 16);
   const LineMetrics tm = probe.line_metrics(k_title_px), lm = probe.line_metrics(k_label_px);
+  const LineMetrics vm = probe.line_metrics(k_value_px);
+  const int cell_h = std::max(k_cell_h, vm.line_height + 16);
   const int left = k_pad + label_w + 8;
   const int top = k_pad + tm.line_height + lm.line_height + 12;
   const int grid_w = g.n_cols * cell_w, grid_h = static_cast<int>(g.rows.size()) * cell_h;
@@ -122,7 +123,7 @@ Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, con
                                         static_cast<float>(g.vmax));
       const Rgb fill = std::isfinite(it->second) ? colormap(ColormapId::viridis, t) : k_light;
       c.fill_rect(x, y, cell_w, cell_h, fill);
-      c.draw_text(x + cell_w / 2, y + cell_h / 2 + probe.line_metrics(k_value_px).ascent / 2, value_text(it->second),
+      c.draw_text(x + cell_w / 2, y + cell_h / 2 + vm.ascent / 2, value_text(it->second),
                   {k_value_px, text_on(fill), TextAlign::center, TextDirection::horizontal});
     }
   }
