@@ -53,7 +53,6 @@ import json
 import math
 import os
 import re
-import struct
 import sys
 import time
 
@@ -64,6 +63,8 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "fixtures", "planted"))
 import make_planted as planted  # noqa: E402  (the head-detection reference)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "fixtures"))
+from make_fixtures import write_safetensors  # noqa: E402  (the safetensors writer)
 
 PATTERNS = planted.PATTERNS
 BOS = "<s>"
@@ -235,22 +236,6 @@ def train():
 
 
 # ---- files -------------------------------------------------------------------------------------------
-
-def write_safetensors(path, tensors):
-    header, offset, blobs = {}, 0, []
-    for name, t in tensors.items():
-        data = np.ascontiguousarray(t.numpy(), dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
-    text = json.dumps(header, separators=(",", ":"))
-    text += " " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text.encode())
-        for b in blobs:
-            f.write(b)
-
 
 def write_model(w):
     config = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": V, "n_positions": P,
