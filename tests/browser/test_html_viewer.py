@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+"""The --html viewer in headless Chromium, through WebDriver (docs/html-contract: DOM ids, window.attnviz).
+
+    test_html_viewer.py ATTNVIZ_BINARY SOURCE_DIR [--screenshot OUT.png]
+    test_html_viewer.py --self-test
+
+Case 1: seed000_mha (8 heads, 10 tokens), whose weights and scores torch computed
+(tests/fixtures/seeds/reference.json): the page loads with no console error and no request but its
+own file; a thumbnail click opens a head; the tooltip of real pointer hovers, before and after a zoom,
+shows torch's numbers (as float16, 3 significant digits); hovering a head-view token highlights it;
+the stats table has a row per head. Case 2: a random GPT-2 at 4,096 tokens: loads within 30 s,
+renders a zoom within 500 ms, and names pooled blocks and masked cells.
+--self-test: proves the checks themselves, on pages written here: one loading an http:// image and
+logging console.error must fail both, a clean one must pass. Chromium missing fails (CI installs it).
+Exit status 0 on pass, 1 on a failure (its message on stderr).
+"""
+import argparse
+import json
+import math
+import pathlib
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from webdriver import Browser, WebDriverError  # noqa: E402
+
+LOAD_TIMEOUT = 30      # seconds for data-state "ready", the 4,096-token page included
+RENDER_LIMIT_MS = 500  # attnviz.lastRenderMs after a zoom of the long map
+timings = {}
+
+
+class Failure(Exception):
+    pass
+
+
+def check(ok, message):
+    if not ok:
+        raise Failure(message)
+
+
+def wait_for(what, fn, timeout=5.0, interval=0.05):
+    """Polls fn() until it returns something truthy; fails naming `what` and fn's last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise Failure(f"timed out after {timeout} s waiting for {what} (last: {value!r})")
+        time.sleep(interval)
+
+
+def wait_equal(what, fn, want, timeout=5.0):
+    """Polls fn() until it returns want; fails with its last value."""
+    last = []
+    try:
+        wait_for(what, lambda: last.append(fn()) or last[-1] == want, timeout)
+    except Failure:
+        raise Failure(f"timed out after {timeout} s waiting for {what} == {want!r} (last: {last[-1]!r})") from None
+
+
+def run_attnviz(binary, *args, cwd=None):
+    started = time.monotonic()
+    r = subprocess.run([binary, *map(str, args)], cwd=cwd, capture_output=True, text=True)
+    check(r.returncode == 0, f"attnviz {' '.join(map(str, args))} exited with {r.returncode}:\n{r.stderr}")
+    return time.monotonic() - started
+
+
+# --- page-level checks ----------------------------------------------------------------------------
+def load(b, path, timeout=LOAD_TIMEOUT):
+    """Opens the page and waits for data-state "ready"; returns the seconds it took."""
+    url = pathlib.Path(path).resolve().as_uri()
+    started = time.monotonic()
+    b.navigate(url)
+    state = lambda: b.execute("return document.documentElement.dataset.state")
+    try:
+        wait_for("data-state 'ready'", lambda: state() in ("ready", "error"), timeout, 0.1)
+    except Failure:
+        raise Failure(f"{path}: data-state still {state()!r} after {timeout} s (contract: 'ready')")
+    if state() == "error":
+        message = b.execute("return document.querySelector('#error')?.textContent")
+        raise Failure(f"{path}: data-state 'error', #error: {message!r}")
+    return url, time.monotonic() - started
+
+
+def problems(b, page_url):
+    """Console messages of level SEVERE and requests for anything but the page itself."""
+    errors = [f"console {e['level']} ({e.get('source')}): {e['message']}" for e in b.console_errors()]
+    allowed = lambda u: u == page_url or u.startswith(("data:", "blob:", "about:"))
+    requests = [f"request: {u}" for u in b.requested_urls() if not allowed(u)]
+    return errors + requests
+
+
+def assert_clean(b, page_url, when):
+    found = problems(b, page_url)
+    check(not found, f"{when}: the page must log no error and request nothing but itself:\n  " + "\n  ".join(found))
+
+
+# --- the tooltip --------------------------------------------------------------------------------
+NUMBER = r"([-+−]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|[-+−]?inf(?:inity)?|nan)"
+
+
+def number(text):
+    return float(text.replace("−", "-").replace("Infinity", "inf").replace("infinity", "inf"))
+
+
+def parse_tooltip(text):
+    """The tooltip's facts as a dict: query, key and weight, score or masked; or, for a pooled
+    cell, queries (a, b), keys (c, d), size, mean and max."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    facts = {}
+    for line in lines:
+        if m := re.match(r"query (\d+)\b", line):
+            facts["query"] = int(m[1])
+        elif m := re.match(r"key (\d+)\b", line):
+            facts["key"] = int(m[1])
+        elif m := re.match(r"(weight|score|mean weight|max weight) " + NUMBER + "$", line, re.I):
+            facts[m[1]] = number(m[2])
+        elif line == "masked":
+            facts["masked"] = True
+        elif m := re.match(r"queries (\d+)\s*[–-]\s*(\d+) · keys (\d+)\s*[–-]\s*(\d+) \((\d+) × (\d+) tokens\)$", line):
+            facts.update(queries=(int(m[1]), int(m[2])), keys=(int(m[3]), int(m[4])), size=(int(m[5]), int(m[6])))
+        else:
+            raise Failure(f"tooltip line {line!r} is none of the contract's (in {text!r})")
+    return facts
+
+
+def hover_cell(b, q, k, accept, what):
+    """Moves the real pointer to cell (q, k)'s centre (attnviz.cellCenter) and returns the parsed
+    tooltip once it is shown and accept(facts) holds."""
+    centre = b.execute("return attnviz.cellCenter(arguments[0], arguments[1])", q, k)
+    check(centre is not None, f"attnviz.cellCenter({q}, {k}) is null though the cell should be visible ({what})")
+    b.move_pointer(centre["x"], centre["y"])
+    tooltip = b.find("#tooltip")
+    seen = {}
+
+    def shown():
+        if not b.execute("return getComputedStyle(document.querySelector('#tooltip')).display !== 'none'"):
+            return None
+        seen["text"] = b.text(tooltip)
+        try:
+            facts = parse_tooltip(seen["text"])
+        except Failure as e:
+            seen["error"] = str(e)
+            return None
+        return facts if accept(facts) else None
+    try:
+        return wait_for(f"#tooltip for {what}", shown, timeout=3)
+    except Failure:
+        raise Failure(f"hovering {what} at ({centre['x']:.1f}, {centre['y']:.1f}): "
+                      + (seen.get("error") or (f"tooltip {seen['text']!r}" if seen else "no tooltip shown"))) from None
+
+
+def tolerance(reference):
+    """|shown − torch| allowed: float16 rounding (2^-11 relative) then 3 significant digits (half a
+    unit of the third), plus float32 differences between two implementations and an absolute floor."""
+    a = abs(reference)
+    if a < 1e-30:
+        return 1e-6
+    third_digit = 10 ** (math.floor(math.log10(a)) - 2)
+    return 0.5 * third_digit * 1.01 + a * (2 ** -11 + 1e-5) + 1e-6
+
+
+def check_cell(b, head_ref, q, k, what):
+    facts = hover_cell(b, q, k, lambda f: f.get("query") == q and f.get("key") == k, f"{what} cell ({q}, {k})")
+    check(not facts.get("masked"), f"{what} cell ({q}, {k}) shows 'masked' in an unmasked map")
+    for name, table in (("weight", "probs"), ("score", "scores")):
+        check(name in facts, f"{what} cell ({q}, {k}): tooltip has no '{name}' line: {facts}")
+        want = head_ref[table][q][k]
+        check(abs(facts[name] - want) <= tolerance(want),
+              f"{what} cell ({q}, {k}): {name} {facts[name]} but torch's is {want:.6g} (allowed ±{tolerance(want):.2g})")
+    return facts
+
+
+# --- case 1: seed000_mha against torch ------------------------------------------------------------
+def seed_case(b, binary, source, tmp, screenshot):
+    reference = json.loads((source / "tests/fixtures/seeds/reference.json").read_text())["seed000_mha"]
+    html = tmp / "seed000_mha.html"
+    timings["attnviz run --html (seed000_mha)"] = run_attnviz(
+        binary, "run", *reference["args"], "--no-heatmap", "--table", "none", "--html", html, cwd=source)
+    url, timings["load seed000_mha"] = load(b, html)
+    assert_clean(b, url, "seed000_mha after load")
+
+    maps = b.execute("return attnviz.maps")
+    check(len(maps) == reference["heads"], f"attnviz.maps has {len(maps)} maps, the model {reference['heads']} heads")
+    n = len(reference["x"])
+    for m in maps:
+        check((m["n_query"], m["n_key"]) == (n, n), f"map {m} is not {n} × {n}")
+
+    # A head other than the first, opened by clicking its thumbnail.
+    index = 3
+    thumbs = b.find_all(f'#model-view canvas.thumb[data-index="{index}"]')
+    check(len(thumbs) == 1, f"#model-view has {len(thumbs)} canvas.thumb with data-index={index}")
+    head = int(b.attribute(thumbs[0], "data-head"))
+    check(head == maps[index]["head"], f"thumbnail {index}'s data-head {head} ≠ attnviz.maps[{index}].head {maps[index]['head']}")
+    b.click(thumbs[0])
+    wait_equal("attnviz.current after the thumbnail click", lambda: b.execute("return attnviz.current"), index)
+    title = b.text(b.find("#head-title"))
+    check(re.search(rf"\bhead {head}\b", title) and re.search(rf"\blayer {maps[index]['layer']}\b", title),
+          f"#head-title {title!r} does not name layer {maps[index]['layer']} head {head}")
+    head_ref = reference["per_head"][head]
+
+    started = time.monotonic()
+    cells = [(0, 0), (2, 7), (9, 9), (5, 1), (9, 0)]
+    for q, k in cells:
+        check_cell(b, head_ref, q, k, f"head {head}")
+    timings[f"{len(cells)} hovers (pointer move → tooltip read)"] = time.monotonic() - started
+    if screenshot:  # the page set up: a head open, its tooltip showing
+        check_cell(b, head_ref, 6, 2, f"head {head}")
+        png = b.screenshot()
+        check(png[:8] == b"\x89PNG\r\n\x1a\n", "the screenshot is not a PNG")
+        pathlib.Path(screenshot).write_bytes(png)
+        timings["screenshot size"] = "%d × %d px" % struct.unpack(">II", png[16:24])
+
+    # Zoomed in: a 4 × 4 window at (4, 5); its cells hover with the same numbers, cells outside have no centre.
+    b.execute("return attnviz.zoomTo(4, 5, 4)")
+    check(b.execute("return attnviz.cellCenter(0, 0)") is None, "after zoomTo(4, 5, 4), cellCenter(0, 0) should be null")
+    for q, k in [(4, 5), (7, 8), (6, 6)]:
+        check_cell(b, head_ref, q, k, f"head {head} zoomed")
+
+    # The head view: hovering a token highlights it.
+    for side, i in [("query", 7), ("key", 2)]:
+        centre = b.execute("return attnviz.tokenCenter(arguments[0], arguments[1])", side, i)
+        check(centre is not None, f"attnviz.tokenCenter('{side}', {i}) is null")
+        b.move_pointer(centre["x"], centre["y"])
+        wait_equal(f"attnviz.highlight after hovering {side} token {i}", lambda: b.execute("return attnviz.highlight"),
+                   {"side": side, "index": i}, timeout=3)
+
+    # The stats table: one row per head, a row click opens its head.
+    rows = b.find_all("#stats-table tbody tr")
+    check(len(rows) == len(maps), f"#stats-table has {len(rows)} rows in <tbody>, the page {len(maps)} heads")
+    indices = sorted(int(b.attribute(r, "data-index")) for r in rows)
+    check(indices == list(range(len(maps))), f"#stats-table rows' data-index are {indices}")
+    b.click(b.find('#stats-table tbody tr[data-index="5"] > td'))  # its first cell: the row itself may have gaps
+    wait_equal("attnviz.current after a stats-table row click", lambda: b.execute("return attnviz.current"), 5)
+    assert_clean(b, url, "seed000_mha after the interactions")
+
+
+# --- case 2: 4,096 tokens -------------------------------------------------------------------------
+def long_case(b, binary, tmp):
+    n = 4096
+    model = tmp / "gpt2-4096"
+    (tmp / "words.txt").write_text(" ".join(f"w{i}" for i in range(n // 2)) + "\n")
+    run_attnviz(binary, "init", "--arch", "gpt2", "--layers", 1, "--heads", 2, "--d-model", 32,
+                "--max-positions", n, "--vocab", tmp / "words.txt", "--seed", 1, "-o", model)
+    html = tmp / "gpt2-4096.html"
+    timings[f"attnviz run --html ({n} tokens)"] = run_attnviz(
+        binary, "run", "-m", model, "--probe", f"repeat:{n // 2}", "--no-special-tokens",
+        "--no-heatmap", "--table", "none", "--html", html)
+    timings[f"HTML size ({n} tokens)"] = f"{html.stat().st_size / 1e6:.1f} MB"
+    url, timings[f"load {n} tokens"] = load(b, html)
+    assert_clean(b, url, f"{n} tokens after load")
+
+    maps = b.execute("return attnviz.maps")
+    check(len(maps) == 2 and all(m["n_query"] == n for m in maps), f"attnviz.maps: {maps}")
+    check(maps[0]["pool"] > 1, f"a {n}-token map should be pooled, attnviz.maps[0].pool is {maps[0]['pool']}")
+    b.execute("return attnviz.open(1)")
+
+    # Whole map: a pooled block around (3000, 100), within a pixel's worth of tokens.
+    q, k = 3000, 100
+    a, c = b.execute("return [attnviz.cellCenter(3000, 100), attnviz.cellCenter(3001, 101)]")
+    slack = math.ceil(1 / max(c["x"] - a["x"], 1e-9))  # tokens per CSS pixel: the pointer lands to the nearest pixel
+    near = lambda span, t: span[0] - slack <= t <= span[1] + slack
+    facts = hover_cell(b, q, k, lambda f: "queries" in f and near(f["queries"], q) and near(f["keys"], k),
+                       f"pooled block around ({q}, {k})")
+    (q0, q1), (k0, k1) = facts["queries"], facts["keys"]
+    check(facts["size"] == (q1 - q0 + 1, k1 - k0 + 1), f"pooled tooltip's size {facts['size']} ≠ its ranges {facts}")
+    check(0 <= facts.get("mean weight", -1) <= facts.get("max weight", -1) <= 1.0005,
+          f"pooled tooltip: expected 0 ≤ mean weight ≤ max weight ≤ 1: {facts}")
+
+    # Zoomed to 64 × 64 tokens across the diagonal: token cells again, lastRenderMs bounded; a
+    # masked cell (GPT-2 is causal: key > query) says so.
+    b.execute("return attnviz.zoomTo(2000, 2000, 64)")
+    render_ms = b.execute("return attnviz.lastRenderMs")
+    timings["render after zoomTo (4096 tokens)"] = f"{render_ms:.1f} ms"
+    check(isinstance(render_ms, (int, float)) and 0 <= render_ms < RENDER_LIMIT_MS,
+          f"attnviz.lastRenderMs after zoomTo is {render_ms} (limit {RENDER_LIMIT_MS} ms)")
+    facts = hover_cell(b, 2040, 2010, lambda f: f.get("query") == 2040 and f.get("key") == 2010, "zoomed cell (2040, 2010)")
+    check(0 <= facts.get("weight", -1) <= 1, f"zoomed cell (2040, 2010): weight out of [0, 1]: {facts}")
+    facts = hover_cell(b, 2010, 2040, lambda f: f.get("query") == 2010 and f.get("key") == 2040, "masked cell (2010, 2040)")
+    check(facts.get("masked") and "weight" not in facts, f"cell (2010, 2040) is masked (causal) but the tooltip shows {facts}")
+
+    b.execute("return attnviz.zoomTo(0, 0, arguments[0])", n)
+    timings["render of the whole map (4096 tokens)"] = f"{b.execute('return attnviz.lastRenderMs'):.1f} ms"
+    assert_clean(b, url, f"{n} tokens after the interactions")
+
+
+# --- the self-test: the checks catch what they must -------------------------------------------------
+BAD_PAGE = """<!doctype html><html data-state="loading"><body>
+<img src="http://example.com/x.png">
+<script>console.error("self-test: an error"); document.documentElement.dataset.state = "ready";</script>
+</body></html>"""
+CLEAN_PAGE = """<!doctype html><html data-state="loading"><body>
+<script>console.log("self-test: fine"); document.documentElement.dataset.state = "ready";</script>
+</body></html>"""
+
+
+def self_test(b, tmp):
+    (tmp / "bad.html").write_text(BAD_PAGE)
+    (tmp / "clean.html").write_text(CLEAN_PAGE)
+    url, _ = load(b, tmp / "bad.html")
+    found = problems(b, url)
+    check(any(p.startswith("request: http://example.com/x.png") for p in found),
+          f"self-test: the http:// image on bad.html was not reported: {found}")
+    check(any("self-test: an error" in p for p in found), f"self-test: console.error on bad.html was not reported: {found}")
+    url, _ = load(b, tmp / "clean.html")
+    found = problems(b, url)
+    check(not found, f"self-test: clean.html was reported: {found}")
+    print("self-test: an http:// request and a console.error were caught; a clean page passed")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("attnviz", nargs="?", help="the attnviz binary")
+    parser.add_argument("source_dir", nargs="?", help="the source tree (for tests/fixtures)")
+    parser.add_argument("--screenshot", help="write a PNG of the seed000_mha page here")
+    parser.add_argument("--self-test", action="store_true", help="only check the checks, on pages written here")
+    args = parser.parse_args()
+    if not args.self_test and not (args.attnviz and args.source_dir):
+        parser.error("ATTNVIZ_BINARY and SOURCE_DIR are required (or --self-test)")
+
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix="attnviz-html-") as tmp, Browser() as b:
+            timings["chromedriver + chromium start"] = time.monotonic() - started
+            tmp = pathlib.Path(tmp)
+            if args.self_test:
+                self_test(b, tmp)
+            else:
+                binary = str(pathlib.Path(args.attnviz).resolve())
+                seed_case(b, binary, pathlib.Path(args.source_dir).resolve(), tmp, args.screenshot)
+                long_case(b, binary, tmp)
+    except (Failure, WebDriverError) as e:
+        print(f"test_html_viewer: FAIL: {e}", file=sys.stderr)
+        return 1
+    timings["total"] = time.monotonic() - started
+    for name, value in timings.items():
+        print(f"  {name}: {value:.2f} s" if isinstance(value, float) else f"  {name}: {value}")
+    print("test_html_viewer: pass")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
