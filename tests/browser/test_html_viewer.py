@@ -176,6 +176,24 @@ def check_cell(b, head_ref, q, k, what):
     return facts
 
 
+def zoom(b, q0, k0, cells):
+    """attnviz.zoomTo, then two animation frames (the contract does not say whether zoomTo draws at
+    once or returns a Promise); returns attnviz.lastRenderMs, cleared first so a stale one cannot pass."""
+    return b.execute("""attnviz.lastRenderMs = null;
+        return Promise.resolve(attnviz.zoomTo(arguments[0], arguments[1], arguments[2]))
+            .then(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))))
+            .then(() => attnviz.lastRenderMs);""", q0, k0, cells)
+
+
+def hover_token(b, side, i):
+    """A real pointer move onto token i of the head view; waits for attnviz.highlight to name it."""
+    centre = b.execute("return attnviz.tokenCenter(arguments[0], arguments[1])", side, i)
+    check(centre is not None, f"attnviz.tokenCenter('{side}', {i}) is null")
+    b.move_pointer(centre["x"], centre["y"])
+    wait_equal(f"attnviz.highlight after hovering {side} token {i}", lambda: b.execute("return attnviz.highlight"),
+               {"side": side, "index": i}, timeout=3)
+
+
 # --- case 1: seed000_mha against torch ------------------------------------------------------------
 def seed_case(b, binary, source, tmp, screenshot):
     reference = json.loads((source / "tests/fixtures/seeds/reference.json").read_text())["seed000_mha"]
@@ -217,18 +235,14 @@ def seed_case(b, binary, source, tmp, screenshot):
         timings["screenshot size"] = "%d × %d px" % struct.unpack(">II", png[16:24])
 
     # Zoomed in: a 4 × 4 window at (4, 5); its cells hover with the same numbers, cells outside have no centre.
-    b.execute("return attnviz.zoomTo(4, 5, 4)")
+    zoom(b, 4, 5, 4)
     check(b.execute("return attnviz.cellCenter(0, 0)") is None, "after zoomTo(4, 5, 4), cellCenter(0, 0) should be null")
     for q, k in [(4, 5), (7, 8), (6, 6)]:
         check_cell(b, head_ref, q, k, f"head {head} zoomed")
 
     # The head view: hovering a token highlights it.
-    for side, i in [("query", 7), ("key", 2)]:
-        centre = b.execute("return attnviz.tokenCenter(arguments[0], arguments[1])", side, i)
-        check(centre is not None, f"attnviz.tokenCenter('{side}', {i}) is null")
-        b.move_pointer(centre["x"], centre["y"])
-        wait_equal(f"attnviz.highlight after hovering {side} token {i}", lambda: b.execute("return attnviz.highlight"),
-                   {"side": side, "index": i}, timeout=3)
+    hover_token(b, "query", 7)
+    hover_token(b, "key", 2)
 
     # The stats table: one row per head, a row click opens its head.
     rows = b.find_all("#stats-table tbody tr")
@@ -274,8 +288,7 @@ def long_case(b, binary, tmp):
 
     # Zoomed to 64 × 64 tokens across the diagonal: token cells again, lastRenderMs bounded; a
     # masked cell (GPT-2 is causal: key > query) says so.
-    b.execute("return attnviz.zoomTo(2000, 2000, 64)")
-    render_ms = b.execute("return attnviz.lastRenderMs")
+    render_ms = zoom(b, 2000, 2000, 64)
     timings["render after zoomTo (4096 tokens)"] = f"{render_ms:.1f} ms"
     check(isinstance(render_ms, (int, float)) and 0 <= render_ms < RENDER_LIMIT_MS,
           f"attnviz.lastRenderMs after zoomTo is {render_ms} (limit {RENDER_LIMIT_MS} ms)")
@@ -284,8 +297,13 @@ def long_case(b, binary, tmp):
     facts = hover_cell(b, 2010, 2040, lambda f: f.get("query") == 2010 and f.get("key") == 2040, "masked cell (2010, 2040)")
     check(facts.get("masked") and "weight" not in facts, f"cell (2010, 2040) is masked (causal) but the tooltip shows {facts}")
 
-    b.execute("return attnviz.zoomTo(0, 0, arguments[0])", n)
-    timings["render of the whole map (4096 tokens)"] = f"{b.execute('return attnviz.lastRenderMs'):.1f} ms"
+    timings["render of the whole map (4096 tokens)"] = f"{zoom(b, 0, 0, n):.1f} ms"
+
+    # The head view scrolls to a token far down.
+    started = time.monotonic()
+    hover_token(b, "key", 4000)
+    hover_token(b, "query", 17)
+    timings["2 head-view hovers (4096 tokens)"] = time.monotonic() - started
     assert_clean(b, url, f"{n} tokens after the interactions")
 
 
