@@ -129,12 +129,20 @@ def parse_tooltip(text):
     return facts
 
 
+def move_to(b, centre, what):
+    """The real pointer to a hook's {x, y}, which must lie inside the viewport."""
+    width, height = b.execute("return [innerWidth, innerHeight]")
+    check(centre is not None, f"{what} is null")
+    check(0 <= centre["x"] < width and 0 <= centre["y"] < height,
+          f"{what} = ({centre['x']:.1f}, {centre['y']:.1f}) lies outside the {width} × {height} viewport")
+    b.move_pointer(centre["x"], centre["y"])
+
+
 def hover_cell(b, q, k, accept, what):
     """Moves the real pointer to cell (q, k)'s centre (attnviz.cellCenter) and returns the parsed
     tooltip once it is shown and accept(facts) holds."""
     centre = b.execute("return attnviz.cellCenter(arguments[0], arguments[1])", q, k)
-    check(centre is not None, f"attnviz.cellCenter({q}, {k}) is null though the cell should be visible ({what})")
-    b.move_pointer(centre["x"], centre["y"])
+    move_to(b, centre, f"attnviz.cellCenter({q}, {k}) ({what}, which should be visible)")
     tooltip = b.find("#tooltip")
     seen = {}
 
@@ -187,9 +195,8 @@ def zoom(b, q0, k0, cells):
 
 def hover_token(b, side, i):
     """A real pointer move onto token i of the head view; waits for attnviz.highlight to name it."""
-    centre = b.execute("return attnviz.tokenCenter(arguments[0], arguments[1])", side, i)
-    check(centre is not None, f"attnviz.tokenCenter('{side}', {i}) is null")
-    b.move_pointer(centre["x"], centre["y"])
+    move_to(b, b.execute("return attnviz.tokenCenter(arguments[0], arguments[1])", side, i),
+            f"attnviz.tokenCenter('{side}', {i})")
     wait_equal(f"attnviz.highlight after hovering {side} token {i}", lambda: b.execute("return attnviz.highlight"),
                {"side": side, "index": i}, timeout=3)
 
