@@ -12,6 +12,7 @@
 #include "attnviz/cli/rollout_maps.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/sinks/html_sink.hpp"
 #include "attnviz/sinks/png_sink.hpp"
 #include "attnviz/sinks/progress_sink.hpp"
 #include "attnviz/event/panel.hpp"
@@ -92,6 +93,17 @@ PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap
   return p;
 }
 
+HtmlOptions html_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap) {
+  HtmlOptions h;
+  h.selection = shown_selection(a, run);
+  h.model_name = run.model.name;
+  h.cmap = cmap;
+  h.force_log = a.log_scale;
+  h.force_linear = a.linear_scale;
+  h.max_cells = a.html_cells;
+  return h;
+}
+
 // csv holds one table: checked before anything runs (prepare_run has checked that the selection
 // names maps that exist), so a wrong choice prints nothing but the error.
 void check_csv_selection(const PreparedRun& run, const TerminalOptions& t) {
@@ -109,6 +121,7 @@ void run_command(const RunArgs& a) {
   const ColormapId cmap = weights_colormap(a.cmap);
   // Output places are checked before the model runs: a bad one must not cost the whole run.
   if (a.save_given) check_output_file(a.save, "--save");
+  if (a.html_given) check_output_file(a.html, "--html");
   if (a.png_given && a.png_dir.empty()) throw usage_error("--png: the folder name is empty");
   if (!a.panel.empty()) {
     if (a.png_dir.empty()) throw usage_error("--panel draws into the --png folder: give --png DIR too");
@@ -131,6 +144,7 @@ void run_command(const RunArgs& a) {
   const TerminalSink& view = *terminal_sink;
   outputs.add(std::move(terminal_sink));
   if (!a.png_dir.empty()) outputs.add(std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap)));
+  if (!a.html.empty()) outputs.add(std::make_unique<HtmlSink>(a.html, html_options(a, run, cmap)));
   SaveSink* save = nullptr;
   if (!a.save.empty()) {
     SaveOptions save_options;

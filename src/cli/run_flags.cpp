@@ -4,6 +4,7 @@
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/run_args.hpp"
+#include "attnviz/core/error.hpp"
 
 namespace attnviz {
 
@@ -40,6 +41,13 @@ void add_run_output_flags(CLI::App& cmd_ref, RunArgs& a) {
       ->check(CLI::IsMember({"max", "mean"}));
   cmd->add_option("--font", args->font, "font for figures: a file or a fontconfig name (default sans-serif)");
   add_figure_flags(*cmd, args->figure_flags, true);
+  cmd->add_option("--html", args->html,
+                  "write one self-contained viewer page (no server, no network): model view, zoomable heatmap "
+                  "with tooltips, head view, stats table");
+  cmd->add_option("--html-cells", args->html_cells,
+                  "with --html: maps longer than this are stored mean/max-pooled to this many cells per side, "
+                  "each query's 8 strongest keys exactly (default 512)")
+      ->check(CLI::Range(16, 65536));
   cmd->add_option("--save", args->save,
                   "write the selected maps' scores and probs to a .safetensors file, streamed as they are computed");
   cmd->add_option("--save-dtype", args->save_dtype,
@@ -65,6 +73,8 @@ void add_run_command(CLI::App& app) {
   cmd->callback([args, cmd] {
     args->png_given = cmd->count("--png") > 0;
     args->save_given = cmd->count("--save") > 0;
+    args->html_given = cmd->count("--html") > 0;
+    if (cmd->count("--html-cells") > 0 && !args->html_given) throw usage_error("--html-cells: give --html FILE too");
     args->figure_file = run_figure_file(*cmd, *args);
     run_command(*args);
   });
@@ -89,6 +99,8 @@ void add_rollout_command(CLI::App& app) {
   cmd->callback([args, cmd] {
     args->png_given = cmd->count("--png") > 0;
     args->save_given = cmd->count("--save") > 0;
+    args->html_given = cmd->count("--html") > 0;
+    if (cmd->count("--html-cells") > 0 && !args->html_given) throw usage_error("--html-cells: give --html FILE too");
     args->figure_file = run_figure_file(*cmd, *args);
     run_command(*args);
   });

@@ -51,6 +51,9 @@ struct RunArgs {
   std::string format = "text";
   std::string png_dir, save;
   std::string save_dtype = "f32";   // --save-dtype f32|f16
+  std::string html;                 // --html FILE: the offline viewer page
+  int html_cells = 512;             // --html-cells: longer maps are stored pooled to this many cells per side
+  bool html_given = false;
   bool png_given = false, save_given = false;  // given, even as '' (an unset $OUT): refused
   std::string color = "auto";
   int width = 0;

@@ -1,0 +1,55 @@
+// The --html page: the viewer's markup, style and script (src/sinks/html/, compiled in) around the
+// run's data — one JSON block of facts and a base64 block per compressed array.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attnviz/analysis/head_stats.hpp"
+#include "attnviz/render/colormap.hpp"
+
+namespace attnviz::detail {
+
+// One stored map. Its arrays (float16 unless named otherwise), base64 of zlib bytes:
+//   whole maps (pool 1):  "w" weights, "s" scores  [n_query × n_key]
+//   pooled maps:          "w" mean and "x" max weight per cell [cells_q × cells_k] (over the cell's
+//                         allowed pairs), "tk" each query's top_k strongest keys (uint32, 2³²−1 past
+//                         the last), "tw" / "ts" their weights and scores [n_query × top_k]
+// Maps derived from weights (rollout) have no scores.
+struct MapRecord {
+  HeadId id;
+  std::string kind;
+  int n_heads = 0, n_query = 0, n_key = 0, d_k = 0;
+  float scale = 1.0f, softcap = 0.0f;
+  int pool = 1, cells_q = 0, cells_k = 0, top_k = 0;
+  int query_labels = 0, key_labels = 0;
+  int mask = -1;  // index of its 0/1 plane [cells_q × cells_k] (uint8), -1: every pair allowed
+  std::string mask_text;
+  float vmax = 0.0f;  // the largest finite weight
+  bool log = false;   // shown on a log scale first
+  int thumb_q = 0, thumb_k = 0;
+  std::string thumb;  // max-pooled weights [thumb_q × thumb_k]
+  std::vector<std::pair<std::string, std::string>> blobs;
+};
+
+struct PageInput {
+  std::string model_name, input_note;
+  ColormapId cmap = ColormapId::viridis;
+  const std::vector<MapRecord>* maps = nullptr;
+  const std::vector<std::shared_ptr<const std::vector<std::string>>>* labels = nullptr;
+  const std::vector<std::string>* mask_blobs = nullptr;
+  const std::vector<std::string>* mask_names = nullptr;
+  const std::vector<HeadStats>* stats = nullptr;
+  double saturation = 0.99;
+};
+
+std::string render_page(const PageInput& page);
+
+// The viewer's parts, from src/sinks/html/ (generated into the build by cmake/embed_text.cmake).
+extern const char* const k_viewer_body;
+extern const char* const k_viewer_css;
+extern const char* const k_viewer_js;
+
+}  // namespace attnviz::detail

@@ -1,0 +1,242 @@
+// --html: each selected map is stored as its blocks arrive — whole in float16 when it fits
+// --html-cells, else mean- and max-pooled with each query's strongest keys kept exactly — and
+// compressed when it ends; finish() writes the page (html_page.cpp).
+#include "attnviz/sinks/html_sink.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/io/atomic_file.hpp"
+#include "attnviz/io/gguf_quantize.hpp"
+#include "html_blob.hpp"
+#include "attnviz/sinks/png_sink.hpp"
+#include "html_page.hpp"
+
+namespace attnviz {
+
+using detail::array_blob;
+
+namespace {
+
+constexpr int k_thumb_cells = 48;  // model view thumbnails: at most this many cells per side
+constexpr uint32_t k_no_key = 0xFFFFFFFFu;
+
+std::vector<uint16_t> to_f16(const Matrix& m) {
+  std::vector<uint16_t> out(static_cast<size_t>(m.size()));
+  f32_to_f16_n(m.data(), out.data(), out.size());
+  return out;
+}
+
+// The largest finite value, or 0 when there is none.
+float finite_max(const Matrix& m) {
+  float top = 0.0f;
+  for (Eigen::Index i = 0; i < m.size(); ++i) {
+    if (std::isfinite(m.data()[i])) top = std::max(top, m.data()[i]);
+  }
+  return top;
+}
+
+// Ranks a weight for the strongest-keys list: NaN first (a NaN row must show), then by value.
+float rank_of(float p) { return std::isnan(p) ? std::numeric_limits<float>::infinity() : p; }
+
+}  // namespace
+
+struct HtmlSink::Current {
+  Current(const MapInfo& map, const PoolGrid& g, int k)
+      : info(map), grid(g), thumb(PoolGrid::for_map(map.n_query, map.n_key, k_thumb_cells), false), top_k(k) {
+    const auto cells = static_cast<size_t>(grid.cells_q) * static_cast<size_t>(grid.cells_k);
+    if (grid.pool == 1) {
+      weights.resize(cells);
+      if (info.kind.empty()) scores.resize(cells);
+    } else {
+      pooled.emplace(grid, true);
+      const auto slots = static_cast<size_t>(info.n_query) * static_cast<size_t>(top_k);
+      top_keys.assign(slots, k_no_key);
+      top_weights.assign(slots, 0);
+      if (info.kind.empty()) top_scores.assign(slots, 0);
+    }
+  }
+
+  // Query i's top_k strongest allowed keys, strongest first, into its slots.
+  void keep_strongest(int i, const float* p, const float* s) {
+    const auto [lo, hi] = info.mask->key_range(i, info.n_key);
+    std::vector<std::pair<float, int>>& best = scratch;
+    best.clear();
+    for (int j = lo; j < hi; ++j) {
+      if (!(p[j] > 0.0f) && !std::isnan(p[j])) continue;  // 0: masked, or a line nobody could see
+      if (info.mask->matrix && (*info.mask->matrix)(i, j) == 0) continue;
+      const float r = rank_of(p[j]);
+      if (static_cast<int>(best.size()) == top_k && r <= best.back().first) continue;
+      auto at = std::find_if(best.begin(), best.end(), [r](const auto& b) { return r > b.first; });
+      best.insert(at, {r, j});
+      if (static_cast<int>(best.size()) > top_k) best.pop_back();
+    }
+    const size_t base = static_cast<size_t>(i) * static_cast<size_t>(top_k);
+    for (size_t n = 0; n < best.size(); ++n) {
+      const int j = best[n].second;
+      top_keys[base + n] = static_cast<uint32_t>(j);
+      top_weights[base + n] = f32_to_f16(p[j]);
+      if (s) top_scores[base + n] = f32_to_f16(s[j]);
+    }
+  }
+
+  MapInfo info;
+  PoolGrid grid;
+  PooledMap thumb;
+  int top_k;
+  std::vector<uint16_t> weights, scores;  // whole maps: [n_query, n_key] float16
+  std::optional<PooledMap> pooled;        // long maps
+  std::vector<uint32_t> top_keys;         // long maps: [n_query, top_k], k_no_key past the last
+  std::vector<uint16_t> top_weights, top_scores;
+  std::vector<std::pair<float, int>> scratch;
+};
+
+HtmlSink::HtmlSink(std::filesystem::path file, HtmlOptions options)
+    : file_(std::move(file)), options_(std::move(options)), stats_([&] {
+        StatsOptions s = options_.stats;
+        s.selection = options_.selection;
+        return s;
+      }()) {
+  if (options_.max_cells < 16) throw usage_error("--html-cells must be at least 16");
+}
+
+HtmlSink::~HtmlSink() = default;
+
+void HtmlSink::begin_map(const MapInfo& info) {
+  current_.reset();
+  if (!options_.selection.matches(info.id)) return;
+  if (info.kind.empty()) stats_.begin_map(info);
+  current_ = std::make_unique<Current>(info, PoolGrid::for_map(info.n_query, info.n_key, options_.max_cells),
+                                       options_.top_k);
+}
+
+void HtmlSink::queries_and_keys(const MapInfo& info, ConstMatrixRef q, ConstMatrixRef k) {
+  if (current_ && info.kind.empty()) stats_.queries_and_keys(info, q, k);
+}
+
+void HtmlSink::on_block(const AttentionBlock& block) {
+  if (!current_) return;
+  Current& c = *current_;
+  if (c.info.kind.empty()) stats_.on_block(block);
+  const Mask* mask = c.info.mask.get();
+  c.thumb.add(block.row_begin, block.probs, mask);
+  const auto n_key = static_cast<size_t>(c.info.n_key);
+  const bool has_scores = c.info.kind.empty();
+  for (int r = 0; r < block.row_end - block.row_begin; ++r) {
+    const int i = block.row_begin + r;
+    const float* p = block.probs.row(r).data();
+    const float* s = has_scores ? block.scores.row(r).data() : nullptr;
+    if (c.grid.pool == 1) {
+      f32_to_f16_n(p, c.weights.data() + static_cast<size_t>(i) * n_key, n_key);
+      if (s) f32_to_f16_n(s, c.scores.data() + static_cast<size_t>(i) * n_key, n_key);
+    } else {
+      c.keep_strongest(i, p, s);
+    }
+  }
+  if (c.pooled) c.pooled->add(block.row_begin, block.probs, mask);
+}
+
+int HtmlSink::labels_index(const std::shared_ptr<const Labels>& labels) {
+  for (size_t i = 0; i < labels_.size(); ++i) {
+    if (labels_[i] == labels) return static_cast<int>(i);
+  }
+  labels_.push_back(labels);
+  return static_cast<int>(labels_.size() - 1);
+}
+
+HtmlSink::MaskEntry& HtmlSink::mask_entry(const std::shared_ptr<const Mask>& mask, const PoolGrid& grid) {
+  for (auto& e : masks_) {
+    if (e.mask == mask && e.grid.pool == grid.pool && e.grid.n_query == grid.n_query && e.grid.n_key == grid.n_key) {
+      return e;
+    }
+  }
+  MaskEntry e;
+  e.mask = mask;
+  e.grid = grid;
+  e.counts = std::make_shared<const CountMatrix>(allowed_counts(*mask, grid));
+  masks_.push_back(std::move(e));
+  return masks_.back();
+}
+
+void HtmlSink::end_map(const MapInfo& info) {
+  if (!current_) return;
+  if (info.kind.empty()) stats_.end_map(info);
+  Current& c = *current_;
+  MaskEntry& thumb_mask = mask_entry(c.info.mask, c.thumb.grid());
+  const Matrix thumb = c.thumb.values(PoolMode::max, *thumb_mask.counts);
+  MaskEntry& stored_mask = mask_entry(c.info.mask, c.grid);
+  int mask_blob = -1;
+  if (!c.info.mask->is_none()) {
+    // One 0/1 plane per (mask, grid), shared by the heads under it.
+    MaskEntry& entry = stored_mask;
+    if (entry.index < 0) {
+      std::vector<uint8_t> flags(static_cast<size_t>(entry.counts->size()));
+      for (size_t i = 0; i < flags.size(); ++i) flags[i] = entry.counts->data()[i] > 0 ? 1 : 0;
+      entry.index = static_cast<int>(mask_blobs_.size());
+      mask_blobs_.push_back(array_blob(flags));
+      mask_names_.push_back(c.info.mask->describe());
+    }
+    mask_blob = entry.index;
+  }
+
+  detail::MapRecord rec;
+  rec.id = c.info.id;
+  rec.kind = c.info.kind;
+  rec.n_heads = c.info.n_heads;
+  rec.n_query = c.info.n_query;
+  rec.n_key = c.info.n_key;
+  rec.d_k = c.info.d_head;
+  rec.scale = c.info.scale;
+  rec.softcap = c.info.softcap;
+  rec.pool = c.grid.pool;
+  rec.cells_q = c.grid.cells_q;
+  rec.cells_k = c.grid.cells_k;
+  rec.top_k = c.grid.pool == 1 ? 0 : c.top_k;
+  rec.query_labels = labels_index(c.info.query_labels);
+  rec.key_labels = labels_index(c.info.key_labels);
+  rec.mask = mask_blob;
+  rec.mask_text = c.info.mask->describe();
+  rec.vmax = finite_max(thumb);
+  rec.log = options_.force_log ||
+            (!options_.force_linear && options_.log_default_causal && c.info.mask->causal &&
+             std::max(c.info.n_query, c.info.n_key) > k_auto_log_tokens);
+  rec.thumb_q = c.thumb.grid().cells_q;
+  rec.thumb_k = c.thumb.grid().cells_k;
+  rec.thumb = array_blob(to_f16(thumb));
+  if (c.grid.pool == 1) {
+    rec.blobs.emplace_back("w", array_blob(c.weights));
+    if (!c.scores.empty()) rec.blobs.emplace_back("s", array_blob(c.scores));
+  } else {
+    rec.blobs.emplace_back("w", array_blob(to_f16(c.pooled->values(PoolMode::mean, *stored_mask.counts))));
+    rec.blobs.emplace_back("x", array_blob(to_f16(c.pooled->values(PoolMode::max, *stored_mask.counts))));
+    rec.blobs.emplace_back("tk", array_blob(c.top_keys));
+    rec.blobs.emplace_back("tw", array_blob(c.top_weights));
+    if (!c.top_scores.empty()) rec.blobs.emplace_back("ts", array_blob(c.top_scores));
+  }
+  maps_.push_back(std::move(rec));
+  current_.reset();
+}
+
+void HtmlSink::finish() {
+  if (maps_.empty()) return;
+  detail::PageInput page;
+  page.model_name = options_.model_name;
+  const detail::MapRecord& first = maps_.front();
+  page.input_note = !options_.input_note.empty() ? options_.input_note
+                    : first.n_query == first.n_key ? fmt::format("{} tokens", first.n_query)
+                                                   : fmt::format("{} queries × {} keys", first.n_query, first.n_key);
+  page.cmap = options_.cmap;
+  page.maps = &maps_;
+  page.labels = &labels_;
+  page.mask_blobs = &mask_blobs_;
+  page.mask_names = &mask_names_;
+  page.stats = &stats_.heads();
+  page.saturation = options_.stats.saturation;
+  write_file_atomically(file_, detail::render_page(page));
+}
+
+}  // namespace attnviz
