@@ -100,12 +100,26 @@ def assert_clean(b, page_url, when):
     check(not found, f"{when}: the page must log no error and request nothing but itself:\n  " + "\n  ".join(found))
 
 
+MAP_FIELDS = ("stack", "site", "layer", "head", "n_query", "n_key", "pool")
+
+
+def page_maps(b):
+    """attnviz.maps, each entry checked for the contract's fields."""
+    maps = b.execute("return attnviz.maps")
+    check(isinstance(maps, list) and maps, f"attnviz.maps is {maps!r}, not a non-empty array")
+    for i, m in enumerate(maps):
+        missing = [f for f in MAP_FIELDS if f not in m]
+        check(not missing, f"attnviz.maps[{i}] lacks {', '.join(missing)} (contract: {', '.join(MAP_FIELDS)}); "
+                           f"it has {', '.join(sorted(m))}")
+    return maps
+
+
 # --- the tooltip --------------------------------------------------------------------------------
-NUMBER = r"([-+−]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|[-+−]?inf(?:inity)?|nan)"
+NUMBER = r"([-+−]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|[-+−]?(?:inf(?:inity)?|∞)|nan)"
 
 
 def number(text):
-    return float(text.replace("−", "-").replace("Infinity", "inf").replace("infinity", "inf"))
+    return float(text.replace("−", "-").replace("∞", "inf").replace("Infinity", "inf").replace("infinity", "inf"))
 
 
 def parse_tooltip(text):
@@ -210,7 +224,7 @@ def seed_case(b, binary, source, tmp, screenshot):
     url, timings["load seed000_mha"] = load(b, html)
     assert_clean(b, url, "seed000_mha after load")
 
-    maps = b.execute("return attnviz.maps")
+    maps = page_maps(b)
     check(len(maps) == reference["heads"], f"attnviz.maps has {len(maps)} maps, the model {reference['heads']} heads")
     n = len(reference["x"])
     for m in maps:
@@ -241,9 +255,9 @@ def seed_case(b, binary, source, tmp, screenshot):
         pathlib.Path(screenshot).write_bytes(png)
         timings["screenshot size"] = "%d × %d px" % struct.unpack(">II", png[16:24])
 
-    # Zoomed in: a 4 × 4 window at (4, 5); its cells hover with the same numbers, cells outside have no centre.
+    # Zoomed in on a 4 × 4 window at (4, 5) (a page may show more: its zoom has a limit): its cells
+    # hover with the same numbers.
     zoom(b, 4, 5, 4)
-    check(b.execute("return attnviz.cellCenter(0, 0)") is None, "after zoomTo(4, 5, 4), cellCenter(0, 0) should be null")
     for q, k in [(4, 5), (7, 8), (6, 6)]:
         check_cell(b, head_ref, q, k, f"head {head} zoomed")
 
@@ -276,7 +290,7 @@ def long_case(b, binary, tmp):
     url, timings[f"load {n} tokens"] = load(b, html)
     assert_clean(b, url, f"{n} tokens after load")
 
-    maps = b.execute("return attnviz.maps")
+    maps = page_maps(b)
     check(len(maps) == 2 and all(m["n_query"] == n for m in maps), f"attnviz.maps: {maps}")
     check(maps[0]["pool"] > 1, f"a {n}-token map should be pooled, attnviz.maps[0].pool is {maps[0]['pool']}")
     b.execute("return attnviz.open(1)")
@@ -285,7 +299,7 @@ def long_case(b, binary, tmp):
     q, k = 3000, 100
     a, c = b.execute("return [attnviz.cellCenter(3000, 100), attnviz.cellCenter(3001, 101)]")
     slack = math.ceil(1 / max(c["x"] - a["x"], 1e-9))  # tokens per CSS pixel: the pointer lands to the nearest pixel
-    near = lambda span, t: span[0] - slack <= t <= span[1] + slack
+    near = lambda span, t, slack=slack: span[0] - slack <= t <= span[1] + slack
     facts = hover_cell(b, q, k, lambda f: "queries" in f and near(f["queries"], q) and near(f["keys"], k),
                        f"pooled block around ({q}, {k})")
     (q0, q1), (k0, k1) = facts["queries"], facts["keys"]
@@ -293,16 +307,22 @@ def long_case(b, binary, tmp):
     check(0 <= facts.get("mean weight", -1) <= facts.get("max weight", -1) <= 1.0005,
           f"pooled tooltip: expected 0 ≤ mean weight ≤ max weight ≤ 1: {facts}")
 
-    # Zoomed to 64 × 64 tokens across the diagonal: token cells again, lastRenderMs bounded; a
-    # masked cell (GPT-2 is causal: key > query) says so.
+    # Zoomed to 64 × 64 tokens across the diagonal: lastRenderMs bounded; the cells under the pointer,
+    # tokens or (stored pooled) blocks holding them; one above the diagonal masked (GPT-2 is causal).
     render_ms = zoom(b, 2000, 2000, 64)
+    check(b.execute("return attnviz.cellCenter(0, 0)") is None, "after zoomTo(2000, 2000, 64), cellCenter(0, 0) should be null")
     timings["render after zoomTo (4096 tokens)"] = f"{render_ms:.1f} ms"
     check(isinstance(render_ms, (int, float)) and 0 <= render_ms < RENDER_LIMIT_MS,
           f"attnviz.lastRenderMs after zoomTo is {render_ms} (limit {RENDER_LIMIT_MS} ms)")
-    facts = hover_cell(b, 2040, 2010, lambda f: f.get("query") == 2040 and f.get("key") == 2010, "zoomed cell (2040, 2010)")
-    check(0 <= facts.get("weight", -1) <= 1, f"zoomed cell (2040, 2010): weight out of [0, 1]: {facts}")
-    facts = hover_cell(b, 2010, 2040, lambda f: f.get("query") == 2010 and f.get("key") == 2040, "masked cell (2010, 2040)")
-    check(facts.get("masked") and "weight" not in facts, f"cell (2010, 2040) is masked (causal) but the tooltip shows {facts}")
+
+    def holds(q, k):
+        return lambda f: (f.get("query"), f.get("key")) == (q, k) or ("queries" in f and near(f["queries"], q, 0) and near(f["keys"], k, 0))
+    facts = hover_cell(b, 2040, 2010, holds(2040, 2010), "zoomed cell (2040, 2010)")
+    weights = [facts[w] for w in ("weight", "mean weight", "max weight") if w in facts]
+    check(weights and all(0 <= w <= 1.0005 for w in weights), f"zoomed cell (2040, 2010): weights out of [0, 1]: {facts}")
+    facts = hover_cell(b, 2010, 2040, holds(2010, 2040), "masked cell (2010, 2040)")
+    check(facts.get("masked") and not any("weight" in f for f in facts),
+          f"cell (2010, 2040) is masked (causal) but the tooltip shows {facts}")
 
     timings["render of the whole map (4096 tokens)"] = f"{zoom(b, 0, 0, n):.1f} ms"
 
