@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The --html viewer in headless Chromium, through WebDriver (docs/html-contract: DOM ids, window.attnviz).
+"""The --html viewer in headless Chromium, through WebDriver: the page's contract (DOM ids, the
+window.attnviz hooks, the tooltip's text) checked with a real pointer.
 
     test_html_viewer.py ATTNVIZ_BINARY SOURCE_DIR [--screenshot OUT.png]
     test_html_viewer.py --self-test
