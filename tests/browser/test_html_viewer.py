@@ -101,7 +101,7 @@ def assert_clean(b, page_url, when):
     check(not found, f"{when}: the page must log no error and request nothing but itself:\n  " + "\n  ".join(found))
 
 
-MAP_FIELDS = ("stack", "site", "layer", "head", "n_query", "n_key", "pool")
+MAP_FIELDS = ("stack", "site", "layer", "head", "nQuery", "nKey", "pool")
 
 
 def page_maps(b):
@@ -229,7 +229,7 @@ def seed_case(b, binary, source, tmp, screenshot):
     check(len(maps) == reference["heads"], f"attnviz.maps has {len(maps)} maps, the model {reference['heads']} heads")
     n = len(reference["x"])
     for m in maps:
-        check((m["n_query"], m["n_key"]) == (n, n), f"map {m} is not {n} × {n}")
+        check((m["nQuery"], m["nKey"]) == (n, n), f"map {m} is not {n} × {n}")
 
     # A head other than the first, opened by clicking its thumbnail.
     index = 3
@@ -292,7 +292,7 @@ def long_case(b, binary, tmp):
     assert_clean(b, url, f"{n} tokens after load")
 
     maps = page_maps(b)
-    check(len(maps) == 2 and all(m["n_query"] == n for m in maps), f"attnviz.maps: {maps}")
+    check(len(maps) == 2 and all(m["nQuery"] == n for m in maps), f"attnviz.maps: {maps}")
     check(maps[0]["pool"] > 1, f"a {n}-token map should be pooled, attnviz.maps[0].pool is {maps[0]['pool']}")
     b.execute("return attnviz.open(1)")
 
