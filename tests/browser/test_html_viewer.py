@@ -10,7 +10,9 @@ Case 1: seed000_mha (8 heads, 10 tokens), whose weights and scores torch compute
 own file; a thumbnail click opens a head; the tooltip of real pointer hovers, before and after a zoom,
 shows torch's numbers (as float16, 3 significant digits); hovering a head-view token highlights it;
 the stats table has a row per head. Case 2: a random GPT-2 at 4,096 tokens: loads within 30 s,
-renders a zoom within 500 ms, and names pooled blocks and masked cells.
+renders a zoom within 500 ms, and names pooled blocks and masked cells. Case 3: the trained induction
+sample, its induction head's weights against its script's float64 forward (samples/induction/
+reference.json), a masked cell, the head view's note; --screenshot writes this page, as the README shows it.
 --self-test: proves the checks themselves, on pages written here: one loading an http:// image and
 logging console.error must fail both, a clean one must pass. Chromium missing fails (CI installs it).
 Exit status 0 on pass, 1 on a failure (its message on stderr).
@@ -217,7 +219,7 @@ def hover_token(b, side, i):
 
 
 # --- case 1: seed000_mha against torch ------------------------------------------------------------
-def seed_case(b, binary, source, tmp, screenshot):
+def seed_case(b, binary, source, tmp):
     reference = json.loads((source / "tests/fixtures/seeds/reference.json").read_text())["seed000_mha"]
     html = tmp / "seed000_mha.html"
     timings["attnviz run --html (seed000_mha)"] = run_attnviz(
@@ -249,12 +251,6 @@ def seed_case(b, binary, source, tmp, screenshot):
     for q, k in cells:
         check_cell(b, head_ref, q, k, f"head {head}")
     timings[f"{len(cells)} hovers (pointer move → tooltip read)"] = time.monotonic() - started
-    if screenshot:  # the page set up: a head open, its tooltip showing
-        check_cell(b, head_ref, 6, 2, f"head {head}")
-        png = b.screenshot()
-        check(png[:8] == b"\x89PNG\r\n\x1a\n", "the screenshot is not a PNG")
-        pathlib.Path(screenshot).write_bytes(png)
-        timings["screenshot size"] = "%d × %d px" % struct.unpack(">II", png[16:24])
 
     # Zoomed in on a 4 × 4 window at (4, 5) (a page may show more: its zoom has a limit): its cells
     # hover with the same numbers.
@@ -274,6 +270,55 @@ def seed_case(b, binary, source, tmp, screenshot):
     b.click(b.find('#stats-table tbody tr[data-index="5"] > td'))  # its first cell: the row itself may have gaps
     wait_equal("attnviz.current after a stats-table row click", lambda: b.execute("return attnviz.current"), 5)
     assert_clean(b, url, "seed000_mha after the interactions")
+
+
+# --- case 3: the trained induction sample against its script's float64 forward -------------------------
+def induction_case(b, binary, source, tmp, screenshot):
+    """samples/induction on its reference text (24 words, then the same 24 again): the induction head
+    L1H1 opened from the stats table; its weights against reference.json (no scores recorded there);
+    above the diagonal masked; a query of the second copy highlighted in the head view. The
+    README's screenshot is this page, with the tooltip on an induction cell."""
+    reference = json.loads((source / "samples/induction/reference.json").read_text())
+    text = next(i for i in reference["inputs"] if i["name"] == "text")
+    html = tmp / "induction.html"
+    run_attnviz(binary, "run", "-m", "samples/induction", "--text", text["text"], "--no-heatmap", "--table", "none",
+                "--html", html, cwd=source)
+    url, _ = load(b, html)
+    maps = page_maps(b)
+    index = next(i for i, m in enumerate(maps) if (m["layer"], m["head"]) == (1, 1))
+    b.click(b.find(f'#stats-table tbody tr[data-index="{index}"] > td'))
+    wait_equal("attnviz.current after the L1H1 row click", lambda: b.execute("return attnviz.current"), index)
+    probs = text["probs"][1][1]  # [query][key ≤ query], float64
+    n = len(probs)
+    # The second copy's query 30 repeats token 6: the induction head reads key 7, the token after it.
+    for q, k in [(30, 7), (30, 30), (48, 25), (5, 0)]:
+        facts = hover_cell(b, q, k, lambda f, q=q, k=k: (f.get("query"), f.get("key")) == (q, k), f"L1H1 cell ({q}, {k})")
+        want = probs[q][k]
+        check(abs(facts.get("weight", -1) - want) <= tolerance(want),
+              f"L1H1 cell ({q}, {k}): weight {facts.get('weight')} but the reference's is {want:.6g}")
+    check(probs[30][7] > 0.5, f"the sample's induction head should put most of query 30 on key 7: {probs[30][7]}")
+    facts = hover_cell(b, 3, 40, lambda f: (f.get("query"), f.get("key")) == (3, 40), "L1H1 cell (3, 40)")
+    check(facts.get("masked") and "weight" not in facts, f"cell (3, 40) lies above the causal diagonal: {facts}")
+    hover_token(b, "query", 30)
+    note = b.text(b.find("#head-view-note"))
+    check(note.startswith("query 30") and " 7 " in note, f"#head-view-note for query 30 should list key 7 first: {note!r}")
+    # A click pins query 30: its lines stay while the pointer is on the heatmap.
+    b.execute("document.getElementById('head-view').scrollTop = 0")
+    at = b.execute("return attnviz.tokenCenter('query', 30)")
+    b.click_at(at["x"], at["y"])
+    wait_equal("attnviz.pinned after clicking query 30", lambda: b.execute("return attnviz.pinned"),
+               {"side": "query", "index": 30}, timeout=3)
+    hover_cell(b, 30, 7, lambda f: (f.get("query"), f.get("key")) == (30, 7), "L1H1 cell (30, 7)")
+    check(b.execute("return attnviz.highlight") == {"side": "query", "index": 30},
+          f"the pinned query 30 is no longer highlighted with the pointer on the heatmap: {b.execute('return attnviz.highlight')}")
+    if screenshot:  # the head view showing query 30's lines, the tooltip on the induction cell
+        hover_cell(b, 30, 7, lambda f: (f.get("query"), f.get("key")) == (30, 7), "L1H1 cell (30, 7)")
+        png = b.screenshot()
+        check(png[:8] == b"\x89PNG\r\n\x1a\n", "the screenshot is not a PNG")
+        pathlib.Path(screenshot).write_bytes(png)
+        timings["screenshot size"] = "%d × %d px" % struct.unpack(">II", png[16:24])
+    check(n == len(text["ids"]), f"{n} reference rows for {len(text['ids'])} ids")
+    assert_clean(b, url, "induction after the interactions")
 
 
 # --- case 2: 4,096 tokens -------------------------------------------------------------------------
@@ -363,7 +408,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("attnviz", nargs="?", help="the attnviz binary")
     parser.add_argument("source_dir", nargs="?", help="the source tree (for tests/fixtures)")
-    parser.add_argument("--screenshot", help="write a PNG of the seed000_mha page here")
+    parser.add_argument("--screenshot", help="write a PNG of the induction page here (the README's picture)")
     parser.add_argument("--self-test", action="store_true", help="only check the checks, on pages written here")
     args = parser.parse_args()
     if not args.self_test and not (args.attnviz and args.source_dir):
@@ -378,7 +423,9 @@ def main():
                 self_test(b, tmp)
             else:
                 binary = str(pathlib.Path(args.attnviz).resolve())
-                seed_case(b, binary, pathlib.Path(args.source_dir).resolve(), tmp, args.screenshot)
+                source = pathlib.Path(args.source_dir).resolve()
+                seed_case(b, binary, source, tmp)
+                induction_case(b, binary, source, tmp, args.screenshot)
                 long_case(b, binary, tmp)
     except (Failure, WebDriverError) as e:
         print(f"test_html_viewer: FAIL: {e}", file=sys.stderr)

@@ -178,6 +178,13 @@ class Browser:
         self._session("POST", "/actions", {"actions": [
             {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [move]}]})
 
+    def click_at(self, x, y):
+        """A real mouse click at client (viewport) coordinates x, y in CSS pixels."""
+        move = {"type": "pointerMove", "duration": 0, "origin": "viewport", "x": round(x), "y": round(y)}
+        self._session("POST", "/actions", {"actions": [
+            {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+             "actions": [move, {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
+
     def log(self, kind):
         """Log entries of kind "browser" or "performance" since the last call (chromedriver's
         legacy endpoint; Debian 12's chromedriver answers POST /session/{id}/se/log)."""

@@ -497,14 +497,24 @@
     const n = side === "query" ? cur.m.nQuery : cur.m.nKey;
     return i >= 0 && i < n ? { side, index: i } : null;
   }
-  hvCanvas.addEventListener("mousemove", (e) => {
+  // Hovering a token highlights its lines; a click pins it (shown while the pointer is elsewhere),
+  // a second click on it unpins.
+  let pinned = null;
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const highlight = (t) => { if (!same(t, api.highlight)) { api.highlight = t; drawHeadView(); } };
+  hvCanvas.addEventListener("mousemove", (e) => highlight(tokenAt(e.clientX, e.clientY) || pinned));
+  hvCanvas.addEventListener("mouseleave", () => highlight(pinned));
+  hvCanvas.addEventListener("click", (e) => {
     const t = tokenAt(e.clientX, e.clientY);
-    if (JSON.stringify(t) !== JSON.stringify(api.highlight)) { api.highlight = t; drawHeadView(); }
+    pinned = same(t, pinned) ? null : t;
+    api.pinned = pinned;
+    highlight(t || pinned);
   });
-  hvCanvas.addEventListener("mouseleave", () => { api.highlight = null; drawHeadView(); });
   hv.addEventListener("scroll", () => drawHeadView());
+  // Token i's label centre in client coordinates, scrolled into view only when it is not visible.
   api.tokenCenter = (side, i) => {
-    hv.scrollTop = Math.max(0, i * ROW - hv.clientHeight / 2);
+    const top = i * ROW, H = hv.clientHeight;
+    if (top < hv.scrollTop || top + ROW > hv.scrollTop + H) hv.scrollTop = Math.max(0, top - H / 2);
     drawHeadView();
     const rect = hvCanvas.getBoundingClientRect();
     const y = i * ROW + ROW / 2 + 4 - hv.scrollTop;
@@ -558,7 +568,7 @@
     const d = await load(i);
     cur = { i, m, d, levels: pyramid(m, d), view: fullView(m) };
     api.current = i;
-    api.highlight = null;
+    api.highlight = pinned = api.pinned = null;
     $("head-title").textContent = shortTitle(m) + (m.kind ? " · " + m.kind : "");
     const stored = m.pool === 1
       ? "stored whole as float16 (values shown to 3 significant digits)"
