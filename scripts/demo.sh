@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds attnviz, installs it (bin/attnviz and its man page under
 # /usr/local, so `attnviz` is on PATH) and runs it on the bundled samples: terminal heatmaps, a
-# table of weights, and PNGs in out/demo/.
+# table of weights, PNGs and an HTML page in out/demo/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +40,10 @@ run run --model samples/transformer --tokens samples/cross/target.txt --source-t
 run heads --model samples/induction --probe repeat:20
 run run --model samples/induction --probe repeat:20 --layer 1 --head 1 --table none --no-heatmap \
   --panel L0H0,L1H1 --png out/demo/induction
+# The same model in one offline page: open out/demo/induction.html in a browser (model view, heatmap with
+# tooltips, head view, stats table); no server, nothing is loaded from the network.
+run run --model samples/induction --text "dog pen milk nut box bus leaf frog rain fan ship horn dog pen milk nut box bus leaf frog rain fan ship horn" \
+  --table none --no-heatmap --html out/demo/induction.html
 # Text in: what GPT-2's own tokenizer (its real vocab.json + merges.txt) and Llama 3's (tokenizer.json)
 # make of a sentence, and a sentence through BERT's vocab.txt into a model: [CLS] … [SEP] label the axes.
 run tokenize --tokenizer tests/fixtures/vocab/gpt2 --text "The cat sat on the mat because it was tired"
@@ -62,5 +66,5 @@ run positions --model samples/transformer --positions 32 --png out/demo/position
 # Seed 001's mask = zeros: every key is masked; attnviz says so instead of drawing uniform rows.
 printf 'a b c d\n' | "$attnviz" run --model samples/mha --tokens - --mask samples/mask_all_zeros.txt \
   --head 0 --table none --check || echo "(exit $?: the check found the fully masked rows)" >&2
-echo "PNGs written to out/demo/:" >&2
-find out/demo -name '*.png' | sort >&2
+echo "PNGs and the HTML page written to out/demo/:" >&2
+find out/demo -name '*.png' -o -name '*.html' | sort >&2

@@ -44,6 +44,8 @@ cp "$tmp/induction/panel.png" "$out/induction-panel.png"
 "$build/attnviz" run -m "$planted" --probe repeat:8 --layer 0 --head 0 --panel L0H0,L0H1,L1H0,L1H1 --table none \
   --no-heatmap --figure-format svg --png "$tmp/panel"
 cp "$tmp/panel/panel.svg" "$out/planted-panel.svg"
+# The --html page in headless Chromium, as its browser test leaves it (the induction head, a tooltip).
+python3 tests/browser/test_html_viewer.py "$build/attnviz" . --screenshot "$out/html-viewer.png" > /dev/null
 # Positional encodings: the sinusoidal table, and rotary's position × position similarity.
 "$build/attnviz" positions -m samples/transformer --positions 48 --png "$tmp/pos-sin" > /dev/null
 "$build/attnviz" positions -m tests/fixtures/torch/hf_llama --positions 48 --png "$tmp/pos-rot" > /dev/null

@@ -144,7 +144,12 @@ void run_command(const RunArgs& a) {
   const TerminalSink& view = *terminal_sink;
   outputs.add(std::move(terminal_sink));
   if (!a.png_dir.empty()) outputs.add(std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap)));
-  if (!a.html.empty()) outputs.add(std::make_unique<HtmlSink>(a.html, html_options(a, run, cmap)));
+  HtmlSink* html = nullptr;
+  if (!a.html.empty()) {
+    auto sink = std::make_unique<HtmlSink>(a.html, html_options(a, run, cmap));
+    html = sink.get();
+    outputs.add(std::move(sink));
+  }
   SaveSink* save = nullptr;
   if (!a.save.empty()) {
     SaveOptions save_options;
@@ -192,6 +197,9 @@ void run_command(const RunArgs& a) {
   std::cout.flush();
   if (non_finite) std::cerr << non_finite->warnings();
   for (const auto& note : view.notes()) std::cerr << "attnviz: warning: " << note << '\n';
+  if (html) {
+    for (const auto& note : html->notes()) std::cerr << "attnviz: warning: " << note << '\n';
+  }
   if (check) {  // stdout holds the run's output: the findings go to stderr
     for (const auto& f : check->findings()) std::cerr << "attnviz: check: " << f.message() << '\n';
     if (!check->findings().empty()) throw Error(check->summary(), k_exit_check_failed);

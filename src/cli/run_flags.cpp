@@ -46,8 +46,8 @@ void add_run_output_flags(CLI::App& cmd_ref, RunArgs& a) {
                   "with tooltips, head view, stats table");
   cmd->add_option("--html-cells", args->html_cells,
                   "with --html: maps longer than this are stored mean/max-pooled to this many cells per side, "
-                  "each query's 8 strongest keys exactly (default 512)")
-      ->check(CLI::Range(16, 65536));
+                  "each query's 8 strongest keys exactly (default 512; at most 8192, whose float16 planes a browser still reads)")
+      ->check(CLI::Range(16, 8192));
   cmd->add_option("--save", args->save,
                   "write the selected maps' scores and probs to a .safetensors file, streamed as they are computed");
   cmd->add_option("--save-dtype", args->save_dtype,

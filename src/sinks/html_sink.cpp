@@ -24,20 +24,12 @@ namespace {
 
 constexpr int k_thumb_cells = 48;  // model view thumbnails: at most this many cells per side
 constexpr uint32_t k_no_key = 0xFFFFFFFFu;
+constexpr size_t k_large_page_bytes = size_t{1} << 30;
 
 std::vector<uint16_t> to_f16(const Matrix& m) {
   std::vector<uint16_t> out(static_cast<size_t>(m.size()));
   f32_to_f16_n(m.data(), out.data(), out.size());
   return out;
-}
-
-// The largest finite value, or 0 when there is none.
-float finite_max(const Matrix& m) {
-  float top = 0.0f;
-  for (Eigen::Index i = 0; i < m.size(); ++i) {
-    if (std::isfinite(m.data()[i])) top = std::max(top, m.data()[i]);
-  }
-  return top;
 }
 
 // Ranks a weight for the strongest-keys list: NaN first (a NaN row must show), then by value.
@@ -93,6 +85,7 @@ struct HtmlSink::Current {
   std::vector<uint32_t> top_keys;         // long maps: [n_query, top_k], k_no_key past the last
   std::vector<uint16_t> top_weights, top_scores;
   std::vector<std::pair<float, int>> scratch;
+  float vmax = 0.0f;  // the largest finite weight so far
 };
 
 HtmlSink::HtmlSink(std::filesystem::path file, HtmlOptions options)
@@ -130,6 +123,9 @@ void HtmlSink::on_block(const AttentionBlock& block) {
     const int i = block.row_begin + r;
     const float* p = block.probs.row(r).data();
     const float* s = has_scores ? block.scores.row(r).data() : nullptr;
+    for (size_t j = 0; j < n_key; ++j) {
+      if (std::isfinite(p[j])) c.vmax = std::max(c.vmax, p[j]);
+    }
     if (c.grid.pool == 1) {
       f32_to_f16_n(p, c.weights.data() + static_cast<size_t>(i) * n_key, n_key);
       if (s) f32_to_f16_n(s, c.scores.data() + static_cast<size_t>(i) * n_key, n_key);
@@ -200,7 +196,7 @@ void HtmlSink::end_map(const MapInfo& info) {
   rec.key_labels = labels_index(c.info.key_labels);
   rec.mask = mask_blob;
   rec.mask_text = c.info.mask->describe();
-  rec.vmax = finite_max(thumb);
+  rec.vmax = c.vmax;
   rec.log = options_.force_log ||
             (!options_.force_linear && options_.log_default_causal && c.info.mask->causal &&
              std::max(c.info.n_query, c.info.n_key) > k_auto_log_tokens);
@@ -236,7 +232,13 @@ void HtmlSink::finish() {
   page.mask_names = &mask_names_;
   page.stats = &stats_.heads();
   page.saturation = options_.stats.saturation;
-  write_file_atomically(file_, detail::render_page(page));
+  const std::string html = detail::render_page(page);
+  write_file_atomically(file_, html);
+  if (html.size() > k_large_page_bytes) {
+    notes_.push_back(fmt::format("{}: the page is {:.1f} GB; browsers may fail to open pages this large: select fewer "
+                                 "maps (--layer, --head) or store them pooled (a smaller --html-cells)",
+                                 file_.string(), static_cast<double>(html.size()) / 1e9));
+  }
 }
 
 }  // namespace attnviz

@@ -46,6 +46,8 @@ class HtmlSink : public AttentionSink {
   void on_block(const AttentionBlock& block) override;
   void end_map(const MapInfo& info) override;
   void finish() override;  // writes the page atomically
+  // Warnings for stderr after finish() (a page too large for browsers).
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   struct Current;  // the map in progress
@@ -68,6 +70,7 @@ class HtmlSink : public AttentionSink {
   std::vector<std::shared_ptr<const Labels>> labels_;  // distinct label lists, by pointer
   std::deque<MaskEntry> masks_;                        // distinct (mask, grid); stable references
   std::vector<std::string> mask_blobs_, mask_names_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace attnviz

@@ -294,6 +294,7 @@
     $("heatmap-caption").textContent =
       `colour: ${log ? `log [${fmt(m.vmax * meta.logFloor)}, ${fmt(m.vmax)}]` : `[0, ${fmt(m.vmax)}]`} head max` +
       (m.log && !log ? "" : m.log ? " · log: the default for causal maps over 32 tokens" : "") +
+      (m.pool > 1 ? ` · each cell (${m.pool} × ${m.pool} tokens) drawn at its max weight` : "") +
       (m.mask >= 0 ? " · hatched: masked" : "") + " · magenta: NaN";
   }
 
