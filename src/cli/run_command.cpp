@@ -2,6 +2,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <iostream>
 
 #include "attnviz/analysis/check.hpp"
@@ -93,6 +96,22 @@ PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap
   return p;
 }
 
+// The page replaces the file it names: only a .html / .htm name, so a slip (`--html model.safetensors`,
+// the --embeddings file) cannot destroy an input, and never the --save file.
+void check_html_file(const RunArgs& a) {
+  check_output_file(a.html, "--html");
+  std::string ext = std::filesystem::path(a.html).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext != ".html" && ext != ".htm") {
+    throw usage_error(fmt::format("--html {}: the page's name must end in .html or .htm (it replaces the file it names)",
+                                  a.html));
+  }
+  std::error_code ec;
+  if (!a.save.empty() && (a.save == a.html || std::filesystem::equivalent(a.save, a.html, ec))) {
+    throw usage_error(fmt::format("--html {}: the same file as --save", a.html));
+  }
+}
+
 HtmlOptions html_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap) {
   HtmlOptions h;
   h.selection = shown_selection(a, run);
@@ -121,7 +140,7 @@ void run_command(const RunArgs& a) {
   const ColormapId cmap = weights_colormap(a.cmap);
   // Output places are checked before the model runs: a bad one must not cost the whole run.
   if (a.save_given) check_output_file(a.save, "--save");
-  if (a.html_given) check_output_file(a.html, "--html");
+  if (a.html_given) check_html_file(a);
   if (a.png_given && a.png_dir.empty()) throw usage_error("--png: the folder name is empty");
   if (!a.panel.empty()) {
     if (a.png_dir.empty()) throw usage_error("--panel draws into the --png folder: give --png DIR too");

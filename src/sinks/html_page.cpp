@@ -99,17 +99,15 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
-void add_blob(std::string& html, const std::string& id, const std::string& base64) {
-  html += "<script type=\"application/octet-stream\" id=\"";
-  html += id;
-  html += "\">";
-  html += base64;
-  html += "</script>\n";
+void add_blob(const std::function<void(std::string_view)>& out, const std::string& id, const std::string& base64) {
+  out("<script type=\"application/octet-stream\" id=\"" + id + "\">");
+  out(base64);
+  out("</script>\n");
 }
 
 }  // namespace
 
-std::string render_page(const PageInput& page) {
+void render_page(const PageInput& page, const std::function<void(std::string_view)>& out) {
   Json meta;
   meta["generator"] = "attnviz";
   meta["model"] = page.model_name;
@@ -132,29 +130,29 @@ std::string render_page(const PageInput& page) {
   meta["maps"] = std::move(maps);
   meta["stats"] = stats_json(page);
 
-  std::string html;
-  html += "<!DOCTYPE html>\n<html lang=\"en\" data-state=\"loading\">\n<head>\n<meta charset=\"utf-8\">\n";
+  std::string head;
+  head += "<!DOCTYPE html>\n<html lang=\"en\" data-state=\"loading\">\n<head>\n<meta charset=\"utf-8\">\n";
   // Nothing may be fetched: the policy itself forbids every URL, so the page works offline by design.
-  html += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+  head += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "script-src 'unsafe-inline'; style-src 'unsafe-inline'\">\n";
-  html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  html += "<title>attnviz · " + html_escape(page.model_name) + "</title>\n<style>\n";
-  html += k_viewer_css;
-  html += "</style>\n</head>\n<body>\n";
-  html += k_viewer_body;
-  html += "<script type=\"application/json\" id=\"attnviz-meta\">";
-  html += script_safe(meta.dump(-1, ' ', false, Json::error_handler_t::replace));
-  html += "</script>\n";
+  head += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  head += "<title>attnviz · " + html_escape(page.model_name) + "</title>\n<style>\n";
+  head += k_viewer_css;
+  head += "</style>\n</head>\n<body>\n";
+  head += k_viewer_body;
+  head += "<script type=\"application/json\" id=\"attnviz-meta\">";
+  head += script_safe(meta.dump(-1, ' ', false, Json::error_handler_t::replace));
+  head += "</script>\n";
+  out(head);
   for (size_t i = 0; i < page.maps->size(); ++i) {
     const MapRecord& m = (*page.maps)[i];
-    add_blob(html, fmt::format("t{}", i), m.thumb);
-    for (const auto& [name, data] : m.blobs) add_blob(html, fmt::format("b{}-{}", i, name), data);
+    add_blob(out, fmt::format("t{}", i), m.thumb);
+    for (const auto& [name, data] : m.blobs) add_blob(out, fmt::format("b{}-{}", i, name), data);
   }
-  for (size_t i = 0; i < page.mask_blobs->size(); ++i) add_blob(html, fmt::format("m{}", i), (*page.mask_blobs)[i]);
-  html += "<script>\n";
-  html += k_viewer_js;
-  html += "</script>\n</body>\n</html>\n";
-  return html;
+  for (size_t i = 0; i < page.mask_blobs->size(); ++i) add_blob(out, fmt::format("m{}", i), (*page.mask_blobs)[i]);
+  out("<script>\n");
+  out(k_viewer_js);
+  out("</script>\n</body>\n</html>\n");
 }
 
 }  // namespace attnviz::detail

@@ -2,7 +2,9 @@
 // run's data — one JSON block of facts and a base64 block per compressed array.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,12 +14,15 @@
 
 namespace attnviz::detail {
 
-// One stored map. Its arrays (float16 unless named otherwise), base64 of zlib bytes:
-//   whole maps (pool 1):  "w" weights, "s" scores  [n_query × n_key]
+// One stored map. Its arrays, float32 unless named otherwise, base64 of zlib bytes:
+//   whole maps (pool 1):  "s" scores [n_query × n_key] and "lse" each row's log-sum-exp [n_query], the
+//                         weights being exp(s − lse) — or, where that is not what the model computed
+//                         (a row it left NaN some other way), "w" the weights; maps derived from
+//                         weights (rollout) have no scores: "w" only
 //   pooled maps:          "w" mean and "x" max weight per cell [cells_q × cells_k] (over the cell's
 //                         allowed pairs), "tk" each query's top_k strongest keys (uint32, 2³²−1 past
 //                         the last), "tw" / "ts" their weights and scores [n_query × top_k]
-// Maps derived from weights (rollout) have no scores.
+//   "thumb":              max-pooled weights as float16, −1 where no pair is allowed (a picture only)
 struct MapRecord {
   HeadId id;
   std::string kind;
@@ -45,7 +50,8 @@ struct PageInput {
   double saturation = 0.99;
 };
 
-std::string render_page(const PageInput& page);
+// The page, handed to `out` piece by piece (the arrays are the bulk of it: never copied into one string).
+void render_page(const PageInput& page, const std::function<void(std::string_view)>& out);
 
 // The viewer's parts, from src/sinks/html/ (generated into the build by cmake/embed_text.cmake).
 extern const char* const k_viewer_body;

@@ -24,11 +24,18 @@ namespace {
 
 constexpr int k_thumb_cells = 48;  // model view thumbnails: at most this many cells per side
 constexpr uint32_t k_no_key = 0xFFFFFFFFu;
-constexpr size_t k_large_page_bytes = size_t{1} << 30;
+constexpr uint64_t k_large_page_bytes = uint64_t{1} << 30;
 
-std::vector<uint16_t> to_f16(const Matrix& m) {
+std::vector<float> to_vector(const Matrix& m) { return {m.data(), m.data() + m.size()}; }
+
+// A thumbnail's cells as float16 (a picture: no number of it is shown), -1 where no pair is allowed
+// (drawn hatched, as the heatmap's masked cells).
+std::vector<uint16_t> thumbnail_cells(const Matrix& m, const CountMatrix& counts) {
   std::vector<uint16_t> out(static_cast<size_t>(m.size()));
   f32_to_f16_n(m.data(), out.data(), out.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (counts.data()[i] == 0) out[i] = f32_to_f16(-1.0f);
+  }
   return out;
 }
 
@@ -43,14 +50,48 @@ struct HtmlSink::Current {
     const auto cells = static_cast<size_t>(grid.cells_q) * static_cast<size_t>(grid.cells_k);
     if (grid.pool == 1) {
       weights.resize(cells);
-      if (info.kind.empty()) scores.resize(cells);
+      if (info.kind.empty()) {
+        scores.resize(cells);
+        lse.resize(static_cast<size_t>(info.n_query));
+      }
     } else {
       pooled.emplace(grid, true);
       const auto slots = static_cast<size_t>(info.n_query) * static_cast<size_t>(top_k);
       top_keys.assign(slots, k_no_key);
-      top_weights.assign(slots, 0);
-      if (info.kind.empty()) top_scores.assign(slots, 0);
+      top_weights.assign(slots, 0.0f);
+      if (info.kind.empty()) top_scores.assign(slots, 0.0f);
     }
+  }
+
+  // Row i's log-sum-exp over its allowed scores, in double, so that its weights are exp(s - lse):
+  // NaN when an allowed score is NaN or +inf (the row's weights are NaN, as PyTorch's), -inf when no
+  // key is allowed. False when the weights the model computed are not those (then the map's weights
+  // are stored too).
+  bool keep_lse(int i, const float* s, const float* p) {
+    const auto [lo, hi] = info.mask->key_range(i, info.n_key);
+    const auto allowed = [&](int j) { return !info.mask->matrix || (*info.mask->matrix)(i, j) != 0; };
+    double top = -std::numeric_limits<double>::infinity();
+    bool non_finite = false;
+    for (int j = lo; j < hi; ++j) {
+      if (!allowed(j)) continue;
+      if (std::isnan(s[j]) || s[j] == std::numeric_limits<float>::infinity()) non_finite = true;
+      top = std::max(top, static_cast<double>(s[j]));
+    }
+    double sum = 0.0;
+    if (!non_finite && std::isfinite(top)) {
+      for (int j = lo; j < hi; ++j) {
+        if (allowed(j)) sum += std::exp(static_cast<double>(s[j]) - top);
+      }
+    }
+    const double l = non_finite ? std::numeric_limits<double>::quiet_NaN() : std::isfinite(top) ? top + std::log(sum) : top;
+    lse[static_cast<size_t>(i)] = static_cast<float>(l);
+    for (int j = lo; j < hi; ++j) {
+      if (!allowed(j)) continue;
+      const double w = std::exp(static_cast<double>(s[j]) - static_cast<double>(lse[static_cast<size_t>(i)]));
+      if (std::isnan(w) && std::isnan(p[j])) continue;
+      if (!(std::abs(w - p[j]) <= 1e-7 + 1e-4 * std::abs(w))) return false;
+    }
+    return true;
   }
 
   // Query i's top_k strongest allowed keys, strongest first, into its slots.
@@ -71,8 +112,8 @@ struct HtmlSink::Current {
     for (size_t n = 0; n < best.size(); ++n) {
       const int j = best[n].second;
       top_keys[base + n] = static_cast<uint32_t>(j);
-      top_weights[base + n] = f32_to_f16(p[j]);
-      if (s) top_scores[base + n] = f32_to_f16(s[j]);
+      top_weights[base + n] = p[j];
+      if (s) top_scores[base + n] = s[j];
     }
   }
 
@@ -80,10 +121,12 @@ struct HtmlSink::Current {
   PoolGrid grid;
   PooledMap thumb;
   int top_k;
-  std::vector<uint16_t> weights, scores;  // whole maps: [n_query, n_key] float16
+  std::vector<float> weights, scores;     // whole maps: [n_query, n_key]
+  std::vector<float> lse;                 // whole maps with scores: per query row
+  bool lse_exact = true;                  // every row's weights are exp(score - lse)
   std::optional<PooledMap> pooled;        // long maps
   std::vector<uint32_t> top_keys;         // long maps: [n_query, top_k], k_no_key past the last
-  std::vector<uint16_t> top_weights, top_scores;
+  std::vector<float> top_weights, top_scores;
   std::vector<std::pair<float, int>> scratch;
   float vmax = 0.0f;  // the largest finite weight so far
 };
@@ -95,6 +138,7 @@ HtmlSink::HtmlSink(std::filesystem::path file, HtmlOptions options)
         return s;
       }()) {
   if (options_.max_cells < 16) throw usage_error("--html-cells must be at least 16");
+  out_ = std::make_unique<AtomicFileWriter>(file_);  // a folder that cannot take the page fails now
 }
 
 HtmlSink::~HtmlSink() = default;
@@ -127,8 +171,11 @@ void HtmlSink::on_block(const AttentionBlock& block) {
       if (std::isfinite(p[j])) c.vmax = std::max(c.vmax, p[j]);
     }
     if (c.grid.pool == 1) {
-      f32_to_f16_n(p, c.weights.data() + static_cast<size_t>(i) * n_key, n_key);
-      if (s) f32_to_f16_n(s, c.scores.data() + static_cast<size_t>(i) * n_key, n_key);
+      std::copy(p, p + n_key, c.weights.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(i) * n_key));
+      if (s) {
+        std::copy(s, s + n_key, c.scores.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(i) * n_key));
+        if (c.lse_exact) c.lse_exact = c.keep_lse(i, s, p);
+      }
     } else {
       c.keep_strongest(i, p, s);
     }
@@ -202,13 +249,22 @@ void HtmlSink::end_map(const MapInfo& info) {
              std::max(c.info.n_query, c.info.n_key) > k_auto_log_tokens);
   rec.thumb_q = c.thumb.grid().cells_q;
   rec.thumb_k = c.thumb.grid().cells_k;
-  rec.thumb = array_blob(to_f16(thumb));
+  rec.thumb = array_blob(thumbnail_cells(thumb, *thumb_mask.counts));
   if (c.grid.pool == 1) {
-    rec.blobs.emplace_back("w", array_blob(c.weights));
-    if (!c.scores.empty()) rec.blobs.emplace_back("s", array_blob(c.scores));
+    // Weights as exp(score - lse) when that is what the model computed (half the bytes), else as they are.
+    if (!c.scores.empty()) {
+      rec.blobs.emplace_back("s", array_blob(c.scores));
+      if (c.lse_exact) {
+        rec.blobs.emplace_back("lse", array_blob(c.lse));
+      } else {
+        rec.blobs.emplace_back("w", array_blob(c.weights));
+      }
+    } else {
+      rec.blobs.emplace_back("w", array_blob(c.weights));
+    }
   } else {
-    rec.blobs.emplace_back("w", array_blob(to_f16(c.pooled->values(PoolMode::mean, *stored_mask.counts))));
-    rec.blobs.emplace_back("x", array_blob(to_f16(c.pooled->values(PoolMode::max, *stored_mask.counts))));
+    rec.blobs.emplace_back("w", array_blob(to_vector(c.pooled->values(PoolMode::mean, *stored_mask.counts))));
+    rec.blobs.emplace_back("x", array_blob(to_vector(c.pooled->values(PoolMode::max, *stored_mask.counts))));
     rec.blobs.emplace_back("tk", array_blob(c.top_keys));
     rec.blobs.emplace_back("tw", array_blob(c.top_weights));
     if (!c.top_scores.empty()) rec.blobs.emplace_back("ts", array_blob(c.top_scores));
@@ -217,14 +273,28 @@ void HtmlSink::end_map(const MapInfo& info) {
   current_.reset();
 }
 
+namespace {
+
+// "49 tokens", or per stack "encoder 10 tokens · decoder 8 tokens".
+std::string input_note(const std::vector<detail::MapRecord>& maps) {
+  std::vector<std::string> parts, seen;
+  for (const auto& m : maps) {
+    if (std::find(seen.begin(), seen.end(), m.id.stack) != seen.end()) continue;
+    seen.push_back(m.id.stack);
+    parts.push_back((m.id.stack.empty() ? "" : m.id.stack + " ") + fmt::format("{} tokens", m.n_query));
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
+  return out;
+}
+
+}  // namespace
+
 void HtmlSink::finish() {
   if (maps_.empty()) return;
   detail::PageInput page;
   page.model_name = options_.model_name;
-  const detail::MapRecord& first = maps_.front();
-  page.input_note = !options_.input_note.empty() ? options_.input_note
-                    : first.n_query == first.n_key ? fmt::format("{} tokens", first.n_query)
-                                                   : fmt::format("{} queries × {} keys", first.n_query, first.n_key);
+  page.input_note = options_.input_note.empty() ? input_note(maps_) : options_.input_note;
   page.cmap = options_.cmap;
   page.maps = &maps_;
   page.labels = &labels_;
@@ -232,12 +302,17 @@ void HtmlSink::finish() {
   page.mask_names = &mask_names_;
   page.stats = &stats_.heads();
   page.saturation = options_.stats.saturation;
-  const std::string html = detail::render_page(page);
-  write_file_atomically(file_, html);
-  if (html.size() > k_large_page_bytes) {
+  // Streamed into the temp file opened at the start, then renamed into place: no copy of the page.
+  uint64_t bytes = 0;
+  detail::render_page(page, [&](std::string_view piece) {
+    out_->write(piece);
+    bytes += piece.size();
+  });
+  out_->commit();
+  if (bytes > k_large_page_bytes) {
     notes_.push_back(fmt::format("{}: the page is {:.1f} GB; browsers may fail to open pages this large: select fewer "
                                  "maps (--layer, --head) or store them pooled (a smaller --html-cells)",
-                                 file_.string(), static_cast<double>(html.size()) / 1e9));
+                                 file_.string(), static_cast<double>(bytes) / 1e9));
   }
 }
 

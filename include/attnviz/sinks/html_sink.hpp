@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attnviz/analysis/head_stats.hpp"
+#include "attnviz/io/atomic_file.hpp"
 #include "attnviz/render/colormap.hpp"
 #include "attnviz/render/pooled_map.hpp"
 #include "attnviz/event/selection.hpp"
@@ -63,6 +64,7 @@ class HtmlSink : public AttentionSink {
   int labels_index(const std::shared_ptr<const Labels>& labels);
 
   std::filesystem::path file_;
+  std::unique_ptr<AtomicFileWriter> out_;  // the page's temp file, renamed into place by finish()
   HtmlOptions options_;
   StatsCollector stats_;
   std::unique_ptr<Current> current_;

@@ -1,6 +1,7 @@
 // attnviz --html viewer: reads the page's own data blocks (no URL is ever loaded), then draws the model
-// view, the zoomable heatmap, the head view and the stats table. Numbers are float16 as stored,
-// printed with 3 significant digits.
+// view, the zoomable heatmap, the head view and the stats table. Numbers are the run's float32 values
+// (a whole map's weights recomputed as exp(score − row log-sum-exp) in double), printed with 3
+// significant digits; only the thumbnails are float16 pictures.
 "use strict";
 (function () {
   const root = document.documentElement;
@@ -22,13 +23,22 @@
     if (v === Infinity) return "∞";
     if (v === -Infinity) return "−∞";
     if (v === 0) return "0";
-    return v.toPrecision(3).replace("-", "−");
+    return v.toPrecision(3).replace(/^-/, "−");
   }
   const label = (list, i) => {
     const l = meta.labels[list];
     return l && l.length > i ? l[i] : String(i);
   };
-  const shown = (text) => text.replace(/[\u0000-\u001f\u007f]/g, (c) => "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0"));
+  // A token as text that cannot disturb what surrounds it: controls (C0, C1), line and paragraph
+  // separators and bidi controls escaped, long ones cut.
+  const shown = (text, max = 40) => {
+    const t = text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
+      (c) => (c.charCodeAt(0) < 256 ? "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0") : "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")));
+    const chars = Array.from(t);
+    return chars.length > max ? chars.slice(0, max - 1).join("") + "…" : t;
+  };
+  // Inside a sentence: isolated, so a right-to-left token does not reorder the numbers around it.
+  const quoted = (text, max) => "‹\u2068" + shown(text, max) + "\u2069›";
 
   // ---- data blocks ---------------------------------------------------------------------------
   async function inflate(id, what) {
@@ -48,14 +58,14 @@
       throw new Error(`data block ${id} holds ${bytes.byteLength} bytes, expected ${count * size}`);
     }
     if (size === 1) return new Type(bytes.buffer, bytes.byteOffset, count);
-    const out = new Type(count);
+    const raw = new Uint8Array(count * size);
     for (let b = 0; b < size; b++) {
-      const plane = bytes.subarray(b * count, (b + 1) * count), shift = 8 * b;
-      for (let i = 0; i < count; i++) out[i] += plane[i] * 2 ** shift;
+      const plane = bytes.subarray(b * count, (b + 1) * count);
+      for (let i = 0, o = b; i < count; i++, o += size) raw[o] = plane[i];
     }
-    return out;
+    return new Type(raw.buffer);
   }
-  const cache = new Map();  // map index → its arrays, the last four opened
+  const cache = new Map();  // map index → its arrays, the last two opened
   async function load(i) {
     if (cache.has(i)) return cache.get(i);
     const m = maps[i], cells = m.cellsQ * m.cellsK, slots = m.nQuery * m.topK;
@@ -64,16 +74,27 @@
       return id ? typed(await inflate(id, name), Type, count, id) : null;
     };
     const d = {
-      w: await get("w", Uint16Array, cells),
-      s: await get("s", Uint16Array, cells),
-      x: await get("x", Uint16Array, cells),
+      w: await get("w", Float32Array, cells),
+      s: await get("s", Float32Array, cells),
+      lse: await get("lse", Float32Array, m.pool === 1 ? m.nQuery : 0),
+      x: await get("x", Float32Array, cells),
       tk: await get("tk", Uint32Array, slots),
-      tw: await get("tw", Uint16Array, slots),
-      ts: await get("ts", Uint16Array, slots),
+      tw: await get("tw", Float32Array, slots),
+      ts: await get("ts", Float32Array, slots),
       allowed: m.mask >= 0 ? typed(await inflate(meta.masks[m.mask].blob, "mask"), Uint8Array, cells, meta.masks[m.mask].blob) : null,
     };
+    if (!d.w && d.s && d.lse) {  // weights = exp(score − lse): a row without allowed keys is all 0
+      d.w = new Float32Array(cells);
+      for (let q = 0; q < m.nQuery; q++) {
+        const l = d.lse[q];
+        if (l === -Infinity) continue;
+        for (let k = 0, p = q * m.nKey; k < m.nKey; k++, p++) d.w[p] = (!d.allowed || d.allowed[p]) ? Math.exp(d.s[p] - l) : 0;
+      }
+      d.exact = true;  // tooltips compute the weight in double from the score, not from this float32 copy
+    }
+    if (!d.w) throw new Error(`map ${i} has neither weights nor scores with their log-sum-exp`);
     cache.set(i, d);
-    if (cache.size > 4) cache.delete(cache.keys().next().value);
+    if (cache.size > 2) cache.delete(cache.keys().next().value);
     return d;
   }
 
@@ -97,7 +118,13 @@
   // ---- model view ----------------------------------------------------------------------------
   const groupName = (m) => (m.stack ? m.stack + " · " : "") + m.site;
   const singleGroup = new Set(maps.map(groupName)).size === 1 && !maps[0].stack && maps[0].site === "self";
-  const shortTitle = (m) => (singleGroup ? `layer ${m.layer} · head ${m.head}` : m.title);
+  // "layer 1 · head 3" (with the stack and site when the page has several, "· kv 1" under GQA); a
+  // derived map (rollout) is named by what it is, not by a head.
+  const shortTitle = (m) => {
+    if (m.kind) return `${m.stack ? m.stack + " · " : ""}layer ${m.layer}${singleGroup ? "" : " · " + m.site} · ${m.kind}`;
+    if (!singleGroup) return m.title;
+    return `layer ${m.layer} · head ${m.head}` + (m.kvHead >= 0 ? ` · kv ${m.kvHead}` : "");
+  };
 
   async function drawModelView() {
     const view = $("model-view");
@@ -141,7 +168,8 @@
     const img = ctx.createImageData(m.thumbK, m.thumbQ);
     for (let p = 0; p < t.length; p++) {
       const v = F16[t[p]];
-      const rgb = Number.isNaN(v) ? nonFinite : cmap[colourIndex(v, m.vmax, m.log)];
+      const x = p % m.thumbK, y = Math.floor(p / m.thumbK);
+      const rgb = Number.isNaN(v) ? nonFinite : v < 0 ? (((x + y) & 3) === 0 ? [190, 190, 190] : [240, 240, 240]) : cmap[colourIndex(v, m.vmax, m.log)];
       img.data.set(rgb, p * 4);
       img.data[p * 4 + 3] = 255;
     }
@@ -157,10 +185,8 @@
   // Level 0 is the stored plane (weights, or per-cell max for pooled maps); each next level the
   // max of 2 × 2 cells (NaN kept), so a zoomed-out view of 4,096² tokens reads a few thousand cells.
   function pyramid(m, d) {
-    const plane = d.x || d.w;
     let w = m.cellsK, h = m.cellsQ;
-    let v = new Float32Array(w * h);
-    for (let p = 0; p < v.length; p++) v[p] = F16[plane[p]];
+    let v = d.x || d.w;
     let a = d.allowed ? Uint8Array.from(d.allowed) : null;
     const levels = [{ w, h, v, a }];
     while (w > 64 || h > 64) {
@@ -181,6 +207,9 @@
     return levels;
   }
 
+  const levelFor = (cellsPerDevicePixel) =>
+    Math.min(cur.levels.length - 1, Math.max(0, Math.ceil(Math.log2(Math.max(cellsPerDevicePixel, 1)) - 1e-9)));
+
   function fullView(m) {
     return { x0: 0, y0: 0, cpp: Math.max(m.cellsQ, m.cellsK) / SIZE };  // cells per CSS pixel
   }
@@ -194,7 +223,9 @@
     const ctx = heat.getContext("2d");
     const img = ctx.createImageData(W, H);
     const cppDev = view.cpp / r;
-    const L = Math.min(levels.length - 1, Math.max(0, Math.floor(Math.log2(Math.max(cppDev, 1)))));
+    // The level whose blocks are at least a pixel wide, so that every cell is under some pixel and a
+    // peak is never skipped (each level keeps its blocks' max).
+    const L = levelFor(cppDev);
     const lv = levels[L];
     const log = scaleOf(cur.i);
     const lut = new Int32Array(W);
@@ -254,7 +285,7 @@
         const pos = at(t);
         if (pos < 0) continue;
         if (pos > SIZE) break;
-        const text = step === 1 ? shown(label(list, t)).slice(0, 14) : String(t);
+        const text = step === 1 ? shown(label(list, t), 14) : String(t);
         ctx.save();
         if (along === "x") {
           ctx.translate(pos, 66);
@@ -314,34 +345,47 @@
     return out;
   }
 
-  // The cell under a pointer position, in cells of the stored plane, or null.
+  // What the pixel under the pointer draws: a stored cell, or at coarse zoom a block of 2^L × 2^L
+  // stored cells (its max); the same mapping as renderHeatmap's, from the device pixel's centre.
   function cellAt(clientX, clientY) {
     const rect = heat.getBoundingClientRect();
     const x = clientX - rect.left, y = clientY - rect.top;
     if (x < 0 || y < 0 || x >= rect.width || y >= rect.height) return null;
     const { m, view } = cur;
-    const ck = Math.floor(view.x0 + x * view.cpp), cq = Math.floor(view.y0 + y * view.cpp);
-    return cq >= 0 && cq < m.cellsQ && ck >= 0 && ck < m.cellsK ? { cq, ck } : null;
+    const r = dpr(), cppDev = view.cpp / r;
+    const ck = Math.floor(view.x0 + (Math.floor(x * r) + 0.5) * cppDev), cq = Math.floor(view.y0 + (Math.floor(y * r) + 0.5) * cppDev);
+    if (cq < 0 || cq >= m.cellsQ || ck < 0 || ck >= m.cellsK) return null;
+    return { cq, ck, L: levelFor(cppDev) };
   }
 
-  function tooltipText(cq, ck) {
+  function tooltipText(cq, ck, L) {
     const { m, d } = cur;
+    const tokens = (c0, c1, n) => [c0 * m.pool, Math.min(c1 * m.pool, n) - 1];
+    if (L > 0) {  // a pixel showing a block of cells: its range and the max it is drawn at
+      const lv = cur.levels[L], p = (cq >> L) * lv.w + (ck >> L);
+      const [q0, q1] = tokens((cq >> L) << L, ((cq >> L) + 1) << L, m.nQuery);
+      const [k0, k1] = tokens((ck >> L) << L, ((ck >> L) + 1) << L, m.nKey);
+      const lines = [`queries ${q0}–${q1} · keys ${k0}–${k1} (${q1 - q0 + 1} × ${k1 - k0 + 1} tokens)`];
+      if (lv.a && !lv.a[p]) lines.push("masked");
+      else lines.push(`max weight ${fmt(lv.v[p])}`);
+      lines.push("zoom in for each cell");
+      return lines.join("\n");
+    }
     const p = cq * m.cellsK + ck;
     const masked = d.allowed && !d.allowed[p];
     if (m.pool === 1) {
-      const lines = [`query ${cq} ‹${shown(label(m.qLabels, cq))}›`, `key ${ck} ‹${shown(label(m.kLabels, ck))}›`];
+      const lines = [`query ${cq} ${quoted(label(m.qLabels, cq))}`, `key ${ck} ${quoted(label(m.kLabels, ck))}`];
       if (masked) lines.push("masked");
       else {
-        lines.push(`weight ${fmt(F16[d.w[p]])}`);
-        lines.push(d.s ? `score ${fmt(F16[d.s[p]])}` : "no score (a map derived from weights)");
+        lines.push(`weight ${fmt(d.exact ? Math.exp(d.s[p] - d.lse[cq]) : d.w[p])}`);
+        lines.push(d.s ? `score ${fmt(d.s[p])}` : "no score (a map derived from weights)");
       }
       return lines.join("\n");
     }
-    const q0 = cq * m.pool, q1 = Math.min(q0 + m.pool, m.nQuery) - 1;
-    const k0 = ck * m.pool, k1 = Math.min(k0 + m.pool, m.nKey) - 1;
+    const [q0, q1] = tokens(cq, cq + 1, m.nQuery), [k0, k1] = tokens(ck, ck + 1, m.nKey);
     const lines = [`queries ${q0}–${q1} · keys ${k0}–${k1} (${q1 - q0 + 1} × ${k1 - k0 + 1} tokens)`];
     if (masked) lines.push("masked");
-    else lines.push(`mean weight ${fmt(F16[d.w[p]])}`, `max weight ${fmt(F16[d.x[p]])}`);
+    else lines.push(`mean weight ${fmt(d.w[p])}`, `max weight ${fmt(d.x[p])}`);
     return lines.join("\n");
   }
 
@@ -349,11 +393,12 @@
   function showTip(e) {
     const c = cur && cellAt(e.clientX, e.clientY);
     if (!c) { tip.style.display = "none"; return; }
-    tip.textContent = tooltipText(c.cq, c.ck);
+    tip.textContent = tooltipText(c.cq, c.ck, c.L);
     tip.style.display = "block";
-    const x = Math.min(e.clientX + 14, window.innerWidth - tip.offsetWidth - 4);
+    const x = Math.max(4, Math.min(e.clientX + 14, window.innerWidth - tip.offsetWidth - 4));
+    const y = e.clientY + 14 + tip.offsetHeight > window.innerHeight - 4 ? e.clientY - 14 - tip.offsetHeight : e.clientY + 14;
     tip.style.left = x + "px";
-    tip.style.top = e.clientY + 14 + "px";
+    tip.style.top = Math.max(4, y) + "px";
   }
 
   function clampView() {
@@ -373,7 +418,8 @@
     const x = e.clientX - rect.left, y = e.clientY - rect.top;
     const { view } = cur;
     const cx = view.x0 + x * view.cpp, cy = view.y0 + y * view.cpp;
-    view.cpp *= Math.pow(1.25, e.deltaY / 100);
+    const lines = e.deltaMode === 1 ? 33 : e.deltaMode === 2 ? 400 : 1;  // DOM_DELTA_LINE / _PAGE in pixels
+    view.cpp *= Math.pow(1.25, (e.deltaY * lines) / 100);
     clampView();
     view.x0 = cx - x * view.cpp;
     view.y0 = cy - y * view.cpp;
@@ -423,13 +469,15 @@
     if (m.pool === 1) {
       const base = q * m.nKey;
       for (let k = 0; k < m.nKey; k++) {
-        const w = F16[d.w[base + k]];
+        if (d.allowed && !d.allowed[base + k]) continue;
+        const w = d.w[base + k];
         if (w >= 1 / 255 || Number.isNaN(w)) out.push([k, w]);
       }
     } else {
       for (let s = q * m.topK; s < (q + 1) * m.topK; s++) {
         if (d.tk[s] === 0xffffffff) break;
-        out.push([d.tk[s], F16[d.tw[s]]]);
+        const w = d.tw[s];
+        if (w >= 1 / 255 || Number.isNaN(w)) out.push([d.tk[s], w]);
       }
     }
     return out;
@@ -463,14 +511,15 @@
       const ls = linesOf(hl.index);
       for (const [k, w] of ls) line(hl.index, k, w);
       ls.sort((a, b) => b[1] - a[1]);
-      note = `query ${hl.index} ‹${shown(label(m.qLabels, hl.index))}›: ` +
-        ls.slice(0, 5).map(([k, w]) => `${k} ‹${shown(label(m.kLabels, k))}› ${fmt(w)}`).join(", ");
+      note = `query ${hl.index} ${quoted(label(m.qLabels, hl.index), 24)}: ` + (ls.length
+        ? ls.slice(0, 5).map(([k, w]) => `${k} ${quoted(label(m.kLabels, k), 24)} ${fmt(w)}`).join(", ")
+        : "no key with weight ≥ 1/255");
     } else if (hl && hl.side === "key") {
       let n = 0;
       for (let q = 0; q < m.nQuery; q++) {
         for (const [k, w] of linesOf(q)) if (k === hl.index) { line(q, k, w); n++; }
       }
-      note = `key ${hl.index} ‹${shown(label(m.kLabels, hl.index))}›: ${n} ${n === 1 ? "query attends" : "queries attend"} with weight ≥ 1/255` +
+      note = `key ${hl.index} ${quoted(label(m.kLabels, hl.index), 24)}: ${n} ${n === 1 ? "query attends" : "queries attend"} with weight ≥ 1/255` +
         (m.pool > 1 ? ` (among their ${m.topK} strongest keys)` : "");
     } else {
       for (let q = Math.min(first, m.nQuery); q <= Math.min(last, m.nQuery - 1); q++) for (const [k, w] of linesOf(q)) line(q, k, w);
@@ -483,7 +532,7 @@
         const on = hl && hl.side === side && hl.index === i;
         ctx.fillStyle = on ? "#d62728" : "#222";
         ctx.textAlign = align;
-        ctx.fillText(shown(label(list, i)).slice(0, 16), x, y(i) + 4);
+        ctx.fillText(shown(label(list, i), 16), x, y(i) + 4);
       }
     }
     $("head-view-note").textContent = note;
@@ -564,19 +613,23 @@
   }
 
   // ---- opening a map -------------------------------------------------------------------------
+  let opening = 0;  // the newest open() wins: a slower, older one must not draw over it
   async function open(i) {
     const m = maps[i];
+    const ticket = ++opening;
     const d = await load(i);
+    if (ticket !== opening) return;
     cur = { i, m, d, levels: pyramid(m, d), view: fullView(m) };
     api.current = i;
     api.highlight = pinned = api.pinned = null;
-    $("head-title").textContent = shortTitle(m) + (m.kind ? " · " + m.kind : "");
+    $("head-title").textContent = shortTitle(m);
+    const longest = Math.max(m.nQuery, m.nKey);
     const stored = m.pool === 1
-      ? "stored whole as float16 (values shown to 3 significant digits)"
-      : `stored ${m.pool} × ${m.pool}-pooled (mean and max per cell) as float16, each query's ${m.topK} strongest keys exactly; ` +
-        `every cell: --html-cells ${Math.max(m.nQuery, m.nKey)}`;
-    $("head-note").textContent = `${m.nQuery} × ${m.nKey} tokens · mask: ${m.maskText} · d_k ${m.dK} · scale ${fmt(m.scale)}` +
-      (m.softcap ? ` · soft-cap ${fmt(m.softcap)}` : "") + ` · ${stored}`;
+      ? "stored whole (float32; values shown to 3 significant digits)"
+      : `stored ${m.pool} × ${m.pool}-pooled (mean and max per cell), each query's ${m.topK} strongest keys exactly; ` +
+        (longest <= 8192 ? `every cell: --html-cells ${longest}` : "maps this long are always stored pooled");
+    $("head-note").textContent = `${m.nQuery} × ${m.nKey} tokens · mask: ${m.maskText}` +
+      (m.kind ? "" : ` · d_k ${m.dK} · scale ${fmt(m.scale)}`) + (m.softcap ? ` · soft-cap ${fmt(m.softcap)}` : "") + ` · ${stored}`;
     for (const el of document.querySelectorAll("canvas.thumb")) el.classList.toggle("open", Number(el.dataset.index) === i);
     for (const el of document.querySelectorAll("#stats-table tbody tr")) el.classList.toggle("open", Number(el.dataset.index) === i);
     for (const el of document.querySelectorAll("input[name=scale]")) el.checked = el.value === (scaleOf(i) ? "log" : "linear");
