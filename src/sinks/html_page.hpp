@@ -20,8 +20,8 @@ namespace attnviz::detail {
 //                         (a row it left NaN some other way), "w" the weights; maps derived from
 //                         weights (rollout) have no scores: "w" only
 //   pooled maps:          "w" mean and "x" max weight per cell [cells_q × cells_k] (over the cell's
-//                         allowed pairs), "tk" each query's top_k strongest keys (uint32, 2³²−1 past
-//                         the last), "tw" / "ts" their weights and scores [n_query × top_k]
+//                         allowed pairs, rounded to the 3 significant digits shown), "tk" each query's top_k strongest keys (uint32, 2³²−1 past
+//                         the last), "tw" their weights to 3 digits [n_query × top_k]
 //   "thumb":              max-pooled weights as float16, −1 where no pair is allowed (a picture only)
 struct MapRecord {
   HeadId id;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -26,7 +27,36 @@ constexpr int k_thumb_cells = 48;  // model view thumbnails: at most this many c
 constexpr uint32_t k_no_key = 0xFFFFFFFFu;
 constexpr uint64_t k_large_page_bytes = uint64_t{1} << 30;
 
-std::vector<float> to_vector(const Matrix& m) { return {m.data(), m.data() + m.size()}; }
+// A pooled cell's figure as the tooltip prints it, rounded to 3 significant digits (and so stored: a
+// plane of such values packs several times tighter than float32's full mantissas). NaN, ±inf, 0 kept.
+// Powers of ten 10^-50 … 10^50 (a float's decimal exponents and the scales that bring 3 digits of it to
+// the integers), read instead of calling log10 and pow per cell.
+const std::array<double, 101>& powers_of_ten() {
+  static const std::array<double, 101> table = [] {
+    std::array<double, 101> t{};
+    for (int e = -50; e <= 50; ++e) t[static_cast<size_t>(e + 50)] = std::pow(10.0, e);
+    return t;
+  }();
+  return table;
+}
+
+float three_digits(float x) {
+  if (!std::isfinite(x) || x == 0.0f) return x;
+  const auto& p10 = powers_of_ten();
+  const double v = x, a = std::abs(v);
+  int exponent2 = 0;
+  std::frexp(a, &exponent2);  // a in [2^(e2-1), 2^e2)
+  int e = static_cast<int>(std::floor((exponent2 - 1) * 0.30102999566398120));  // ≤ floor(log10 a), at most 1 short
+  while (e < 38 && a >= p10[static_cast<size_t>(e + 51)]) ++e;              // now 10^e ≤ a < 10^(e+1)
+  const double scale = p10[static_cast<size_t>(2 - e + 50)];
+  return static_cast<float>(std::nearbyint(v * scale) / scale);
+}
+
+std::vector<float> three_digit_plane(const Matrix& m) {
+  std::vector<float> out(static_cast<size_t>(m.size()));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = three_digits(m.data()[i]);
+  return out;
+}
 
 // A thumbnail's cells as float16 (a picture: no number of it is shown), -1 where no pair is allowed
 // (drawn hatched, as the heatmap's masked cells).
@@ -59,7 +89,6 @@ struct HtmlSink::Current {
       const auto slots = static_cast<size_t>(info.n_query) * static_cast<size_t>(top_k);
       top_keys.assign(slots, k_no_key);
       top_weights.assign(slots, 0.0f);
-      if (info.kind.empty()) top_scores.assign(slots, 0.0f);
     }
   }
 
@@ -95,7 +124,7 @@ struct HtmlSink::Current {
   }
 
   // Query i's top_k strongest allowed keys, strongest first, into its slots.
-  void keep_strongest(int i, const float* p, const float* s) {
+  void keep_strongest(int i, const float* p) {
     const auto [lo, hi] = info.mask->key_range(i, info.n_key);
     std::vector<std::pair<float, int>>& best = scratch;
     best.clear();
@@ -112,8 +141,7 @@ struct HtmlSink::Current {
     for (size_t n = 0; n < best.size(); ++n) {
       const int j = best[n].second;
       top_keys[base + n] = static_cast<uint32_t>(j);
-      top_weights[base + n] = p[j];
-      if (s) top_scores[base + n] = s[j];
+      top_weights[base + n] = three_digits(p[j]);  // as the head view prints them
     }
   }
 
@@ -126,7 +154,7 @@ struct HtmlSink::Current {
   bool lse_exact = true;                  // every row's weights are exp(score - lse)
   std::optional<PooledMap> pooled;        // long maps
   std::vector<uint32_t> top_keys;         // long maps: [n_query, top_k], k_no_key past the last
-  std::vector<float> top_weights, top_scores;
+  std::vector<float> top_weights;
   std::vector<std::pair<float, int>> scratch;
   float vmax = 0.0f;  // the largest finite weight so far
 };
@@ -177,7 +205,7 @@ void HtmlSink::on_block(const AttentionBlock& block) {
         if (c.lse_exact) c.lse_exact = c.keep_lse(i, s, p);
       }
     } else {
-      c.keep_strongest(i, p, s);
+      c.keep_strongest(i, p);
     }
   }
   if (c.pooled) c.pooled->add(block.row_begin, block.probs, mask);
@@ -263,11 +291,10 @@ void HtmlSink::end_map(const MapInfo& info) {
       rec.blobs.emplace_back("w", array_blob(c.weights));
     }
   } else {
-    rec.blobs.emplace_back("w", array_blob(to_vector(c.pooled->values(PoolMode::mean, *stored_mask.counts))));
-    rec.blobs.emplace_back("x", array_blob(to_vector(c.pooled->values(PoolMode::max, *stored_mask.counts))));
+    rec.blobs.emplace_back("w", array_blob(three_digit_plane(c.pooled->values(PoolMode::mean, *stored_mask.counts))));
+    rec.blobs.emplace_back("x", array_blob(three_digit_plane(c.pooled->values(PoolMode::max, *stored_mask.counts))));
     rec.blobs.emplace_back("tk", array_blob(c.top_keys));
     rec.blobs.emplace_back("tw", array_blob(c.top_weights));
-    if (!c.top_scores.empty()) rec.blobs.emplace_back("ts", array_blob(c.top_scores));
   }
   maps_.push_back(std::move(rec));
   current_.reset();

@@ -80,7 +80,6 @@
       x: await get("x", Float32Array, cells),
       tk: await get("tk", Uint32Array, slots),
       tw: await get("tw", Float32Array, slots),
-      ts: await get("ts", Float32Array, slots),
       allowed: m.mask >= 0 ? typed(await inflate(meta.masks[m.mask].blob, "mask"), Uint8Array, cells, meta.masks[m.mask].blob) : null,
     };
     if (!d.w && d.s && d.lse) {  // weights = exp(score − lse): a row without allowed keys is all 0
