@@ -105,6 +105,15 @@ std::vector<Piece> pieces_of(const FontSet& fonts, const std::vector<char32_t>& 
   return out;
 }
 
+// The language a piece is shaped as, from its script alone (a label says no more): Chinese for Han,
+// as the CJK fallback is chosen for lang=zh; otherwise undetermined, which gives the font's default
+// forms for the script. Never the process's locale, so a figure does not change with $LANG.
+hb_language_t language_for(hb_script_t script) {
+  static const hb_language_t zh = hb_language_from_string("zh", -1);
+  static const hb_language_t und = hb_language_from_string("und", -1);
+  return script == HB_SCRIPT_HAN ? zh : und;
+}
+
 struct BufferDeleter {
   void operator()(hb_buffer_t* b) const { hb_buffer_destroy(b); }
 };
@@ -138,7 +147,7 @@ Layout shape_text(const FontSet& fonts, std::string_view utf8, float pixel_size)
                          static_cast<int>(byte_at[piece.end] - byte_at[piece.begin]));
       hb_buffer_set_direction(b, run.rtl ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
       hb_buffer_set_script(b, piece.script);
-      hb_buffer_guess_segment_properties(b);  // the language: the process's default
+      hb_buffer_set_language(b, language_for(piece.script));
       const LoadedFont& font = fonts.font(piece.font);
       hb_shape(font.shaper.get(), b, nullptr, 0);
       unsigned n = 0;
