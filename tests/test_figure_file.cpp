@@ -15,6 +15,7 @@
 #include <memory>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/render/figure.hpp"
@@ -57,8 +58,10 @@ void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-// A causal map with Chinese and Latin labels, a NaN cell, printed cell values, a hatched triangle.
-Canvas sample_figure(const std::string& title = "vector figure · 注意力", const FigureStyle& style = {}) {
+// A causal map with Chinese and Latin labels (or others), a NaN cell, printed cell values, a
+// hatched triangle.
+Canvas sample_figure(const std::string& title = "vector figure · 注意力", const FigureStyle& style = {},
+                     const std::vector<std::string>& labels = {"注意", "力", "is", "all", "you", "need"}) {
   FigureMap m;
   const int n = 6;
   m.values = Matrix::Zero(n, n);
@@ -68,7 +71,7 @@ Canvas sample_figure(const std::string& title = "vector figure · 注意力", co
   }
   m.values(4, 2) = std::numeric_limits<float>::quiet_NaN();
   m.n_query = m.n_key = n;
-  m.query_labels = m.key_labels = {"注意", "力", "is", "all", "you", "need"};
+  m.query_labels = m.key_labels = labels;
   return heatmap_figure(title, "mask: causal · colour [0, 1]", m, style);
 }
 
@@ -176,6 +179,40 @@ TEST_CASE("figure files: the PDF's text is text (pdftotext reads the title, Chin
   CHECK(contains(text, "queries"));
   const std::string fonts = shell("pdffonts '" + (dir / "f.pdf").string() + "'");
   CHECK(contains(fonts, "DejaVuSans"));  // the canvas's fonts, embedded
+}
+
+TEST_CASE("figure files: Arabic and Hebrew labels are shaped alike in the PNG and the PDF; pdftotext reads their letters") {
+  const std::vector<std::string> labels{"سلام", "abc שלום", "e\u0301", "كتاب", "x", "y"};
+  const Canvas figure = sample_figure("سلام عليكم · abc", {}, labels);
+  TempDir dir;
+  write_bytes(dir / "f.pdf", encode_figure(figure, {FigureFormat::pdf, 100.0}));
+  write_bytes(dir / "f.svg", encode_figure(figure, {FigureFormat::svg, 100.0}));
+  shell("pdftoppm -r 100 -png -singlefile '" + (dir / "f.pdf").string() + "' '" + (dir / "pdf").string() + "'");
+  shell("rsvg-convert -d 100 -p 100 -b white '" + (dir / "f.svg").string() + "' -o '" + (dir / "svg.png").string() + "'");
+  // The control: the title's letters in the reverse logical order shape to other forms and places.
+  const Canvas reversed = sample_figure("مكيلع مالس · abc", {}, labels);
+  for (const char* name : {"pdf.png", "svg.png"}) {
+    CAPTURE(std::string(name));
+    const Image back = load_png(dir / name);
+    const Difference d = difference(figure.image(), back);
+    MESSAGE(name, ": mean |Δ| of 4 × 4 blocks ", d.mean, ", blocks off by > 40: ", d.far);
+    CHECK(looks_alike(d));
+    CHECK_FALSE(looks_alike(difference(reversed.image(), back)));
+  }
+  // Each glyph run maps back to its characters: right-to-left runs as backward clusters (cairo
+  // writes them in logical order), the lam-alef ligature as both letters (an ActualText of U+0644
+  // U+0627). pdftotext wraps right-to-left words in U+202B … U+202C, may split a word where a letter
+  // does not join the next (measured: "كتا ب"), and reverses a ligature's letters inside
+  // right-to-left text (measured: "سالم" for "سلام"): every letter is there, in poppler's order.
+  std::string text = shell("pdftotext '" + (dir / "f.pdf").string() + "' -");
+  MESSAGE("pdftotext: ", text);
+  for (const std::string drop : {"\u202B", "\u202C", " "}) {
+    for (size_t at = text.find(drop); at != std::string::npos; at = text.find(drop)) text.erase(at, drop.size());
+  }
+  CHECK((contains(text, "سلامعليكم") || contains(text, "سالمعليكم")));
+  CHECK(contains(text, "كتاب"));
+  CHECK(contains(text, "abcשלום"));
+  CHECK(contains(text, "e\u0301"));
 }
 
 TEST_CASE("figure files: --dpi sets a PNG's pixels and pHYs, not the page; a vector page is units / 100 inches") {

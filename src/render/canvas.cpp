@@ -11,6 +11,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "font.hpp"
+#include "shaping.hpp"
 
 namespace attnviz {
 namespace {
@@ -27,40 +28,17 @@ bool is_generic_family(const std::string& spec) {
          family == "monospace";
 }
 
-// One glyph of a laid-out string: which font, which glyph, and its pen position in pixels.
-struct PlacedGlyph {
-  int font = 0;
-  int glyph = 0;
-  float pen = 0.0f;
-};
-
-struct Layout {
-  std::vector<PlacedGlyph> glyphs;
-  float width = 0.0f;
-};
-
-// Invalid bytes become U+FFFD and control characters escapes (printable_text), so every label
-// draws as something visible.
-std::vector<char32_t> code_points(std::string_view utf8) {
-  return decode_utf8(printable_text(utf8));
+// Labels are shaped as printable_text shows them: invalid bytes as U+FFFD and control characters
+// as escapes, so every label draws as something visible. Glyph clusters are offsets in that text.
+detail::Layout layout_text(const FontSet& fonts, const std::string& printable, float pixel_size) {
+  return detail::shape_text(fonts, printable, pixel_size);
 }
 
-Layout layout_text(const FontSet& fonts, std::string_view utf8, float pixel_size) {
-  Layout out;
-  float pen = 0.0f;
-  for (const char32_t cp : code_points(utf8)) {
-    const int f = fonts.font_for(cp);
-    const detail::LoadedFont& font = fonts.font(f);
-    const float scale = font.scale(pixel_size);
-    const int g = font.glyph(cp);
-    if (!out.glyphs.empty() && out.glyphs.back().font == f) {
-      pen += font.kern(out.glyphs.back().glyph, g, scale);
-    }
-    out.glyphs.push_back({f, g, pen});
-    pen += font.advance(g, scale);
-  }
-  out.width = pen;
-  return out;
+// The code point starting at byte `at` of valid UTF-8.
+char32_t first_code_point(const std::string& text, size_t at) {
+  size_t end = at + 1;
+  while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+  return decode_utf8(std::string_view(text).substr(at, end - at)).front();
 }
 
 uint8_t blend(uint8_t below, uint8_t over, int alpha) {
@@ -264,31 +242,37 @@ void Canvas::blit(const Image& src, int x, int y) {
 int Canvas::draw_text(int x, int baseline_y, std::string_view utf8, const TextStyle& style) {
   // Laid out at the image's pixel size; placed, measured and recorded in units.
   const float size = text_size(style.pixel_size);
-  const Layout layout = layout_text(fonts(), utf8, size * scale_.pixels);
+  std::string text = printable_text(utf8);
+  const detail::Layout layout = layout_text(fonts(), text, size * scale_.pixels);
   const int w_px = static_cast<int>(std::lround(layout.width));
   const int shift = style.align == TextAlign::center ? w_px / 2 : style.align == TextAlign::end ? w_px : 0;
   const bool up = style.direction == TextDirection::up;
   const int start = up ? px(baseline_y) + shift : px(x) - shift;  // where the pen starts along the text
   const int across = up ? px(x) : px(baseline_y);                  // the baseline, in image pixels
   if (!layout.glyphs.empty()) {
-    DrawText op{printable_text(utf8), {}, size, style.color, static_cast<float>(up ? across : start) / scale_.pixels,
+    DrawText op{std::move(text), {}, size, style.color, static_cast<float>(up ? across : start) / scale_.pixels,
                 static_cast<float>(up ? start : across) / scale_.pixels, up};
     op.glyphs.reserve(layout.glyphs.size());
-    for (const PlacedGlyph& pg : layout.glyphs) op.glyphs.push_back({pg.font, pg.glyph, pg.pen / scale_.pixels});
+    for (const detail::PlacedGlyph& pg : layout.glyphs) {
+      op.glyphs.push_back({pg.font, pg.glyph, pg.pen / scale_.pixels, pg.x_offset / scale_.pixels,
+                           pg.y_offset / scale_.pixels, pg.cluster});
+    }
     drawing_.ops.emplace_back(std::move(op));
   }
-  for (const PlacedGlyph& pg : layout.glyphs) {
+  for (const detail::PlacedGlyph& pg : layout.glyphs) {
     const detail::LoadedFont& font = fonts().font(pg.font);
     const auto bitmap = font.rasterise(pg.glyph, font.scale(size * scale_.pixels));
     const detail::GlyphBitmap& b = *bitmap;
-    const int pen = static_cast<int>(std::lround(pg.pen));
+    // The glyph's origin: the pen moved by its offsets (a mark's are not zero; y_offset is upwards).
+    const int pen = static_cast<int>(std::lround(pg.pen + pg.x_offset));
+    const int rise = static_cast<int>(std::lround(pg.y_offset));
     for (int j = 0; j < b.height; ++j) {
       for (int i = 0; i < b.width; ++i) {
         const int a = b.coverage[static_cast<size_t>(j) * b.width + i];
         if (a == 0) continue;
         // Text space (u along the text, v down from the baseline) → image; `up` turns +u into -y
         // and +v into +x (glyph tops point left).
-        const int u = pen + b.x0 + i, v = b.y0 + j;
+        const int u = pen + b.x0 + i, v = b.y0 + j - rise;
         const int x_ = up ? across + v : start + u;
         const int y_ = up ? start - u - 1 : across + v;
         if (x_ < 0 || y_ < 0 || x_ >= image_.width || y_ >= image_.height) continue;
@@ -303,7 +287,7 @@ int Canvas::draw_text(int x, int baseline_y, std::string_view utf8, const TextSt
 }
 
 int Canvas::text_width(std::string_view utf8, float pixel_size) const {
-  return static_cast<int>(std::lround(layout_text(fonts(), utf8, text_size(pixel_size)).width));
+  return static_cast<int>(std::lround(layout_text(fonts(), printable_text(utf8), text_size(pixel_size)).width));
 }
 
 LineMetrics Canvas::line_metrics(float pixel_size) const {
@@ -325,8 +309,11 @@ std::string Canvas::fit_text(std::string_view utf8, float pixel_size, int max_wi
   std::string out;
   size_t k = 0;
   while (k < text.size()) {
-    size_t next = k + 1;  // printable_text is valid UTF-8: skip continuation bytes
-    while (next < text.size() && (static_cast<unsigned char>(text[next]) & 0xC0) == 0x80) ++next;
+    size_t next = k;  // the end of the next character with its marks (zero-width code points)
+    do {
+      ++next;  // printable_text is valid UTF-8: skip continuation bytes
+      while (next < text.size() && (static_cast<unsigned char>(text[next]) & 0xC0) == 0x80) ++next;
+    } while (next < text.size() && codepoint_width(first_code_point(text, next)) == 0);
     if (text_width(text.substr(0, next), pixel_size) + ellipsis > max_width) break;
     k = next;
   }

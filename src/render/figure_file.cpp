@@ -137,37 +137,85 @@ int svg_upscale(const DrawImage& d) {
   return std::min(per_cell, fits);
 }
 
-// The glyphs at the canvas's pen positions, a run per font, each mapped back to its characters
-// (cairo_show_text_glyphs: one cluster per code point, so a PDF's text can be searched and copied).
+// A stretch of glyphs drawn with one cairo_show_text_glyphs call: one font, and clusters that
+// follow the text forwards (left-to-right text) or backwards (right-to-left), with no gap, so the
+// glyphs map to one contiguous range of the text.
+struct GlyphRun {
+  size_t begin = 0, end = 0;  // glyphs [begin, end)
+  bool backward = false;
+};
+
+// The runs of t's glyphs. `next` gives, for a cluster, the start of the cluster after it in the
+// text (the text's size after the last), so a cluster's bytes are [c, next(c)).
+std::vector<GlyphRun> glyph_runs(const DrawText& t, const std::map<uint32_t, uint32_t>& next) {
+  std::vector<GlyphRun> runs;
+  for (size_t k = 0; k < t.glyphs.size(); ++k) {
+    const DrawGlyph& g = t.glyphs[k];
+    if (!runs.empty()) {
+      GlyphRun& r = runs.back();
+      const DrawGlyph& prev = t.glyphs[k - 1];
+      const bool multi = r.end - r.begin > 1 && t.glyphs[r.begin].cluster != prev.cluster;
+      const bool same = g.font == t.glyphs[r.begin].font;
+      if (same && g.cluster == prev.cluster) {
+        r.end = k + 1;
+        continue;
+      }
+      if (same && (!multi || !r.backward) && next.at(prev.cluster) == g.cluster) {
+        r.end = k + 1, r.backward = false;
+        continue;
+      }
+      if (same && (!multi || r.backward) && next.at(g.cluster) == prev.cluster) {
+        r.end = k + 1, r.backward = true;
+        continue;
+      }
+    }
+    runs.push_back({k, k + 1, false});
+  }
+  return runs;
+}
+
+// The glyphs at the canvas's positions, a run of glyphs per call, each mapped back to the
+// characters it draws (cairo_show_text_glyphs with the shaper's clusters, so a PDF's text can be
+// searched and copied: a ligature as its letters, right-to-left text in its logical order).
 void draw_text(cairo_t* cr, const DrawText& t, const FontSet& fonts) {
-  std::vector<size_t> offsets;  // byte offset of each code point in t.text (valid UTF-8), then its size
-  for (size_t k = 0; k < t.text.size(); ++k) {
-    if ((static_cast<unsigned char>(t.text[k]) & 0xC0) != 0x80) offsets.push_back(k);
+  std::map<uint32_t, uint32_t> next;  // each cluster → the start of the next one in the text
+  for (const DrawGlyph& g : t.glyphs) {
+    if (g.cluster >= t.text.size()) {
+      throw Error(fmt::format("figure: text '{}' has a glyph of byte {} past its end", t.text, g.cluster));
+    }
+    next.emplace(g.cluster, 0);
   }
-  if (offsets.size() != t.glyphs.size()) {
-    throw Error(fmt::format("figure: text '{}' has {} characters but {} glyphs", t.text, offsets.size(), t.glyphs.size()));
+  for (auto it = next.begin(); it != next.end(); ++it) {
+    const auto after = std::next(it);
+    it->second = after == next.end() ? static_cast<uint32_t>(t.text.size()) : after->first;
   }
-  offsets.push_back(t.text.size());
   cairo_save(cr);
   cairo_translate(cr, t.x, t.y);
   if (t.up) cairo_rotate(cr, -std::numbers::pi / 2);
   set_colour(cr, t.color);
-  for (size_t start = 0; start < t.glyphs.size();) {
-    size_t end = start + 1;
-    while (end < t.glyphs.size() && t.glyphs[end].font == t.glyphs[start].font) ++end;
-    const detail::LoadedFont& font = fonts.font(t.glyphs[start].font);
+  for (const GlyphRun& run : glyph_runs(t, next)) {
+    const detail::LoadedFont& font = fonts.font(t.glyphs[run.begin].font);
     cairo_set_font_face(cr, cairo_face(font));
     cairo_set_font_size(cr, font.em_pixels(t.pixel_size));
     std::vector<cairo_glyph_t> glyphs;
-    std::vector<cairo_text_cluster_t> clusters;
-    for (size_t k = start; k < end; ++k) {
-      glyphs.push_back({static_cast<unsigned long>(t.glyphs[k].glyph), t.glyphs[k].pen, 0.0});
-      clusters.push_back({static_cast<int>(offsets[k + 1] - offsets[k]), 1});
+    std::vector<cairo_text_cluster_t> clusters;  // in text order; glyphs taken from the end when backward
+    for (size_t k = run.begin; k < run.end; ++k) {
+      const DrawGlyph& g = t.glyphs[k];
+      glyphs.push_back({static_cast<unsigned long>(g.glyph), g.pen + g.x_offset, -g.y_offset});
     }
-    cairo_show_text_glyphs(cr, t.text.data() + offsets[start], static_cast<int>(offsets[end] - offsets[start]),
-                           glyphs.data(), static_cast<int>(glyphs.size()), clusters.data(),
-                           static_cast<int>(clusters.size()), cairo_text_cluster_flags_t{});
-    start = end;
+    for (size_t k = run.begin; k < run.end;) {
+      size_t e = k + 1;
+      while (e < run.end && t.glyphs[e].cluster == t.glyphs[k].cluster) ++e;
+      const uint32_t c = t.glyphs[k].cluster;
+      clusters.push_back({static_cast<int>(next.at(c) - c), static_cast<int>(e - k)});
+      k = e;
+    }
+    if (run.backward) std::reverse(clusters.begin(), clusters.end());
+    const uint32_t first = std::min(t.glyphs[run.begin].cluster, t.glyphs[run.end - 1].cluster);
+    const uint32_t last = std::max(t.glyphs[run.begin].cluster, t.glyphs[run.end - 1].cluster);
+    cairo_show_text_glyphs(cr, t.text.data() + first, static_cast<int>(next.at(last) - first), glyphs.data(),
+                           static_cast<int>(glyphs.size()), clusters.data(), static_cast<int>(clusters.size()),
+                           run.backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : cairo_text_cluster_flags_t{});
   }
   cairo_restore(cr);
 }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <fontconfig/fontconfig.h>
+#include <hb.h>
 
 #include <bit>
 #include <memory>
@@ -62,16 +63,23 @@ LoadedFont::LoadedFont(std::filesystem::path file, int face) : path(std::move(fi
   if (offset < 0 || stbtt_InitFont(&info, bytes.data(), offset) == 0) {
     throw Error(fmt::format("{}: not a TrueType/OpenType font (face {})", path.string(), face_index));
   }
+  // The blob borrows `bytes`, which live as long as this font; HarfBuzz checks the tables itself.
+  hb_blob_t* blob = hb_blob_create(reinterpret_cast<const char*>(bytes.data()), static_cast<unsigned>(bytes.size()),
+                                   HB_MEMORY_MODE_READONLY, nullptr, nullptr);
+  hb_face_t* face_ = hb_face_create(blob, static_cast<unsigned>(face_index));
+  hb_blob_destroy(blob);
+  hb_font_t* font = hb_font_create(face_);
+  const int upem = static_cast<int>(hb_face_get_upem(face_));
+  hb_face_destroy(face_);
+  hb_font_set_scale(font, upem, upem);  // positions in font units, exact integers
+  hb_font_make_immutable(font);
+  shaper = {font, hb_font_destroy};
 }
 
 float LoadedFont::advance(int g, float scale) const {
   int advance_width = 0, left_bearing = 0;
   stbtt_GetGlyphHMetrics(&info, g, &advance_width, &left_bearing);
   return static_cast<float>(advance_width) * scale;
-}
-
-float LoadedFont::kern(int g1, int g2, float scale) const {
-  return static_cast<float>(stbtt_GetGlyphKernAdvance(&info, g1, g2)) * scale;
 }
 
 std::shared_ptr<const GlyphBitmap> LoadedFont::rasterise(int g, float scale) const {

@@ -1,4 +1,5 @@
-// Internal: one loaded font file (bytes + stbtt_fontinfo) and glyph rasterisation, for canvas.cpp.
+// Internal: one loaded font file (bytes + stbtt_fontinfo + a HarfBuzz font over the same bytes) and
+// glyph rasterisation, for canvas.cpp and shaping.cpp.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include <stb/stb_truetype.h>
+
+struct hb_font_t;  // HarfBuzz (hb.h), kept out of this header's includers
 
 namespace attnviz::detail {
 
@@ -25,6 +28,9 @@ struct LoadedFont {
   int face_index = 0;
   std::vector<unsigned char> bytes;  // stbtt_fontinfo points into these
   stbtt_fontinfo info{};
+  // The same face for HarfBuzz, scaled to font units (so shaped positions × scale(pixel_size) are
+  // pixels, as stbtt's metrics are) and immutable, so threads may shape with it at once.
+  std::unique_ptr<hb_font_t, void (*)(hb_font_t*)> shaper{nullptr, nullptr};
 
   // Reads face `face_index` of a .ttf / .otf / .ttc file; throws Error naming the path.
   LoadedFont(std::filesystem::path file, int face_index);
@@ -38,7 +44,6 @@ struct LoadedFont {
   float em_pixels(float pixel_size) const { return scale(pixel_size) / stbtt_ScaleForMappingEmToPixels(&info, 1.0f); }
   // Advance of glyph g in pixels (unscaled font units × scale).
   float advance(int g, float scale) const;
-  float kern(int g1, int g2, float scale) const;
   // Glyph g at `scale`, rasterised once per font and scale, then shared: every figure of a run
   // draws the same labels, ticks and captions, on several threads (the cache is locked).
   std::shared_ptr<const GlyphBitmap> rasterise(int g, float scale) const;

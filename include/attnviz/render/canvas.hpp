@@ -1,5 +1,6 @@
 // A drawing surface over an Image: filled / outlined / hatched rectangles, lines, blits, and UTF-8
-// text in a real font (stb_truetype) found through fontconfig, with a CJK fallback per code point.
+// text in a real font found through fontconfig, with a CJK fallback per code point, shaped by
+// HarfBuzz in bidi order (ICU) and rasterised by stb_truetype.
 // Every operation is also recorded (drawing.hpp), so the same figure can be written as SVG or PDF.
 #pragma once
 
@@ -116,13 +117,16 @@ class Canvas {
   void draw_cells(int x, int y, int cell, std::shared_ptr<const Image> cells);
 
   // Draws UTF-8 text with its baseline through (x, baseline_y), placed by style.align along the
-  // text direction; invalid UTF-8 bytes draw as U+FFFD. Returns the advance width in pixels.
+  // text direction; invalid UTF-8 bytes draw as U+FFFD, control characters as escapes. The text is
+  // shaped (joining forms, ligatures, marks, kerning) and its bidi runs put in visual order within
+  // a left-to-right line. Returns the advance width in pixels.
   int draw_text(int x, int baseline_y, std::string_view utf8, const TextStyle& style);
   // The advance width draw_text would return, without drawing.
   int text_width(std::string_view utf8, float pixel_size) const;
   // Ascent / descent / line height of the primary font at pixel_size.
   LineMetrics line_metrics(float pixel_size) const;
-  // The longest prefix of utf8 that fits in max_width pixels, with "…" appended when cut.
+  // The longest prefix of utf8 that fits in max_width pixels, with "…" appended when cut; never
+  // cut between a character and its marks (the zero-width code points after it).
   std::string fit_text(std::string_view utf8, float pixel_size, int max_width) const;
 
   const FontSet& fonts() const;

@@ -4,6 +4,7 @@
 // cells are one embedded image, a pixel per cell.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <variant>
@@ -31,16 +32,20 @@ struct DrawImage {  // pixels scaled to w × h with nearest-neighbour sampling (
   int x = 0, y = 0, w = 0, h = 0;
   std::shared_ptr<const Image> pixels;
 };
-// One glyph as the canvas placed it: font (index into the canvas's FontSet), glyph id of that font,
-// and its pen offset along the text from the text's start.
+// One glyph as the canvas shaped and placed it: font (index into the canvas's FontSet), glyph id of
+// that font, the pen along the text from the text's start, the glyph's offsets from the pen
+// (y upwards: a mark above its base), and the byte offset in DrawText::text of the first character
+// it draws (HarfBuzz's cluster: a ligature's or a base-and-mark's glyphs share one).
 struct DrawGlyph {
   int font = 0;
   int glyph = 0;
   float pen = 0.0f;
+  float x_offset = 0.0f, y_offset = 0.0f;
+  uint32_t cluster = 0;
 };
 struct DrawText {
-  std::string text;       // what was drawn (printable, valid UTF-8): one code point per glyph
-  std::vector<DrawGlyph> glyphs;
+  std::string text;       // what was drawn (printable, valid UTF-8)
+  std::vector<DrawGlyph> glyphs;  // in visual order, left to right along the text
   float pixel_size = 12;  // as TextStyle::pixel_size
   Rgb color;
   float x = 0, y = 0;     // where the pen starts, on the baseline
