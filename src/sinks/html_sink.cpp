@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/vector_math.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/io/gguf_quantize.hpp"
 #include "html_blob.hpp"
@@ -195,9 +196,8 @@ void HtmlSink::on_block(const AttentionBlock& block) {
     const int i = block.row_begin + r;
     const float* p = block.probs.row(r).data();
     const float* s = has_scores ? block.scores.row(r).data() : nullptr;
-    for (size_t j = 0; j < n_key; ++j) {
-      if (std::isfinite(p[j])) c.vmax = std::max(c.vmax, p[j]);
-    }
+    const auto [lo, hi] = c.info.mask->key_range(i, c.info.n_key);  // masked weights are 0: not needed
+    if (hi > lo) c.vmax = max_finite(p + lo, static_cast<size_t>(hi - lo), c.vmax);
     if (c.grid.pool == 1) {
       std::copy(p, p + n_key, c.weights.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(i) * n_key));
       if (s) {
