@@ -60,7 +60,7 @@ std::string from_base64(const std::string& text) {
 }
 
 // Blob `id` inflated to `count` elements of `size` bytes, the byte planes put back together.
-std::vector<uint32_t> blob(const std::string& page, const std::string& id, size_t count, size_t size) {
+std::vector<uint64_t> blob(const std::string& page, const std::string& id, size_t count, size_t size) {
   const std::string packed = from_base64(script_after(page, R"(<script type="application/octet-stream" id=")" + id + "\">"));
   std::string bytes(count * size, '\0');
   libdeflate_decompressor* d = libdeflate_alloc_decompressor();
@@ -69,9 +69,9 @@ std::vector<uint32_t> blob(const std::string& page, const std::string& id, size_
   libdeflate_free_decompressor(d);
   REQUIRE(r == LIBDEFLATE_SUCCESS);
   REQUIRE(got == bytes.size());
-  std::vector<uint32_t> out(count, 0);
+  std::vector<uint64_t> out(count, 0);
   for (size_t b = 0; b < size; ++b) {
-    for (size_t i = 0; i < count; ++i) out[i] |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[b * count + i])) << (8 * b);
+    for (size_t i = 0; i < count; ++i) out[i] |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[b * count + i])) << (8 * b);
   }
   return out;
 }
@@ -79,9 +79,19 @@ std::vector<uint32_t> blob(const std::string& page, const std::string& id, size_
 // A float32 array (its byte planes put back together).
 std::vector<float> floats(const std::string& page, const std::string& id, size_t count) {
   std::vector<float> out;
-  for (const uint32_t bits : blob(page, id, count, 4)) out.push_back(std::bit_cast<float>(bits));
+  for (const uint64_t bits : blob(page, id, count, 4)) out.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
   return out;
 }
+
+// A float64 array (a whole map's row log-sum-exps).
+std::vector<double> doubles(const std::string& page, const std::string& id, size_t count) {
+  std::vector<double> out;
+  for (const uint64_t bits : blob(page, id, count, 8)) out.push_back(std::bit_cast<double>(bits));
+  return out;
+}
+
+// What the page prints for a stored score: float32(exp(s - lse)).
+float page_weight(float score, double lse) { return static_cast<float>(std::exp(static_cast<double>(score) - lse)); }
 
 bool same_float(float got, float want) { return std::isnan(want) ? std::isnan(got) : got == want; }
 
@@ -147,7 +157,7 @@ TEST_CASE("html: a whole map keeps every score as float32 and its weights as exp
   CHECK(m.at("log") == false);  // 7 tokens: linear, as --png
   REQUIRE_FALSE(m.at("blobs").contains("w"));
   const auto s = floats(page, m.at("blobs").at("s"), n * n);
-  const auto lse = floats(page, m.at("blobs").at("lse"), n);
+  const auto lse = doubles(page, m.at("blobs").at("lse"), n);
   const auto allowed = blob(page, meta.at("masks").at(m.at("mask").get<int>()).at("blob"), n * n, 1);
   double finite_max = 0;
   for (int i = 0; i < n; ++i) {
@@ -157,12 +167,29 @@ TEST_CASE("html: a whole map keeps every score as float32 and its weights as exp
       CAPTURE(j);
       CHECK(same_float(s[p], scores(i, j)));
       CHECK(allowed[p] == (j <= i ? 1u : 0u));
-      if (j <= i) CHECK(near(std::exp(static_cast<double>(s[p]) - lse[static_cast<size_t>(i)]), probs(i, j)));
+      if (j <= i) CHECK(near(page_weight(s[p], lse[static_cast<size_t>(i)]), probs(i, j)));
       finite_max = std::max(finite_max, static_cast<double>(probs(i, j)));
     }
   }
   CHECK(m.at("vmax").get<double>() == doctest::Approx(finite_max).epsilon(1e-6));
   CHECK(meta.at("masks").at(0).at("text") == "causal");
+}
+
+TEST_CASE("html: a weight the model's float32 underflowed to 0 is 0 on the page too") {
+  // Row 1: scores 0 and -200; exp(-200) / (1 + exp(-200)) = 1.4e-87 is 0 in float32.
+  const int n = 2;
+  attnviz::Matrix scores(n, n), probs(n, n);
+  scores << 0.0f, -std::numeric_limits<float>::infinity(), 0.0f, -200.0f;
+  probs << 1.0f, 0.0f, 1.0f, 0.0f;
+  TempDir dir;
+  const std::string page = write_page(n, 512, scores, probs, dir);
+  const json m = page_meta(page).at("maps").at(0);
+  REQUIRE(m.at("blobs").contains("lse"));
+  const auto s = floats(page, m.at("blobs").at("s"), n * n);
+  const auto lse = doubles(page, m.at("blobs").at("lse"), n);
+  CHECK(lse[1] == doctest::Approx(std::log1p(std::exp(-200.0))));
+  CHECK(page_weight(s[3], lse[1]) == 0.0f);
+  CHECK(page_weight(s[2], lse[1]) == 1.0f);
 }
 
 TEST_CASE("html: weights that are not the softmax of the scores (a NaN row) are stored as they are") {
@@ -236,7 +263,7 @@ TEST_CASE("html: a long map is stored mean- and max-pooled to 3 digits, with eac
         CHECK(keys[at] == 0xFFFFFFFFu);
         continue;
       }
-      const uint32_t j = keys[at];
+      const auto j = static_cast<uint32_t>(keys[at]);
       REQUIRE(j <= static_cast<uint32_t>(i));
       CHECK(probs(i, j) == doctest::Approx(row[static_cast<size_t>(slot)]).epsilon(1e-6));  // the slot-th strongest
       CHECK(fmt::format("{:.2e}", tw[at]) == fmt::format("{:.2e}", probs(i, j)));
@@ -267,7 +294,7 @@ TEST_CASE("html: seed 000's MultiHeadAttention, every head's weights and scores 
     CHECK(m.at("head") == h);
     const int n = m.at("nQuery").get<int>();
     const auto s = floats(page, m.at("blobs").at("s"), n * n);
-    const auto lse = floats(page, m.at("blobs").at("lse"), n);
+    const auto lse = doubles(page, m.at("blobs").at("lse"), n);
     const json probs = per_head.at(h).at("probs");
     const json scores = per_head.at(h).at("scores");
     for (int i = 0; i < n; ++i) {
@@ -276,7 +303,7 @@ TEST_CASE("html: seed 000's MultiHeadAttention, every head's weights and scores 
         CAPTURE(i);
         CAPTURE(j);
         const double score = s[static_cast<size_t>(i * n + j)];
-        CHECK(near(std::exp(score - lse[static_cast<size_t>(i)]), probs.at(i).at(j).get<double>(), 1e-6));
+        CHECK(near(page_weight(s[static_cast<size_t>(i * n + j)], lse[static_cast<size_t>(i)]), probs.at(i).at(j).get<double>(), 1e-6));
         CHECK(near(score, scores.at(i).at(j).get<double>(), 1e-5));
       }
     }
@@ -352,6 +379,12 @@ TEST_CASE("html: bad --html and --html-cells are refused before the model runs")
   CHECK(same.exit_code == 2);
   CHECK(contains(same.err, "the same file as --save"));
   CHECK_FALSE(std::filesystem::exists(dir / "a.html"));
+  std::ofstream(dir / "notes.html") << "dog pen\n";  // an input whose name ends in .html survives
+  const auto input = run_attnviz("run -m samples/induction --text-file " + (dir / "notes.html").string() + " --html " +
+                                 (dir / "notes.html").string());
+  CHECK(input.exit_code == 2);
+  CHECK(contains(input.err, "the run reads this file"));
+  CHECK(slurp(dir / "notes.html") == "dog pen\n");
   const auto empty = run_attnviz("run -m samples/induction --text 'dog' --html ''");
   CHECK(empty.exit_code != 0);
   CHECK(contains(empty.err, "--html"));

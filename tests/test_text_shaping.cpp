@@ -4,6 +4,7 @@
 // kerned advances, the CJK fallback, and escapes of control characters.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -245,4 +246,29 @@ TEST_CASE("canvas: fit_text never cuts between a character and its combining mar
     CHECK(label.starts_with(kept));
     CHECK_FALSE(label.substr(kept.size()).starts_with("\u0301"));
   }
+}
+
+TEST_CASE("canvas: fit_text puts the ellipsis where right-to-left text was cut, its left end") {
+  Canvas c(10, 10, k_white, dejavu());
+  const std::string hebrew = "שלוםשלוםשלוםשלוםשלוםשלום";
+  const std::string cut = c.fit_text(hebrew, 20.0f, 80);
+  REQUIRE(cut.ends_with("\u200F…\u200F"));
+  const Layout l = shape_text(*dejavu(), cut, 20.0f);
+  REQUIRE_FALSE(l.glyphs.empty());
+  const uint32_t ellipsis_at = static_cast<uint32_t>(cut.size() - std::string("…\u200F").size());
+  // The ellipsis left of every Hebrew letter: at the logical end of the kept text (the mark before it
+  // draws nothing).
+  float ellipsis_pen = -1, leftmost_letter = 1e9f;
+  for (const auto& g : l.glyphs) {
+    if (g.cluster == ellipsis_at) ellipsis_pen = g.pen;
+    if (g.cluster < ellipsis_at - 3) leftmost_letter = std::min(leftmost_letter, g.pen);
+  }
+  REQUIRE(ellipsis_pen >= 0);
+  CHECK(ellipsis_pen < leftmost_letter);
+  // Latin keeps its ellipsis on the right, with no mark added.
+  const std::string latin = c.fit_text("abcdefghijklmnopqrstuvwxyz", 20.0f, 80);
+  CHECK(latin.ends_with("…"));
+  CHECK(latin.find("\u200F") == std::string::npos);
+  const Layout ll = shape_text(*dejavu(), latin, 20.0f);
+  CHECK(ll.glyphs.back().cluster == static_cast<uint32_t>(latin.size() - std::string("…").size()));
 }

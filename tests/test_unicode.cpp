@@ -174,4 +174,9 @@ TEST_CASE("unicode: printable_text escapes controls and replaces invalid bytes")
   CHECK(printable_text("x\xFFy") == "x\xEF\xBF\xBDy");
   CHECK(printable_text("\xE4\xBD") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // one U+FFFD per bad byte
   CHECK(printable_text("\xC4\xA0the \xE4\xBD\xA0") == "\xC4\xA0the \xE4\xBD\xA0");
+  // Noncharacters (cairo refuses them in a figure's text): U+FFFF, U+FDD0, U+1FFFE.
+  CHECK(printable_text("a\xEF\xBF\xBF" "b") == "a\\uffffb");
+  CHECK(printable_text("\xEF\xB7\x90") == "\\ufdd0");
+  CHECK(printable_text("\xF0\x9F\xBF\xBE") == "\\u1fffe");
+  CHECK(printable_text("\xEF\xB7\xB0") == "\xEF\xB7\xB0");  // U+FDF0 is a character
 }

@@ -106,9 +106,17 @@ void check_html_file(const RunArgs& a) {
     throw usage_error(fmt::format("--html {}: the page's name must end in .html or .htm (it replaces the file it names)",
                                   a.html));
   }
-  std::error_code ec;
-  if (!a.save.empty() && (a.save == a.html || std::filesystem::equivalent(a.save, a.html, ec))) {
-    throw usage_error(fmt::format("--html {}: the same file as --save", a.html));
+  const auto same = [&](const std::string& other) {
+    std::error_code ec;
+    return !other.empty() && (other == a.html || std::filesystem::equivalent(other, a.html, ec));
+  };
+  if (same(a.save)) throw usage_error(fmt::format("--html {}: the same file as --save", a.html));
+  // Any file the run reads (an .html text file, a tokenizer folder's file, …) must survive it.
+  const InputArgs& in = a.in;
+  for (const std::string& input : {in.model, in.tokenizer, in.mask_file, in.model_flags.layout_file, in.target.tokens,
+                                   in.target.ids, in.target.embeddings, in.target.text_file, in.source.tokens,
+                                   in.source.ids, in.source.embeddings, in.source.text_file}) {
+    if (same(input)) throw usage_error(fmt::format("--html {}: the run reads this file; give the page another name", a.html));
   }
 }
 

@@ -116,6 +116,10 @@ bool is_control(char32_t cp) {
   return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0x2028 || cp == 0x2029;
 }
 
+// The 66 noncharacters (U+FDD0–FDEF and the last two code points of every plane): valid UTF-8, but
+// not for interchange, and cairo refuses text holding one (an SVG or PDF figure would fail).
+bool is_noncharacter(char32_t cp) { return (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE; }
+
 }  // namespace
 
 std::optional<size_t> find_invalid_utf8(std::string_view text) {
@@ -149,7 +153,7 @@ std::string printable_text(std::string_view text) {
     const Decoded d = decode_one(text, pos);
     if (!d.valid) {
       append_utf8(out, k_replacement);
-    } else if (is_control(d.cp)) {
+    } else if (is_control(d.cp) || is_noncharacter(d.cp)) {
       append_escaped_control(out, d.cp);
     } else {
       out.append(text.substr(pos, static_cast<size_t>(d.length)));

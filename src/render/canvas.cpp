@@ -8,6 +8,8 @@
 #include <cmath>
 #include <mutex>
 
+#include <unicode/uchar.h>
+
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "font.hpp"
@@ -317,7 +319,15 @@ std::string Canvas::fit_text(std::string_view utf8, float pixel_size, int max_wi
     if (text_width(text.substr(0, next), pixel_size) + ellipsis > max_width) break;
     k = next;
   }
-  return text.substr(0, k) + "…";
+  // The ellipsis goes where the text was cut, its logical end: after right-to-left text that is its
+  // left end: right-to-left marks on both sides make the neutral "…" part of that run.
+  bool rtl = false;
+  for (const char32_t cp : decode_utf8(text.substr(0, k))) {
+    const UCharDirection d = u_charDirection(static_cast<UChar32>(cp));
+    if (d == U_LEFT_TO_RIGHT) rtl = false;
+    if (d == U_RIGHT_TO_LEFT || d == U_RIGHT_TO_LEFT_ARABIC) rtl = true;
+  }
+  return text.substr(0, k) + (rtl ? "\u200F…\u200F" : "…");
 }
 
 }  // namespace attnviz

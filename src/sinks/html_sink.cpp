@@ -50,7 +50,7 @@ float three_digits(float x) {
   int e = static_cast<int>(std::floor((exponent2 - 1) * 0.30102999566398120));  // ≤ floor(log10 a), at most 1 short
   while (e < 38 && a >= p10[static_cast<size_t>(e + 51)]) ++e;              // now 10^e ≤ a < 10^(e+1)
   const double scale = p10[static_cast<size_t>(2 - e + 50)];
-  return static_cast<float>(std::nearbyint(v * scale) / scale);
+  return static_cast<float>(std::round(v * scale) / scale);  // ties away from 0, as JS toPrecision
 }
 
 std::vector<float> three_digit_plane(const Matrix& m) {
@@ -95,8 +95,8 @@ struct HtmlSink::Current {
 
   // Row i's log-sum-exp over its allowed scores, in double, so that its weights are exp(s - lse):
   // NaN when an allowed score is NaN or +inf (the row's weights are NaN, as PyTorch's), -inf when no
-  // key is allowed. False when the weights the model computed are not those (then the map's weights
-  // are stored too).
+  // key is allowed. False unless every weight the page would print — float32(exp(s - lse)) to 3
+  // significant digits — is the model's weight to 3 digits (then the map's weights are stored).
   bool keep_lse(int i, const float* s, const float* p) {
     const auto [lo, hi] = info.mask->key_range(i, info.n_key);
     const auto allowed = [&](int j) { return !info.mask->matrix || (*info.mask->matrix)(i, j) != 0; };
@@ -114,12 +114,12 @@ struct HtmlSink::Current {
       }
     }
     const double l = non_finite ? std::numeric_limits<double>::quiet_NaN() : std::isfinite(top) ? top + std::log(sum) : top;
-    lse[static_cast<size_t>(i)] = static_cast<float>(l);
+    lse[static_cast<size_t>(i)] = l;
     for (int j = lo; j < hi; ++j) {
       if (!allowed(j)) continue;
-      const double w = std::exp(static_cast<double>(s[j]) - static_cast<double>(lse[static_cast<size_t>(i)]));
+      const auto w = static_cast<float>(std::exp(static_cast<double>(s[j]) - l));
       if (std::isnan(w) && std::isnan(p[j])) continue;
-      if (!(std::abs(w - p[j]) <= 1e-7 + 1e-4 * std::abs(w))) return false;
+      if (three_digits(w) != three_digits(p[j])) return false;
     }
     return true;
   }
@@ -151,7 +151,7 @@ struct HtmlSink::Current {
   PooledMap thumb;
   int top_k;
   std::vector<float> weights, scores;     // whole maps: [n_query, n_key]
-  std::vector<float> lse;                 // whole maps with scores: per query row
+  std::vector<double> lse;                // whole maps with scores: per query row
   bool lse_exact = true;                  // every row's weights are exp(score - lse)
   std::optional<PooledMap> pooled;        // long maps
   std::vector<uint32_t> top_keys;         // long maps: [n_query, top_k], k_no_key past the last

@@ -23,7 +23,7 @@ std::vector<char32_t> decode_utf8(std::string_view text);
 void append_utf8(std::string& out, char32_t cp);
 // text with every invalid UTF-8 byte replaced by U+FFFD (token pieces of byte-level BPE may split
 // a character) and control characters escaped (\n, \t, \r, \xNN, \u0085) so one label stays on
-// one terminal line and its width is known.
+// one terminal line and its width is known; noncharacters (U+FDD0–FDEF, U+FFFE, …) escaped too.
 std::string printable_text(std::string_view text);
 
 // Columns a terminal uses for one code point: utf8proc's width (0 for non-spacing marks and

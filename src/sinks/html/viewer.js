@@ -1,6 +1,7 @@
 // attnviz --html viewer: reads the page's own data blocks (no URL is ever loaded), then draws the model
 // view, the zoomable heatmap, the head view and the stats table. Numbers are the run's float32 values
-// (a whole map's weights recomputed as exp(score − row log-sum-exp) in double), printed with 3
+// (a whole map's weights recomputed as float32(exp(score − row log-sum-exp)), which the sink checked
+// gives the model's weights to the 3 digits shown), printed with 3
 // significant digits; only the thumbnails are float16 pictures.
 "use strict";
 (function () {
@@ -76,7 +77,7 @@
     const d = {
       w: await get("w", Float32Array, cells),
       s: await get("s", Float32Array, cells),
-      lse: await get("lse", Float32Array, m.pool === 1 ? m.nQuery : 0),
+      lse: await get("lse", Float64Array, m.pool === 1 ? m.nQuery : 0),
       x: await get("x", Float32Array, cells),
       tk: await get("tk", Uint32Array, slots),
       tw: await get("tw", Float32Array, slots),
@@ -376,7 +377,8 @@
       const lines = [`query ${cq} ${quoted(label(m.qLabels, cq))}`, `key ${ck} ${quoted(label(m.kLabels, ck))}`];
       if (masked) lines.push("masked");
       else {
-        lines.push(`weight ${fmt(d.exact ? Math.exp(d.s[p] - d.lse[cq]) : d.w[p])}`);
+        // As the model's float32 (an underflow is 0, as there), from the score and the row's lse.
+        lines.push(`weight ${fmt(d.exact ? Math.fround(Math.exp(d.s[p] - d.lse[cq])) : d.w[p])}`);
         lines.push(d.s ? `score ${fmt(d.s[p])}` : "no score (a map derived from weights)");
       }
       return lines.join("\n");
