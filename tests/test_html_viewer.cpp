@@ -93,6 +93,37 @@ std::vector<double> doubles(const std::string& page, const std::string& id, size
 // What the page prints for a stored score: float32(exp(s - lse)).
 float page_weight(float score, double lse) { return static_cast<float>(std::exp(static_cast<double>(score) - lse)); }
 
+// A whole map's weights as the page rebuilds them: float32(exp(s - lse)), then its exceptions.
+std::vector<float> page_weights(const std::string& page, const json& m, int n) {
+  const json blobs = m.at("blobs");
+  const auto s = floats(page, blobs.at("s"), static_cast<size_t>(n * n));
+  const auto lse = doubles(page, blobs.at("lse"), static_cast<size_t>(n));
+  std::vector<float> w(s.size());
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) w[static_cast<size_t>(i * n + j)] = page_weight(s[static_cast<size_t>(i * n + j)], lse[static_cast<size_t>(i)]);
+  }
+  const std::string b64 = script_after(page, R"(<script type="application/octet-stream" id=")" + blobs.at("ex").get<std::string>() + "\">");
+  const size_t count = [&] {  // the list's length: its inflated bytes / 4
+    const std::string packed = from_base64(b64);
+    std::string bytes(w.size() * 4 + 16, '\0');
+    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+    size_t got = 0;
+    libdeflate_zlib_decompress(d, packed.data(), packed.size(), bytes.data(), bytes.size(), &got);
+    libdeflate_free_decompressor(d);
+    return got / 4;
+  }();
+  const auto at = blob(page, blobs.at("ex"), count, 4);
+  const auto ew = floats(page, blobs.at("ew"), count);
+  for (size_t k = 0; k < count; ++k) w[at[k]] = ew[k];
+  return w;
+}
+
+// The same 3 significant digits (what the tooltip prints), NaN as NaN.
+bool same_digits(double got, double want) {
+  if (std::isnan(want)) return std::isnan(got);
+  return fmt::format("{:.2e}", got) == fmt::format("{:.2e}", want);
+}
+
 bool same_float(float got, float want) { return std::isnan(want) ? std::isnan(got) : got == want; }
 
 // `floor`: the error the value had before (float32 sums against torch's or a double reference).
@@ -148,6 +179,8 @@ TEST_CASE("html: a whole map keeps every score as float32 and its weights as exp
   const int n = 7;
   attnviz::Matrix scores, probs;
   causal_map(n, scores, probs);
+  const float model_weight = probs(5, 2) * 1.01f;  // one weight 1 % off its score's softmax: an exception
+  probs(5, 2) = model_weight;
   TempDir dir;
   const std::string page = write_page(n, 512, scores, probs, dir);
   const json meta = page_meta(page);
@@ -157,7 +190,7 @@ TEST_CASE("html: a whole map keeps every score as float32 and its weights as exp
   CHECK(m.at("log") == false);  // 7 tokens: linear, as --png
   REQUIRE_FALSE(m.at("blobs").contains("w"));
   const auto s = floats(page, m.at("blobs").at("s"), n * n);
-  const auto lse = doubles(page, m.at("blobs").at("lse"), n);
+  const auto w = page_weights(page, m, n);
   const auto allowed = blob(page, meta.at("masks").at(m.at("mask").get<int>()).at("blob"), n * n, 1);
   double finite_max = 0;
   for (int i = 0; i < n; ++i) {
@@ -167,10 +200,11 @@ TEST_CASE("html: a whole map keeps every score as float32 and its weights as exp
       CAPTURE(j);
       CHECK(same_float(s[p], scores(i, j)));
       CHECK(allowed[p] == (j <= i ? 1u : 0u));
-      if (j <= i) CHECK(near(page_weight(s[p], lse[static_cast<size_t>(i)]), probs(i, j)));
+      if (j <= i) CHECK(same_digits(w[p], probs(i, j)));
       finite_max = std::max(finite_max, static_cast<double>(probs(i, j)));
     }
   }
+  CHECK(w[5 * n + 2] == model_weight);  // the exception, as the model has it
   CHECK(m.at("vmax").get<double>() == doctest::Approx(finite_max).epsilon(1e-6));
   CHECK(meta.at("masks").at(0).at("text") == "causal");
 }
@@ -192,18 +226,18 @@ TEST_CASE("html: a weight the model's float32 underflowed to 0 is 0 on the page 
   CHECK(page_weight(s[2], lse[1]) == 1.0f);
 }
 
-TEST_CASE("html: weights that are not the softmax of the scores (a NaN row) are stored as they are") {
+TEST_CASE("html: weights that are not the softmax of the scores are kept: a NaN row as exceptions, many as weights") {
   const int n = 7;
   attnviz::Matrix scores, probs;
   causal_map(n, scores, probs);
-  probs.row(4).head(5).setConstant(std::numeric_limits<float>::quiet_NaN());
+  probs.row(4).head(5).setConstant(std::numeric_limits<float>::quiet_NaN());  // 5 of 49 cells
   TempDir dir;
   const std::string page = write_page(n, 512, scores, probs, dir);
   const json m = page_meta(page).at("maps").at(0);
-  REQUIRE_FALSE(m.at("blobs").contains("lse"));
-  const auto w = floats(page, m.at("blobs").at("w"), n * n);
+  REQUIRE(m.at("blobs").contains("lse"));
+  const auto w = page_weights(page, m, n);
   for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) CHECK(same_float(w[static_cast<size_t>(i * n + j)], probs(i, j)));
+    for (int j = 0; j <= i; ++j) CHECK(same_digits(w[static_cast<size_t>(i * n + j)], probs(i, j)));
   }
   CHECK(std::isnan(w[4 * n + 2]));
   double finite_max = 0;  // the colour range: finite weights only
@@ -213,6 +247,17 @@ TEST_CASE("html: weights that are not the softmax of the scores (a NaN row) are 
     }
   }
   CHECK(m.at("vmax").get<double>() == doctest::Approx(finite_max).epsilon(1e-6));
+
+  // Uniform rows whatever the scores: every cell an exception, so the weights themselves are stored.
+  for (int i = 0; i < n; ++i) probs.row(i).head(i + 1).setConstant(1.0f / static_cast<float>(i + 1));
+  TempDir dir2;
+  const std::string uniform = write_page(n, 512, scores, probs, dir2);
+  const json u = page_meta(uniform).at("maps").at(0);
+  REQUIRE_FALSE(u.at("blobs").contains("lse"));
+  const auto stored = floats(uniform, u.at("blobs").at("w"), n * n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) CHECK(same_float(stored[static_cast<size_t>(i * n + j)], probs(i, j)));
+  }
 }
 
 TEST_CASE("html: a long map is stored mean- and max-pooled to 3 digits, with each query's strongest keys exact") {
@@ -294,7 +339,7 @@ TEST_CASE("html: seed 000's MultiHeadAttention, every head's weights and scores 
     CHECK(m.at("head") == h);
     const int n = m.at("nQuery").get<int>();
     const auto s = floats(page, m.at("blobs").at("s"), n * n);
-    const auto lse = doubles(page, m.at("blobs").at("lse"), n);
+    const auto w = page_weights(page, m, n);
     const json probs = per_head.at(h).at("probs");
     const json scores = per_head.at(h).at("scores");
     for (int i = 0; i < n; ++i) {
@@ -303,7 +348,7 @@ TEST_CASE("html: seed 000's MultiHeadAttention, every head's weights and scores 
         CAPTURE(i);
         CAPTURE(j);
         const double score = s[static_cast<size_t>(i * n + j)];
-        CHECK(near(page_weight(s[static_cast<size_t>(i * n + j)], lse[static_cast<size_t>(i)]), probs.at(i).at(j).get<double>(), 1e-6));
+        CHECK(near(w[static_cast<size_t>(i * n + j)], probs.at(i).at(j).get<double>(), 1e-6));
         CHECK(near(score, scores.at(i).at(j).get<double>(), 1e-5));
       }
     }

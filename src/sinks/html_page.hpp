@@ -16,8 +16,9 @@ namespace attnviz::detail {
 
 // One stored map. Its arrays, float32 unless named otherwise, base64 of zlib bytes:
 //   whole maps (pool 1):  "s" scores [n_query × n_key] and "lse" each row's log-sum-exp [n_query],
-//                         float64, the weights being float32(exp(s − lse)) — or, where that does not
-//                         give the model's weights to the 3 digits shown, "w" the weights; maps derived from
+//                         float64, the weights being float32(exp(s − lse)) except at the cells "ex"
+//                         (uint32 indices) whose weights "ew" are given, where that is not the model's
+//                         weight to the 3 digits shown — or, where such cells are many, "w" the weights; maps derived from
 //                         weights (rollout) have no scores: "w" only
 //   pooled maps:          "w" mean and "x" max weight per cell [cells_q × cells_k] (over the cell's
 //                         allowed pairs, rounded to the 3 significant digits shown), "tk" each query's top_k strongest keys (uint32, 2³²−1 past

@@ -95,9 +95,10 @@ struct HtmlSink::Current {
 
   // Row i's log-sum-exp over its allowed scores, in double, so that its weights are exp(s - lse):
   // NaN when an allowed score is NaN or +inf (the row's weights are NaN, as PyTorch's), -inf when no
-  // key is allowed. False unless every weight the page would print — float32(exp(s - lse)) to 3
-  // significant digits — is the model's weight to 3 digits (then the map's weights are stored).
-  bool keep_lse(int i, const float* s, const float* p) {
+  // key is allowed. Every weight the page would print — float32(exp(s - lse)) to 3 significant
+  // digits, 0 in a row with no allowed key — that is not the model's weight to 3 digits (a rounding
+  // at a digit's edge, ~1 cell in 5,000; a row left NaN some other way) is kept as an exception.
+  void keep_lse(int i, const float* s, const float* p) {
     const auto [lo, hi] = info.mask->key_range(i, info.n_key);
     const auto allowed = [&](int j) { return !info.mask->matrix || (*info.mask->matrix)(i, j) != 0; };
     double top = -std::numeric_limits<double>::infinity();
@@ -117,11 +118,13 @@ struct HtmlSink::Current {
     lse[static_cast<size_t>(i)] = l;
     for (int j = lo; j < hi; ++j) {
       if (!allowed(j)) continue;
-      const auto w = static_cast<float>(std::exp(static_cast<double>(s[j]) - l));
+      const float w = l == -std::numeric_limits<double>::infinity() ? 0.0f : static_cast<float>(std::exp(static_cast<double>(s[j]) - l));
       if (std::isnan(w) && std::isnan(p[j])) continue;
-      if (three_digits(w) != three_digits(p[j])) return false;
+      if (three_digits(w) != three_digits(p[j]) || std::isnan(w) != std::isnan(p[j])) {
+        exception_at.push_back(static_cast<uint32_t>(static_cast<size_t>(i) * static_cast<size_t>(info.n_key) + static_cast<size_t>(j)));
+        exception_weight.push_back(p[j]);
+      }
     }
-    return true;
   }
 
   // Query i's top_k strongest allowed keys, strongest first, into its slots.
@@ -152,7 +155,8 @@ struct HtmlSink::Current {
   int top_k;
   std::vector<float> weights, scores;     // whole maps: [n_query, n_key]
   std::vector<double> lse;                // whole maps with scores: per query row
-  bool lse_exact = true;                  // every row's weights are exp(score - lse)
+  std::vector<uint32_t> exception_at;     // cells whose weight is not float32(exp(s - lse)) to 3 digits
+  std::vector<float> exception_weight;    // … and their weights
   std::optional<PooledMap> pooled;        // long maps
   std::vector<uint32_t> top_keys;         // long maps: [n_query, top_k], k_no_key past the last
   std::vector<float> top_weights;
@@ -202,7 +206,7 @@ void HtmlSink::on_block(const AttentionBlock& block) {
       std::copy(p, p + n_key, c.weights.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(i) * n_key));
       if (s) {
         std::copy(s, s + n_key, c.scores.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(i) * n_key));
-        if (c.lse_exact) c.lse_exact = c.keep_lse(i, s, p);
+        c.keep_lse(i, s, p);
       }
     } else {
       c.keep_strongest(i, p);
@@ -279,11 +283,14 @@ void HtmlSink::end_map(const MapInfo& info) {
   rec.thumb_k = c.thumb.grid().cells_k;
   rec.thumb = array_blob(thumbnail_cells(thumb, *thumb_mask.counts));
   if (c.grid.pool == 1) {
-    // Weights as exp(score - lse) when that is what the model computed (half the bytes), else as they are.
+    // Weights as float32(exp(score - lse)) with the few exceptions (half the bytes), or, when the
+    // exceptions are many (the weights are not the scores' softmax), as they are.
     if (!c.scores.empty()) {
       rec.blobs.emplace_back("s", array_blob(c.scores));
-      if (c.lse_exact) {
+      if (c.exception_at.size() <= c.weights.size() / 8) {
         rec.blobs.emplace_back("lse", array_blob(c.lse));
+        rec.blobs.emplace_back("ex", array_blob(c.exception_at));
+        rec.blobs.emplace_back("ew", array_blob(c.exception_weight));
       } else {
         rec.blobs.emplace_back("w", array_blob(c.weights));
       }

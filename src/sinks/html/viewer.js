@@ -55,7 +55,8 @@
   // An array stored byte plane by byte plane (all first bytes, then all second bytes, …; little-endian).
   function typed(bytes, Type, count, id) {
     const size = Type.BYTES_PER_ELEMENT;
-    if (bytes.byteLength !== count * size) {
+    if (count === null) count = bytes.byteLength / size;  // a list of any length
+    if (!Number.isInteger(count) || bytes.byteLength !== count * size) {
       throw new Error(`data block ${id} holds ${bytes.byteLength} bytes, expected ${count * size}`);
     }
     if (size === 1) return new Type(bytes.buffer, bytes.byteOffset, count);
@@ -78,19 +79,23 @@
       w: await get("w", Float32Array, cells),
       s: await get("s", Float32Array, cells),
       lse: await get("lse", Float64Array, m.pool === 1 ? m.nQuery : 0),
+      ex: m.blobs.ex ? typed(await inflate(m.blobs.ex, "ex"), Uint32Array, null, m.blobs.ex) : null,
+      ew: m.blobs.ew ? typed(await inflate(m.blobs.ew, "ew"), Float32Array, null, m.blobs.ew) : null,
       x: await get("x", Float32Array, cells),
       tk: await get("tk", Uint32Array, slots),
       tw: await get("tw", Float32Array, slots),
       allowed: m.mask >= 0 ? typed(await inflate(meta.masks[m.mask].blob, "mask"), Uint8Array, cells, meta.masks[m.mask].blob) : null,
     };
-    if (!d.w && d.s && d.lse) {  // weights = exp(score − lse): a row without allowed keys is all 0
+    if (!d.w && d.s && d.lse) {
+      // weights = float32(exp(score − lse)), a row without allowed keys all 0, then the cells where
+      // that is not the model's weight to 3 digits (the sink checked each) set to the model's.
       d.w = new Float32Array(cells);
       for (let q = 0; q < m.nQuery; q++) {
         const l = d.lse[q];
         if (l === -Infinity) continue;
         for (let k = 0, p = q * m.nKey; k < m.nKey; k++, p++) d.w[p] = (!d.allowed || d.allowed[p]) ? Math.exp(d.s[p] - l) : 0;
       }
-      d.exact = true;  // tooltips compute the weight in double from the score, not from this float32 copy
+      if (d.ex) d.ex.forEach((p, n) => { d.w[p] = d.ew[n]; });
     }
     if (!d.w) throw new Error(`map ${i} has neither weights nor scores with their log-sum-exp`);
     cache.set(i, d);
@@ -377,8 +382,7 @@
       const lines = [`query ${cq} ${quoted(label(m.qLabels, cq))}`, `key ${ck} ${quoted(label(m.kLabels, ck))}`];
       if (masked) lines.push("masked");
       else {
-        // As the model's float32 (an underflow is 0, as there), from the score and the row's lse.
-        lines.push(`weight ${fmt(d.exact ? Math.fround(Math.exp(d.s[p] - d.lse[cq])) : d.w[p])}`);
+        lines.push(`weight ${fmt(d.w[p])}`);
         lines.push(d.s ? `score ${fmt(d.s[p])}` : "no score (a map derived from weights)");
       }
       return lines.join("\n");
