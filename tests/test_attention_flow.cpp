@@ -144,5 +144,5 @@ TEST_CASE("attention flow: past its token limit it refuses, naming the cost; rol
   const auto titled = run_attnviz("rollout --flow -m tests/fixtures/planted/planted-heads --probe repeat:4 --color=never "
                                   "--no-heatmap --layer 1");
   REQUIRE_MESSAGE(titled.exit_code == 0, titled.err);
-  CHECK(contains(titled.out, "flow · layer 1 · self · head 0 · attention flow: mean of heads, residual 0.5"));
+  CHECK(contains(titled.out, "flow · layer 1 · self · attention flow: mean of heads, residual 0.5"));
 }

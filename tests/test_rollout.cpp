@@ -105,7 +105,7 @@ TEST_CASE("rollout: scores are refused, and the maps are titled as rollout") {
   CHECK(contains(scores.err, "rollout maps are products of attention weights, with no scores"));
   const auto shown = run_attnviz(m + " --layer 1 --no-heatmap");
   REQUIRE_MESSAGE(shown.exit_code == 0, shown.err);
-  CHECK(contains(shown.out, "rollout · layer 1 · self · head 0 · rollout: mean of heads, residual 0.5"));
+  CHECK(contains(shown.out, "rollout · layer 1 · self · rollout: mean of heads, residual 0.5"));
   CHECK_FALSE(contains(shown.out, "layer 0"));  // --layer picks the rollout shown
   const auto cross = run_attnviz(m + " --site cross");
   CHECK(cross.exit_code == 2);

@@ -205,7 +205,7 @@ void PngSink::end_map(const MapInfo& info) {
       return encode_png(heatmap_image(positions, cells, style.cmap, 0.0f, 1.0f), dpi);
     });
   }
-  const std::string title = fmt::format("{} · {}", options_.model_name, info.id.title());
+  const std::string title = fmt::format("{} · {}", options_.model_name, map_where(info));
   // The caption reads the map: made before the map moves into the job (the order of init-captures
   // is not the order they are written in).
   std::string cap = caption(info, options_, map, style.vmax, counts_.n_allowed, style.log);

@@ -53,7 +53,7 @@ void TerminalSink::check_table_size(const MapInfo& info) const {
   throw usage_error(fmt::format(
       "the table of {} is {}×{} = {} cells, more than the {} a {} table may hold; use {}, --table none, "
       "or a shorter input",
-      info.id.title(), info.n_query, info.n_key, cells, k_max_table_cells,
+      map_where(info), info.n_query, info.n_key, cells, k_max_table_cells,
       table_format_name(options_.table_style.format) + std::string(json ? " --table both" : ""),
       json ? "--table probs or --table scores (streamed row by row)"
            : "--format csv or json (streamed row by row)"));
@@ -114,7 +114,7 @@ void TerminalSink::end_map(const MapInfo& info) {
     style.vmax = finite_max(current_->probs, 1e-6f);
     style.non_finite = !current_->probs.allFinite();
     const std::string title =
-        fmt::format("{} · {} · {}mask: {}{}", options_.model_name, info.id.title(),
+        fmt::format("{} · {} · {}mask: {}{}", options_.model_name, map_where(info),
                     info.kind.empty() ? "" : info.kind + " · ", info.mask->describe(), scale_suffix(info));
     out_ << render_heatmap(title, current_->probs, *info.mask, *info.query_labels,
                            *info.key_labels, style)
@@ -165,7 +165,7 @@ std::string TerminalSink::table_title(const MapInfo& info, TableKind kind) const
   const std::string what = kind == TableKind::scores ? fmt::format("scores (q·k × {:.4g})", info.scale)
                            : info.kind.empty()        ? "weights (softmax)" + scale_suffix(info)
                                                       : info.kind;
-  return fmt::format("{} {} · {}", options_.model_name, info.id.title(), what);
+  return fmt::format("{} {} · {}", options_.model_name, map_where(info), what);
 }
 
 std::string TerminalSink::tables_text(const GatheredMap& map) {

@@ -33,6 +33,13 @@ struct MapInfo {
   std::shared_ptr<const Labels> key_labels = std::make_shared<const Labels>();
 };
 
+// Where a map sits, for titles: "layer 0 · self · head 3" (HeadId::title); a map derived from several
+// heads (`kind` set, such as a rollout) is no one head's: "layer 0 · self".
+inline std::string map_where(const MapInfo& info) {
+  const std::string t = info.id.title();
+  return info.kind.empty() ? t : t.substr(0, t.rfind(" · head "));
+}
+
 struct AttentionBlock {
   AttentionBlock(const MapInfo& map_info, int begin, int end, ConstMatrixRef block_scores,
                  ConstMatrixRef block_probs)
