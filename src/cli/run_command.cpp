@@ -77,12 +77,17 @@ TerminalOptions terminal_options(const RunArgs& a, const PreparedRun& run, Color
   return t;
 }
 
+// --log / --linear, else the default (log for causal maps over 32 tokens).
+ColourScale colour_scale(const RunArgs& a) {
+  return a.log_scale ? ColourScale::log : a.linear_scale ? ColourScale::linear : ColourScale::auto_scale;
+}
+
 PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap) {
   PngOptions p;
   p.selection = shown_selection(a, run);
   p.model_name = run.model.name;
   p.style.cmap = cmap;
-  p.colour_scale = a.log_scale ? ColourScale::log : a.linear_scale ? ColourScale::linear : ColourScale::auto_scale;
+  p.colour_scale = colour_scale(a);
   p.style.fonts = FontSet::find(a.font);  // before the forward pass: a bad --font fails early
   p.shared_scale = a.scale == "shared";
   p.pool = parse_pool_mode(a.pool);
@@ -125,8 +130,7 @@ HtmlOptions html_options(const RunArgs& a, const PreparedRun& run, ColormapId cm
   h.selection = shown_selection(a, run);
   h.model_name = run.model.name;
   h.cmap = cmap;
-  h.force_log = a.log_scale;
-  h.force_linear = a.linear_scale;
+  h.colour_scale = colour_scale(a);
   h.max_cells = a.html_cells;
   return h;
 }

@@ -15,7 +15,6 @@
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/io/gguf_quantize.hpp"
 #include "html_blob.hpp"
-#include "attnviz/sinks/png_sink.hpp"
 #include "html_page.hpp"
 
 namespace attnviz {
@@ -276,9 +275,7 @@ void HtmlSink::end_map(const MapInfo& info) {
   rec.mask = mask_blob;
   rec.mask_text = c.info.mask->describe();
   rec.vmax = c.vmax;
-  rec.log = options_.force_log ||
-            (!options_.force_linear && options_.log_default_causal && c.info.mask->causal &&
-             std::max(c.info.n_query, c.info.n_key) > k_auto_log_tokens);
+  rec.log = log_scale_for(c.info, options_.colour_scale);
   rec.thumb_q = c.thumb.grid().cells_q;
   rec.thumb_k = c.thumb.grid().cells_k;
   rec.thumb = array_blob(thumbnail_cells(thumb, *thumb_mask.counts));

@@ -45,13 +45,12 @@ std::string caption(const MapInfo& info, const PngOptions& o, const FigureMap& m
   return s;
 }
 
-// Whether a map is drawn on a log scale (PngOptions::colour_scale).
+}  // namespace
+
 bool log_scale_for(const MapInfo& info, ColourScale scale) {
   if (scale != ColourScale::auto_scale) return scale == ColourScale::log;
   return info.mask->causal && std::max(info.n_query, info.n_key) > k_auto_log_tokens;
 }
-
-}  // namespace
 
 PngSink::PngSink(std::filesystem::path dir, PngOptions options)
     : dir_(std::move(dir)), options_(std::move(options)) {

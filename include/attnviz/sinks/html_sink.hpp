@@ -16,6 +16,7 @@
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/render/colormap.hpp"
 #include "attnviz/render/pooled_map.hpp"
+#include "attnviz/sinks/png_sink.hpp"
 #include "attnviz/event/selection.hpp"
 
 namespace attnviz {
@@ -25,8 +26,7 @@ struct HtmlOptions {
   std::string model_name;
   std::string input_note;      // what ran, for the page's header ("49 tokens of text")
   ColormapId cmap = ColormapId::viridis;
-  bool log_default_causal = true;  // log colour scale first for causal maps over 32 tokens (as --png)
-  bool force_log = false, force_linear = false;
+  ColourScale colour_scale = ColourScale::auto_scale;  // the scale a map opens on (log_scale_for, as --png)
   int max_cells = 512;         // --html-cells: maps with more tokens per side are stored mean/max pooled
   int top_k = 8;               // pooled maps: each query's K strongest keys, exactly, for the head view
   StatsOptions stats;          // the stats table's saturation threshold (selection is set from above)

@@ -24,6 +24,8 @@ namespace attnviz {
 // linear scale leaves every later row near the bottom colour), linear otherwise.
 enum class ColourScale { auto_scale, linear, log };
 inline constexpr int k_auto_log_tokens = 32;
+// Whether a map is drawn on a log scale under `scale` (figures and the --html page alike).
+bool log_scale_for(const MapInfo& info, ColourScale scale);
 
 struct PngOptions {
   HeadSelection selection;
