@@ -150,9 +150,9 @@ void render_page(const PageInput& page, const std::function<void(std::string_vie
     for (const auto& [name, data] : m.blobs) add_blob(out, fmt::format("b{}-{}", i, name), data);
   }
   for (size_t i = 0; i < page.mask_blobs->size(); ++i) add_blob(out, fmt::format("m{}", i), (*page.mask_blobs)[i]);
-  out("<script>\n");
+  out("<script>\n\"use strict\";\n(function () {\n");  // the parts of the script share one scope
   out(k_viewer_js);
-  out("</script>\n</body>\n</html>\n");
+  out("})();\n</script>\n</body>\n</html>\n");
 }
 
 }  // namespace attnviz::detail

@@ -54,7 +54,8 @@ struct PageInput {
 // The page, handed to `out` piece by piece (the arrays are the bulk of it: never copied into one string).
 void render_page(const PageInput& page, const std::function<void(std::string_view)>& out);
 
-// The viewer's parts, from src/sinks/html/ (generated into the build by cmake/embed_text.cmake).
+// The viewer's parts, from src/sinks/html/ (generated into the build by cmake/embed_text.cmake):
+// k_viewer_js is the body of one function, its viewer_*.js files in CMakeLists.txt's order.
 extern const char* const k_viewer_body;
 extern const char* const k_viewer_css;
 extern const char* const k_viewer_js;
