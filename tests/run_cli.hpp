@@ -23,7 +23,8 @@ struct CliResult {
 };
 
 // `args` is appended to the binary's path as shell words; runs in the source directory. `env`:
-// shell assignments for this run only ("HF_HOME='/tmp/x'").
+// shell assignments for this run only ("HF_HOME='/tmp/x'"). OPENBLAS_THREAD_TIMEOUT is set, so the
+// binary does not execute itself a second time to set it (cli/startup.cpp); `env` may unset it.
 inline CliResult run_attnviz(const std::string& args, const std::string& stdin_text = "",
                              const std::string& env = "") {
   TempDir io;

@@ -174,7 +174,7 @@ TEST_CASE("analysis heads: --temperature divides q·k: [8, 0] saturates at T = 1
 }
 
 TEST_CASE(
-    "analysis heads: constructed previous-token and self heads are labelled; thresholds hold") {
+    "analysis heads: constructed previous-token and self heads are labelled, thresholds hold") {
   const int n = 6;
   const Mask mask;
   Matrix prev = Matrix::Zero(n, n), diag = Matrix::Zero(n, n);
@@ -195,7 +195,7 @@ TEST_CASE(
   CHECK(h.role() == HeadRole::mixed);
 }
 
-TEST_CASE("analysis heads: figures do not depend on the block size; unselected maps are skipped") {
+TEST_CASE("analysis heads: figures do not depend on the block size, unselected maps are skipped") {
   Random rng(7);
   Matrix s(9, 9);
   for (Eigen::Index i = 0; i < s.size(); ++i) s.data()[i] = 3.0f * rng.normal();
@@ -220,7 +220,7 @@ TEST_CASE("analysis heads: figures do not depend on the block size; unselected m
   CHECK(c.heads()[0].id.head == 1);
 }
 
-TEST_CASE("analysis heads: fully masked rows get no figures; heads pool per layer and overall") {
+TEST_CASE("analysis heads: fully masked rows get no figures, heads pool per layer and overall") {
   MaskMatrix m = MaskMatrix::Ones(3, 3);
   m.row(1).setZero();
   Mask mask;

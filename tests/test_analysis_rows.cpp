@@ -69,7 +69,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "analysis rows: masked keys are left out; one allowed key has no normalised entropy or gap") {
+    "analysis rows: masked keys are left out, one allowed key has no normalised entropy or gap") {
   const std::vector<float> p = {0.5f, 0.0f, 0.5f};
   const std::vector<double> logits = {1.0, 0.0, 1.0};
   const std::vector<uint8_t> allowed = {1, 0, 1};
@@ -107,7 +107,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "analysis rows: Summary and Moments merged in pieces equal one pass; NaN is not counted") {
+    "analysis rows: Summary and Moments merged in pieces equal one pass, NaN is not counted") {
   const std::vector<double> xs = {3.0, -1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0};
   Summary whole, a, b;
   Moments mw, ma, mb;

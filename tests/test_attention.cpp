@@ -337,7 +337,7 @@ TEST_CASE("attention: blocks are the same whatever masks and sizes ran before on
   }
 }
 
-TEST_CASE("attention: d_k = 0 gives zero scores and uniform weights; no keys gives no weights") {
+TEST_CASE("attention: d_k = 0 gives zero scores and uniform weights, no keys gives no weights") {
   const Matrix q(3, 0), k(4, 0), v = Matrix::Ones(4, 2);
   Matrix out;
   const auto c = run(out, q, k, v, Mask{}, 1.0f, 2);

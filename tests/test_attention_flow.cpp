@@ -50,7 +50,7 @@ TEST_CASE("max flow: the textbook network (CLRS figure 26.1) carries 23, and cut
   CHECK_THROWS_AS(bottleneck.max_flow(0, 9), Error);
 }
 
-TEST_CASE("attention flow: through one layer it is that layer; through two it is bounded by both") {
+TEST_CASE("attention flow: through one layer it is that layer, through two it is bounded by both") {
   Matrix a(3, 3);
   a << 1, 0, 0, 0.25f, 0.75f, 0, 0.2f, 0.3f, 0.5f;
   const Matrix one = attention_flow({a}, 2);
@@ -130,7 +130,7 @@ TEST_CASE("attention flow: attnviz rollout --flow --save equals networkx on the 
   }
 }
 
-TEST_CASE("attention flow: past its token limit it refuses, naming the cost; rollout does not") {
+TEST_CASE("attention flow: past its token limit it refuses, naming the cost, rollout does not") {
   std::string ids;
   for (int i = 0; i < 130; ++i) ids += std::to_string(i * 7 % 48) + " ";
   const std::string m = "rollout -m tests/fixtures/torch/hf_qwen2 --ids '" + ids + "' --no-heatmap --table none";

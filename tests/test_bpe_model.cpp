@@ -77,7 +77,7 @@ TEST_CASE("bpe model: lowest rank first, leftmost first, overlaps skipped") {
   CHECK(ids(*m, "").empty());
 }
 
-TEST_CASE("bpe model: merges as pairs read like merges as lines; #version lines are skipped") {
+TEST_CASE("bpe model: merges as pairs read like merges as lines, #version lines are skipped") {
   const auto pairs = bpe({}, k_vocab, json::array({{"a", "b"}, {"b", "c"}, {"ab", "c"}, {"a", "a"}}));
   CHECK(ids(*pairs, "bcab") == std::vector<int64_t>{4, 3});
   CHECK(pairs->description() == "BPE, 7 tokens, 4 merges");
@@ -175,7 +175,7 @@ TEST_CASE("bpe model: ignore_merges takes a word the vocabulary holds whole") {
   CHECK(ids(*m, "bcb") == std::vector<int64_t>{4, 1});  // not whole in the vocabulary: merges
 }
 
-TEST_CASE("bpe model: dropout null or 0 is deterministic; any other is refused") {
+TEST_CASE("bpe model: dropout null or 0 is deterministic, any other is refused") {
   CHECK(ids(*bpe({{"dropout", nullptr}}), "abc") == std::vector<int64_t>{5});
   CHECK(ids(*bpe({{"dropout", 0}}), "abc") == std::vector<int64_t>{5});
   CHECK(ids(*bpe({{"dropout", 0.0}}), "abc") == std::vector<int64_t>{5});

@@ -123,7 +123,7 @@ TEST_CASE("check: seed 001's -1e9 fill makes fully masked rows uniform: masked a
   CHECK(f[1].worst == doctest::Approx(1.0));
 }
 
-TEST_CASE("check: a row off 1 by more than 1e-5 is reported; within 1e-5 it is not") {
+TEST_CASE("check: a row off 1 by more than 1e-5 is reported, within 1e-5 it is not") {
   const Mask mask;
   auto [s, p] = softmax_map(Matrix::Zero(3, 2), mask);
   p.row(0) << 0.5f, 0.49f;
@@ -158,7 +158,7 @@ TEST_CASE("check cli: seed 001's all-zero mask fails `check` with exit 3, naming
   CHECK(contains(r.err, "attnviz: error: check: 4 problems in 4 of 4 maps"));
 }
 
-TEST_CASE("check cli: a clean causal run passes with exit 0; --head narrows the maps checked") {
+TEST_CASE("check cli: a clean causal run passes with exit 0, --head narrows the maps checked") {
   auto r = run_attnviz("check -m samples/mha -t samples/english.txt --causal");
   CHECK_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out == "check: 4 maps, no problems\n");

@@ -76,7 +76,7 @@ TEST_CASE("cli: json and csv tables are data") {
   CHECK(r.exit_code == 2);
 }
 
-TEST_CASE("cli: embeddings from .npy feed the layer; a wrong width is an error") {
+TEST_CASE("cli: embeddings from .npy feed the layer, a wrong width is an error") {
   TempDir dir;
   write_npy(dir / "x.npy", Matrix::Ones(3, 128));
   auto r = run_attnviz("run -m samples/mha --embeddings " + (dir / "x.npy").string() + " --no-heatmap");

@@ -47,7 +47,7 @@ TEST_CASE("cli messages: an unknown option gets the prefix, a did-you-mean and e
   CHECK(r.err.rfind("attnviz: error: unknown command 'rn'; did you mean run?\n", 0) == 0);
 }
 
-TEST_CASE("cli messages: every CLI11 error is an attnviz error; --help and --version exit 0") {
+TEST_CASE("cli messages: every CLI11 error is an attnviz error, --help and --version exit 0") {
   for (const std::string args : {"run -t samples/english.txt", "run -m samples/mha --head x", "",
                                  "run -m samples/mha --table bogus"}) {
     CAPTURE(args);
@@ -102,7 +102,7 @@ TEST_CASE("cli messages: --cmap diverging is refused for weights, naming the alt
   CHECK(run_attnviz(k_mha + "--cmap magma --color=never --width 80").exit_code == 0);
 }
 
-TEST_CASE("cli messages: --qk-scale none is stated in titles; the default scale is not") {
+TEST_CASE("cli messages: --qk-scale none is stated in titles, the default scale is not") {
   auto r = run_attnviz(k_mha + "--head 0 --qk-scale none --color=never --width 80");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   // d_k = 64 / 4 heads... samples/mha: d_qk 64 over 4 heads, so d_k = 16.

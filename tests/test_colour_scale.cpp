@@ -63,7 +63,7 @@ TEST_CASE("colour scale: a causal map over 32 tokens is drawn on a log scale unl
   CHECK(same(drawn(ids, n, " --linear", n - 1), linear_colour));
 }
 
-TEST_CASE("colour scale: short causal maps stay linear; --log and --linear exclude each other") {
+TEST_CASE("colour scale: short causal maps stay linear, --log and --linear exclude each other") {
   const int n = 20;
   const Rgb linear_colour = colormap(ColormapId::viridis, 1.0f / n);
   CHECK(same(drawn(ids_of_length(n), n, "", n - 1), linear_colour));

@@ -86,7 +86,7 @@ TEST_CASE("explain: the text steps in order, a masked cell, and each refusal wit
   }
 }
 
-TEST_CASE("explain: an encoder-decoder's stack by --stack; Gemma 2's soft-cap and grouped K/V heads are steps of their own") {
+TEST_CASE("explain: an encoder-decoder's stack by --stack, Gemma 2's soft-cap and grouped K/V heads are steps of their own") {
   const std::string ed = "explain -m samples/transformer -t samples/cross/target.txt --source-tokens samples/cross/source.txt "
                          "--head 1 --site self";
   const auto both = run_attnviz(ed);

@@ -151,7 +151,7 @@ TEST_CASE("figure: non-finite cells and the colour range are read from the bits,
   CHECK(count_non_finite(Matrix::Constant(3, 3, 1e-39f), MaskMatrix::Ones(3, 3)) == 0);
 }
 
-TEST_CASE("figure: colour-bar ticks are round: a 1-2-5 step, 3 to 6 ticks; log ticks are powers written 10⁻ⁿ") {
+TEST_CASE("figure: colour-bar ticks are round: a 1-2-5 step, 3 to 6 ticks, log ticks are powers written 10⁻ⁿ") {
   using attnviz::detail::linear_ticks;
   const auto same = [](const std::vector<float>& got, const std::vector<float>& want) {
     REQUIRE(got.size() == want.size());
@@ -197,7 +197,7 @@ TEST_CASE("figure: a long caption wraps between its parts, inside the figure, an
   CHECK(ink(im, {16, one.map.y - 40, many.width - 32, 30}) > 20);  // the later caption lines are drawn
 }
 
-TEST_CASE("figure: key labels of wide characters stand upright, stacked top to bottom; others turn on their side") {
+TEST_CASE("figure: key labels of wide characters stand upright, stacked top to bottom, others turn on their side") {
   FigureMap m = small_map();
   m.key_labels = {"The", "注意", "猫"};
   const Canvas c = heatmap_figure("t", "c", m, FigureStyle{});

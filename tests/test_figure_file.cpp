@@ -181,7 +181,7 @@ TEST_CASE("figure files: the PDF's text is text (pdftotext reads the title, Chin
   CHECK(contains(fonts, "DejaVuSans"));  // the canvas's fonts, embedded
 }
 
-TEST_CASE("figure files: Arabic and Hebrew labels are shaped alike in the PNG and the PDF; pdftotext reads their letters") {
+TEST_CASE("figure files: Arabic and Hebrew labels are shaped alike in the PNG and the PDF, pdftotext reads their letters") {
   const std::vector<std::string> labels{"سلام", "abc שלום", "e\u0301", "كتاب", "x", "y"};
   const Canvas figure = sample_figure("سلام عليكم · abc", {}, labels);
   TempDir dir;
@@ -215,7 +215,7 @@ TEST_CASE("figure files: Arabic and Hebrew labels are shaped alike in the PNG an
   CHECK(contains(text, "e\u0301"));
 }
 
-TEST_CASE("figure files: --dpi sets a PNG's pixels and pHYs, not the page; a vector page is units / 100 inches") {
+TEST_CASE("figure files: --dpi sets a PNG's pixels and pHYs, not the page, a vector page is units / 100 inches") {
   TempDir dir;
   for (const double dpi : {100.0, 300.0}) {
     CAPTURE(dpi);
@@ -257,7 +257,7 @@ TEST_CASE("figure files: --dpi sets a PNG's pixels and pHYs, not the page; a vec
   CHECK(figure_path("d", "layer0.self.head1", FigureFormat::svg) == std::filesystem::path("d/layer0.self.head1.svg"));
 }
 
-TEST_CASE("figure files: --font-size sets the labels' em size in points; the layout grows around them") {
+TEST_CASE("figure files: --font-size sets the labels' em size in points, the layout grows around them") {
   TempDir dir;
   // pdftotext -bbox gives each word's box in points; a label's box height is its font's line height,
   // proportional to the em size.
@@ -281,7 +281,7 @@ TEST_CASE("figure files: --font-size sets the labels' em size in points; the lay
   CHECK(sample_figure("t", big).width() > sample_figure("t").width());  // the labels' column grew
 }
 
-TEST_CASE("figure files: run, stats and heads write every figure as SVG or PDF; raw images stay PNG") {
+TEST_CASE("figure files: run, stats and heads write every figure as SVG or PDF, raw images stay PNG") {
   TempDir dir;
   for (const char* format : {"svg", "pdf"}) {
     CAPTURE(format);
@@ -349,7 +349,7 @@ TEST_CASE("figure files: the row-max histogram names its y axis and keeps the th
   CHECK(unscaled);
 }
 
-TEST_CASE("figure files: --size makes per-head, mask and panel figures exactly that size; too small is refused") {
+TEST_CASE("figure files: --size makes per-head, mask and panel figures exactly that size, too small is refused") {
   TempDir dir;
   auto r = run_attnviz("run -m samples/induction --probe repeat:20 --layer 1 --head 1 --table none --no-heatmap "
                        "--panel L0H0,L1H1 --size 6.8x3in --figure-format pdf --png '" + (dir / "pdf").string() + "'");
@@ -383,7 +383,7 @@ TEST_CASE("figure files: --size makes per-head, mask and panel figures exactly t
   }
 }
 
-TEST_CASE("figure files: under --size a long title wraps; flags go where they act; a failed diff leaves nothing") {
+TEST_CASE("figure files: under --size a long title wraps, flags go where they act, a failed diff leaves nothing") {
   TempDir dir;
   // A long model name: the title wraps between its parts instead of setting the width.
   const auto model = dir / "Meta-Llama-3.1-8B-Instruct-abliterated-Q4_K_M";

@@ -70,7 +70,7 @@ TEST_CASE("gguf: a good file opens with its header, metadata and tensors") {
         std::string::npos);
 }
 
-TEST_CASE("gguf: version 2 reads like 3; version 1, 0, > 3 and byte-swapped are refused") {
+TEST_CASE("gguf: version 2 reads like 3, version 1, 0, > 3 and byte-swapped are refused") {
   GgufBuilder b = good();
   b.version = 2;
   CHECK(attnviz::detail::parse_gguf(b.build(), "v2.gguf").version == 2);
@@ -141,7 +141,7 @@ TEST_CASE("gguf: string and array lengths beyond the file, nested arrays, bad va
   CHECK(parse_error(b.build()).find("value type -1") != std::string::npos);
 }
 
-TEST_CASE("gguf: general.alignment must be a u32 power of two; it sets the layout") {
+TEST_CASE("gguf: general.alignment must be a u32 power of two, it sets the layout") {
   GgufBuilder b = good();
   b.kv<uint32_t>("general.alignment", k_u32, 64);
   b.alignment = 64;
@@ -209,7 +209,7 @@ TEST_CASE("gguf: types out of range, removed, or with rows not whole blocks are 
                                   "a multiple of its block size 32");
 }
 
-TEST_CASE("gguf: offsets must be the running padded total; data must end inside the file") {
+TEST_CASE("gguf: offsets must be the running padded total, data must end inside the file") {
   GgufBuilder b = good();
   b.tensor({"v", k_type_f32, {2}, std::string(8, '\0'), {}, {}});
   CHECK(attnviz::detail::parse_gguf(b.build(), "ok.gguf").tensors[1].offset == 32);

@@ -264,7 +264,7 @@ TEST_CASE("GGUF tokenizer: an unknown pre-tokenizer names the supported ones") {
   CHECK(encode(no_pre, "ab a") == std::vector<int64_t>{3, 4});
 }
 
-TEST_CASE("find_tokenizer reads a .gguf file's tokenizer; a broken file is the GGUF reader's error") {
+TEST_CASE("find_tokenizer reads a .gguf file's tokenizer, a broken file is the GGUF reader's error") {
   TempDir dir;
   std::ofstream(dir / "m.gguf", std::ios::binary) << gguf_file_bytes(spm_entries());
   REQUIRE(is_tokenizer_file_name(dir / "m.gguf"));

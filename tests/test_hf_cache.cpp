@@ -70,7 +70,7 @@ TEST_CASE("hf cache: the cache folder is chosen as huggingface_hub's constants.p
   CHECK(attnviz::hub_cache_of(env).chosen_by == "$HF_HUB_CACHE");
 }
 
-TEST_CASE("hf cache: refs/main names the snapshot; a lone snapshot serves without a ref") {
+TEST_CASE("hf cache: refs/main names the snapshot, a lone snapshot serves without a ref") {
   TempDir hf;
   const fs::path repo = hf / "hub/models--org--name";
   add_snapshot(repo, k_commit_a, {{"config.json", "{}"}});

@@ -43,7 +43,7 @@ TEST_CASE("inspect: source, dtype totals, config.json and tokenizer of the GPT-2
   CHECK(contains(r.out, "\ntokenizer: none\n"));
 }
 
-TEST_CASE("inspect: mixed dtypes get a line each and a total; sizes in decimal units") {
+TEST_CASE("inspect: mixed dtypes get a line each and a total, sizes in decimal units") {
   TempDir dir;
   // F16 [2, 3]: 6 elements, 12 bytes; F32 [5]: 5 elements, 20 bytes; together 11 and 32.
   write_raw_safetensors(dir / "mixed.safetensors",

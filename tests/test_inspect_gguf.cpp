@@ -61,7 +61,7 @@ TEST_CASE("inspect gguf: format, file type, tensors, the quantisation mix and es
   CHECK(!contains(r.out, "\x1b"));  // no raw escape byte reaches the terminal
 }
 
-TEST_CASE("inspect gguf: quotes and backslashes in strings are escaped; a file without tensors") {
+TEST_CASE("inspect gguf: quotes and backslashes in strings are escaped, a file without tensors") {
   attnviz::test::TempDir dir;
   attnviz::GgufWriter w;
   w.set("tokenizer.ggml.tokens", attnviz::gguf_strings({"\"", "\\n", "\n"}));

@@ -122,7 +122,7 @@ TEST_CASE("logits: probabilities over a vocabulary of several blocks sum to 1, w
   CHECK(top_predictions(TokenTable(w), hidden, 5000000, 0.0f)[0].size() == size_t(vocab));  // K clamped
 }
 
-TEST_CASE("logits: config.json's final_logit_softcapping is the cap; null is none") {
+TEST_CASE("logits: config.json's final_logit_softcapping is the cap, null is none") {
   TempDir dir;
   std::filesystem::copy_file(k_torch / "hf_qwen3" / "model.safetensors", dir / "model.safetensors");
   std::ofstream(dir / "config.json") << R"({"num_attention_heads": 4, "final_logit_softcapping": 30.0})";
@@ -131,7 +131,7 @@ TEST_CASE("logits: config.json's final_logit_softcapping is the cap; null is non
   CHECK(load_model(dir.path(), llama_layout()).config.final_logit_softcap == 0.0f);
 }
 
-TEST_CASE("logits: run --logits prints each position's top K; a model without an unembedding is refused") {
+TEST_CASE("logits: run --logits prints each position's top K, a model without an unembedding is refused") {
   const std::string llama = "run -m tests/fixtures/torch/hf_llama --layout-file tests/fixtures/torch/llama_layout.json "
                             "--ids tests/fixtures/torch/hf_llama/ids.txt --no-heatmap ";
   const auto csv = run_attnviz(llama + "--table none --format csv --logits 2");

@@ -178,7 +178,7 @@ TEST_CASE("diff: files that do not compare are refused with their own message") 
   CHECK(missing.out.empty());
 }
 
-TEST_CASE("diff: inline titles cut text at whole characters; B that changes nothing is refused; --b-probe keeps the seed") {
+TEST_CASE("diff: inline titles cut text at whole characters, B that changes nothing is refused, --b-probe keeps the seed") {
   attnviz::test::TempDir dir;
   REQUIRE(run_attnviz("init -o " + (dir / "llama").string() + " --arch llama --d-model 32 --heads 4 --layers 2 --seed 1")
               .exit_code == 0);

@@ -77,7 +77,7 @@ TEST_CASE("model: the same seed gives the same model, another seed another") {
   CHECK(ka != mc.weights.encoder.layer(0, lc).self_attn.k.weight.matrix());
 }
 
-TEST_CASE("model: --heads that contradicts the file is a usage error; missing heads asks for it") {
+TEST_CASE("model: --heads that contradicts the file is a usage error, missing heads asks for it") {
   TempDir dir;
   InitOptions o;
   o.d_model = 16;

@@ -387,7 +387,7 @@ TEST_CASE("families: inspect's description names the windows, soft-cap, scale an
   CHECK(contains(describe_config(family_config("hf_mistral")), "sliding window 5 in every layer"));
 }
 
-TEST_CASE("families: a key config.json leaves out takes the family's config-class default; null stays none") {
+TEST_CASE("families: a key config.json leaves out takes the family's config-class default, null stays none") {
   // Gemma2Config: query_pre_attn_scalar 256, sliding_window 4096, attn/final soft-caps 50/30.
   const Config gemma2 = edited_config("hf_gemma2", [](nlohmann::json& c) {
     for (const char* key : {"query_pre_attn_scalar", "sliding_window", "attn_logit_softcapping",

@@ -49,7 +49,7 @@ float largest_mismatch(const SafetensorsFile& a, const SafetensorsFile& b) {
 
 }  // namespace
 
-TEST_CASE("no positions: shuffled tokens permute every map of a bidirectional model; with positions they do not") {
+TEST_CASE("no positions: shuffled tokens permute every map of a bidirectional model, with positions they do not") {
   attnviz::test::TempDir dir;
   std::vector<int> permuted;
   for (const int p : k_perm) permuted.push_back(k_ids[static_cast<size_t>(p)]);
@@ -66,7 +66,7 @@ TEST_CASE("no positions: shuffled tokens permute every map of a bidirectional mo
   CHECK(contains(a.metadata().at("model"), "(no positions)"));
 }
 
-TEST_CASE("no positions: a rotary model sees a repeated token as one; a model without positions refuses the flag") {
+TEST_CASE("no positions: a rotary model sees a repeated token as one, a model without positions refuses the flag") {
   // Three copies of one token: without rotary every key is the same, so the last row is uniform.
   const auto r = run_attnviz("run -m tests/fixtures/torch/hf_llama --ids '7 7 7' --layer 0 --head 0 --no-heatmap "
                              "--format json --no-positions");

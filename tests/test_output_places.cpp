@@ -33,7 +33,7 @@ TEST_CASE("output places: --save refuses a FIFO, a missing folder and an empty n
   CHECK(contains(r.err, "--png: the folder name is empty"));
 }
 
-TEST_CASE("output places: a new --png folder has mkdir's mode; a dangling symlink is refused first") {
+TEST_CASE("output places: a new --png folder has mkdir's mode, a dangling symlink is refused first") {
   TempDir dir;
   const mode_t mask = ::umask(022);
   auto r = run_attnviz("run -m samples/mha -t samples/english.txt --no-heatmap --table none --png " +

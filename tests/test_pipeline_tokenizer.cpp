@@ -81,7 +81,7 @@ TEST_CASE("added tokens are split out before the pre-tokenizer, longest first") 
   CHECK(t->vocab_size() == 4);  // the model says 3; the added tokens reach id 3, so 4
 }
 
-TEST_CASE("lstrip and rstrip take the white space around an added token; single_word needs word boundaries") {
+TEST_CASE("lstrip and rstrip take the white space around an added token, single_word needs word boundaries") {
   AddedToken mask = added(4, "[MASK]");
   mask.lstrip = true;
   mask.rstrip = true;
@@ -120,7 +120,7 @@ TEST_CASE("normalized added tokens are matched after the normalizer, others in t
         "matching an empty token");
 }
 
-TEST_CASE("the post-processor runs only with add_special; its tokens sit before or after the text") {
+TEST_CASE("the post-processor runs only with add_special, its tokens sit before or after the text") {
   PipelineParts p = parts_with({added(1, "<s>"), added(2, "</s>")});
   const TokenLookup none = [](std::string_view) { return std::nullopt; };
   p.post_processor = make_post_processor(nlohmann::json::parse(R"({"type":"TemplateProcessing",

@@ -30,7 +30,7 @@ double cosine(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-TEST_CASE("positions: sinusoidal, PE(p, 2i) = sin(p / 10000^(2i/d)) and cos at 2i + 1; cosine similarity") {
+TEST_CASE("positions: sinusoidal, PE(p, 2i) = sin(p / 10000^(2i/d)) and cos at 2i + 1, cosine similarity") {
   const auto j = positions_json("-m samples/transformer --positions 12");  // d_model 64
   CHECK(j.at("kind") == "sinusoidal");
   const auto enc = j.at("encoding");
@@ -52,7 +52,7 @@ TEST_CASE("positions: sinusoidal, PE(p, 2i) = sin(p / 10000^(2i/d)) and cos at 2
   }
 }
 
-TEST_CASE("positions: learned, the position table's rows; rotary, a function of m − n only") {
+TEST_CASE("positions: learned, the position table's rows, rotary, a function of m − n only") {
   const auto learned = positions_json("-m tests/fixtures/torch/hf_gpt2 --positions 10");
   CHECK(learned.at("kind") == "learned");
   const auto file = SafetensorsFile::open("tests/fixtures/torch/hf_gpt2/model.safetensors");
@@ -73,7 +73,7 @@ TEST_CASE("positions: learned, the position table's rows; rotary, a function of 
   }
 }
 
-TEST_CASE("positions: --png writes both figures; a model without positions, too many positions, a bad format refused") {
+TEST_CASE("positions: --png writes both figures, a model without positions, too many positions, a bad format refused") {
   attnviz::test::TempDir dir;
   const auto r = run_attnviz("positions -m tests/fixtures/torch/hf_llama --png " + (dir / "p").string());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
@@ -94,7 +94,7 @@ TEST_CASE("positions: --png writes both figures; a model without positions, too 
   }
 }
 
-TEST_CASE("positions: the rope scaling is named; more than 8,192 positions are refused") {
+TEST_CASE("positions: the rope scaling is named, more than 8,192 positions are refused") {
   const auto j = positions_json("-m tests/fixtures/torch/hf_llama32 --positions 4");
   CHECK(contains(j.at("encoding_what").get<std::string>(), "with Llama 3's frequency scaling"));
   const auto big = run_attnviz("positions -m samples/transformer --positions 9000");

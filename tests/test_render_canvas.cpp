@@ -143,7 +143,7 @@ TEST_CASE("canvas: Chinese characters draw as distinct glyphs through the CJK fa
   CHECK(ink_count(ink(c.image(), 4 + w / 2 - 2, 8, 4 + w / 2 + 2, 28)) > 20);
 }
 
-TEST_CASE("canvas: fit_text cuts with an ellipsis; --font errors are usage errors") {
+TEST_CASE("canvas: fit_text cuts with an ellipsis, --font errors are usage errors") {
   Canvas c(10, 10, k_white);
   CHECK(c.fit_text("short", 12.0f, 500) == "short");
   const std::string cut = c.fit_text("a rather long token label", 12.0f, 60);

@@ -58,7 +58,7 @@ TEST_CASE("render cli: `attnviz run | head -1` exits quietly") {
   CHECK(err == "");
 }
 
-TEST_CASE("render cli: --format markdown prints a GitHub table; colour paints table cells") {
+TEST_CASE("render cli: --format markdown prints a GitHub table, colour paints table cells") {
   const auto md = run_attnviz("run -m samples/mha -t samples/english.txt --causal --head 0 --format markdown");
   REQUIRE(md.exit_code == 0);
   CHECK(md.out.find("**mha layer 0 · self · head 0 · weights (softmax)**\n\n| query | The | cat |") == 0);

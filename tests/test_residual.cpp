@@ -36,7 +36,7 @@ TEST_CASE("residual: the planted model's norms equal NumPy's pre-norm forward pa
   }
 }
 
-TEST_CASE("residual: post-norm sublayers read x and chain; shares of a layer sum to 1") {
+TEST_CASE("residual: post-norm sublayers read x and chain, shares of a layer sum to 1") {
   const auto r = run_attnviz("residual -m samples/transformer -t samples/cross/target.txt --source-tokens "
                              "samples/cross/source.txt --format json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);

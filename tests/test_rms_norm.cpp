@@ -22,7 +22,7 @@ TEST_CASE("rms_norm: [1, 2, 3, 4] by hand: mean(x²) = 7.5, y = x / sqrt(7.5) ·
   CHECK(expected(0, 3) == doctest::Approx(2.921187).epsilon(1e-6));
 }
 
-TEST_CASE("rms_norm: no re-centring (a constant row stays constant, unlike LayerNorm); eps keeps 0 finite") {
+TEST_CASE("rms_norm: no re-centring (a constant row stays constant, unlike LayerNorm), eps keeps 0 finite") {
   const RowVector ones = RowVector::Ones(4);
   const Matrix y = rms_norm(Matrix::Constant(1, 4, 3.0f), LayerNormWeights{ones, {}}, 1e-6f);
   check_close(y, Matrix::Ones(1, 4), 1e-6f, "constant row");  // 3 / sqrt(9 + 1e-6) ≈ 1

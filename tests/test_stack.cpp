@@ -68,7 +68,7 @@ TEST_CASE("stack: sinusoidal encoding: PE(0) = [0, 1, 0, 1, …], PE(1, 0) = sin
   CHECK(pe1000(2, 2) == doctest::Approx(std::sin(2.0 / std::sqrt(1000.0))));
 }
 
-TEST_CASE("stack: without positions an encoder is permutation-equivariant; positions break it (seed 003)") {
+TEST_CASE("stack: without positions an encoder is permutation-equivariant, positions break it (seed 003)") {
   TempDir dir;
   InitOptions o;
   o.arch = "encoder";  // nn.TransformerEncoder with sinusoidal positions added to token embeddings

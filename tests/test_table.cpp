@@ -102,7 +102,7 @@ TEST_CASE("table: text wider than the width is split into blocks of keys, labels
             .rfind("t\nkeys 0\u20132 of 4\n", 0) == 0);
 }
 
-TEST_CASE("table: labels are cut for one key column; a column that cannot fit is reported") {
+TEST_CASE("table: labels are cut for one key column, a column that cannot fit is reported") {
   Matrix values(2, 2);
   values << 0.1f, 0.9f, 0.5f, 0.5f;
   TableStyle style = style_of(TableFormat::text);

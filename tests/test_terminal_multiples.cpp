@@ -154,7 +154,7 @@ TEST_CASE("terminal multiples: panels that do not fit wrap to a further row of p
         expected);
 }
 
-TEST_CASE("terminal multiples: tables follow the heatmaps of their site; --head keeps one map") {
+TEST_CASE("terminal multiples: tables follow the heatmaps of their site, --head keeps one map") {
   const Layer layer = three_tokens();
   TableStyle table_style;
   const std::string table =

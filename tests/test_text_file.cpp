@@ -24,7 +24,7 @@ TEST_CASE("text file: a directory, a FIFO and a device are refused by name, with
   CHECK_THROWS_WITH_AS(read_text_file("/dev/zero"), "/dev/zero: is not a regular file", Error);
 }
 
-TEST_CASE("text file: content over the cap is an error giving the limit; at the cap it is read") {
+TEST_CASE("text file: content over the cap is an error giving the limit, at the cap it is read") {
   TempDir dir;
   std::ofstream(dir / "t.txt") << std::string(10, 'x');
   CHECK(read_regular_file((dir / "t.txt").string(), 10) == std::string(10, 'x'));

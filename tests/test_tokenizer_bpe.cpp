@@ -68,7 +68,7 @@ TEST_CASE("tokenizer: every occurrence of a pair merges left to right, overlaps 
   CHECK(labels_of(*t.tokenizer, "abab") == std::vector<std::string>{"ab", "ab"});
 }
 
-TEST_CASE("tokenizer: a leading space joins the word and is labelled ␣; offsets cover the text") {
+TEST_CASE("tokenizer: a leading space joins the word and is labelled ␣, offsets cover the text") {
   Tiny t;
   const auto pieces = t.tokenizer->encode("ab ab  a", false);
   // Pre-tokens "ab", " ab", " " (of two spaces, the last goes with the word after them) and " a";
@@ -114,7 +114,7 @@ TEST_CASE("tokenizer: labels of ids, vocabulary size and description") {
   CHECK(t.tokenizer->encode("", false).empty());
 }
 
-TEST_CASE("tokenizer: CRLF and BOM merges files read like plain ones; a later duplicate merge takes its rank") {
+TEST_CASE("tokenizer: CRLF and BOM merges files read like plain ones, a later duplicate merge takes its rank") {
   Tiny crlf(k_vocab, "#version: 0.2\r\na b\r\nĠ ab\r\n");
   CHECK(crlf.tokenizer->description() == "GPT-2 byte-level BPE (vocab.json + merges.txt, 14 tokens, 2 merges)");
   CHECK(ids_of(*crlf.tokenizer, " ab") == std::vector<int64_t>{6});
@@ -127,7 +127,7 @@ TEST_CASE("tokenizer: CRLF and BOM merges files read like plain ones; a later du
   CHECK(labels_of(*first.tokenizer, "aab") == std::vector<std::string>{"aa", "b"});
 }
 
-TEST_CASE("tokenizer: a folder without the files has none; one without the other is an error") {
+TEST_CASE("tokenizer: a folder without the files has none, one without the other is an error") {
   TempDir dir;
   CHECK(find_tokenizer(dir.path()) == nullptr);
   write(dir / "vocab.json", k_vocab);

@@ -18,7 +18,7 @@ TEST_CASE("tokens: empty input and invalid UTF-8 are errors naming the source") 
   CHECK_THROWS_WITH_AS(read_tokens("/nonexistent/t.txt"), "/nonexistent/t.txt: cannot open file: No such file or directory", Error);
 }
 
-TEST_CASE("tokens: ids parse from spaces, commas and newlines; junk is rejected") {
+TEST_CASE("tokens: ids parse from spaces, commas and newlines, junk is rejected") {
   CHECK(parse_ids("5 17,3\n0", "ids") == std::vector<int64_t>{5, 17, 3, 0});
   CHECK_THROWS_WITH_AS(parse_ids("5 x 3", "ids"), "ids: 'x' is not a token id (a non-negative integer)", Error);
   CHECK_THROWS_WITH_AS(parse_ids("-1", "ids"), "ids: '-1' is not a token id (a non-negative integer)", Error);

@@ -125,7 +125,7 @@ TEST_CASE("unigram: the unknown penalty is the lowest score minus 10 (hand calcu
   CHECK(ids(*unigram(vocab(5.0)), "qzz") == std::vector<int64_t>{1});
 }
 
-TEST_CASE("unigram: ties keep the first path found; a piece listed twice takes its later id") {
+TEST_CASE("unigram: ties keep the first path found, a piece listed twice takes its later id") {
   // a + b = −2 = ab: "ab" reaches the end first (from position 0), b's equal score does not replace it.
   CHECK(ids(*unigram(R"([["<unk>", 0], ["a", -1], ["b", -1], ["ab", -2]])"_json), "ab") ==
         std::vector<int64_t>{3});
