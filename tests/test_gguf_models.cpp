@@ -331,6 +331,13 @@ TEST_CASE("gguf models: Gemma's 27B models (46 / 62 layers) scale scores by 1/sq
     std::vector<test::GgufTensorSpec> layer0;
     for (const auto& t : h.gguf.tensors)
       if (t.name.starts_with("blk.0.")) layer0.push_back(t);
+    if (std::string(arch) == "gemma3") {  // Gemma 3 requires q/k norms, which Gemma 2's weights lack: gains of 1
+      for (const char* n : {"blk.0.attn_q_norm.weight", "blk.0.attn_k_norm.weight"}) {
+        const auto spec = test::spec(n, test::k_ggml_f32, {16}, test::f32_bytes(std::vector<float>(16, 1.0f)));
+        layer0.push_back(spec);
+        h.gguf.tensors.push_back(spec);
+      }
+    }
     std::erase_if(h.gguf.tensors, [](const auto& t) { return t.name.starts_with("blk.") && !t.name.starts_with("blk.0."); });
     for (int l = 1; l < layers; ++l) {
       for (auto t : layer0) {

@@ -184,7 +184,7 @@ TEST_CASE("families: transformers 5's rope_parameters, GPT-NeoX's rotary_pct, an
   CHECK(contains(load_error("hf_qwen3", R"({"num_attention_heads": 4, "rope_theta": 5.0,
       "rope_parameters": {"rope_theta": 6.0}})"), "rope_theta = 5.0 but rope_parameters.rope_theta = 6.0"));
   CHECK(contains(load_error("hf_qwen3", R"({"num_attention_heads": 4, "rope_parameters": {"rope_type": "yarn"}})"),
-                 "rope_scaling type 'yarn' is not supported (attnviz implements default, linear and llama3)"));
+                 "rope_scaling type 'yarn' is not implemented (attnviz implements default, linear and llama3)"));
   CHECK(contains(load_error("hf_qwen3", "{" + base + R"(, "rotary_dim": 4})"),
                  "rotary_dim = 4: GPT-J's interleaved rotary positions are not supported"));
   CHECK(contains(load_error("hf_qwen3", "{" + base + R"(, "partial_rotary_factor": 1.5})"),
