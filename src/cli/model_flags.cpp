@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "attnviz/cli/validators.hpp"
@@ -28,7 +29,13 @@ void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
   // Checked while parsing (exit 2), so every command refuses an unknown name before it reads a file.
   cmd.add_option("--layout", flags.layout,
                  fmt::format("tensor-name layout: {} (default: detected)", fmt::join(layout_names(), ", ")))
-      ->check(CLI::IsMember(layout_names()));
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            const auto names = layout_names();
+            if (std::find(names.begin(), names.end(), name) != names.end()) return std::string();
+            return fmt::format("unknown layout '{}' (known: {})", name, fmt::join(names, ", "));
+          },
+          "NAME"));
   cmd.add_option("--layout-file", flags.layout_file, "JSON mapping of roles to tensor-name patterns");
   cmd.add_flag("--norm-first", flags.norm_first, "pre-norm layers (nn.Transformer* norm_first=True)");
   cmd.add_option("--activation", flags.activation, "FFN activation: relu, gelu, gelu_tanh, silu");
