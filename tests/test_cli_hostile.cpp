@@ -51,8 +51,9 @@ TEST_CASE("cli hostile: escape sequences in tensor names and metadata are printe
   const std::vector<float> data(4, 0.5f);
   write_safetensors(dir / "m.safetensors", {{"w" + osc52, {2, 2}, data.data()}}, {{"note" + osc52, "x\x1b[2J"}});
   const auto r = run_attnviz("inspect " + (dir / "m.safetensors").string());
-  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.exit_code == 1, r.err);  // printed in full, then refused: no layout fits
   CHECK(!contains(r.out, "\x1b"));
+  CHECK(!contains(r.err, "\x1b"));
   CHECK(!contains(r.out, "\x07"));
   CHECK(contains(r.out, "w\\x1b]52;c;aGk=\\x07  F32"));          // the tensor row, escaped and aligned
   CHECK(contains(r.out, "note\\x1b]52;c;aGk=\\x07 = x\\x1b[2J"));  // the metadata line

@@ -128,3 +128,20 @@ TEST_CASE("explain: a long dot product shows its largest terms in text, indented
   CHECK(contains(r.out, "| 47 "));
   CHECK_FALSE(contains(r.out, "largest |products|"));
 }
+
+TEST_CASE("explain: the scale step names what set the scale (the flag, the config key, or 1/sqrt(d_k))") {
+  // hf_gemma2's config.json: query_pre_attn_scalar 24, head_dim 16, so the scale is 1/√24, not 1/√16.
+  const std::string g = "explain -m tests/fixtures/torch/hf_gemma2 --ids '33 42 33 21' --layer 0 --head 0 --rows 2 --cols 2";
+  auto r = run_attnviz(g);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(contains(r.out, "4. Scale: × 0.204124 (set by tests/fixtures/torch/hf_gemma2/config.json: "
+                                "query_pre_attn_scalar = 24, as 1/√24)"),
+                r.out);
+  r = run_attnviz(g + " --qk-scale 0.5");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(contains(r.out, "4. Scale: × 0.5 (set by --qk-scale 0.5)"), r.out);
+  // The planted model sets nothing: 1/√48.
+  r = run_attnviz("explain -m tests/fixtures/planted/planted-heads --probe repeat:3 --layer 0 --head 0 --rows 2 --cols 2");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(contains(r.out, "4. Scale: × 0.144338 = 1/√48"), r.out);
+}

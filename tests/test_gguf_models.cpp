@@ -331,6 +331,13 @@ TEST_CASE("gguf models: Gemma's 27B models (46 / 62 layers) scale scores by 1/sq
     std::vector<test::GgufTensorSpec> layer0;
     for (const auto& t : h.gguf.tensors)
       if (t.name.starts_with("blk.0.")) layer0.push_back(t);
+    if (std::string(arch) == "gemma3") {  // Gemma 3 requires q/k norms, which Gemma 2's weights lack: gains of 1
+      for (const char* n : {"blk.0.attn_q_norm.weight", "blk.0.attn_k_norm.weight"}) {
+        const auto spec = test::spec(n, test::k_ggml_f32, {16}, test::f32_bytes(std::vector<float>(16, 1.0f)));
+        layer0.push_back(spec);
+        h.gguf.tensors.push_back(spec);
+      }
+    }
     std::erase_if(h.gguf.tensors, [](const auto& t) { return t.name.starts_with("blk.") && !t.name.starts_with("blk.0."); });
     for (int l = 1; l < layers; ++l) {
       for (auto t : layer0) {
@@ -359,4 +366,53 @@ TEST_CASE("gguf models: stats, check and tokenize take a GGUF model (tokenize ne
   const auto tok = test::run_attnviz(fmt::format("tokenize --model '{}' --text hi", gguf.string()));
   CHECK(tok.exit_code == 1);  // this converted file has no tokenizer: the error names the missing key
   CHECK_MESSAGE(contains(tok.err, "tokenizer.ggml.model"), tok.err);
+}
+
+TEST_CASE("gguf models: errors about metadata name the GGUF file and its key, not config.json's") {
+  // Qwen3: no q/k permutation, so the count is first read as the config's (Llama's file undoes it by heads).
+  HfToGguf zero = HfToGguf::convert(k_torch / "hf_qwen3_builtin", "qwen3");
+  zero.drop("qwen3.attention.head_count");
+  zero.u32("attention.head_count", 0);
+  int code = 0;
+  std::string msg = load_error(zero, &code);
+  CHECK_MESSAGE(contains(msg, "model.gguf metadata: qwen3.attention.head_count = 0: expected an integer in [1, "), msg);
+  CHECK_FALSE(contains(msg, "num_attention_heads"));
+  CHECK(code == 1);
+  HfToGguf kv = llama32();  // hf_llama32: k_proj [16, 32] holds 2 heads of 8
+  kv.drop("llama.attention.head_count_kv");
+  kv.u32("attention.head_count_kv", 1);
+  msg = load_error(kv, &code);
+  CHECK_MESSAGE(contains(msg, "model.gguf metadata: llama.attention.head_count_kv = 1, but the weights have 2 "
+                              "(key/value heads of d_k = 8, from tensor 'blk.0.attn_k.weight'"), msg);
+  CHECK_FALSE(contains(msg, "num_key_value_heads"));
+  HfToGguf rope = llama32();
+  rope.drop("llama.rope.dimension_count");
+  rope.u32("rope.dimension_count", 9);
+  msg = load_error(rope, &code);
+  CHECK_MESSAGE(contains(msg, "model.gguf metadata: llama.rope.dimension_count = 9: expected an even number <= d_k = 8"),
+                msg);
+  HfToGguf width = llama32();
+  width.drop("llama.feed_forward_length");
+  width.u32("feed_forward_length", 40);
+  CHECK(contains(load_error(width), "model.gguf metadata: llama.feed_forward_length = 40, but the tensors have d_ff = 48"));
+}
+
+TEST_CASE("gguf models: a rope scaling factor that is negative or NaN is the file's error (exit 1), named") {
+  for (const double factor : {-2.0, std::nan("")}) {
+    CAPTURE(factor);
+    HfToGguf h = HfToGguf::convert(k_torch / "hf_gemma3", "gemma3");  // has rope.scaling.type linear
+    h.drop("gemma3.rope.scaling.factor");
+    h.f32("rope.scaling.factor", factor);
+    int code = 0;
+    const std::string msg = load_error(h, &code);
+    CHECK_MESSAGE(contains(msg, "model.gguf: gemma3.rope.scaling.factor = "), msg);
+    CHECK_MESSAGE(contains(msg, ": expected 0 (none) or a positive number"), msg);
+    CHECK(code == 1);
+  }
+  // LongRoPE in a GGUF file (Phi-3's rope_factors_long) is exit 1 too, as in config.json.
+  HfToGguf p = HfToGguf::convert(k_torch / "hf_phi3", "phi3");
+  p.gguf.tensor(test::spec("rope_factors_long.weight", test::k_ggml_f32, {4}, std::string(16, '\0')));
+  int code = 0;
+  CHECK(contains(load_error(p, &code), "longrope"));
+  CHECK(code == 1);
 }

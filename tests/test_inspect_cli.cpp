@@ -50,8 +50,9 @@ TEST_CASE("inspect: mixed dtypes get a line each and a total, sizes in decimal u
                         R"({"a":{"dtype":"F16","shape":[2,3],"data_offsets":[0,12]},)"
                         R"("b":{"dtype":"F32","shape":[5],"data_offsets":[12,32]}})",
                         32);
+  // Two lone tensors are no model attnviz runs: printed all the same, then exit 1.
   auto r = run_attnviz("inspect " + (dir / "mixed.safetensors").string());
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.exit_code == 1, r.err);
   CHECK_MESSAGE(contains(r.out, "\ndtypes\n  F16: 1 tensor, 6 parameters (12 bytes)\n"
                                 "  F32: 1 tensor, 5 parameters (20 bytes)\n"
                                 "  total: 2 tensors, 11 parameters (32 bytes)\n"),
@@ -62,6 +63,51 @@ TEST_CASE("inspect: mixed dtypes get a line each and a total, sizes in decimal u
                         R"({"w":{"dtype":"BF16","shape":[1235814400],"data_offsets":[0,2471628800]}})",
                         2471628800u);
   r = run_attnviz("inspect " + (dir / "big.safetensors").string());
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.exit_code == 1, r.err);
   CHECK_MESSAGE(contains(r.out, "  BF16: 1 tensor, 1,235,814,400 parameters (2.47 GB)\n"), r.out);
+}
+
+TEST_CASE("inspect: a model it reports not runnable is printed in full, then exits 1 with the reason") {
+  TempDir dir;
+  // q/k/v/out of 4 × 4 and a config.json of 0 heads: attnviz reads it all, but cannot run it.
+  std::string header = "{";
+  for (const char* n : {"q", "k", "v", "out"}) {
+    const size_t at = std::string("qkvo").find(n[0]) * 64;
+    header += std::string(header.size() > 1 ? "," : "") + "\"" + n + ".weight\":{\"dtype\":\"F32\",\"shape\":[4,4],"
+              "\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(at + 64) + "]}";
+  }
+  write_raw_safetensors(dir / "model.safetensors", header + "}", 256);
+  std::ofstream(dir / "config.json") << R"({"n_heads": 0})";
+  const auto r = run_attnviz("inspect " + dir.path().string());
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(contains(r.out, "\nmodel: not runnable as it is: "), r.out);
+  CHECK(contains(r.out, "q.weight"));               // the tensors were listed
+  CHECK(contains(r.out, "\nconfig.json: model_type none"));  // and what comes after the model line
+  CHECK(contains(r.out, "\ntokenizer: none\n"));
+  CHECK_MESSAGE(contains(r.err, "n_heads = 0: expected an integer in [1, "), r.err);
+  // A runnable one still exits 0.
+  CHECK(run_attnviz("inspect samples/mha --heads 4").exit_code == 0);
+}
+
+TEST_CASE("inspect: an unknown --layout is a usage error (exit 2) before anything is printed, as in run") {
+  const auto inspect = run_attnviz("inspect samples/mha --layout foo");
+  CHECK(inspect.exit_code == 2);
+  CHECK(inspect.out.empty());
+  CHECK_MESSAGE(contains(inspect.err, "--layout"), inspect.err);
+  CHECK(run_attnviz("run -m samples/mha -t samples/english.txt --layout foo").exit_code == 2);
+}
+
+TEST_CASE("inspect: --layout's help lists exactly the registered layouts") {
+  const auto r = run_attnviz("run --help");
+  REQUIRE(r.exit_code == 0);
+  const size_t at = r.out.find("--layout ");
+  REQUIRE(at != std::string::npos);
+  const std::string help = r.out.substr(at, r.out.find("--layout-file") - at);
+  // The names by hand (layouts.cpp's families), the Hugging Face ones included.
+  for (const char* name : {"seed000", "seed001", "seed002", "torch-mha", "torch-encoder", "torch-decoder",
+                           "torch-transformer", "nanogpt", "gpt2", "bert", "llama", "mistral", "qwen2", "qwen3",
+                           "gemma2", "gemma3", "phi3"}) {
+    CAPTURE(name);
+    CHECK(contains(help, name));
+  }
 }

@@ -43,7 +43,8 @@ TEST_CASE("inspect gguf: format, file type, tensors, the quantisation mix and es
   attnviz::test::TempDir dir;
   write_q4_k_m_style(dir / "m.gguf");
   const auto r = run_attnviz("inspect " + (dir / "m.gguf").string());
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.exit_code == 1);  // printed in full, then refused: it is no model attnviz runs
+  CHECK_MESSAGE(contains(r.out, "\nmodel: not runnable as it is: "), r.out);
   // Q4_K: 4 rows of one 144-byte block = 576 bytes; Q6_K: 4 · 210 = 840; F32: 256 · 4 = 1,024.
   CHECK_MESSAGE(contains(r.out, "format: GGUF v3, alignment 32, tensor data at byte "), r.out);
   CHECK(contains(r.out, "architecture: \"llama\", name: \"tiny\\x1b]52;c;AAAA\\x07\"\n"));
@@ -67,7 +68,7 @@ TEST_CASE("inspect gguf: quotes and backslashes in strings are escaped, a file w
   w.set("tokenizer.ggml.tokens", attnviz::gguf_strings({"\"", "\\n", "\n"}));
   w.write(dir / "v.gguf");
   const auto r = run_attnviz("inspect " + (dir / "v.gguf").string());
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.exit_code == 1);  // printed, then refused as a model
   // The token `"`, the two characters `\n`, and a newline: three different strings, three texts.
   CHECK_MESSAGE(contains(r.out, "  tokenizer.ggml.tokens: arr[str] × 3 = [\"\\\"\", \"\\\\n\", \"\\n\"]\n"), r.out);
   CHECK(contains(r.out, "\n0 tensors, 0 parameters\n"));

@@ -84,9 +84,10 @@ TEST_CASE("families: a Qwen3-like checkpoint: q/k norms, MQA, partial rotary, ti
 TEST_CASE("families: config values that contradict the weights are errors naming both") {
   const std::string base = R"("num_attention_heads": 4, "max_position_embeddings": 64)";
   CHECK(contains(load_error("hf_llama", "{" + base + R"(, "num_key_value_heads": 4})"),
-                 "num_key_value_heads = 4 in the config, but the weights have 2"));
+                 "config.json: num_key_value_heads = 4, but the weights have 2 (key/value heads of d_k = 8, from tensor "
+                 "'model.layers.0.self_attn.k_proj.weight' of shape [16, 32])"));
   CHECK(contains(load_error("hf_llama", "{" + base + R"(, "head_dim": 16})"),
-                 "head_dim = 16 in the config, but the weights have 8"));
+                 "config.json: head_dim = 16, but the weights have 8"));
   // One head: d_k = 32, and k_proj's 16 rows hold no whole head; the k tensor is named with its shape.
   const std::string msg = load_error("hf_llama", R"({"num_attention_heads": 1})");
   CHECK_MESSAGE(contains(msg, "model.layers.0.self_attn.k_proj.weight' has shape [16, 32], expected "
@@ -183,7 +184,7 @@ TEST_CASE("families: transformers 5's rope_parameters, GPT-NeoX's rotary_pct, an
   CHECK(contains(load_error("hf_qwen3", R"({"num_attention_heads": 4, "rope_theta": 5.0,
       "rope_parameters": {"rope_theta": 6.0}})"), "rope_theta = 5.0 but rope_parameters.rope_theta = 6.0"));
   CHECK(contains(load_error("hf_qwen3", R"({"num_attention_heads": 4, "rope_parameters": {"rope_type": "yarn"}})"),
-                 "rope_scaling type 'yarn' is not supported (attnviz implements default, linear and llama3)"));
+                 "rope_scaling type 'yarn' is not implemented (attnviz implements default, linear and llama3)"));
   CHECK(contains(load_error("hf_qwen3", "{" + base + R"(, "rotary_dim": 4})"),
                  "rotary_dim = 4: GPT-J's interleaved rotary positions are not supported"));
   CHECK(contains(load_error("hf_qwen3", "{" + base + R"(, "partial_rotary_factor": 1.5})"),
@@ -325,9 +326,9 @@ TEST_CASE("families: layer_types in config.json says which layers slide, checked
 TEST_CASE("families: rope scaling and config fields attnviz does not compute are refused by name") {
   const auto set = [](const char* key, nlohmann::json v) { return [=](nlohmann::json& c) { c[key] = v; }; };
   CHECK(contains(family_error("hf_llama32", set("rope_scaling", {{"rope_type", "yarn"}, {"factor", 4.0}})),
-                 "rope_scaling type 'yarn' is not supported"));
+                 "config.json: rope_scaling type 'yarn' is not implemented"));
   CHECK(contains(family_error("hf_llama32", set("rope_scaling", {{"type", "dynamic"}, {"factor", 2.0}})),
-                 "rope_scaling type 'dynamic' is not supported"));
+                 "rope_scaling type 'dynamic' is not implemented"));
   CHECK(contains(family_error("hf_llama32", set("rope_scaling", {{"rope_type", "linear"}, {"factor", 2.0},
                                                                  {"attention_factor", 0.5}})),
                  "rope_scaling.attention_factor = 0.5: not supported"));
@@ -441,4 +442,51 @@ TEST_CASE("families: each family reads only the keys its transformers code reads
   // Multimodal Gemma 3 (model_type gemma3, settings under text_config) is not gemma3_text.
   CHECK(contains(family_error("hf_gemma3", [](nlohmann::json& c) { c["model_type"] = "gemma3"; }),
                  "config.json's model_type 'gemma3' is not a family attnviz knows"));
+}
+
+TEST_CASE("families: config.json sizes the weights contradict are errors naming the key, its file and the tensor") {
+  const auto set = [](const char* key, nlohmann::json v) { return [=](nlohmann::json& c) { c[key] = v; }; };
+  int code = 0;
+  // hf_llama32: up_proj [48, 32], embed_tokens [48, 32], q_proj [32, 32].
+  std::string e = error_of([&] { (void)load_edited("hf_llama32", set("intermediate_size", 2147483648LL)); }, &code);
+  CHECK_MESSAGE(contains(e, "config.json: intermediate_size = 2147483648, but the weights have 48 (d_ff, from tensor "
+                            "'model.layers.0.mlp.up_proj.weight' of shape [48, 32])"), e);
+  CHECK(code == 1);
+  e = family_error("hf_llama32", set("vocab_size", 2147483648LL));
+  CHECK_MESSAGE(contains(e, "config.json: vocab_size = 2147483648, but the weights have 48 (token rows, from tensor "
+                            "'model.embed_tokens.weight' of shape [48, 32])"), e);
+  e = family_error("hf_llama32", set("hidden_size", 64));
+  CHECK_MESSAGE(contains(e, "config.json: hidden_size = 64, but the weights have 32 (d_model"), e);
+  // GPT-2's n_inner (null: 4 · n_embd) and Phi-3's fused gate_up_proj [2 · 40, 32].
+  e = family_error("hf_gpt2", set("n_inner", 64));
+  CHECK_MESSAGE(contains(e, "config.json: n_inner = 64, but the weights have 128 (d_ff"), e);
+  e = family_error("hf_phi3", set("intermediate_size", 80));
+  CHECK_MESSAGE(contains(e, "config.json: intermediate_size = 80, but the weights have 40 (d_ff, from tensor "
+                            "'model.layers.0.mlp.gate_up_proj.weight'"), e);
+}
+
+TEST_CASE("families: rope_scaling values are the file's (exit 1), LongRoPE named by its type") {
+  const auto set = [](nlohmann::json v) { return [=](nlohmann::json& c) { c["rope_scaling"] = v; }; };
+  const struct {
+    nlohmann::json scaling;
+    const char* message;
+  } k_cases[] = {
+      {{{"rope_type", "linear"}, {"factor", nullptr}}, R"("factor" is missing)"},
+      {{{"rope_type", "linear"}, {"factor", -2.0}}, "rope_scaling.factor = -2.0: expected a positive number"},
+      // Phi-3's LongRoPE: the type is the reason, not the short_factor / long_factor lists it brings.
+      {{{"type", "longrope"}, {"short_factor", {1.0, 1.0}}, {"long_factor", {2.0, 2.0}},
+        {"original_max_position_embeddings", 4096}},
+       "config.json: rope_scaling type 'longrope' is not implemented (attnviz implements default, linear and llama3)"},
+      {{{"rope_type", "longrope"}, {"short_factor", {1.0}}, {"long_factor", {2.0}}}, "rope_scaling type 'longrope'"},
+  };
+  for (const auto& c : k_cases) {
+    CAPTURE(c.scaling.dump());
+    int code = 0;
+    const std::string e = error_of([&] { (void)load_edited("hf_phi3", set(c.scaling)); }, &code);
+    CHECK_MESSAGE(contains(e, c.message), e);
+    CHECK(code == 1);
+  }
+  int code = 0;
+  (void)error_of([&] { (void)load_edited("hf_llama32", [](nlohmann::json& c) { c["clip_qkv"] = 8.0; }); }, &code);
+  CHECK(code == 1);  // a config field attnviz does not compute is the file's, not the command line's
 }

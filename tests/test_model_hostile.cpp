@@ -107,8 +107,10 @@ TEST_CASE("model hostile: config.json integers are read as int64 and range-check
       {R"({"n_heads": 4294967298})", "config.json: n_heads = 4294967298: expected an integer in [1, 2147483647]"},
       {R"({"num_attention_heads": -2})", "config.json: num_attention_heads = -2: expected an integer in [1, 2147483647]"},
       {R"({"n_heads": 2.5})", "config.json: n_heads = 2.5: expected an integer in [1, 2147483647]"},
+      // A whole number out of int's range contradicts the weights, and is named with the tensor.
       {R"({"n_heads": 2, "hidden_size": 18446744073709551615})",
-       "config.json: hidden_size = 18446744073709551615: expected an integer in [1, 2147483647]"},
+       "config.json: hidden_size = 18446744073709551615, but the weights have 4 (d_model, from tensor 'q.weight' of "
+       "shape [4, 4])"},
   };
   for (const auto& c : cases) {
     TempDir dir;

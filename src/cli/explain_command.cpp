@@ -69,6 +69,9 @@ void explain_command(const ExplainArgs& a) {
   o.rotary_dim = id.site == Site::self ? c.rotary_dim : 0;
   o.fused_qkv_width = id.site == Site::self && c.fused_qkv ? c.d_qk + c.k_rows() + c.v_rows() : 0;
   o.out_projection = c.out_projection;
+  // The flag wins over the model's own scale (forward's options_.scale ? … : c.attn_scale).
+  if (run.options.scale) o.scale_source = "--qk-scale " + in.qk_scale;
+  else if (c.attn_scale) o.scale_source = c.attn_scale_source;
   HeadTracer tracer(id);
   run_collecting(run, tracer);
   std::cout << render_explain(tracer.trace(), o);

@@ -1,11 +1,13 @@
 // `attnviz inspect FILE`: where the model came from, its tensors (names, dtypes, shapes, sizes, totals
-// per dtype), metadata, config.json's model type, the layout and config attnviz detects, and the tokenizer.
+// per dtype), metadata, config.json's model type, the layout and config attnviz detects, and the tokenizer;
+// all of it printed even for a file attnviz cannot run, which then exits 1 with the reason.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/model_flags.hpp"
@@ -77,13 +79,16 @@ void print_tokenizer(const std::filesystem::path& dir) {
   }
 }
 
-// The layout and config attnviz detects, or why the file is not a model it can run.
-void print_model(const std::filesystem::path& path, const ConfigOverrides& overrides) {
+// The layout and config attnviz detects, or why the file is not a model it can run: then the error,
+// raised once everything else is printed, so `inspect` exits as `run` would (1, or 2 for a flag).
+std::optional<Error> print_model(const std::filesystem::path& path, const ConfigOverrides& overrides) {
   try {
     const Model model = load_model(path, overrides);
     std::cout << "\nmodel: " << describe_config(model.config) << '\n';
+    return std::nullopt;
   } catch (const Error& e) {
     std::cout << "\nmodel: not runnable as it is: " << printable_text(e.what()) << '\n';
+    return e;
   }
 }
 
@@ -93,7 +98,7 @@ void inspect(const std::string& argument, const ConfigOverrides& overrides) {
   if (is_gguf_file(path)) {  // the file itself, whether or not it loads as a model
     detail::print_gguf(where);
     print_tokenizer(path);  // its tokenizer.ggml.* metadata
-    print_model(path, overrides);
+    if (auto not_runnable = print_model(path, overrides)) throw *not_runnable;
     return;
   }
   const TensorSource src = TensorSource::open(path);
@@ -125,9 +130,10 @@ void inspect(const std::string& argument, const ConfigOverrides& overrides) {
       std::cout << fmt::format("  {} = {}\n", printable_text(key), printable_text(value));
     }
   }
-  print_model(path, overrides);
+  const auto not_runnable = print_model(path, overrides);
   print_config_json(src.dir());
   print_tokenizer(src.dir());
+  if (not_runnable) throw *not_runnable;
 }
 
 }  // namespace

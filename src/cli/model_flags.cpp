@@ -1,16 +1,41 @@
 // The model flags, declared once for every command that loads a model.
 #include "attnviz/cli/model_flags.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <vector>
+
 #include "attnviz/cli/validators.hpp"
+#include "attnviz/model/layout.hpp"
 
 namespace attnviz {
+
+namespace {
+
+// The built-in layouts' names, from the registry itself, so the help and the check list exactly those.
+std::vector<std::string> layout_names() {
+  std::vector<std::string> names;
+  for (const auto& l : builtin_layouts()) names.push_back(l.name);
+  return names;
+}
+
+}  // namespace
 
 void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
   cmd.add_option("--heads", flags.heads, "number of heads, when the model file lacks it")
       ->check(positive_number());
+  // Checked while parsing (exit 2), so every command refuses an unknown name before it reads a file.
   cmd.add_option("--layout", flags.layout,
-                 "tensor-name layout: seed000, seed001, seed002, torch-mha, torch-encoder, "
-                 "torch-decoder, torch-transformer, nanogpt, gpt2, bert (default: detected)");
+                 fmt::format("tensor-name layout: {} (default: detected)", fmt::join(layout_names(), ", ")))
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            const auto names = layout_names();
+            if (std::find(names.begin(), names.end(), name) != names.end()) return std::string();
+            return fmt::format("unknown layout '{}' (known: {})", name, fmt::join(names, ", "));
+          },
+          "NAME"));
   cmd.add_option("--layout-file", flags.layout_file, "JSON mapping of roles to tensor-name patterns");
   cmd.add_flag("--norm-first", flags.norm_first, "pre-norm layers (nn.Transformer* norm_first=True)");
   cmd.add_option("--activation", flags.activation, "FFN activation: relu, gelu, gelu_tanh, silu");

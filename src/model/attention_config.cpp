@@ -7,6 +7,7 @@
 #include <set>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 
 namespace attnviz::detail {
 
@@ -14,35 +15,44 @@ namespace {
 
 using Json = nlohmann::json;
 
-// The scaling settings as one object, from rope_scaling or from rope_parameters.<key>.
-Json scaling_object(const ConfigSources& cfg) {
+// The scaling settings as one object, from rope_scaling or from rope_parameters.<key>, and the file they
+// are in. They are the file's content: a value attnviz cannot compute is an Error (exit 1), not usage.
+struct Scaling {
+  Json s = Json::object();
+  std::string where;  // "m/config.json: " (or the GGUF file's metadata), for messages; "" when none
+};
+
+Scaling scaling_object(const ConfigSources& cfg) {
   // transformers 5 nests Gemma 3's settings per layer type: not read yet, so never half-read.
   for (const char* nested : {"full_attention", "sliding_attention"}) {
-    if (cfg.agreed({std::string("rope_parameters.") + nested})) {
-      throw usage_error(fmt::format("rope_parameters.{}: rotary settings per layer type are not supported yet",
-                                    nested));
+    if (const auto d = cfg.declared({std::string("rope_parameters.") + nested})) {
+      throw d->error(fmt::format("{}: rope_parameters.{}: rotary settings per layer type are not supported yet",
+                                 d->where, nested));
     }
   }
-  if (auto s = cfg.agreed({"rope_scaling"}); s && !s->is_null()) {
-    if (!s->is_object()) throw Error(fmt::format("rope_scaling = {}: expected an object or null", s->dump()));
-    return *s;
+  if (auto d = cfg.declared({"rope_scaling"}); d && !d->value.is_null()) {
+    if (!d->value.is_object()) throw d->error(fmt::format("{}: expected an object or null", d->origin));
+    return {d->value, d->where + ": "};
   }
-  Json out = Json::object();
+  Scaling out;
   for (const char* key : {"rope_type", "factor", "low_freq_factor", "high_freq_factor",
                           "original_max_position_embeddings"}) {
-    if (auto v = cfg.agreed({std::string("rope_parameters.") + key})) out[key] = *v;
+    if (auto d = cfg.declared({std::string("rope_parameters.") + key})) {
+      out.s[key] = d->value;
+      out.where = d->where + ": ";
+    }
   }
   return out;
 }
 
-float positive(const Json& s, const char* key, std::optional<float> fallback) {
+float positive(const Scaling& scaling, const char* key) {
+  const Json& s = scaling.s;
   if (!s.contains(key) || s[key].is_null()) {
-    if (fallback) return *fallback;
-    throw usage_error(fmt::format("rope_scaling = {}: \"{}\" is missing", s.dump(), key));
+    throw Error(fmt::format("{}rope_scaling = {}: \"{}\" is missing", scaling.where, s.dump(), key));
   }
   const Json& v = s[key];
   if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e9) {
-    throw usage_error(fmt::format("rope_scaling.{} = {}: expected a positive number", key, v.dump()));
+    throw Error(fmt::format("{}rope_scaling.{} = {}: expected a positive number", scaling.where, key, v.dump()));
   }
   return v.get<float>();
 }
@@ -50,41 +60,42 @@ float positive(const Json& s, const char* key, std::optional<float> fallback) {
 }  // namespace
 
 RopeScaling read_rope_scaling(const ConfigSources& cfg) {
-  const Json s = scaling_object(cfg);
+  const Scaling scaling = scaling_object(cfg);
+  const Json& s = scaling.s;
   // rope_scaling.get("rope_type", rope_scaling.get("type")): "type" only in configs before 4.43.
   std::string type = "default";
   for (const char* key : {"type", "rope_type"}) {  // the later one wins
     if (s.contains(key) && s[key].is_string()) type = s[key].get<std::string>();
   }
+  // The type first: LongRoPE's short_factor / long_factor lists are its own keys, not the reason.
+  if (type != "default" && type != "linear" && type != "llama3") {
+    throw Error(fmt::format("{}rope_scaling type '{}' is not implemented (attnviz implements default, linear and "
+                            "llama3)", scaling.where, printable_text(type)));
+  }
   const std::set<std::string> known{"rope_type", "type", "factor", "low_freq_factor", "high_freq_factor",
                                     "original_max_position_embeddings"};
   for (const auto& [key, value] : s.items()) {
     if (!known.count(key)) {
-      throw usage_error(fmt::format("rope_scaling.{} = {}: not supported (attnviz reads rope types default, "
-                                    "linear and llama3)", key, value.dump()));
+      throw Error(fmt::format("{}rope_scaling.{} = {}: not supported (attnviz reads rope types default, linear and "
+                              "llama3)", scaling.where, key, value.dump()));
     }
   }
   RopeScaling r;
   if (type == "default") return r;
+  r.factor = positive(scaling, "factor");
   if (type == "linear") {
     r.kind = RopeScaling::Kind::linear;
-    r.factor = positive(s, "factor", std::nullopt);
     return r;
   }
-  if (type == "llama3") {
-    r.kind = RopeScaling::Kind::llama3;
-    r.factor = positive(s, "factor", std::nullopt);
-    r.low_freq_factor = positive(s, "low_freq_factor", std::nullopt);
-    r.high_freq_factor = positive(s, "high_freq_factor", std::nullopt);
-    r.original_max_positions = static_cast<int>(positive(s, "original_max_position_embeddings", std::nullopt));
-    if (!(r.high_freq_factor > r.low_freq_factor)) {
-      throw usage_error(fmt::format("rope_scaling: high_freq_factor {:g} must exceed low_freq_factor {:g}",
-                                    r.high_freq_factor, r.low_freq_factor));
-    }
-    return r;
+  r.kind = RopeScaling::Kind::llama3;
+  r.low_freq_factor = positive(scaling, "low_freq_factor");
+  r.high_freq_factor = positive(scaling, "high_freq_factor");
+  r.original_max_positions = static_cast<int>(positive(scaling, "original_max_position_embeddings"));
+  if (!(r.high_freq_factor > r.low_freq_factor)) {
+    throw Error(fmt::format("{}rope_scaling: high_freq_factor {:g} must exceed low_freq_factor {:g}", scaling.where,
+                            r.high_freq_factor, r.low_freq_factor));
   }
-  throw usage_error(fmt::format("rope_scaling type '{}' is not supported (attnviz implements default, linear "
-                                "and llama3)", type));
+  return r;
 }
 
 namespace {
@@ -101,8 +112,7 @@ std::vector<bool> layer_types(const Json& types, int n_layers) {
     } else if (t == "full_attention") {
       sliding.push_back(false);
     } else {
-      throw usage_error(fmt::format("layer_types: '{}' is not supported (full_attention, sliding_attention)",
-                                    t.dump()));
+      throw Error(fmt::format("layer_types: '{}' is not supported (full_attention, sliding_attention)", t.dump()));
     }
   }
   return sliding;
@@ -143,8 +153,8 @@ void derive_sliding_layers(Config& c, const Layout& layout, const ConfigSources&
     sliding = layer_types(*types, n_layers);
   } else if (window && enabled) {
     if (layout.sliding == SlidingLayers::none) {
-      throw usage_error(fmt::format("sliding_window = {}: layout {} has no sliding-window layers (give "
-                                    "layer_types in config.json to say which layers use it)", *window, c.layout));
+      throw Error(fmt::format("sliding_window = {}: layout {} has no sliding-window layers (give "
+                              "layer_types in config.json to say which layers use it)", *window, c.layout));
     }
     sliding = family_rule(layout, cfg, n_layers);
   }
@@ -160,6 +170,7 @@ void derive_attention_extras(Config& c, const ConfigSources& cfg) {
   if (auto cap = cfg.number({"attn_logit_softcapping"}, 0.0, k_max)) c.attn_softcap = static_cast<float>(*cap);
   if (auto scalar = cfg.number({"query_pre_attn_scalar"}, 0.0, k_max)) {
     c.attn_scale = static_cast<float>(1.0 / std::sqrt(*scalar));  // Gemma: query_pre_attn_scalar ** -0.5
+    c.attn_scale_source = fmt::format("{}, as 1/√{:g}", cfg.declared({"query_pre_attn_scalar"})->origin, *scalar);
   }
   if (auto theta = cfg.number({"rope_local_base_freq"}, 0.0, k_max)) c.rope_local_theta = static_cast<float>(*theta);
 }
@@ -187,7 +198,7 @@ void refuse_unsupported_fields(const ConfigSources& cfg) {
   for (const auto& f : k_fields) {
     const auto v = cfg.agreed({f.key});
     if (!v || v->is_null() || *v == false || *v == 0 || *v == 1 || (v->is_array() && v->empty())) continue;
-    throw usage_error(fmt::format("config {} = {}: {} is not supported", f.key, v->dump(), f.what));
+    throw Error(fmt::format("config {} = {}: {} is not supported", f.key, v->dump(), f.what));  // a file's value
   }
 }
 

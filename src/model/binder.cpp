@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "weight_buffers.hpp"
 
 namespace attnviz::detail {
@@ -99,6 +100,36 @@ std::string Binder::missing(const std::string& role, int layer) const {
                      p ? tensors_.name_in_file(prefix_ + with_layer(p->pattern, layer)) : role, role, layout_.name);
 }
 
+std::string Binder::tensor_text(const std::string& role, int layer) const {
+  const auto n = name(role, layer);
+  if (!n) return role;
+  return fmt::format("tensor '{}' of shape {}", printable_text(tensors_.name_in_file(*n)),
+                     shape_string(tensors_.info(*n).shape));
+}
+
+bool Binder::present(const std::string& role, int layer) const {
+  if (has(role, layer)) return true;
+  const RolePattern* p = pattern(role);
+  if (p && p->required) {
+    const bool per_layer = p->pattern.find("{layer}") != std::string::npos;
+    throw Error(fmt::format("{}, which the family requires{}", missing(role, layer), per_layer ? " in every layer" : ""));
+  }
+  return false;
+}
+
+void Binder::check_layers_alike(const std::string& stack, int n_layers) const {
+  for (const auto& r : layout_.roles) {
+    if (!r.role.starts_with(stack + ".") || r.pattern.find("{layer}") == std::string::npos) continue;
+    const bool in_first = has(r.role, 0);
+    for (int l = 1; l < n_layers; ++l) {
+      if (has(r.role, l) == in_first) continue;
+      const int without = in_first ? l : 0;
+      throw Error(fmt::format("{}, which layer {} has: a layer cannot lack what the others have", missing(r.role, without),
+                              in_first ? 0 : l));
+    }
+  }
+}
+
 std::string Binder::checked_matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const {
   auto n = name(role, layer);
   if (!n) throw Error(fmt::format("{}, expected shape [{}, {}]", missing(role, layer), rows, cols));
@@ -134,8 +165,8 @@ WeightMatrix Binder::weight(const std::string& role, int layer, int64_t rows, in
 }
 
 RowVector Binder::vector(const std::string& role, int layer, int64_t n) const {
+  if (!present(role, layer)) return {};
   auto name_ = name(role, layer);
-  if (!name_) return {};
   const std::vector<int64_t>& shape = tensors_.info(*name_).shape;
   if (shape != std::vector<int64_t>{n}) {
     throw Error(fmt::format("{}: tensor '{}' has shape {}, expected [{}]", tensors_.description(),
@@ -148,13 +179,13 @@ RowVector Binder::vector(const std::string& role, int layer, int64_t n) const {
 
 std::optional<TokenTable> Binder::table(const std::string& role, int64_t rows, int64_t cols,
                                         std::shared_ptr<const void> owner) const {
-  if (!has(role)) return std::nullopt;
+  if (!present(role)) return std::nullopt;
   if (pattern(role)->transpose) return TokenTable(weight(role, 0, rows, cols).matrix());
   return tensors_.table(checked_matrix(role, 0, rows, cols), std::move(owner));
 }
 
 std::optional<LayerNormWeights> Binder::layer_norm(const std::string& role, int layer, int64_t d) const {
-  if (!has(role + ".weight", layer)) return std::nullopt;
+  if (!present(role + ".weight", layer)) return std::nullopt;
   LayerNormWeights w{vector(role + ".weight", layer, d), vector(role + ".bias", layer, d)};
   // Gemma's RMSNorm: output · (1 + w), in float32 as GemmaRMSNorm computes 1.0 + weight.float().
   if (layout_.norm_offset != 0.0f) w.weight.array() += layout_.norm_offset;
@@ -162,7 +193,7 @@ std::optional<LayerNormWeights> Binder::layer_norm(const std::string& role, int 
 }
 
 std::optional<Linear> Binder::linear(const std::string& role, int layer, int64_t out, int64_t in) const {
-  if (!has(role + ".weight", layer)) return std::nullopt;
+  if (!present(role + ".weight", layer)) return std::nullopt;
   return Linear{weight(role + ".weight", layer, out, in), vector(role + ".bias", layer, out)};
 }
 
@@ -206,7 +237,7 @@ LayerWeights Binder::layer(const std::string& stack, int l, const Config& c, boo
   LayerWeights w;
   w.self_attn = attention(stack + ".self", l, c);
   if (cross) w.cross_attn = attention(stack + ".cross", l, c);
-  if (has(stack + ".ffn.gate_up.weight", l)) {
+  if (present(stack + ".ffn.gate_up.weight", l)) {
     // Phi-3's gate_up_proj [2F, D]: gate, up = gate_up_proj(x).chunk(2, dim=-1).
     const WeightMatrix gate_up = weight(stack + ".ffn.gate_up.weight", l, 2 * int64_t(c.d_ff), c.d_model);
     w.ffn = FeedForwardWeights{Linear{gate_up.out_rows(c.d_ff, c.d_ff), {}},
@@ -234,6 +265,7 @@ StackWeights bind_stack(std::shared_ptr<const TensorSource> tensors, const Layou
                         bool cross) {
   const Binder check(*tensors, layout, prefix, BindMode::check_shapes);
   for (int l = 0; l < n_layers; ++l) check.layer(stack, l, c, cross);
+  check.check_layers_alike(stack, n_layers);
   StackWeights s;
   s.final_norm = check.layer_norm(stack + ".final_norm", 0, c.d_model);  // [D]: converted now
   s.n_bound = n_layers;

@@ -28,15 +28,23 @@ class Binder {
   // The file's tensor name for `role` at `layer`, when the layout has the role and the file the tensor.
   std::optional<std::string> name(const std::string& role, int layer = 0) const;
   bool has(const std::string& role, int layer = 0) const { return name(role, layer).has_value(); }
+  // has(), except that a role the layout requires (RolePattern::required) is an Error when absent.
+  bool present(const std::string& role, int layer = 0) const;
+  // The optional roles of `stack` (biases, q/k norms, …) must be in every layer or in none: a layer
+  // without the norm or bias the others have is a damaged file, not a model to run without it.
+  void check_layers_alike(const std::string& stack, int n_layers) const;
   // "missing tensor 'h.0.attn.c_attn.weight' (decoder.self.qkv.weight of layout gpt2)" for a role.
   std::string missing(const std::string& role, int layer) const;
+  // "tensor 'blk.0.ffn_up.weight' of shape [48, 32]": the file's name of the tensor bound to `role` and
+  // its shape in PyTorch's order, for messages that name the weights' side of a contradiction.
+  std::string tensor_text(const std::string& role, int layer = 0) const;
   // Shape as nn.Linear's (a Conv1D's [in, out] read as [out, in]).
   std::vector<int64_t> shape(const std::string& role, int layer = 0) const;
 
   // nn.Linear's [rows, cols] weight in its stored orientation: a view of an F32 tensor (no copy), else
   // converted once into its own buffer.
   WeightMatrix weight(const std::string& role, int layer, int64_t rows, int64_t cols) const;
-  RowVector vector(const std::string& role, int layer, int64_t n) const;  // empty when absent
+  RowVector vector(const std::string& role, int layer, int64_t n) const;  // empty when absent (and optional)
   // A [rows, cols] table (token, position, token type) left in the file in its stored dtype (`owner`
   // keeps the file mapped); nullopt when absent. A table stored transposed is converted.
   std::optional<TokenTable> table(const std::string& role, int64_t rows, int64_t cols,

@@ -31,7 +31,7 @@ bool same(const nlohmann::json& a, const nlohmann::json& b);
 
 ConfigSource config_json(const fs::path& dir) {
   const fs::path file = dir / "config.json";
-  ConfigSource s{file.string(), {}};
+  ConfigSource s{file.string(), {}, {}};
   if (!fs::exists(file)) return s;
   const nlohmann::json j = read_json_file(file);
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", file.string()));
@@ -51,7 +51,7 @@ ConfigSource config_json(const fs::path& dir) {
 }
 
 ConfigSource flag_source(const ConfigOverrides& f) {
-  ConfigSource s{std::string(k_flags), {}};
+  ConfigSource s{std::string(k_flags), {}, {}};
   if (f.n_heads) s.values["n_heads"] = *f.n_heads;
   if (f.norm_first) s.values["norm_first"] = *f.norm_first;
   if (f.activation) s.values["activation"] = *f.activation;
@@ -85,7 +85,7 @@ ConfigSources::ConfigSources(const TensorSource& tensors, const ConfigOverrides&
     for (auto& s : sources_) canonical_activations(s);
     return;
   }
-  ConfigSource meta{tensors.description() + " __metadata__", {}};
+  ConfigSource meta{tensors.description() + " __metadata__", {}, {}};
   for (const auto& [key, text] : tensors.metadata()) meta.values[key] = metadata_value(text);
   sources_ = {meta, config_json(tensors.dir()), flag_source(flags)};
   for (auto& s : sources_) canonical_activations(s);
@@ -93,7 +93,7 @@ ConfigSources::ConfigSources(const TensorSource& tensors, const ConfigOverrides&
 
 void ConfigSources::set_defaults(const std::vector<std::pair<std::string, double>>& defaults,
                                  const std::string& family) {
-  defaults_ = ConfigSource{fmt::format("the defaults of {}'s config class", family), {}};
+  defaults_ = ConfigSource{fmt::format("the defaults of {}'s config class", family), {}, {}};
   for (const auto& [key, value] : defaults) {  // 4096, not 4096.0, for the keys read as integers
     const bool whole = value == std::floor(value) && std::abs(value) < 1e15;
     defaults_.values[key] = whole ? nlohmann::json(static_cast<int64_t>(value)) : nlohmann::json(value);
@@ -108,18 +108,21 @@ std::optional<ConfigSources::Found> ConfigSources::find(const std::vector<std::s
       auto it = s.values.find(key);
       null |= it != s.values.end() && it->second.is_null();
       if (it == s.values.end() || it->second.is_null()) continue;
+      const auto named = s.names.find(key);
+      const std::string name = named == s.names.end() ? key : named->second;
       if (found && !same(found->value, it->second)) {
-        throw usage_error(fmt::format("{} = {} in {} contradicts {} = {} in {}", key,
-                                      it->second.dump(), s.where, found->key, found->value.dump(),
-                                      found->where));
+        // Two files that disagree are the files' fault (exit 1); a flag against a file, the command line's.
+        const std::string msg = fmt::format("{} = {} in {} contradicts {} = {} in {}", name, it->second.dump(),
+                                            s.where, found->name, found->value.dump(), found->where);
+        throw s.where == k_flags || found->where == k_flags ? usage_error(msg) : Error(msg);
       }
-      if (!found) found = Found{it->second, s.where, key};
+      if (!found) found = Found{it->second, s.where, key, name};
     }
   }
   if (!found && !null) {  // transformers' config class fills what config.json leaves out
     for (const auto& key : keys) {
       if (auto it = defaults_.values.find(key); it != defaults_.values.end()) {
-        return Found{it->second, defaults_.where, key};
+        return Found{it->second, defaults_.where, key, key};
       }
     }
   }
@@ -128,7 +131,7 @@ std::optional<ConfigSources::Found> ConfigSources::find(const std::vector<std::s
 
 // "<where>: <key> = <value>: expected <range>"; a usage error when the value came from a flag.
 Error ConfigSources::out_of_range(const Found& f, const std::string& range) {
-  const std::string msg = fmt::format("{}: {} = {}: expected {}", f.where, f.key, f.value.dump(), range);
+  const std::string msg = fmt::format("{}: {} = {}: expected {}", f.where, f.name, f.value.dump(), range);
   return f.where == k_flags ? usage_error(msg) : Error(msg);
 }
 
@@ -175,6 +178,16 @@ std::optional<std::string> ConfigSources::text(const std::vector<std::string>& k
   if (!v) return std::nullopt;
   if (!v->is_string()) throw Error(fmt::format("{}: expected a string, got {}", keys[0], v->dump()));
   return v->get<std::string>();
+}
+
+std::optional<Declared> ConfigSources::declared(const std::vector<std::string>& keys) const {
+  auto f = find(keys);
+  if (!f) return std::nullopt;
+  return Declared{f->value, fmt::format("{}: {} = {}", f->where, f->name, f->value.dump()), f->where};
+}
+
+Error Declared::error(const std::string& message) const {
+  return where == k_flags ? usage_error(message) : Error(message);
 }
 
 std::string ConfigSources::model_type() const {

@@ -18,6 +18,18 @@ namespace attnviz::detail {
 struct ConfigSource {
   std::string where;                          // "model.safetensors __metadata__", "config.json", …
   std::map<std::string, nlohmann::json> values;
+  // A value's name in the file where it is not its key in `values` (a GGUF file's
+  // "llama.attention.head_count" for num_attention_heads), so messages name what the file says.
+  std::map<std::string, std::string> names;
+};
+
+// A value with the source and name it came from, for messages.
+struct Declared {
+  nlohmann::json value;
+  std::string origin;  // "m/config.json: intermediate_size = 48", "m.gguf metadata: llama.block_count = 2"
+  std::string where;   // "m/config.json", "m.gguf metadata", "the command line"
+  // A bad value from a flag is a usage error (exit 2), one from a file the file's (exit 1).
+  Error error(const std::string& message) const;
 };
 
 class ConfigSources {
@@ -33,6 +45,8 @@ class ConfigSources {
   std::optional<double> number(const std::vector<std::string>& keys, double above, double below) const;
   std::optional<bool> boolean(const std::vector<std::string>& keys) const;
   std::optional<std::string> text(const std::vector<std::string>& keys) const;
+  // The agreed value of `keys` and where it came from; nullopt when no source has one.
+  std::optional<Declared> declared(const std::vector<std::string>& keys) const;
   // Values transformers' config class of the family gives a key config.json leaves out (not one it
   // sets to null): used only when no source has the key.
   void set_defaults(const std::vector<std::pair<std::string, double>>& defaults, const std::string& family);
@@ -43,6 +57,7 @@ class ConfigSources {
   struct Found {
     nlohmann::json value;
     std::string where, key;  // the first source that has it, and under which alias
+    std::string name;        // the key as the file names it (ConfigSource::names), else `key`
   };
   std::optional<Found> find(const std::vector<std::string>& keys) const;
   static Error out_of_range(const Found& f, const std::string& range);

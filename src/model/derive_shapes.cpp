@@ -120,11 +120,16 @@ void check_self_widths(const Config& c, const Binder& b, const std::string& modu
                           b.shape(role)[0], c.d_model));
 }
 
-void check_declared(const ConfigSources& cfg, const std::vector<std::string>& keys, int actual) {
-  const auto declared = cfg.integer(keys);
-  if (declared && *declared != actual) {
-    throw Error(fmt::format("{} = {} in the config, but the weights have {}", keys[0], *declared, actual));
-  }
+void check_declared(const ConfigSources& cfg, const std::vector<std::string>& keys, int64_t actual,
+                    const std::string& evidence) {
+  const auto declared = cfg.declared(keys);
+  if (!declared) return;
+  const nlohmann::json& v = declared->value;
+  // Not a whole number (2.5, "4"): integer() refuses it with the range expected.
+  if (!v.is_number_integer()) (void)cfg.integer(keys);
+  // Compared as 64-bit, so 2^31 or 2^64 is a contradiction named with the tensor, not a range error.
+  const bool equal = v.is_number_unsigned() ? v.get<uint64_t>() == uint64_t(actual) : v.get<int64_t>() == actual;
+  if (!equal) throw Error(fmt::format("{}, but the weights have {} ({})", declared->origin, actual, evidence));
 }
 
 void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, const Binder& b,
@@ -137,8 +142,12 @@ void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, con
   if (c.d_qk % c.n_heads != 0 || c.d_v % c.n_heads != 0) {
     throw Error(fmt::format("{} heads do not divide d_qk = {} and d_v = {}", c.n_heads, c.d_qk, c.d_v));
   }
-  check_declared(cfg, k_kv_heads_keys, c.n_kv_heads);
-  check_declared(cfg, {"head_dim"}, c.d_k());
+  const std::string qkv = module + ".qkv.weight";
+  const bool fused = b.has(qkv);
+  check_declared(cfg, k_kv_heads_keys, c.n_kv_heads,
+                 fmt::format("key/value heads of d_k = {}, from {}", c.d_k(), b.tensor_text(fused ? qkv : module + ".k.weight")));
+  check_declared(cfg, {"head_dim"}, c.d_k(),
+                 fmt::format("d_k = {} / {} heads, from {}", c.d_qk, c.n_heads, b.tensor_text(fused ? qkv : module + ".q.weight")));
 }
 
 }  // namespace attnviz::detail

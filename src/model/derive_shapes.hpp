@@ -31,7 +31,10 @@ void derive_ffn_width(Config& c, const Binder& b, const std::string& stack);
 // num_key_value_heads and head_dim.
 void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, const Binder& b,
                   const std::string& module, KeyValueRows rows);
-// A declared value (under any of `keys`) must equal what the weights give.
-void check_declared(const ConfigSources& cfg, const std::vector<std::string>& keys, int actual);
+// A declared value (under any of `keys`) must equal `actual`, what the weights give; `evidence` says
+// which tensor gives it ("d_ff, from tensor 'h.0.mlp.c_fc.weight' of shape [32, 128]"). An error names
+// both: the file and key of the value, and the tensor.
+void check_declared(const ConfigSources& cfg, const std::vector<std::string>& keys, int64_t actual,
+                    const std::string& evidence);
 
 }  // namespace attnviz::detail

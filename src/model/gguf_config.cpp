@@ -92,6 +92,10 @@ void rope_scaling(ConfigSource& s, const std::string& file, const std::string& a
   const std::string type = v.count("gguf.rope_scaling_type") ? v["gguf.rope_scaling_type"].get<std::string>() : "";
   const double factor = v.count("gguf.rope_scaling_factor") ? v["gguf.rope_scaling_factor"].get<double>() : 0.0;
   const bool scaled = factor != 0.0 && factor != 1.0;
+  if (!std::isfinite(factor) || factor < 0.0) {  // a file's value: exit 1, named as the file names it
+    throw Error(fmt::format("{}: {}.rope.scaling.factor = {:g}: expected 0 (none) or a positive number", file, arch,
+                            factor));
+  }
   if (!type.empty() && type != "none" && type != "linear") {
     throw Error(fmt::format("{}: {}.rope.scaling.type = '{}': not supported (attnviz reads none and linear)", file,
                             arch, printable_text(type)));
@@ -103,7 +107,10 @@ void rope_scaling(ConfigSource& s, const std::string& file, const std::string& a
   if (type == "linear" && !scaled) {
     throw Error(fmt::format("{}: {}.rope.scaling.type = 'linear' without a factor other than 0 or 1", file, arch));
   }
-  if (scaled) v["rope_scaling"] = Json{{"rope_type", "linear"}, {"factor", factor}};
+  if (scaled) {
+    v["rope_scaling"] = Json{{"rope_type", "linear"}, {"factor", factor}};
+    s.names["rope_scaling"] = arch + ".rope.scaling.type/factor";
+  }
 }
 
 void refuse_math_keys(const ConfigSource& s, const std::string& file, const std::string& arch) {
@@ -144,6 +151,8 @@ void llama_cpp_constants(ConfigSource& s, const GgufTensors& t) {
     const bool big = layers == (arch == "gemma2" ? 46u : 62u);
     const uint64_t head_dim = v.count("head_dim") ? v["head_dim"].get<uint64_t>() : d / std::max<uint64_t>(heads, 1);
     v["query_pre_attn_scalar"] = big ? d / std::max<uint64_t>(heads, 1) : head_dim;
+    s.names["query_pre_attn_scalar"] = big ? "query_pre_attn_scalar (llama.cpp's n_embd / n_head for this size)"
+                                           : "query_pre_attn_scalar (llama.cpp's head_dim)";
   }
 }
 
@@ -152,7 +161,7 @@ void llama_cpp_constants(ConfigSource& s, const GgufTensors& t) {
 ConfigSource gguf_config_source(const GgufTensors& t) {
   const GgufMetadata& m = t.file().metadata();
   const std::string file = t.file().path().string(), arch = t.arch(), prefix = arch + ".";
-  ConfigSource s{file + " metadata", {}};
+  ConfigSource s{file + " metadata", {}, {}};
   s.values["model_type"] = *gguf_model_type(arch);
   for (const auto& [key, value] : m.entries()) {
     if (!key.starts_with(prefix)) continue;  // general.*, tokenizer.*: not hyperparameters
@@ -163,7 +172,10 @@ ConfigSource gguf_config_source(const GgufTensors& t) {
                               file, printable_text(key), arch));
     }
     const Json v = value_of(m, key, r->kind);
-    if (std::strlen(r->hf) > 0) s.values[r->hf] = v;
+    if (std::strlen(r->hf) > 0) {
+      s.values[r->hf] = v;
+      s.names[r->hf] = key;  // messages name the file's key, not config.json's
+    }
   }
   for (const char* key : k_required) {
     if (!s.values.count(rule_of(key, arch)->hf)) {
@@ -178,23 +190,22 @@ ConfigSource gguf_config_source(const GgufTensors& t) {
 
 namespace {
 
-void check_width(const ConfigSources& cfg, const std::string& hf, const std::string& key, int actual,
-                 const std::string& what) {
+// "<file> metadata: llama.feed_forward_length = 40, but the tensors have d_ff = 48".
+void check_width(const ConfigSources& cfg, const std::string& hf, int actual, const std::string& what) {
   const auto declared = cfg.integer({hf}, 0);
   if (declared && *declared != actual) {
-    throw Error(fmt::format("{} = {}, but the tensors have {} = {}", key, *declared, what, actual));
+    throw Error(fmt::format("{}, but the tensors have {} = {}", cfg.declared({hf})->origin, what, actual));
   }
 }
 
 }  // namespace
 
 void apply_gguf_facts(Config& c, const GgufTensors& t, const ConfigSources& cfg) {
-  const std::string& arch = t.arch();
-  check_width(cfg, "gguf.embedding_length", arch + ".embedding_length", c.d_model, "d_model");
-  check_width(cfg, "gguf.block_count", arch + ".block_count", c.n_decoder_layers, "layers");
-  check_width(cfg, "gguf.feed_forward_length", arch + ".feed_forward_length", c.d_ff, "d_ff");
-  check_width(cfg, "gguf.value_length", arch + ".attention.value_length", c.d_head_v(), "d_head_v");
-  check_width(cfg, "gguf.vocab_size", arch + ".vocab_size", c.vocab_size, "vocab rows");
+  check_width(cfg, "gguf.embedding_length", c.d_model, "d_model");
+  check_width(cfg, "gguf.block_count", c.n_decoder_layers, "layers");
+  check_width(cfg, "gguf.feed_forward_length", c.d_ff, "d_ff");
+  check_width(cfg, "gguf.value_length", c.d_head_v(), "d_head_v");
+  check_width(cfg, "gguf.vocab_size", c.vocab_size, "vocab rows");
   if (!t.rope_freqs()) return;
   const std::string file = t.file().path().string();
   const std::vector<float>& f = *t.rope_freqs();

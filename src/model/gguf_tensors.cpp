@@ -169,8 +169,8 @@ GgufTensors::GgufTensors(const fs::path& path) : file_(GgufFile::open(path)) {
 void GgufTensors::add(const GgufTensorInfo& t) {
   const std::string& file = file_.path().string();
   if (t.name == "rope_factors_long.weight" || t.name == "rope_factors_short.weight") {
-    throw Error(fmt::format("{}: tensor '{}': LongRoPE frequency factors (Phi-3's long-context rope scaling) are "
-                            "not supported", file, t.name));
+    throw Error(fmt::format("{}: tensor '{}': LongRoPE frequency factors (rope type longrope, Phi-3's long-context "
+                            "scaling) are not implemented", file, t.name));
   }
   if (t.name == "rope_freqs.weight" && arch_ == "llama") {
     if (t.type != uint32_t(GgmlType::F32) || t.dims.size() != 1) {

@@ -59,9 +59,10 @@ RolePattern role_pattern(const std::string& role, const nlohmann::json& v, const
     throw Error(fmt::format("{}: \"{}\" is not a role (see the roles in README.md: embed.token, "
                             "decoder.self.qkv.weight, encoder.ffn.up.bias, …)", file, role));
   }
-  if (v.is_string()) return {role, v.get<std::string>(), false};
+  // A user's roles are optional (bound when the file has the tensor), but alike in every layer.
+  if (v.is_string()) return {role, v.get<std::string>(), false, false};
   if (v.is_object() && v.contains("pattern") && v["pattern"].is_string()) {
-    return {role, v["pattern"].get<std::string>(), field(v, "transpose", false, file)};
+    return {role, v["pattern"].get<std::string>(), field(v, "transpose", false, file), false};
   }
   throw Error(fmt::format("{}: role \"{}\" must map to a name pattern or {{\"pattern\": …, \"transpose\": …}}",
                           file, role));

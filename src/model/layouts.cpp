@@ -1,6 +1,9 @@
 // The built-in layouts: one table per family of checkpoints, written as data.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "attnviz/core/error.hpp"
 #include "attnviz/model/layout.hpp"
 
@@ -11,7 +14,15 @@ namespace {
 using Roles = std::vector<RolePattern>;
 
 void add(Roles& r, const std::string& role, const std::string& pattern, bool transpose = false) {
-  r.push_back({role, pattern, transpose});
+  r.push_back({role, pattern, transpose, false});
+}
+// Marks `roles` (already in the table) as ones the family always has: a file without one is refused.
+void require(Roles& r, const std::vector<std::string>& roles, bool required = true) {
+  for (const auto& role : roles) {
+    const auto it = std::find_if(r.begin(), r.end(), [&](const RolePattern& p) { return p.role == role; });
+    if (it == r.end()) throw std::logic_error("layouts.cpp: no role " + role + " to require");
+    it->required = required;
+  }
 }
 // A Linear (or Conv1D) `name` playing `role`: weight and bias.
 void linear(Roles& r, const std::string& role, const std::string& name, bool conv1d = false) {
@@ -30,7 +41,9 @@ void torch_attention(Roles& r, const std::string& module, const std::string& p) 
   linear(r, module + ".out", p + "out_proj");
 }
 
-// nn.TransformerEncoderLayer / DecoderLayer under `p` ("layers.{layer}.").
+// nn.TransformerEncoderLayer / DecoderLayer under `p` ("layers.{layer}."). Every weight is required;
+// the biases are not, as the layers' bias=False (PyTorch 2.1) leaves out those of the Linears and norms;
+// q/k/v are in_proj_weight or q/k/v_proj_weight, one of which the binder requires.
 void torch_layer(Roles& r, const std::string& stack, const std::string& p, bool cross) {
   torch_attention(r, stack + ".self", p + "self_attn.");
   linear(r, stack + ".ffn.up", p + "linear1");
@@ -43,6 +56,9 @@ void torch_layer(Roles& r, const std::string& stack, const std::string& p, bool 
   } else {
     norm(r, stack + ".norm_ffn", p + "norm2");
   }
+  require(r, {stack + ".self.out.weight", stack + ".ffn.up.weight", stack + ".ffn.down.weight",
+              stack + ".norm_self.weight", stack + ".norm_ffn.weight"});
+  if (cross) require(r, {stack + ".cross.out.weight", stack + ".norm_cross.weight"});
 }
 
 Layout seed000() {
@@ -75,7 +91,7 @@ Layout torch_mha() {
 Layout torch_encoder() {
   Layout l{.name = "torch-encoder", .arch = Arch::encoder, .detect = "layers.{layer}.linear1.weight"};
   torch_layer(l.roles, "encoder", "layers.{layer}.", false);
-  norm(l.roles, "encoder.final_norm", "norm");
+  norm(l.roles, "encoder.final_norm", "norm");  // optional: nn.TransformerEncoder's norm defaults to None
   return l;
 }
 
@@ -83,7 +99,7 @@ Layout torch_decoder() {
   Layout l{.name = "torch-decoder", .arch = Arch::decoder, .detect = "layers.{layer}.multihead_attn.out_proj.weight",
            .causal = true, .decoder_cross = true};
   torch_layer(l.roles, "decoder", "layers.{layer}.", true);
-  norm(l.roles, "decoder.final_norm", "norm");
+  norm(l.roles, "decoder.final_norm", "norm");  // optional: nn.TransformerDecoder's norm defaults to None
   return l;
 }
 
@@ -94,6 +110,7 @@ Layout torch_transformer() {
   torch_layer(l.roles, "decoder", "decoder.layers.{layer}.", true);
   norm(l.roles, "encoder.final_norm", "encoder.norm");
   norm(l.roles, "decoder.final_norm", "decoder.norm");
+  require(l.roles, {"encoder.final_norm.weight", "decoder.final_norm.weight"});  // nn.Transformer makes both
   return l;
 }
 
@@ -114,6 +131,9 @@ Layout gpt_family(const std::string& name, bool conv1d) {
   linear(l.roles, "decoder.ffn.up", p + "mlp.c_fc", conv1d);
   linear(l.roles, "decoder.ffn.down", p + "mlp.c_proj", conv1d);
   norm(l.roles, "decoder.final_norm", "ln_f");
+  // Every weight, and for GPT-2 every bias (Conv1D and LayerNorm always have one); nanoGPT's biases are
+  // optional (GPTConfig(bias=False) has none). The unembedding is optional: tied to wte.
+  for (auto& r : l.roles) r.required = conv1d || r.role.ends_with(".weight");
   if (conv1d) l.model_type = "gpt2";
   l.tied_embeddings = true;  // GPT2LMHeadModel and nanoGPT predict with wte (tie_word_embeddings defaults true)
   return l;
@@ -137,12 +157,16 @@ Layout bert() {
   linear(l.roles, "encoder.ffn.up", p + "intermediate.dense");
   linear(l.roles, "encoder.ffn.down", p + "output.dense");
   norm(l.roles, "encoder.norm_ffn", p + "output.LayerNorm");
+  for (auto& r : l.roles) r.required = true;  // BertModel has every one, biases included
   return l;
 }
 
 // Hugging Face's LlamaForCausalLM names, which Mistral, Qwen2/3, Gemma 2/3 and Phi-3 keep (Gemma 3's
 // multimodal checkpoints put them under "language_model."). A per-head q_norm / k_norm (Qwen3, Gemma 3)
-// and biases (Qwen2's q/k/v) are bound when the tensors are there.
+// and biases (Qwen2's q/k/v) are bound when the tensors are there; the families that always have
+// them require them. Required as in llama.cpp's loader: the token table, the norms, q/k/v/o and the
+// FFN; optional: lm_head (tie_word_embeddings) and the biases (Llama's attention_bias / mlp_bias,
+// checked against config.json).
 Layout llama_family(const std::string& name, const std::string& model_type) {
   Layout l{.name = name, .arch = Arch::decoder, .detect = "model.layers.{layer}.self_attn.o_proj.weight",
            .norm_first = true, .norm = NormKind::rms_norm, .ffn = FeedForwardKind::gated,
@@ -163,6 +187,10 @@ Layout llama_family(const std::string& name, const std::string& model_type) {
     linear(l.roles, std::string("decoder.ffn.") + r, p + "mlp." + r + "_proj");
   }
   norm(l.roles, "decoder.final_norm", "model.norm");
+  require(l.roles, {"embed.token", "decoder.norm_self.weight", "decoder.self.q.weight", "decoder.self.k.weight",
+                    "decoder.self.v.weight", "decoder.self.out.weight", "decoder.norm_ffn.weight",
+                    "decoder.ffn.gate.weight", "decoder.ffn.up.weight", "decoder.ffn.down.weight",
+                    "decoder.final_norm.weight"});
   return l;
 }
 
@@ -176,6 +204,10 @@ Layout mistral() {
 Layout qwen(const std::string& name) {
   Layout l = llama_family(name, name);
   l.sliding = SlidingLayers::from_max_window;
+  // Qwen2Attention's q/k/v_proj always have a bias; Qwen3Attention always has q_norm and k_norm
+  // (its biases follow attention_bias).
+  if (name == "qwen2") require(l.roles, {"decoder.self.q.bias", "decoder.self.k.bias", "decoder.self.v.bias"});
+  if (name == "qwen3") require(l.roles, {"decoder.self.q_norm.weight", "decoder.self.k_norm.weight"});
   return l;
 }
 
@@ -201,6 +233,10 @@ Layout gemma(const std::string& name, const std::string& model_type, SlidingLaye
   add(l.roles, "decoder.norm_self_post.weight", p + "post_attention_layernorm.weight");
   add(l.roles, "decoder.norm_ffn.weight", p + "pre_feedforward_layernorm.weight");
   add(l.roles, "decoder.norm_ffn_post.weight", p + "post_feedforward_layernorm.weight");
+  // The sandwich's four norms are every Gemma layer's; Gemma 3 adds q/k norms (Gemma 2 has none).
+  require(l.roles, {"decoder.norm_self.weight", "decoder.norm_self_post.weight", "decoder.norm_ffn.weight",
+                    "decoder.norm_ffn_post.weight"});
+  if (name == "gemma3") require(l.roles, {"decoder.self.q_norm.weight", "decoder.self.k_norm.weight"});
   return l;
 }
 
@@ -212,6 +248,11 @@ Layout phi3() {
   const std::string p = "model.layers.{layer}.";
   add(l.roles, "decoder.self.qkv.weight", p + "self_attn.qkv_proj.weight");
   add(l.roles, "decoder.ffn.gate_up.weight", p + "mlp.gate_up_proj.weight");
+  // q/k/v are qkv_proj or (in a GGUF file, as llama.cpp's phi3 reads them) attn_q/k/v, one of which the
+  // binder requires; the FFN is always gate_up_proj (GGUF's ffn_up) and down_proj.
+  require(l.roles, {"decoder.self.q.weight", "decoder.self.k.weight", "decoder.self.v.weight",
+                    "decoder.ffn.gate.weight", "decoder.ffn.up.weight"}, false);
+  require(l.roles, {"decoder.ffn.gate_up.weight"});
   return l;
 }
 

@@ -96,13 +96,14 @@ void derive_rotary(Config& c, const Layout& layout, const ConfigSources& cfg) {
   c.rope_scaling = read_rope_scaling(cfg);
   if (auto dim = cfg.agreed({"rotary_dim"})) {
     // GPT-J / CodeGen rotate interleaved pairs (rotate_every_two), not halves: other math.
-    throw usage_error(fmt::format("rotary_dim = {}: GPT-J's interleaved rotary positions are not supported "
-                                  "(attnviz rotates halves, as Llama, GPT-NeoX and Qwen do)", dim->dump()));
+    throw Error(fmt::format("rotary_dim = {}: GPT-J's interleaved rotary positions are not supported "
+                            "(attnviz rotates halves, as Llama, GPT-NeoX and Qwen do)", dim->dump()));
   }
   if (auto n = cfg.integer({"rope_dimension_count"})) {  // GGUF's rope.dimension_count: the count itself
     c.rotary_dim = *n;
     if (c.rotary_dim > c.d_k() || c.rotary_dim % 2 != 0) {
-      throw Error(fmt::format("rope.dimension_count = {}: expected an even number <= d_k = {}", *n, c.d_k()));
+      throw Error(fmt::format("{}: expected an even number <= d_k = {}", cfg.declared({"rope_dimension_count"})->origin,
+                              c.d_k()));
     }
     return;
   }
@@ -137,7 +138,11 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   c.activation = layout.activation;
   if (auto name = cfg.text(layout.activation_keys)) {
     auto a = parse_activation(*name);
-    if (!a) throw usage_error(fmt::format("activation '{}': expected relu, gelu, gelu_tanh or silu", *name));
+    // --activation's value is the command line's fault (exit 2), config.json's the file's (exit 1).
+    if (!a) {
+      throw cfg.declared(layout.activation_keys)
+          ->error(fmt::format("activation '{}': expected relu, gelu, gelu_tanh or silu", *name));
+    }
     c.activation = *a;
   }
   c.tied_embeddings = cfg.boolean({"tie_word_embeddings"}).value_or(layout.tied_embeddings);
@@ -147,7 +152,7 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   c.positional = layout.positional;
   if (auto name = cfg.text({"positional"})) {
     auto p = parse_positional(*name);
-    if (!p) throw usage_error(fmt::format("positional '{}': expected none, sinusoidal, learned or rotary", *name));
+    if (!p) throw Error(fmt::format("positional '{}': expected none, sinusoidal, learned or rotary", *name));
     c.positional = *p;
   }
   derive_rotary(c, layout, cfg);
@@ -156,7 +161,22 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   if (c.max_positions == 0) {
     c.max_positions = cfg.integer({"max_positions", "n_positions", "max_position_embeddings"}).value_or(0);
   }
-  check_declared(cfg, {"d_model", "n_embd", "hidden_size"}, c.d_model);
+}
+
+// The sizes config.json declares must be the weights' (a vocab_size of 2^31 beside a 48-row token table
+// is another model's config): a contradiction names the key and its file, and the tensor.
+void check_declared_sizes(const Config& c, const Binder& b, const ConfigSources& cfg, const std::string& first) {
+  const std::string qkv = first + ".self.qkv.weight";
+  check_declared(cfg, {"d_model", "n_embd", "hidden_size"}, c.d_model,
+                 "d_model, from " + b.tensor_text(b.has(qkv) ? qkv : first + ".self.q.weight"));
+  const std::string gate_up = first + ".ffn.gate_up.weight";
+  if (c.d_ff > 0) {  // GPT-2's n_inner is null for 4 · n_embd: no value, nothing to check
+    check_declared(cfg, {"intermediate_size", "n_inner"}, c.d_ff,
+                   "d_ff, from " + b.tensor_text(b.has(gate_up) ? gate_up : first + ".ffn.up.weight"));
+  }
+  if (b.has("embed.token")) {
+    check_declared(cfg, {"vocab_size"}, c.vocab_size, "token rows, from " + b.tensor_text("embed.token"));
+  }
 }
 
 // lm_head: the token table when tied, else its own [N, D] matrix when the file has one, left in the
@@ -284,6 +304,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   if (b.has("embed.token_type")) c.type_vocab_size = width(b, "embed.token_type", 0);
   detail::derive_heads(c, layout, cfg, b, first + ".self", rows);
   derive_hyperparameters(c, layout, cfg);
+  check_declared_sizes(c, b, cfg, first);
 
   Weights& w = model.weights;
   if (has_encoder) {
@@ -297,8 +318,9 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   check_every_tensor_bound(src, layout, prefix, std::max(c.n_encoder_layers, c.n_decoder_layers));
   derive_sliding_layers(c, layout, cfg, has_decoder ? c.n_decoder_layers : c.n_encoder_layers);
   if (c.arch != Arch::encoder_decoder) {
-    check_declared(cfg, {"n_layer", "num_hidden_layers", "num_layers", "n_layers"},
-                   has_encoder ? c.n_encoder_layers : c.n_decoder_layers);
+    const int layers = has_encoder ? c.n_encoder_layers : c.n_decoder_layers;
+    check_declared(cfg, {"n_layer", "num_hidden_layers", "num_layers", "n_layers"}, layers,
+                   fmt::format("layers: the file's tensors stop after layer {}", layers - 1));
   }
   c.out_projection = b.has(first + ".self.out.weight");
   c.fused_qkv = b.has(first + ".self.qkv.weight");

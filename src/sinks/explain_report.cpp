@@ -223,7 +223,10 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     return s2 / n - (s / n) * (s / n);
   }();
   const bool default_scale = std::abs(info.scale * std::sqrt(static_cast<double>(dk)) - 1.0) < 1e-6;
-  p.heading(fmt::format("4. Scale: × {:.6g}{}", info.scale, default_scale ? fmt::format(" = 1/√{}", dk) : " (set by --qk-scale or the model)"));
+  p.heading(fmt::format("4. Scale: × {:.6g}{}", info.scale,
+                        !o.scale_source.empty() ? " (set by " + o.scale_source + ")"
+                        : default_scale         ? fmt::format(" = 1/√{}", dk)
+                                                : " (not 1/√d_k, and nothing says what set it)"));
   p.line(fmt::format("With independent components of variance 1, q·k would have variance d_k = {}; here var(q·k) = {:.4g} "
                      "over these cells, and × {:.4g} gives {:.4g}: without the scale the softmax below would be sharper, "
                      "its gradient smaller (see `attnviz stats`).",

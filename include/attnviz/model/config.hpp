@@ -75,6 +75,7 @@ struct Config {
   float attn_softcap = 0;
   // The scale of q·kᵀ when the config gives one (Gemma: query_pre_attn_scalar^−½); else 1/sqrt(d_k).
   std::optional<float> attn_scale;
+  std::string attn_scale_source;  // what set attn_scale: "m/config.json: query_pre_attn_scalar = 24, as 1/√24"
   int type_vocab_size = 0;    // BERT token-type embeddings (0: none)
   bool tied_embeddings = false;  // the unembedding (lm_head) is the token table (tie_word_embeddings)
   float final_logit_softcap = 0;  // logits become cap · tanh(logits / cap) (Gemma 2); 0: none

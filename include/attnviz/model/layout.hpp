@@ -24,6 +24,10 @@ struct RolePattern {
   std::string role;
   std::string pattern;     // tensor name, "{layer}" replaced by the layer index
   bool transpose = false;  // HF Conv1D stores [in, out]: transpose to nn.Linear's [out, in]
+  // The family has this tensor (in every layer, for a per-layer role): a file without it is an error
+  // naming the tensor and its role, as llama.cpp's loader refuses a "missing tensor", never a layer
+  // silently run without its norm, bias or FFN. Optional roles must still be alike in every layer.
+  bool required = false;
 };
 
 // How a fused q/k/v weight is laid out, to tell nanoGPT's Linear [3C, C] from GPT-2's Conv1D [C, 3C].

@@ -26,6 +26,8 @@ struct ExplainOptions {
   int rotary_dim = 0;
   int fused_qkv_width = 0;
   bool out_projection = true;
+  // What set the scale when it is not 1/sqrt(d_k): "--qk-scale 0.5", or the config key and its file.
+  std::string scale_source;
 };
 
 std::string render_explain(const HeadTrace& trace, const ExplainOptions& options);
