@@ -77,6 +77,7 @@ void tokenize_command(const TokenizeArgs& a) {
     throw usage_error("tokenize: give the model (-m) or the tokenizer (--tokenizer), one of them");
   }
   if (!a.text.given()) throw usage_error("tokenize: give --text or --text-file");
+  const std::string text = read_text_input(a.text, "--");  // an empty --text is refused before any file is read
   // -m resolves as run's does (a path, or a Hugging Face cache id); --tokenizer is a path.
   fs::path dir = a.tokenizer.empty() ? locate_model(a.model, HfEnvironment::of_process()).path : fs::path(a.tokenizer);
   std::error_code ec;
@@ -89,7 +90,7 @@ void tokenize_command(const TokenizeArgs& a) {
     throw usage_error(fmt::format("{} holds no tokenizer attnviz reads (looked for {})", dir.string(),
                                   k_tokenizer_files));
   }
-  const auto pieces = t->encode(read_text_input(a.text, "--"), !a.no_special_tokens);
+  const auto pieces = t->encode(text, !a.no_special_tokens);
   if (const std::string note = unknown_pieces_note(*t, pieces); !note.empty()) print_note(note);
   if (a.format == "json") {
     std::cout << as_json(*t, pieces);
