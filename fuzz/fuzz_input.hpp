@@ -15,23 +15,29 @@
 
 namespace attnviz::fuzz {
 
+// The folder: under $ATTNVIZ_FUZZ_DIR when set (scripts/fuzz.sh gives one it removes afterwards, for
+// the exits that run no handler: a crash, a -timeout or Ctrl-C end in _Exit), else /dev/shm.
 inline const std::filesystem::path& work_dir() {
-  static const std::filesystem::path dir = [] {
+  // A pointer, never destroyed: a static path would be destroyed at exit before the handler below
+  // (registered before the static's destructor, so run after it) reads it, and the folder stayed
+  // behind after every run that -max_total_time ended.
+  static const std::filesystem::path* const dir = [] {
     // In memory when possible: on disk, writing the input each run cut the speed tenfold.
     std::error_code ec;
-    const auto base =
-        std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0
-            ? std::filesystem::path("/dev/shm")
-            : std::filesystem::temp_directory_path();
-    auto d = base / ("attnviz-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
+    const char* given = std::getenv("ATTNVIZ_FUZZ_DIR");
+    const auto base = given != nullptr && *given != '\0' ? std::filesystem::path(given)
+                      : std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0
+                          ? std::filesystem::path("/dev/shm")
+                          : std::filesystem::temp_directory_path();
+    auto* d = new std::filesystem::path(base / ("attnviz-fuzz-" + std::to_string(::getpid())));
+    std::filesystem::create_directories(*d);
     std::atexit([] {
       std::error_code ec;
       std::filesystem::remove_all(work_dir(), ec);
     });
     return d;
   }();
-  return dir;
+  return *dir;
 }
 
 // Writes the bytes to work_dir()/name (replacing the previous input) and returns its path.

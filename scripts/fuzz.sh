@@ -29,6 +29,12 @@ if [ ${#targets[@]} -eq 0 ]; then
   for dir in fuzz/corpus/*/; do targets+=("$(basename "$dir")"); done
 fi
 mkdir -p build-fuzz/crashes
+# The targets' scratch folders (fuzz/fuzz_input.hpp) go in one folder of this run, removed at the end
+# whatever ends a target: a target removes its own at exit, but a crash, a -timeout, Ctrl-C and
+# -fork's workers end in _Exit or a signal, which run no exit handler.
+scratch=$(mktemp -d "$([ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/attnviz-fuzz-run.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+export ATTNVIZ_FUZZ_DIR="$scratch"
 failed=()
 for t in "${targets[@]}"; do
   mkdir -p "build-fuzz/corpus/$t"

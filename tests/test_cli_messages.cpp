@@ -48,7 +48,7 @@ TEST_CASE("cli messages: an unknown option gets the prefix, a did-you-mean and e
 }
 
 TEST_CASE("cli messages: every CLI11 error is an attnviz error, --help and --version exit 0") {
-  for (const std::string args : {"run -t samples/english.txt", "run -m samples/mha --head x", "",
+  for (const std::string args : {"run -t samples/english.txt", "run -m samples/mha --pad x", "",
                                  "run -m samples/mha --table bogus"}) {
     CAPTURE(args);
     const auto r = run_attnviz(args);

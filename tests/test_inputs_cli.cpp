@@ -2,6 +2,7 @@
 // them, a byte order mark, and trained embeddings never replaced by hash vectors.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,7 @@ TEST_CASE("inputs cli: a GPT-2 folder without vocab.txt is an error naming what 
   const auto init = run_attnviz("init --arch gpt2 -o " + (dir / "gpt2").string() + " --d-model 16 --heads 2 "
                                 "--layers 1");
   REQUIRE_MESSAGE(init.exit_code == 0, init.err);
+  std::filesystem::remove(dir / "gpt2" / "tokenizer.json");  // init's byte-level one: this folder has GPT-2's files
   std::ofstream(dir / "gpt2" / "vocab.json") << "{\"the\": 0}";
   std::ofstream(dir / "gpt2" / "merges.txt") << "#version: 0.2\n";
   const auto r = run_attnviz("run -m " + (dir / "gpt2").string() + " -t -", "the cat sat");

@@ -1,10 +1,10 @@
 # The test tiers: every tests/test_*.cpp file is in exactly one list (CMakeLists.txt refuses a file
 # in none or in two). ctest runs one entry per file, labelled with its tier; `ctest -L unit` runs a tier.
-# unit pure functions and parsers, in process (the whole tier in under a minute)
-# cli the attnviz binary on fixtures: messages, exit codes, outputs
-# reference numbers against independent references: PyTorch, llama.cpp, tokenizers' fixtures
-# slow the longest files of the other three kinds, kept out of `scripts/test.sh --quick`
-# browser the --html viewer in headless Chromium (tests/browser/)
+#   unit       pure functions and parsers, in process (the whole tier in under a minute)
+#   cli        the attnviz binary on fixtures: messages, exit codes, outputs
+#   reference  numbers against independent references: PyTorch, llama.cpp, tokenizers' fixtures
+#   slow       the longest files (over 20 s each), kept out of `scripts/test.sh --quick` and the sanitizer run
+#   browser    the --html viewer in headless Chromium (tests/browser/)
 
 set(ATTNVIZ_TIER_unit
   test_analysis_heads test_analysis_rows test_atomic_file test_attention test_bert_pretokenizers
@@ -14,12 +14,14 @@ set(ATTNVIZ_TIER_unit
   test_progress_sink test_render_canvas test_render_colormaps test_render_pooling test_rms_norm
   test_rotary test_row_kernel test_safetensors test_save_sink test_stack test_table test_terminal
   test_terminal_multiples test_text_file test_text_shaping test_tokenizer_bpe test_tokenizer_json
-  test_tokens test_unicode test_vector_math test_weight_matrix test_wordpiece
+  test_tokens test_unicode test_vector_math test_weight_matrix test_wordpiece test_fuzz_scratch
 )
 set(ATTNVIZ_TIER_cli
   test_check test_cli test_cli_hostile test_cli_messages test_init_families test_inputs_cli
   test_inspect_gguf test_mask_file test_non_finite test_ollama test_output_places test_render_cli
-  test_signal_cleanup test_startup test_stats test_trained_induction
+  test_signal_cleanup test_startup test_stats test_trained_induction test_init_vocabulary
+  test_input_bounds test_input_messages test_reports_r2 test_required_tensors test_save_tokens
+  test_selection_lists
 )
 set(ATTNVIZ_TIER_reference
   test_gguf_fixtures test_gguf_llama_cpp

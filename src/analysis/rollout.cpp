@@ -89,7 +89,8 @@ void RolloutCollector::close_layer(Stack& s, const MapInfo& info) {
     }
   }
   if (options_.flow) {
-    if (options_.flow_layer && s.layer > *options_.flow_layer) return;  // past the layer shown: not needed
+    const IndexSet& shown = options_.flow_layer;
+    if (shown && s.layer > shown.indices().back()) return;  // past the last layer shown: not needed
     if (!a.allFinite()) {
       throw Error(fmt::format("attention flow: layer {} of {} holds NaN or infinite attention weights, which have no "
                               "flow (rollout carries them through its products instead)",
@@ -97,7 +98,7 @@ void RolloutCollector::close_layer(Stack& s, const MapInfo& info) {
     }
     s.layers.push_back(std::move(a));
     a = Matrix();
-    if (options_.flow_layer && *options_.flow_layer != s.layer) return;
+    if (!shown.contains(s.layer)) return;
     s.rollout = attention_flow(s.layers, options_.threads);
   } else if (s.rollout.size() == 0) {
     s.rollout = std::move(a);

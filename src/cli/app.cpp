@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/notes.hpp"
 #include "attnviz/cli/parse_errors.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/signal_cleanup.hpp"
@@ -31,6 +32,7 @@ int run_cli(int argc, char** argv) {
   add_residual_command(app);
   add_merge_command(app);
   add_tokenize_command(app);
+  for (CLI::App* cmd : app.get_subcommands({})) add_quiet_flag(*cmd);  // every command may print notes
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

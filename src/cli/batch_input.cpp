@@ -102,17 +102,13 @@ void BatchNotes::report(std::ostream& out, const char* kind, int64_t inputs) con
   out << fmt::format("attnviz: {}: {} of {} inputs have {}s; the first, {}\n", kind, count, inputs, kind, first);
 }
 
-namespace {
-std::string text_of(const std::optional<int>& v) { return v ? std::to_string(*v) : ""; }
-}  // namespace
-
 std::string batch_settings(const InputArgs& in, const PreparedRun& run) {
   const auto& sel = in.selection;
   return fmt::format("config: {} | causal {} pad {} window {} qk-scale '{}' | layer '{}' site '{}' head '{}' | "
                      "source: text '{}' text-file '{}' tokens '{}' ids '{}' embeddings '{}' pad {} | tokenizer '{}' "
                      "no-special-tokens {}",
-                     describe_config(run.model.config), in.causal, in.pad, in.window, in.qk_scale, text_of(sel.layer),
-                     sel.site, text_of(sel.head), in.source.text, in.source.text_file, in.source.tokens, in.source.ids,
+                     describe_config(run.model.config), in.causal, in.pad, in.window, in.qk_scale, sel.layer,
+                     sel.site, sel.head, in.source.text, in.source.text_file, in.source.tokens, in.source.ids,
                      in.source.embeddings, in.source_pad, in.tokenizer, in.no_special_tokens);
 }
 

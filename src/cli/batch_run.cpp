@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "attnviz/analysis/non_finite.hpp"
+#include "attnviz/cli/notes.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/event/sink_list.hpp"
@@ -80,7 +81,7 @@ BatchResult run_batch(PreparedRun& run, const InputArgs& in, const BatchArgs& ba
     progress.step(pooled.items());
   });
   if (items) items->commit();
-  notes.report(std::cerr, "note", mine);
+  if (!notes_quiet()) notes.report(std::cerr, "note", mine);
   warnings.report(std::cerr, "warning", mine);
   BatchResult r{pooled.summary(), pooled_text(batch.file, total)};
   if (shards > 1) r.input = fmt::format("batch {}: shard {}/{}, {} of {} inputs, mean over them", batch.file, shard, shards, mine, total);

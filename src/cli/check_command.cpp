@@ -8,6 +8,7 @@
 #include <string>
 
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/notes.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
@@ -101,7 +102,7 @@ void check_batch(const CheckArgs& a) {
     std::cout << totals.dump() << '\n';
   }
   std::cout.flush();
-  notes.report(std::cerr, "note", mine);
+  if (!notes_quiet()) notes.report(std::cerr, "note", mine);
   if (failed > 0) throw Error(summary, k_exit_check_failed);
   if (!json) std::cout << summary << '\n';
 }

@@ -13,12 +13,14 @@
 
 #include "attnviz/analysis/map_diff.hpp"
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/notes.hpp"
 #include "attnviz/cli/run_args.hpp"
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/selection_flags.hpp"
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/core/row_list.hpp"
 #include "attnviz/io/safetensors.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/pooled_map.hpp"
@@ -65,16 +67,42 @@ HeadId map_id(const std::string& map, const std::filesystem::path& file) {
   return HeadId{m[1].str(), std::stoi(m[2].str()), m[3].str() == "self" ? Site::self : Site::cross, 0};
 }
 
-// The head a one-head save holds ("{map}.heads": "[h]"), else 0 for the first of all.
-int first_head(const SafetensorsFile& f, const std::string& map) {
+// The head each of a map's `n` slots holds: "{map}.heads" ("[1, 3]") when --head chose some, else 0 to n − 1.
+std::vector<int> saved_heads(const SafetensorsFile& f, const std::string& map, int64_t n) {
   const auto it = f.metadata().find(map + ".heads");
-  if (it == f.metadata().end()) return 0;
+  std::vector<int> heads;
+  if (it == f.metadata().end()) {
+    for (int64_t h = 0; h < n; ++h) heads.push_back(static_cast<int>(h));
+    return heads;
+  }
   try {
-    const auto heads = nlohmann::json::parse(it->second);
-    if (heads.is_array() && heads.size() == 1 && heads[0].is_number_integer()) return heads[0].get<int>();
+    const auto list = nlohmann::json::parse(it->second);
+    if (list.is_array() && static_cast<int64_t>(list.size()) == n) {
+      for (const auto& h : list) heads.push_back(h.is_number_integer() ? h.get<int>() : -1);
+      if (std::all_of(heads.begin(), heads.end(), [](int h) { return h >= 0; })) return heads;
+    }
   } catch (const nlohmann::json::exception&) {
   }
-  throw Error(fmt::format("{}: metadata {}.heads is '{}', not [head]", f.path().string(), map, it->second));
+  throw Error(fmt::format("{}: metadata {}.heads is '{}', not a list of {} head numbers", f.path().string(), map,
+                          it->second, n));
+}
+
+// Where a map's tensors hold `head`: its index among the saved heads.
+int slot_of(const SafetensorsFile& f, const std::string& map, int head) {
+  const std::vector<int> heads = saved_heads(f, map, f.find(map + ".probs")->shape[0]);
+  return static_cast<int>(std::find(heads.begin(), heads.end(), head) - heads.begin());
+}
+
+// The maps a --save file holds, for --layer and --head lists (-1: the last of them).
+MapList saved_maps(const SafetensorsFile& f) {
+  MapList list;
+  for (const auto& t : f.tensors()) {
+    if (!t.name.ends_with(".probs") || t.shape.size() != 3) continue;
+    const std::string map = t.name.substr(0, t.name.size() - 6);
+    list.maps.push_back(map_id(map, f.path()));
+    for (const int h : saved_heads(f, map, t.shape[0])) list.n_heads = std::max(list.n_heads, h + 1);
+  }
+  return list;
 }
 
 std::vector<std::string> labels(const SafetensorsFile& f, const std::string& map, const char* axis = ".query_labels") {
@@ -163,8 +191,8 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
   report.precision = args.precision;
   report.sort = args.sort;
   report.top = args.top;
-  const HeadSelection selection = selection_of(args.in.selection);
   const SafetensorsFile fa = SafetensorsFile::open(path_a), fb = SafetensorsFile::open(path_b);
+  const HeadSelection selection = selection_of(args.in.selection, saved_maps(fa));
   report.title = fmt::format("{} vs {}", name_a, name_b);
   std::vector<DiffRow> rows;
   std::set<std::string> in_a;
@@ -185,14 +213,15 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
                               args.in.model.empty() ? "" : " (inline: inputs of the same length, e.g. one word changed "
                                                            "for a word of as many tokens)"));
     }
-    const int head0 = first_head(fa, map);
-    if (head0 != first_head(fb, map)) {
-      throw Error(fmt::format("{}: {} holds head {} in A and head {} in B", name_b, map, head0, first_head(fb, map)));
+    const std::vector<int> heads = saved_heads(fa, map, t.shape[0]), heads_b = saved_heads(fb, map, t.shape[0]);
+    if (heads != heads_b) {
+      throw Error(fmt::format("{}: {} holds heads {} in A and heads {} in B", name_b, map, format_row_list(heads),
+                              format_row_list(heads_b)));
     }
     std::vector<int> slots;
     for (int s = 0; s < t.shape[0]; ++s) {
       HeadId id = base;
-      id.head = head0 + s;
+      id.head = heads[static_cast<size_t>(s)];
       if (selection.matches(id)) slots.push_back(s);
     }
     if (slots.empty()) continue;
@@ -212,7 +241,7 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
     const int64_t nq = t.shape[1], nk = t.shape[2];
     for (const int s : slots) {
       DiffRow row{base, map, static_cast<int>(nq), static_cast<int>(nk), {}};
-      row.id.head = head0 + s;
+      row.id.head = heads[static_cast<size_t>(s)];
       row.diff = diff_head(head_map(fa, t.name, s).data(), head_map(fb, t.name, s).data(), nq, nk);
       rows.push_back(row);
     }
@@ -236,13 +265,13 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
       const DiffRow& row = shown[i];
       figures.emplace_back(
           figure_path(args.png_dir, fmt::format("{}.head{}.diff", row.map, row.id.head), args.figure_file.format),
-          draw_diff_figure(row, fa, fb, row.id.head - first_head(fa, row.map), args.max_pixels, report.title,
+          draw_diff_figure(row, fa, fb, slot_of(fa, row.map, row.id.head), args.max_pixels, report.title,
                            args.figure_file));
     }
   }
   std::cout << render_diff(shown, report);
   if (report.format != TableFormat::json) {
-    for (const auto& note : report.notes) std::cerr << "attnviz: note: " << note << '\n';
+    for (const auto& note : report.notes) print_note(note);
   }
   std::cout.flush();
   if (!args.png_dir.empty()) {
@@ -292,8 +321,9 @@ void add_diff_command(CLI::App& app) {
   add_input_flags(*cmd, args->in);
   cmd->get_option("--model")->required(false);
   cmd->add_option("--b-model", args->run_b.model, "inline: B runs this model (F16 against Q4_K, before and after fine-tuning)");
-  cmd->add_option("--b-text", args->run_b.target.text, "inline: B's text (A's with a word changed)");
-  cmd->add_option("--b-text-file", args->run_b.target.text_file, "inline: B's text file");
+  cmd->add_option("--b-text", args->run_b.target.text, "inline: B's text (A's with a word changed)")
+      ->each([args](const std::string&) { args->run_b.target.text_given = true; });  // "" is refused, not A's
+  cmd->add_option("--b-text-file", args->run_b.target.text_file, text_file_help("inline: B's text file"));
   cmd->add_option("--b-tokens", args->run_b.target.tokens, "inline: B's token file");
   cmd->add_option("--b-ids", args->run_b.target.ids, "inline: B's token ids");
   cmd->add_option("--b-probe", args->run_b.target.probe, "inline: B's probe");

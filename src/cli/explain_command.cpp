@@ -46,9 +46,10 @@ void explain_command(const ExplainArgs& a) {
   o.precision = a.precision;
   o.rows = a.rows, o.cols = a.cols;
   if (!a.cell.empty()) o.cell = parse_cell(a.cell);
-  if (!a.in.selection.head) throw usage_error("explain follows one head: give --head H (and --layer L, default 0)");
+  if (a.in.selection.head.empty()) throw usage_error("explain follows one head: give --head H (and --layer L, default 0)");
   InputArgs in = a.in;
-  if (!in.selection.layer) in.selection.layer = 0;
+  if (in.selection.layer.empty()) in.selection.layer = "0";
+  in.bound = {4096, "explain", "it keeps the head's whole N × N matrices"};
   const PreparedRun run = prepare_run(in);  // checks that the layer, site and head exist
   std::vector<HeadId> maps;
   std::string found;
@@ -58,11 +59,15 @@ void explain_command(const ExplainArgs& a) {
   }
   if (maps.size() != 1) {
     throw usage_error(fmt::format("explain follows one map; --layer {}{} selects {} ({}): choose with --site self|cross and "
-                                  "--stack encoder|decoder", *in.selection.layer,
+                                  "--stack encoder|decoder", in.selection.layer,
                                   a.stack.empty() ? "" : " --stack " + a.stack, maps.size(), found.empty() ? "none" : found));
   }
   HeadId id = maps.front();
-  id.head = *in.selection.head;
+  if (run.selection.head.indices().size() != 1) {
+    throw usage_error(fmt::format("explain follows one head; --head {} names {}", in.selection.head,
+                                  run.selection.head.indices().size()));
+  }
+  id.head = run.selection.head.indices().front();
   o.model_name = run.model.name;
   const Config& c = run.model.config;
   o.qk_norm = c.qk_norm;
@@ -72,7 +77,7 @@ void explain_command(const ExplainArgs& a) {
   // The flag wins over the model's own scale (forward's options_.scale ? … : c.attn_scale).
   if (run.options.scale) o.scale_source = "--qk-scale " + in.qk_scale;
   else if (c.attn_scale) o.scale_source = c.attn_scale_source;
-  HeadTracer tracer(id);
+  HeadTracer tracer(id, static_cast<int>(in.bound.max_tokens));
   run_collecting(run, tracer);
   std::cout << render_explain(tracer.trace(), o);
 }

@@ -18,18 +18,23 @@ namespace attnviz {
 
 namespace {
 
-// The tokenizer a family's random model gets: the user's tokenizer.json (its size is the table's), or
-// a byte-level one with the family's special tokens and beginning-of-text token.
-void family_tokenizer(InitOptions& o, const std::string& file) {
-  if (!file.empty()) {
-    const auto tokenizer = find_tokenizer(file);
-    if (!tokenizer || std::filesystem::path(file).filename() != "tokenizer.json") {
-      throw usage_error(fmt::format("init --tokenizer {}: expected a tokenizer.json file", file));
-    }
-    o.vocab_size = static_cast<int>(tokenizer->vocab_size());
-    o.tokenizer_json = read_text_file(file);
-    return;
+// --tokenizer: the user's tokenizer.json (its size is the table's), copied beside the weights with
+// the tokenizer_config.json beside it (add_bos_token and the special tokens live there).
+void user_tokenizer(InitOptions& o, const std::filesystem::path& file) {
+  const auto tokenizer = find_tokenizer(file);
+  if (!tokenizer || file.filename() != "tokenizer.json") {
+    throw usage_error(fmt::format("init --tokenizer {}: expected a tokenizer.json file", file.string()));
   }
+  o.vocab_size = static_cast<int>(tokenizer->vocab_size());
+  o.tokenizer_json = read_text_file(file);
+  const std::filesystem::path config = file.parent_path() / "tokenizer_config.json";
+  std::error_code ec;
+  if (std::filesystem::exists(config, ec)) o.tokenizer_config_json = read_text_file(config);
+}
+
+// The tokenizer a model gets without --tokenizer: for a Hugging Face family, and GPT-2 without
+// --vocab, a byte-level one with the family's special tokens and beginning-of-text token.
+void default_tokenizer(InitOptions& o) {
   struct Specials {
     const char* arch;
     std::vector<std::string> tokens;
@@ -43,6 +48,7 @@ void family_tokenizer(InitOptions& o, const std::string& file) {
       {"qwen3", {"<|endoftext|>", "<|im_start|>", "<|im_end|>"}, "", "<|endoftext|>"},
       {"gemma2", {"<pad>", "<eos>", "<bos>"}, "<bos>", "<eos>"},
       {"phi3", {"<unk>", "<s>", "<|endoftext|>"}, "<s>", "<|endoftext|>"},
+      {"gpt2", {"<|endoftext|>"}, "", "<|endoftext|>"},  // GPT-2 adds no special token around a text
   };
   for (const auto& s : k_specials) {
     if (o.arch != s.arch) continue;
@@ -74,8 +80,10 @@ void add_init_command(CLI::App& app) {
   cmd->add_option("--kv-heads", o.n_kv_heads, "key/value heads of a Hugging Face family (default: half the heads)")
       ->check(positive_number());
   cmd->add_option("--tokenizer", args->tokenizer,
-                  "a Hugging Face family's tokenizer.json, copied beside the weights (default: a byte-level "
-                  "tokenizer, one id per UTF-8 byte, with the family's special tokens)");
+                  "a tokenizer.json, copied beside the weights with the tokenizer_config.json beside it; the "
+                  "token table gets one row per id (mha, decoder, gpt2, bert and the Hugging Face families; "
+                  "default for these families and gpt2: a byte-level tokenizer, one id per UTF-8 byte, with "
+                  "the family's special tokens)");
   cmd->add_option("--layers", o.n_layers, "layers per stack")->check(positive_number());
   cmd->add_option("--d-ff", o.d_ff, "feed-forward width (default 4 · d_model)")->check(positive_number());
   cmd->add_flag("--norm-first", o.norm_first, "pre-norm layers (encoder, encoder-decoder)");
@@ -93,7 +101,8 @@ void add_init_command(CLI::App& app) {
       ->check(non_negative_number());
   cmd->add_option("--seed", o.seed, "random seed");
   cmd->add_option("--vocab", args->vocab_file,
-                  "token file: adds an embedding table with one row per distinct token and vocab.txt");
+                  "token file: adds an embedding table with one row per distinct token and vocab.txt "
+                  "(bert needs it or --tokenizer)");
   cmd->add_flag("--no-out-proj", args->no_out_proj, "no output projection (seed 000 SelfAttention)");
   cmd->callback([args] {
     args->options.out_proj = !args->no_out_proj;
@@ -103,7 +112,12 @@ void add_init_command(CLI::App& app) {
         if (std::find(v.begin(), v.end(), token) == v.end()) v.push_back(std::move(token));
       }
     }
-    if (is_hf_family(args->options.arch)) family_tokenizer(args->options, args->tokenizer);
+    InitOptions& opts = args->options;
+    if (!args->tokenizer.empty()) {
+      user_tokenizer(opts, args->tokenizer);  // init_model refuses it where no table can use it
+    } else if (is_hf_family(opts.arch) || (opts.arch == "gpt2" && opts.vocab.empty())) {
+      default_tokenizer(opts);
+    }
     init_model(args->out, args->options);
     if (args->options.gguf_type.empty()) {
       std::cerr << fmt::format("attnviz: wrote {}/model.safetensors and config.json\n", args->out);

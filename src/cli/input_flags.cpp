@@ -4,6 +4,10 @@
 
 namespace attnviz {
 
+std::string text_file_help(const std::string& what) {
+  return what + ", - for stdin; one final newline (\\n or \\r\\n, as editors end a file) is dropped";
+}
+
 void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens) {
   cmd.add_option("--tokenizer", tokenizer,
                  "the tokenizer: its folder or file (tokenizer.json, vocab.json + merges.txt, tokenizer.model, vocab.txt); default: the model's folder");
@@ -12,9 +16,11 @@ void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special
 }
 
 void add_input_flags(CLI::App& cmd, InputArgs& in) {
+  in.bound.command = cmd.get_name();  // named in the refusal of a longer input (rollout and explain lower it)
   cmd.add_option("--model,-m", in.model, ".safetensors or .gguf file, model folder, or Hugging Face cache id (org/name[@revision], never downloaded)")->required();
-  cmd.add_option("--text", in.target.text, "text, turned into ids by the model's tokenizer");
-  cmd.add_option("--text-file", in.target.text_file, "UTF-8 text file for the tokenizer, - for stdin");
+  cmd.add_option("--text", in.target.text, "text, turned into ids by the model's tokenizer")
+      ->each([&in](const std::string&) { in.target.text_given = true; });  // "" is an empty text, not no input
+  cmd.add_option("--text-file", in.target.text_file, text_file_help("UTF-8 text file for the tokenizer"));
   cmd.add_option("--tokens,-t", in.target.tokens, "UTF-8 token file (whitespace-separated), - for stdin");
   cmd.add_option("--ids", in.target.ids, "token ids: \"5 17 3\" or a file holding them");
   cmd.add_option("--embeddings", in.target.embeddings, ".npy [N, d_model] fed to the layer directly");
@@ -22,8 +28,9 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
                  "a built-in input of random token ids: repeat:N (N distinct tokens, then the same N again: "
                  "the induction probe) or duplicate:N (then the same N shuffled)");
   cmd.add_option("--seed", in.target.probe_seed, "seed of --probe's random tokens: 0 to 2^64 - 1 (default 0)");
-  cmd.add_option("--source-text", in.source.text, "cross-attention source text");
-  cmd.add_option("--source-text-file", in.source.text_file, "cross-attention source text file");
+  cmd.add_option("--source-text", in.source.text, "cross-attention source text")
+      ->each([&in](const std::string&) { in.source.text_given = true; });
+  cmd.add_option("--source-text-file", in.source.text_file, text_file_help("cross-attention source text file"));
   cmd.add_option("--source-tokens", in.source.tokens, "cross-attention source tokens");
   cmd.add_option("--source-ids", in.source.ids, "cross-attention source ids");
   cmd.add_option("--source-embeddings", in.source.embeddings, "cross-attention source .npy");

@@ -64,12 +64,27 @@ Sequence embed_tokens(const Model& model, const Vocabulary& vocab, const std::ve
   return seq;
 }
 
+namespace {
+
+// A text file's content without its BOM and one final newline ("\n" or "\r\n"): editors end every
+// file with one, and it is no part of the text (else it becomes a token of its own).
+std::string without_final_newline(const std::string& content) {
+  std::string_view text = strip_utf8_bom(content);
+  if (text.ends_with('\n')) text.remove_suffix(text.ends_with("\r\n") ? 2 : 1);
+  return std::string(text);
+}
+
+}  // namespace
+
 std::string read_text_input(const SequenceFlags& f, const std::string& flag) {
-  if (!f.text.empty() && !f.text_file.empty()) {
+  const bool from_flag = f.text_given || !f.text.empty();
+  if (from_flag && !f.text_file.empty()) {
     throw usage_error(fmt::format("{}text and {}text-file: give one", flag, flag));
   }
-  const std::string text =
-      f.text.empty() ? std::string(strip_utf8_bom(read_text_file(f.text_file))) : f.text;  // bounded, regular or -
+  if (from_flag && f.text.empty()) {
+    throw usage_error(fmt::format("{}text is empty: there is nothing to tokenize", flag));
+  }
+  const std::string text = from_flag ? f.text : without_final_newline(read_text_file(f.text_file));
   if (text.size() > k_max_text_bytes) {
     throw usage_error(fmt::format("{}: {} bytes of text; attnviz tokenizes at most {} MiB (more tokens "
                                   "than any attention map can show)",
@@ -83,8 +98,17 @@ std::string read_text_input(const SequenceFlags& f, const std::string& flag) {
 
 namespace {
 
+// A usage error when a flag gave the tokens, else an error in a file's content.
+void check_bound(const TokenBound& bound, size_t n, const std::string& what, bool from_file) {
+  if (n <= bound.max_tokens) return;
+  const std::string message = fmt::format("{}: {} tokens; {} takes at most {} ({})", what, n, bound.command,
+                                          bound.max_tokens, bound.reason);
+  throw from_file ? Error(message) : usage_error(message);
+}
+
 // Text → ids through the tokenizer, labelled with its pieces.
-Sequence embed_text(const Model& model, const TextTools& tools, const std::string& text, const std::string& flag) {
+Sequence embed_text(const Model& model, const TextTools& tools, const std::string& text, const std::string& flag,
+                    const TokenBound& bound, const std::string& what, bool from_file) {
   if (!tools.tokenizer) {
     const bool tokens_work = !model.weights.embed.token || !tools.vocab.tokens.empty();
     throw usage_error(fmt::format("{}text needs the model's tokenizer, but {} holds none (looked for {}); give "
@@ -94,6 +118,7 @@ Sequence embed_text(const Model& model, const TextTools& tools, const std::strin
   }
   const std::vector<TokenPiece> pieces = tools.tokenizer->encode(text, tools.add_special);
   if (pieces.empty()) throw usage_error(fmt::format("{}text holds no token", flag));
+  check_bound(bound, pieces.size(), what, from_file);
   std::vector<int64_t> ids;
   std::vector<std::string> labels;
   for (const TokenPiece& p : pieces) {
@@ -167,12 +192,36 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> special_tokens_around_text
   return {std::vector<int64_t>(with.begin(), at), std::vector<int64_t>(at + static_cast<std::ptrdiff_t>(without.size()), with.end())};
 }
 
+// --probe repeat:N / duplicate:N: random ids of the table, between the tokenizer's special tokens.
+Sequence embed_probe(const Model& model, const TextTools& tools, const SequenceFlags& f, const TokenBound& bound) {
+  const ProbeSpec spec = parse_probe(f.probe);
+  const uint64_t seed = parse_probe_seed(f.probe_seed);
+  if (!model.weights.embed.token) {
+    throw usage_error(fmt::format("--probe draws token ids from the embedding table, and {} has none: give "
+                                  "--tokens (the patterns compare tokens)", model.name));
+  }
+  const auto [prefix, suffix] = special_tokens_around_text(tools);
+  check_bound(bound, prefix.size() + 2 * static_cast<size_t>(spec.n) + suffix.size(), "--probe " + f.probe, false);
+  const auto list = probe_ids(spec, model.config.vocab_size, prefix, suffix, seed);
+  return embed_ids(model, list, labels_of_ids(tools, list));
+}
+
+// --ids: a list on the command line, or a file (- for stdin) holding one.
+Sequence embed_id_list(const Model& model, const TextTools& tools, const SequenceFlags& f, const std::string& flag,
+                       const TokenBound& bound) {
+  std::error_code ec;  // a long id list is no file name: is_regular_file must not throw on it
+  const bool is_file = f.ids == "-" || std::filesystem::is_regular_file(f.ids, ec);
+  const auto list = parse_ids(is_file ? read_text_file(f.ids) : f.ids, is_file ? f.ids : flag + "ids");
+  check_bound(bound, list.size(), f.ids == "-" ? "standard input" : is_file ? f.ids : flag + "ids", is_file);
+  return embed_ids(model, list, labels_of_ids(tools, list));
+}
+
 }  // namespace
 
 Sequence resolve_sequence(const Model& model, const TextTools& tools, const SequenceFlags& f,
-                          const std::string& role) {
+                          const std::string& role, const TokenBound& bound) {
   const std::string flag = role == "source" ? "--source-" : "--";
-  const bool text = !f.text.empty() || !f.text_file.empty();
+  const bool text = f.text_given || !f.text.empty() || !f.text_file.empty();
   if (!f.probe_seed.empty() && f.probe.empty()) throw usage_error("--seed is the seed of --probe: give --probe too");
   const int given = (text ? 1 : 0) + (f.ids.empty() ? 0 : 1) + (f.tokens.empty() && f.embeddings.empty() ? 0 : 1) +
                     (f.probe.empty() ? 0 : 1);
@@ -194,33 +243,29 @@ Sequence resolve_sequence(const Model& model, const TextTools& tools, const Sequ
   if (!f.embeddings.empty()) {
     std::vector<std::string> labels;
     if (!f.tokens.empty()) labels = read_tokens(f.tokens);
-    return embedded_input(model, read_npy(f.embeddings), std::move(labels), f.embeddings, width);
+    Matrix x = read_npy(f.embeddings);
+    check_bound(bound, static_cast<size_t>(x.rows()), f.embeddings, true);
+    return embedded_input(model, std::move(x), std::move(labels), f.embeddings, width);
   }
   if (width != c.d_model) {
     throw usage_error(fmt::format("{}: keys and values are {} wide (kdim), not d_model {}: give "
                                   "{}embeddings of that width", model.name, width, c.d_model, flag));
   }
-  if (text) return embed_text(model, tools, read_text_input(f, flag), flag);
-  if (!f.probe.empty()) {
-    const ProbeSpec spec = parse_probe(f.probe);
-    const uint64_t seed = parse_probe_seed(f.probe_seed);
-    if (!model.weights.embed.token) {
-      throw usage_error(fmt::format("--probe draws token ids from the embedding table, and {} has none: give "
-                                    "--tokens (the patterns compare tokens)", model.name));
-    }
-    const auto [prefix, suffix] = special_tokens_around_text(tools);
-    const auto list = probe_ids(spec, model.config.vocab_size, prefix, suffix, seed);
-    return embed_ids(model, list, labels_of_ids(tools, list));
+  if (text) {
+    const bool from_file = !f.text_file.empty();
+    return embed_text(model, tools, read_text_input(f, flag), flag, bound, from_file ? f.text_file : flag + "text",
+                      from_file);
   }
-  if (!f.ids.empty()) {
-    std::error_code ec;  // a long id list is no file name: is_regular_file must not throw on it
-    const bool is_file = f.ids == "-" || std::filesystem::is_regular_file(f.ids, ec);
-    const auto list = parse_ids(is_file ? read_text_file(f.ids) : f.ids, is_file ? f.ids : flag + "ids");
-    return embed_ids(model, list, labels_of_ids(tools, list));
+  if (!f.probe.empty()) return embed_probe(model, tools, f, bound);
+  if (!f.ids.empty()) return embed_id_list(model, tools, f, flag, bound);
+  if (!f.tokens.empty()) {
+    std::vector<std::string> tokens = read_tokens(f.tokens);
+    check_bound(bound, tokens.size(), f.tokens == "-" ? "standard input" : f.tokens, true);
+    return embed_tokens(model, tools.vocab, tokens);
   }
-  if (!f.tokens.empty()) return embed_tokens(model, tools.vocab, read_tokens(f.tokens));
-  throw usage_error(fmt::format("no {} input: give {}text, {}tokens, {}ids or {}embeddings", role, flag, flag,
-                                flag, flag));
+  const std::string others = fmt::format("{0}text, {0}text-file, {0}tokens, {0}ids", flag);
+  throw usage_error(fmt::format("no {} input: give {}{}", role, others,
+                                role == "source" ? " or --source-embeddings" : ", --embeddings or --probe"));
 }
 
 }  // namespace attnviz

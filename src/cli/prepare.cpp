@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "attnviz/cli/inputs.hpp"
+#include "attnviz/cli/notes.hpp"
 #include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
@@ -81,7 +82,7 @@ PreparedRun prepare_model(const InputArgs& a, std::optional<TokenizerUse> tokeni
   }
   // The selection names maps this model makes on this input: checked before any input is read.
   run.maps = MapList{attention_maps(run.model, cross), run.model.config.n_heads, cross};
-  run.selection = selection_of(a.selection);
+  run.selection = selection_of(a.selection, run.maps);
   check_selection(run.selection, run.maps);  // a wrong one prints only the error
   const auto text = [](const SequenceFlags& f) { return !f.text.empty() || !f.text_file.empty(); };
   const TokenizerUse use = tokenizer_use                                    ? *tokenizer_use
@@ -95,11 +96,8 @@ PreparedRun prepare_model(const InputArgs& a, std::optional<TokenizerUse> tokeni
 std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& a) {
   const bool cross = a.source.given();
   const TextTools& tools = *run.tools;
-  run.inputs.target = resolve_sequence(run.model, tools, a.target, "target");
-  if (cross) {
-    run.inputs.source =
-        resolve_sequence(run.model, tools, a.source, "source");
-  }
+  run.inputs.target = resolve_sequence(run.model, tools, a.target, "target", a.bound);
+  if (cross) run.inputs.source = resolve_sequence(run.model, tools, a.source, "source", a.bound);
   resolve_masks(a, run.model, run.inputs);
   run.options.scale = parse_qk_scale(a.qk_scale);
   run.options.block_rows = a.block_rows;
@@ -117,7 +115,7 @@ std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& a) {
 
 PreparedRun prepare_run(const InputArgs& a) {
   PreparedRun run = prepare_model(a);
-  for (const auto& note : prepare_inputs(run, a)) std::cerr << "attnviz: note: " << note << '\n';
+  for (const auto& note : prepare_inputs(run, a)) print_note(note);
   return run;
 }
 

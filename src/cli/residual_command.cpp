@@ -36,7 +36,7 @@ double ffn_share(const std::vector<SublayerNorms>& all, size_t k) {
 
 void residual_command(const ResidualArgs& a) {
   const TableFormat format = parse_table_format(a.format);
-  if (a.in.selection.head || !a.in.selection.site.empty()) {
+  if (!a.in.selection.head.empty() || !a.in.selection.site.empty()) {
     throw usage_error("residual reports whole sublayers: --head and --site do not apply (--layer picks a layer)");
   }
   const PreparedRun run = prepare_run(a.in);
@@ -44,7 +44,7 @@ void residual_command(const ResidualArgs& a) {
   run_collecting(run, residual);
   std::vector<SublayerNorms> all;
   for (const auto& s : residual.sublayers()) {
-    if (!a.in.selection.layer || s.layer == *a.in.selection.layer) all.push_back(s);
+    if (run.selection.layer.contains(s.layer)) all.push_back(s);
   }
   if (all.empty()) throw usage_error(fmt::format("{} has no residual sublayers (a bare attention layer)", run.model.name));
   if (format == TableFormat::json) {

@@ -13,8 +13,17 @@ namespace attnviz {
 
 HeadSelection rollout_selection(const HeadSelection& selection) {
   HeadSelection s = selection;
-  s.head.reset();
+  s.head = {};
   return s;
+}
+
+TokenBound rollout_bound(const RunArgs& a) {
+  const RolloutOptions limits;
+  if (a.flow) {
+    return {static_cast<size_t>(limits.max_flow_tokens), "rollout --flow",
+            "one maximum flow per token pair, about L·N⁴ steps"};
+  }
+  return {static_cast<size_t>(limits.max_tokens), "rollout", "it holds three N × N matrices"};
 }
 
 std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArgs& a, const PreparedRun& run) {
@@ -27,9 +36,12 @@ std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArg
   RolloutOptions o;
   o.combine = parse_head_combine(a.combine);
   o.residual = a.residual;
-  o.head = run.selection.head;
+  if (run.selection.head.indices().size() > 1) {
+    throw usage_error("rollout --head rolls out one head (without --head: the heads combined)");
+  }
+  if (run.selection.head) o.head = run.selection.head.indices().front();
   o.flow = a.flow;
-  o.flow_layer = run.selection.layer;  // flow is costly: only the layer shown
+  o.flow_layer = run.selection.layer;  // flow is costly: only the layers shown
   o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const std::string method = a.flow ? "attention flow" : "rollout";
   const std::string kind =

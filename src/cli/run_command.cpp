@@ -13,6 +13,7 @@
 #include "attnviz/cli/predictions.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/rollout_maps.hpp"
+#include "attnviz/cli/saved_tokens.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/sinks/html_sink.hpp"
@@ -140,6 +141,10 @@ HtmlOptions html_options(const RunArgs& a, const PreparedRun& run, ColormapId cm
 void check_csv_selection(const PreparedRun& run, const TerminalOptions& t) {
   if (t.table_style.format != TableFormat::csv || t.table == TableKind::none) return;
   const size_t matched = selected_maps(run.selection, run.maps).size();
+  if (run.selection.head.indices().size() > 1) {
+    throw usage_error(fmt::format("--format csv writes one table, but --head selects {} heads: choose one",
+                                  run.selection.head.indices().size()));
+  }
   if (matched > 1) {
     throw usage_error(fmt::format("--format csv writes one table, but {} maps are selected: choose one "
                                   "with --layer and --site", matched));
@@ -159,7 +164,9 @@ void run_command(const RunArgs& a) {
     if (a.rollout) throw usage_error("--panel: rollout has one map per layer; --png draws each, --layer picks one");
     parse_panel(a.panel);  // its errors before the model loads
   }
-  const PreparedRun run = prepare_run(a.in);
+  InputArgs in = a.in;
+  if (a.rollout) in.bound = rollout_bound(a);
+  const PreparedRun run = prepare_run(in);
 
   TerminalOptions terminal = terminal_options(a, run, cmap);
   check_csv_selection(run, terminal);
@@ -187,6 +194,7 @@ void run_command(const RunArgs& a) {
     save_options.dtype = parse_save_dtype(a.save_dtype);
     save_options.selection = shown_selection(a, run);
     save_options.model_name = run.model.name;
+    save_options.metadata = saved_token_metadata(run);
     auto sink = std::make_unique<SaveSink>(a.save, save_options);
     save = sink.get();
     outputs.add(std::move(sink));

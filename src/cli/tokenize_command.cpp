@@ -9,6 +9,7 @@
 
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/inputs.hpp"
+#include "attnviz/cli/notes.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
@@ -75,7 +76,8 @@ void tokenize_command(const TokenizeArgs& a) {
   if (a.model.empty() == a.tokenizer.empty()) {
     throw usage_error("tokenize: give the model (-m) or the tokenizer (--tokenizer), one of them");
   }
-  if (a.text.text.empty() && a.text.text_file.empty()) throw usage_error("tokenize: give --text or --text-file");
+  if (!a.text.given()) throw usage_error("tokenize: give --text or --text-file");
+  const std::string text = read_text_input(a.text, "--");  // an empty --text is refused before any file is read
   // -m resolves as run's does (a path, or a Hugging Face cache id); --tokenizer is a path.
   fs::path dir = a.tokenizer.empty() ? locate_model(a.model, HfEnvironment::of_process()).path : fs::path(a.tokenizer);
   std::error_code ec;
@@ -88,8 +90,8 @@ void tokenize_command(const TokenizeArgs& a) {
     throw usage_error(fmt::format("{} holds no tokenizer attnviz reads (looked for {})", dir.string(),
                                   k_tokenizer_files));
   }
-  const auto pieces = t->encode(read_text_input(a.text, "--"), !a.no_special_tokens);
-  if (const std::string note = unknown_pieces_note(*t, pieces); !note.empty()) std::cerr << "attnviz: note: " << note << '\n';
+  const auto pieces = t->encode(text, !a.no_special_tokens);
+  if (const std::string note = unknown_pieces_note(*t, pieces); !note.empty()) print_note(note);
   if (a.format == "json") {
     std::cout << as_json(*t, pieces);
   } else if (a.format == "csv") {
@@ -105,8 +107,9 @@ void add_tokenize_command(CLI::App& app) {
   auto args = std::make_shared<TokenizeArgs>();
   CLI::App* cmd = app.add_subcommand("tokenize", "show the ids, pieces and byte offsets a model's tokenizer makes of a text");
   cmd->add_option("--model,-m", args->model, "model folder (or a weights file in it, or a Hugging Face cache id) holding the tokenizer");
-  cmd->add_option("--text", args->text.text, "the text");
-  cmd->add_option("--text-file", args->text.text_file, "UTF-8 text file, - for stdin");
+  cmd->add_option("--text", args->text.text, "the text")
+      ->each([args](const std::string&) { args->text.text_given = true; });
+  cmd->add_option("--text-file", args->text.text_file, text_file_help("UTF-8 text file"));
   add_tokenizer_flags(*cmd, args->tokenizer, args->no_special_tokens);
   cmd->add_option("--format", args->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));
   cmd->callback([args] { tokenize_command(*args); });

@@ -163,14 +163,18 @@ class Runner {
     return mask;
   }
 
-  // A warning for rows whose keys are all masked (the same in every layer of the stack).
+  // A warning for rows whose keys are all masked (the same in every layer of the stack). PyTorch's
+  // answer depends on the fill: masked_fill(mask == 0, -1e9) leaves n_k equal scores, so softmax gives
+  // 1/n_k everywhere (seed 001's trap: it looks like attention); -inf gives 0/0 = NaN.
   void check_masked(const std::string& name, const AttentionSetup& s, Eigen::Index n_keys) {
     const int n_q = static_cast<int>(s.query_labels->size()), n_k = static_cast<int>(n_keys);
     const auto rows = fully_masked_rows(*s.mask, n_q, n_k);
     if (rows.empty()) return;
-    result_.warnings.push_back(
-        fmt::format("{}: every key is masked for query rows {} ({} of {}); they are zero rows, not attention",
-                    name, format_row_list(rows), rows.size(), n_q));
+    result_.warnings.push_back(fmt::format(
+        "{}: every key is masked for query rows {} ({} of {}); attnviz shows them as zero rows: a row that may "
+        "attend to nothing has no attention. PyTorch's softmax after masked_fill(mask == 0, -1e9) would give a "
+        "uniform row (1/{} = {:.4g} on each of the {} keys), after masked_fill(mask == 0, -inf) NaN",
+        name, format_row_list(rows), rows.size(), n_q, n_k, 1.0 / n_k, n_k));
   }
 
   const Model& model_;

@@ -64,6 +64,11 @@ class GgufTokenizer final : public Tokenizer {
     return readable_label(v_.tokens[i], v_.is_byte_level() ? LabelStyle::byte_level : LabelStyle::metaspace);
   }
 
+  std::optional<std::string> token(int64_t id) const override {
+    if (id < 0 || id >= vocab_size()) return std::nullopt;
+    return v_.tokens[static_cast<size_t>(id)];
+  }
+
   int64_t vocab_size() const override { return static_cast<int64_t>(v_.tokens.size()); }
 
   std::string description() const override {

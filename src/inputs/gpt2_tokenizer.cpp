@@ -235,6 +235,11 @@ class Gpt2Tokenizer final : public Tokenizer {
     return bytes ? byte_label(*bytes) : printable_text(it->second);
   }
 
+  std::optional<std::string> token(int64_t id) const override {
+    const auto it = vocab_.tokens.find(id);
+    return it == vocab_.tokens.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
+
   // Ids are below vocab_size(): the largest id + 1 (the number of tokens when ids are dense).
   int64_t vocab_size() const override { return vocab_.max_id + 1; }
 

@@ -180,6 +180,11 @@ class PipelineTokenizer final : public Tokenizer {
     return fmt::format("#{}", id);
   }
 
+  std::optional<std::string> token(int64_t id) const override {
+    if (const auto it = added_by_id_.find(id); it != added_by_id_.end()) return it->second->content;
+    return parts_.model->id_to_token(id);
+  }
+
   std::optional<int64_t> unknown_id() const override { return parts_.model->unknown_id(); }
 
   int64_t vocab_size() const override { return std::max(parts_.model->vocab_size(), max_id_ + 1); }

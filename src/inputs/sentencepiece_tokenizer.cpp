@@ -272,6 +272,11 @@ class SentencePieceTokenizer final : public Tokenizer {
     return pieces;
   }
 
+  std::optional<std::string> token(int64_t id) const override {
+    if (id < 0 || id >= vocab_size()) return std::nullopt;
+    return sp_.IdToPiece(static_cast<int>(id));
+  }
+
   std::string label(int64_t id) const override {
     if (id < 0 || id >= vocab_size()) return fmt::format("#{}", id);
     const int i = static_cast<int>(id);

@@ -84,7 +84,7 @@ Json write_nanogpt(InitWriter& w, const Dims& n) {
 }
 
 Json write_gpt2(InitWriter& w, const Dims& n) {
-  w.embedding("wte.weight", std::max(n.vocab, 1), n.d, 0.02f);
+  w.embedding("wte.weight", n.vocab, n.d, 0.02f);
   w.embedding("wpe.weight", n.positions, n.d, 0.01f);
   for (int l = 0; l < n.layers; ++l) {
     const std::string p = fmt::format("h.{}.", l);
@@ -98,11 +98,11 @@ Json write_gpt2(InitWriter& w, const Dims& n) {
   w.layer_norm("ln_f", n.d);
   return Json{{"model_type", "gpt2"}, {"n_embd", n.d}, {"n_head", n.heads}, {"n_layer", n.layers},
               {"n_positions", n.positions}, {"n_inner", n.d_ff}, {"layer_norm_epsilon", 1e-5},
-              {"activation_function", "gelu_new"}, {"vocab_size", std::max(n.vocab, 1)}};
+              {"activation_function", "gelu_new"}, {"vocab_size", n.vocab}};
 }
 
 Json write_bert(InitWriter& w, const Dims& n) {
-  w.embedding("embeddings.word_embeddings.weight", std::max(n.vocab, 1), n.d, 0.02f);
+  w.embedding("embeddings.word_embeddings.weight", n.vocab, n.d, 0.02f);
   w.embedding("embeddings.position_embeddings.weight", n.positions, n.d, 0.02f);
   w.embedding("embeddings.token_type_embeddings.weight", 2, n.d, 0.02f);
   w.layer_norm("embeddings.LayerNorm", n.d);
@@ -118,13 +118,35 @@ Json write_bert(InitWriter& w, const Dims& n) {
   return Json{{"model_type", "bert"}, {"hidden_size", n.d}, {"num_attention_heads", n.heads},
               {"num_hidden_layers", n.layers}, {"intermediate_size", n.d_ff},
               {"max_position_embeddings", n.positions}, {"type_vocab_size", 2},
-              {"layer_norm_eps", 1e-12}, {"hidden_act", "gelu"}, {"vocab_size", std::max(n.vocab, 1)}};
+              {"layer_norm_eps", 1e-12}, {"hidden_act", "gelu"}, {"vocab_size", n.vocab}};
+}
+
+// What gives the token table its rows, refused here when the model could never take text through it:
+// a table of one row (GPT-2 and BERT always have a table), a tokenizer a layout without a table
+// would ignore, or two vocabularies at once.
+void check_vocabulary(const InitOptions& o) {
+  if (is_hf_family(o.arch)) return;  // their tokenizer is always written (the CLI's default or the user's)
+  const bool tokenizer = !o.tokenizer_json.empty();
+  if (tokenizer && !o.vocab.empty()) {
+    throw usage_error("init: --vocab and --tokenizer both give the vocabulary: give one");
+  }
+  if (tokenizer && (o.arch == "encoder" || o.arch == "encoder-decoder")) {
+    throw usage_error(fmt::format("init --tokenizer: --arch {} (nn.Transformer's layout) holds no embedding table "
+                                  "to size from it; use --arch mha, decoder, gpt2 or bert", o.arch));
+  }
+  if (tokenizer && o.vocab_size <= 0) throw usage_error("init --tokenizer: the tokenizer has no token");
+  if ((o.arch == "gpt2" || o.arch == "bert") && !tokenizer && o.vocab.empty()) {
+    throw usage_error(fmt::format("init --arch {}: its embedding table needs a vocabulary to size it: give "
+                                  "--tokenizer tokenizer.json or --vocab FILE", o.arch));
+  }
 }
 
 Dims dims_of(const InitOptions& o) {
   const bool learned = o.arch == "decoder" || o.arch == "gpt2" || o.arch == "bert";
+  // The token table: one row per --vocab token, else per id of the tokenizer written beside it.
+  const int vocab = o.vocab.empty() ? (o.tokenizer_json.empty() ? 0 : o.vocab_size) : static_cast<int>(o.vocab.size());
   Dims n{o.d_model, o.n_heads, o.d_ff > 0 ? o.d_ff : 4 * o.d_model, o.n_layers,
-         static_cast<int>(o.vocab.size()), o.max_positions > 0 ? o.max_positions : (learned ? 512 : 0)};
+         vocab, o.max_positions > 0 ? o.max_positions : (learned ? 512 : 0)};
   if (n.d <= 0 || n.heads <= 0 || n.layers <= 0) {
     throw usage_error("init: --d-model, --heads and --layers must be positive");
   }
@@ -132,6 +154,7 @@ Dims dims_of(const InitOptions& o) {
     throw usage_error(fmt::format("init --arch {}: the vocabulary is its tokenizer's (--tokenizer), not --vocab",
                                   o.arch));
   }
+  check_vocabulary(o);
   if (o.arch != "mha" && n.d % n.heads != 0) {
     throw usage_error(fmt::format("init: --heads {} must divide --d-model {}", n.heads, n.d));
   }
@@ -185,6 +208,7 @@ void init_model(const fs::path& dir, const InitOptions& o) {
   write_safetensors(dir / "model.safetensors", views, metadata);
   write_file_atomically(dir / "config.json", config.dump(2) + "\n");
   if (!o.tokenizer_json.empty()) write_file_atomically(dir / "tokenizer.json", o.tokenizer_json);
+  if (!o.tokenizer_config_json.empty()) write_file_atomically(dir / "tokenizer_config.json", o.tokenizer_config_json);
   if (!o.vocab.empty()) {
     std::string text;
     for (const auto& token : o.vocab) text += token + "\n";

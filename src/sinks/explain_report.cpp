@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
@@ -125,6 +126,32 @@ CellMath cell_math(const HeadTrace& t, int i, int j) {
   return c;
 }
 
+// var(q·k) as `stats` defines it (StatsCollector's raw_logits): the population variance over the
+// allowed cells of the rows with a choice (two or more allowed keys, none of their scores or weights
+// NaN or infinite); masked cells are no score the softmax sees. NaN when no row has a choice.
+double qk_variance(const Matrix& raw, const HeadTrace& t) {
+  const Mask& mask = *t.info.mask;
+  const int n_key = static_cast<int>(raw.cols());
+  double s = 0, s2 = 0, n = 0;
+  for (Eigen::Index i = 0; i < raw.rows(); ++i) {
+    int allowed = 0;
+    bool broken = false;
+    for (int j = 0; j < n_key; ++j) {
+      if (!mask.allowed(static_cast<int>(i), j, n_key)) continue;
+      ++allowed;
+      broken = broken || std::isnan(t.scores(i, j)) || t.scores(i, j) == std::numeric_limits<float>::infinity() ||
+               !std::isfinite(t.probs(i, j));
+    }
+    if (allowed < 2 || broken) continue;
+    for (int j = 0; j < n_key; ++j) {
+      if (!mask.allowed(static_cast<int>(i), j, n_key)) continue;
+      const double v = raw(i, j);
+      s += v, s2 += v * v, n += 1;
+    }
+  }
+  return n > 0 ? s2 / n - (s / n) * (s / n) : std::nan("");
+}
+
 }  // namespace
 
 std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
@@ -216,19 +243,15 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
   p.matrix(fmt::format("V_{}", h), t.v, keys, "d");
   p.heading(fmt::format("3. Scores: Q_{0}·K_{0}ᵀ [{1}, {2}], entry (i, j) = q_i·k_j, how well query i matches key j", h, nq, nk));
   p.matrix("q·k", raw, queries, "k");
-  const double var_qk = [&] {
-    double s = 0, s2 = 0;
-    for (Eigen::Index i = 0; i < raw.size(); ++i) s += raw.data()[i], s2 += static_cast<double>(raw.data()[i]) * raw.data()[i];
-    const double n = static_cast<double>(raw.size());
-    return s2 / n - (s / n) * (s / n);
-  }();
+  const double var_qk = qk_variance(raw, t);
   const bool default_scale = std::abs(info.scale * std::sqrt(static_cast<double>(dk)) - 1.0) < 1e-6;
   p.heading(fmt::format("4. Scale: × {:.6g}{}", info.scale,
                         !o.scale_source.empty() ? " (set by " + o.scale_source + ")"
                         : default_scale         ? fmt::format(" = 1/√{}", dk)
                                                 : " (not 1/√d_k, and nothing says what set it)"));
   p.line(fmt::format("With independent components of variance 1, q·k would have variance d_k = {}; here var(q·k) = {:.4g} "
-                     "over these cells, and × {:.4g} gives {:.4g}: without the scale the softmax below would be sharper, "
+                     "over the cells the mask allows in the rows with a choice of keys (as `attnviz stats` "
+                     "computes it), and × {:.4g} gives {:.4g}: without the scale the softmax below would be sharper, "
                      "its gradient smaller (see `attnviz stats`).",
                      dk, var_qk, info.scale, var_qk * info.scale * info.scale));
   if (cap > 0) {

@@ -139,7 +139,7 @@ std::string render_heads(const std::vector<HeadScores>& heads, const DetectionOp
 
 nlohmann::ordered_json head_id_json(const HeadId& id) {
   nlohmann::ordered_json row;
-  if (!id.stack.empty()) row["stack"] = id.stack;
+  row["stack"] = id.stack;  // "" for a model of one stack, as run's and check's JSON: every row has the field
   row["layer"] = id.layer;
   row["site"] = site_name(id.site);
   row["head"] = id.head;

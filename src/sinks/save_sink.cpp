@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -53,6 +54,10 @@ SaveSink::SaveSink(std::filesystem::path path, SaveOptions options)
     : path_(std::move(path)), options_(std::move(options)),
       data_(std::make_unique<AtomicFileWriter>(path_)) {
   if (!options_.model_name.empty()) metadata_["model"] = options_.model_name;
+  for (const auto& [key, value] : options_.metadata) {
+    metadata_[key] = value;
+    header_bytes_ += safetensors_json_string_bytes(key) + safetensors_json_string_bytes(value) + 2;
+  }
 }
 
 void SaveSink::begin_map(const MapInfo& info) {
@@ -67,9 +72,10 @@ void SaveSink::begin_map(const MapInfo& info) {
   metadata_[name + ".key_labels"] = nlohmann::json(*info.key_labels).dump();
   metadata_[name + ".mask"] = info.mask->describe();
   metadata_[name + ".scale"] = fmt::format("{}", info.scale);
-  if (options_.selection.head) metadata_[name + ".heads"] = fmt::format("[{}]", *options_.selection.head);
+  const IndexSet& chosen = options_.selection.head;  // --head: the tensors hold these heads, in order
+  if (chosen) metadata_[name + ".heads"] = nlohmann::json(chosen.indices()).dump();
   check_header_size(info);
-  const int heads = options_.selection.head ? 1 : info.n_heads;
+  const int heads = chosen ? static_cast<int>(chosen.indices().size()) : info.n_heads;
   it->second.shape = {heads, info.n_query, info.n_key};
   it->second.offset = data_bytes_;
   it->second.has_scores = info.kind.empty();
@@ -112,7 +118,9 @@ void SaveSink::write_rows(uint64_t offset, ConstMatrixRef rows) {
 void SaveSink::on_block(const AttentionBlock& block) {
   if (!current_) return;
   const MapInfo& info = *block.info;
-  const uint64_t slot = options_.selection.head ? 0 : uint64_t(info.id.head);
+  const std::vector<int>& chosen = options_.selection.head.indices();  // empty: every head, in its own slot
+  const uint64_t slot = chosen.empty() ? uint64_t(info.id.head)
+                                       : uint64_t(std::lower_bound(chosen.begin(), chosen.end(), info.id.head) - chosen.begin());
   const uint64_t row_cells = uint64_t(info.n_key), map_cells = uint64_t(info.n_query) * row_cells;
   const uint64_t e = element_bytes(options_.dtype);
   const uint64_t at = ((slot * info.n_query + uint64_t(block.row_begin)) * row_cells) * e;

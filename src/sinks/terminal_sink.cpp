@@ -39,7 +39,7 @@ std::string site_title(const std::string& model_name, const MapInfo& info) {
 }  // namespace
 
 bool TerminalSink::single_heatmap(const MapInfo& info) const {
-  return options_.heatmaps.head.has_value() || info.n_heads <= 1 || info.n_query == 0 ||
+  return options_.heatmaps.head.indices().size() == 1 || info.n_heads <= 1 || info.n_query == 0 ||
          info.n_key == 0;
 }
 
@@ -85,7 +85,9 @@ void TerminalSink::add_panel(const MapInfo& info) {
   if (group_ && !same_site(group_->info.id, info.id)) flush_group();
   if (!group_) {
     std::vector<std::string> titles;
-    for (int h = 0; h < info.n_heads; ++h) titles.push_back(fmt::format("head {}", h));
+    for (int h = 0; h < info.n_heads; ++h) {
+      if (options_.heatmaps.head.contains(h)) titles.push_back(fmt::format("head {}", h));  // --head's, else all
+    }
     MultiplesPlan plan = plan_multiples(info.n_query, info.n_key, titles,
                                         *info.query_labels, options_.heatmap_style.width);
     group_.emplace(PanelGroup{info, std::move(plan), {}});

@@ -10,6 +10,7 @@
 
 #include "attnviz/core/matrix.hpp"
 #include "attnviz/event/attention_block.hpp"
+#include "attnviz/event/selection.hpp"
 
 namespace attnviz {
 
@@ -27,7 +28,7 @@ struct RolloutOptions {
   // layer the flow through all layers so far is computed, for the layers `flow_layer` names (all
   // when unset). It costs about L·N⁴, so past max_flow_tokens it refuses.
   bool flow = false;
-  std::optional<int> flow_layer;
+  IndexSet flow_layer;
   int max_flow_tokens = 128;
   int threads = 1;  // attention flow's threads
 };

@@ -50,7 +50,9 @@ std::string read_text_input(const SequenceFlags& f, const std::string& flag);
 // One sequence from its flags: text (through the tokenizer), tokens (file or -), ids (a list, or a
 // file holding one; labelled by the tokenizer when there is one), or embeddings (.npy, labelled by
 // tokens when given too). `role` is "target" or "source", for messages.
+// A sequence longer than `bound` is refused before it is embedded: exit 2 when a flag gave it (--text,
+// --ids list, --probe), 1 when a file's content did.
 Sequence resolve_sequence(const Model& model, const TextTools& tools, const SequenceFlags& f,
-                          const std::string& role);
+                          const std::string& role, const TokenBound& bound = {});
 
 }  // namespace attnviz

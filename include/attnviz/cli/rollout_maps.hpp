@@ -18,6 +18,10 @@ namespace attnviz {
 // layers spreads past windows, and the identity keeps padding tokens).
 std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArgs& args, const PreparedRun& run);
 
+// The longest input rollout takes (RolloutOptions' bounds: its N × N matrices, or under --flow its
+// L·N⁴ steps), refused before the model runs.
+TokenBound rollout_bound(const RunArgs& args);
+
 // What the outputs select among rollout maps: --layer and --site as given; --head chose the head
 // rolled out, so every rollout map (head 0) is shown.
 HeadSelection rollout_selection(const HeadSelection& selection);

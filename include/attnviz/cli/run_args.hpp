@@ -18,10 +18,19 @@ struct SequenceFlags {
   std::string tokens, ids, embeddings, text, text_file;
   std::string probe;       // --probe repeat:N|duplicate:N (inputs/probe.hpp)
   std::string probe_seed;  // --seed (a whole number; "" = 0)
+  bool text_given = false;  // --text was given, even as "" (refused as empty, not taken for no input)
   bool given() const {
-    return !tokens.empty() || !ids.empty() || !embeddings.empty() || !text.empty() || !text_file.empty() ||
-           !probe.empty();
+    return !tokens.empty() || !ids.empty() || !embeddings.empty() || text_given || !text.empty() ||
+           !text_file.empty() || !probe.empty();
   }
+};
+
+// The longest input a command takes, refused once its tokens are counted and before anything is
+// embedded or computed (a million tokens would otherwise run for hours before failing).
+struct TokenBound {
+  size_t max_tokens = 65536;  // every head's N × N map is computed: 32,768 tokens take minutes on 2 cores
+  std::string command = "run";
+  std::string reason = "every head's N × N map is computed, and the time grows as N²";
 };
 
 // What to run on what: shared by run, stats and check.
@@ -41,6 +50,7 @@ struct InputArgs {
   std::string qk_scale;  // "" = 1/sqrt(d_k), "none" = 1, or a number
   int block_rows = 256;
   SelectionFlags selection;  // --layer, --site, --head
+  TokenBound bound;          // the command's, set where it is registered
 };
 
 // `attnviz run`'s outputs.
@@ -84,6 +94,9 @@ void add_run_output_flags(CLI::App& cmd, RunArgs& args);
 
 // --tokenizer DIR and --no-special-tokens (run, stats, check, tokenize).
 void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens);
+
+// The help of a --text-file flag: `what`, and that one final newline is dropped (read_text_input).
+std::string text_file_help(const std::string& what);
 
 // Registers the input flags on a subcommand, with the model and selection flags among them.
 void add_input_flags(CLI::App& cmd, InputArgs& in);

@@ -32,6 +32,9 @@ class Tokenizer {
   virtual std::optional<int64_t> unknown_id() const { return std::nullopt; }
   // The readable label of an id, as encode() labels it; "#id" for an id the vocabulary lacks.
   virtual std::string label(int64_t id) const = 0;
+  // The token of an id as the vocabulary spells it ("Ġcat", "▁cat", "##ing": transformers'
+  // convert_ids_to_tokens); none for an id the vocabulary lacks.
+  virtual std::optional<std::string> token(int64_t id) const = 0;
   virtual int64_t vocab_size() const = 0;
   // "GPT-2 byte-level BPE (vocab.json + merges.txt, 50257 tokens, 50000 merges)", for messages.
   virtual std::string description() const = 0;

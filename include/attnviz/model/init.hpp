@@ -23,8 +23,10 @@ struct InitOptions {
   uint64_t seed = 0;
   std::vector<std::string> vocab;  // when non-empty: an embedding table [vocab, d_model] and vocab.txt
   int n_kv_heads = 0;              // Llama-like families: key/value heads (0: half the heads, when even)
-  int vocab_size = 0;              // Llama-like families: rows of the token table (the tokenizer's size)
-  std::string tokenizer_json;      // Llama-like families: written as tokenizer.json beside the weights
+  int vocab_size = 0;              // rows of the token table when tokenizer_json is given (the tokenizer's size)
+  std::string tokenizer_json;      // written as tokenizer.json beside the weights (Llama-like families always;
+                                   // mha, decoder, gpt2, bert instead of vocab)
+  std::string tokenizer_config_json;  // written as tokenizer_config.json beside it, when given
   std::string bos_token, eos_token;  // Llama-like families: the tokenizer's (GGUF's bos/eos_token_id)
   std::string gguf_type;           // Llama-like families: non-empty → one GGUF file of this type (F32, Q4_K_M, …)
 };

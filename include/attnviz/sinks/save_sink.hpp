@@ -24,12 +24,14 @@ struct SaveOptions {
   HeadSelection selection;           // --layer / --site / --head: what is saved
   uint64_t max_header = k_safetensors_max_header;  // the readers' limit; smaller only in tests
   std::string model_name;  // metadata "model" when given (e.g. "gpt2 (no positions)")
+  std::map<std::string, std::string> metadata;  // more of it, as given: the inputs' "ids" and "tokens"
 };
 
 // Tensors "{map}.scores" and "{map}.probs" (map = layer0.self, decoder.layer1.cross, …) in the
 // order the maps come (a derived map — rollout — has "{map}.probs" only, and its kind as "{map}.kind"), then extra tensors such as "hidden" (F32); masked score cells are -inf.
 // Metadata: query/key labels (JSON arrays), mask and scale per map, and "{map}.heads" when --head
-// keeps one head (the tensors are then [1, n_query, n_key]).
+// keeps some heads (the tensors are then [heads kept, n_query, n_key], "[1, 3]" saying which), and SaveOptions::metadata (the inputs'
+// ids and tokens).
 // Each block is written where it belongs in a data file beside the output as it arrives (memory:
 // one block); finish() writes the header, which needs every map's size, then copies the data after
 // it (copy_file_range: in the kernel) and renames the result into place. Both files are temp files
