@@ -251,6 +251,7 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
     if (ec) throw Error(fmt::format("{}: cannot create directory: {}", args.png_dir, ec.message()));
     write_diff_chart(args.png_dir, rows, args.sort, report.title, args.figure_file);
     for (const auto& [path, figure] : figures) write_figure(path, figure, args.figure_file);
+    note_figures_written(figures.size() + 1, args.png_dir);
   }
 }
 

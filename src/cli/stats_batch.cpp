@@ -70,6 +70,7 @@ void report_stats_batch(const BatchResult& result, const ItemsHeader& header, co
   if (!flags.png_dir.empty()) {
     write_stats_batch_chart(flags.png_dir, result.summary, header.patterns, chart,
                             fmt::format("{} · {}", o.model_name, o.input), flags.file);
+    note_figures_written(1, flags.png_dir);
   }
 }
 

@@ -32,10 +32,7 @@ float figure_position(float value, const FigureStyle& style) {
 }
 
 int draw_colorbar(Canvas& canvas, const Rect& r, const FigureStyle& style) {
-  for (int y = 0; y < r.h; ++y) {
-    const float t = r.h > 1 ? 1.0f - static_cast<float>(y) / static_cast<float>(r.h - 1) : 1.0f;
-    canvas.fill_rect(r.x, r.y + y, r.w, 1, colormap(style.cmap, t));
-  }
+  canvas.draw_colour_bar(r.x, r.y, r.w, r.h, style.cmap);
   canvas.stroke_rect(r.x - 1, r.y - 1, r.w + 2, r.h + 2, detail::k_muted);
   // Ticks at round values: each power of ten in range (log, written 10⁻³), or multiples of a
   // 1-2-5 step, 3 to 6 of them (linear), as matplotlib's locators place them.

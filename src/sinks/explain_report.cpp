@@ -11,6 +11,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/json_write.hpp"
 
 namespace attnviz {
 namespace {
@@ -162,7 +163,7 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                    {"model_score", matrix_json(t.scores.block(ci, cj, 1, 1))[0][0]},
                    {"model_weight", t.probs(ci, cj)}};
     }
-    return j.dump(2) + "\n";
+    return json_text(j, 2) + "\n";
   }
   if (o.format != TableFormat::text && o.format != TableFormat::markdown) {
     throw usage_error("explain --format: text, markdown or json (the steps are not one table)");

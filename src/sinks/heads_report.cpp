@@ -10,6 +10,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/json_write.hpp"
 #include "attnviz/render/png.hpp"
 #include "attnviz/sinks/stats_charts.hpp"
 
@@ -107,7 +108,7 @@ std::string render_heads(const std::vector<HeadScores>& heads, const DetectionOp
       }
       j["heads"].push_back(row);
     }
-    return j.dump(2) + '\n';
+    return json_text(j, 2) + '\n';
   }
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {"rank", "map", "head"};

@@ -10,6 +10,7 @@
 
 #include "attnviz/analysis/stats_metrics.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/json_write.hpp"
 #include "attnviz/render/png.hpp"
 #include "attnviz/sinks/heads_report.hpp"
 #include "attnviz/sinks/stats_charts.hpp"
@@ -83,7 +84,7 @@ std::string render_stats_batch(const std::vector<HeadScores>& heads, const std::
       row["figures"] = by_figure;
       j["heads"].push_back(row);
     }
-    return j.dump(2) + '\n';
+    return json_text(j, 2) + '\n';
   }
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {"rank", "map", "head", "inputs"};
