@@ -177,7 +177,9 @@ void run_command(const RunArgs& a) {
   outputs.add(std::move(terminal_sink));
   PngSink* png = nullptr;
   if (!a.png_dir.empty()) {
-    auto sink = std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap));
+    // The longest side a map can have: the figures' memory is checked against it before the run.
+    const int64_t n_tokens = std::max<int64_t>(run.inputs.target.x.rows(), run.inputs.source ? run.inputs.source->x.rows() : 0);
+    auto sink = std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap), n_tokens);
     png = sink.get();
     outputs.add(std::move(sink));
   }

@@ -121,9 +121,11 @@ std::string render_stats_batch(const std::vector<HeadScores>& heads, const std::
   }
   std::string out = report_table(title, std::move(rows), o.format, [](size_t c) { return c == 1; });
   if (o.format != TableFormat::csv) {
-    out += fmt::format("{}± is the standard deviation over the inputs; - where no input has the figure (e.g. saturation "
-                       "without a row of two or more keys). CSV and JSON hold every figure with its min, max and count.\n",
-                       o.format == TableFormat::markdown ? "\n" : "");
+    out += wrap_lines(fmt::format("{}± is the standard deviation over the inputs; - where no input has the figure (e.g. "
+                                  "saturation without a row of two or more keys). CSV and JSON hold every figure with "
+                                  "its min, max and count.\n",
+                                  o.format == TableFormat::markdown ? "\n" : ""),
+                      o.format == TableFormat::text ? o.width : 0);
   }
   return out;
 }
