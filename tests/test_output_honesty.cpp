@@ -140,6 +140,7 @@ TEST_CASE("outputs: CSV text cells that a spreadsheet would run as formulas get 
   CHECK(csv_field("=a,b") == "\"'=a,b\"");  // neutralised, then quoted for its comma
   CHECK(csv_field("-0.125") == "-0.125");    // a negative number stays a number
   CHECK(csv_field("-inf") == "-inf");
+  CHECK(csv_field("+0.0013") == "+0.0013");  // diff's signed ΔH
   CHECK(csv_field("the") == "the");
   TempDir dir;
   std::ofstream(dir / "t.txt") << "=HYPERLINK(x) the @cmd\n";

@@ -292,9 +292,10 @@ std::string aligned_columns(const std::vector<std::vector<std::string>>& rows, c
 
 namespace {
 
-// A whole number as CSV writes one ("-0.125", "3", "nan", "-inf"): what a spreadsheet reads as a
-// number, never as a formula.
+// A whole number as CSV writes one ("-0.125", "+0.5", "3", "nan", "-inf"): what a spreadsheet reads
+// as a number, never as a formula.
 bool is_number(std::string_view field) {
+  if (field.size() > 1 && field.front() == '+' && field[1] != '-') field.remove_prefix(1);  // from_chars takes no '+'
   double v = 0;
   const char* end = field.data() + field.size();
   const auto [ptr, ec] = std::from_chars(field.data(), end, v);

@@ -65,28 +65,6 @@ detail::CellGrid pool_cells(const Matrix& values, const Mask& mask, const Layout
   return grid;
 }
 
-// Labels of pooled query rows: the range of queries each covers ("0–3"), since one token's label
-// would stand for several.
-std::vector<std::string> pooled_row_labels(Eigen::Index n_query, const Layout& lay) {
-  std::vector<std::string> out(static_cast<size_t>(n_query));
-  for (Eigen::Index q = 0; q < n_query; q += lay.pool) {
-    const Eigen::Index last = std::min(q + lay.pool, n_query) - 1;
-    out[static_cast<size_t>(q)] = last > q ? fmt::format("{}\u2013{}", q, last) : std::to_string(q);
-  }
-  return out;
-}
-
-// Under a pooled map: the first key of every 10th column ("0         40        80"), so the key
-// list's indices can be found on the map.
-std::string pooled_key_ruler(const Layout& lay) {
-  std::string ruler(static_cast<size_t>(lay.cols), ' ');
-  for (int c = 0; c < lay.cols; c += 10) {
-    const std::string index = std::to_string(c * lay.pool);
-    if (static_cast<size_t>(c) + index.size() <= ruler.size()) ruler.replace(static_cast<size_t>(c), index.size(), index);
-  }
-  return ruler;
-}
-
 void append_map(std::string& out, const detail::CellGrid& grid, const Layout& lay,
                 const std::vector<std::string>& labels, const HeatmapStyle& style) {
   if (style.color == ColorMode::none) {
@@ -119,23 +97,17 @@ std::string render_heatmap(const std::string& title, const Matrix& values, const
   const auto queries = detail::labels_or_indices(row_labels, values.rows());
   Layout lay = choose_layout(values.rows(), values.cols(), detail::widest_label(queries), style.width);
   if (lay.pool > 1) {  // pooled rows are labelled by their query ranges: the label column fits those
-    lay = choose_layout(values.rows(), values.cols(), detail::widest_label(pooled_row_labels(values.rows(), lay)),
-                        style.width);
+    lay = choose_layout(values.rows(), values.cols(),
+                        detail::widest_label(detail::pooled_row_labels(values.rows(), lay.pool)), style.width);
   }
   const detail::CellGrid grid = pool_cells(values, mask, lay, style);
-  if (lay.pool > 1) {  // say so, as the figures' captions do: a cell is not one weight
-    out += truncate_to_width(
-        fmt::format("max-pooled to fit {} columns: a cell is the largest weight of {}\u00d7{} tokens (rows: "
-                    "the queries each covers; ruler: the first key of every 10th column)",
-                    style.width, lay.pool, lay.pool),
-        style.width) + '\n';
-  }
+  if (lay.pool > 1) out += detail::pooled_note(lay.pool, style.width);  // as the figures' captions say it
   const auto labels = detail::prepare_row_labels(
-      lay.pool > 1 ? pooled_row_labels(values.rows(), lay) : queries, lay.label_columns);
+      lay.pool > 1 ? detail::pooled_row_labels(values.rows(), lay.pool) : queries, lay.label_columns);
 
   append_map(out, grid, lay, labels, style);
   if (lay.pool > 1) {
-    out += std::string(static_cast<size_t>(lay.label_columns + 1), ' ') + detail::trim_right(pooled_key_ruler(lay)) + '\n';
+    out += std::string(static_cast<size_t>(lay.label_columns + 1), ' ') + detail::trim_right(detail::pooled_key_ruler(lay.cols, lay.pool)) + '\n';
   } else if (const std::string ruler = detail::trim_right(detail::key_ruler(grid)); !ruler.empty()) {
     out += std::string(static_cast<size_t>(lay.label_columns + 1), ' ') + ruler + '\n';
   }
