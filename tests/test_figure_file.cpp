@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <stb/stb_image.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/render/drawing.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/figure_file.hpp"
 #include "attnviz/sinks/stats_charts.hpp"
@@ -485,4 +487,24 @@ TEST_CASE("figure files: a PDF holds no creation time unless SOURCE_DATE_EPOCH g
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   }
   CHECK(slurp(dir / "a" / "layer0.self.head0.pdf") == slurp(dir / "b" / "layer0.self.head0.pdf"));
+}
+
+TEST_CASE("figure files: a cell value that rounds to zero is printed without a sign") {
+  FigureMap m;
+  m.values = Matrix::Zero(3, 3);
+  m.values(1, 1) = -0.0004f;  // B − A of a weight that barely moved
+  m.values(2, 2) = -0.25f;
+  m.allowed = MaskMatrix::Ones(3, 3);
+  m.n_query = m.n_key = 3;
+  FigureStyle style;
+  style.cmap = ColormapId::diverging;
+  style.vmin = -0.25f, style.vmax = 0.25f;
+  const Canvas figure = heatmap_figure("signs", "B − A", m, style);
+  std::vector<std::string> texts;
+  for (const DrawOp& op : figure.drawing().ops) {
+    if (const auto* t = std::get_if<DrawText>(&op)) texts.push_back(t->text);
+  }
+  CHECK(std::count(texts.begin(), texts.end(), "-0.00") == 0);
+  CHECK(std::count(texts.begin(), texts.end(), "0.00") == 8);
+  CHECK(std::count(texts.begin(), texts.end(), "-0.25") == 1);  // a real negative keeps its sign
 }

@@ -87,8 +87,8 @@ TEST_CASE("outputs: run --format json --logits K is one JSON document holding th
 TEST_CASE("outputs: NaN and inf are the strings nan, inf and -inf in JSON, never null") {
   nlohmann::ordered_json doc = {{"a", std::nan("")}, {"b", {1.5, -INFINITY, INFINITY}}, {"c", nullptr}};
   CHECK(json_text(doc) == R"({"a":"nan","b":[1.5,"-inf","inf"],"c":null})");
-  // explain --format json on inputs whose last row is NaN (under a causal mask, query row 3's
-  // weights are NaN): its matrices spell them, where nlohmann alone would write null.
+  // stats --format json on inputs whose last row is NaN: var(q) of a head takes every query, so it
+  // is NaN; nlohmann alone writes null, the same as a figure with no value (a layer's "head").
   TempDir dir;
   REQUIRE(run_attnviz("init -o " + (dir / "m").string() + " --d-model 8 --heads 2").exit_code == 0);
   Matrix x(4, 8);
@@ -96,11 +96,11 @@ TEST_CASE("outputs: NaN and inf are the strings nan, inf and -inf in JSON, never
     for (int j = 0; j < 8; ++j) x(i, j) = i == 3 ? std::nanf("") : 0.1f * static_cast<float>(i + j);
   }
   write_npy(dir / "x.npy", x);
-  const auto r = run_attnviz("explain -m " + (dir / "m").string() + " --embeddings " + (dir / "x.npy").string() +
-                             " --causal --head 0 --format json");
+  const auto r = run_attnviz("stats -m " + (dir / "m").string() + " --embeddings " + (dir / "x.npy").string() +
+                             " --causal --format json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(contains(r.out, "\"nan\""));
-  CHECK_FALSE(contains(r.out, "null"));
+  CHECK(contains(r.out, "\"q_variance\": \"nan\""));
+  CHECK_FALSE(contains(r.out, "\"q_variance\": null"));
 }
 
 TEST_CASE("outputs: Markdown labels escape HTML and Markdown syntax in every command") {
