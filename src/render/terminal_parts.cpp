@@ -176,8 +176,8 @@ std::string pooled_key_ruler(int cols, int pool) {
 }
 
 std::string pooled_note(int pool, int width) {
-  return truncate_to_width(fmt::format("max-pooled to fit: a cell is the largest weight of {0}\u00d7{0} tokens "
-                                       "(rows: the queries each covers; ruler: the first key of every 10th column)",
+  return truncate_to_width(fmt::format("{0}\u00d7{0} tokens per cell, their largest weight (max-pooled to fit; "
+                                       "rows: the queries each covers; ruler: the first key of every 10th column)",
                                        pool),
                            width) +
          '\n';

@@ -65,7 +65,7 @@ void append_legend(std::string& out, const HeatmapStyle& style);
 std::vector<std::string> pooled_row_labels(int64_t n_query, int pool);
 // the ruler under a map `cols` cells wide: the first key of every 10th column ("0         40");
 std::string pooled_key_ruler(int cols, int pool);
-// the line under the title: "max-pooled to fit: a cell is the largest weight of p×p tokens …", cut
+// the line under the title: "p×p tokens per cell, their largest weight (max-pooled to fit; …", cut
 // to width, with its newline.
 std::string pooled_note(int pool, int width);
 

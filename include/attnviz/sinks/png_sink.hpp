@@ -27,10 +27,12 @@ inline constexpr int k_auto_log_tokens = 32;
 // Whether a map is drawn on a log scale under `scale` (figures and the --html page alike).
 bool log_scale_for(const MapInfo& info, ColourScale scale);
 
-// The memory one figure of a map with n_tokens per side takes while it is drawn, in bytes: its
-// pooled cells (float max and sum), the canvas's RGB pixels at the figure's dpi, and the image of
-// the cells its drawing records (labels and margins left out: a lower bound).
-uint64_t figure_memory(int64_t n_tokens, int max_pixels, const FigureFile& file);
+// The memory the figures of maps with n_tokens per side take while drawn by `threads` writers, in
+// bytes (labels and margins left out: a lower bound; measured ~25 bytes per cell for one figure):
+// the map being pooled (float max and sum per cell), the 2 × threads figures queued (their cells and
+// mask) and the `threads` being drawn (the canvas's RGB pixels at the figure's dpi, the image of the
+// cells its drawing records, the PNG's filtered rows, and their cells).
+uint64_t figure_memory(int64_t n_tokens, int max_pixels, const FigureFile& file, int threads);
 // Figures that would need more than this are refused before the run (2 GiB).
 inline constexpr uint64_t k_max_figure_memory = uint64_t{2} << 30;
 
