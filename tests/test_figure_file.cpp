@@ -474,7 +474,8 @@ TEST_CASE("figure files: a PDF holds no creation time unless SOURCE_DATE_EPOCH g
   CHECK(first == encode_figure(figure, {FigureFormat::pdf, 100.0}));
   setenv("SOURCE_DATE_EPOCH", "86400", 1);  // 1970-01-02T00:00:00Z
   const std::string dated = encode_figure(figure, {FigureFormat::pdf, 100.0});
-  CHECK_MESSAGE(contains(dated, "/CreationDate (D:19700102000000"), dated.substr(dated.find("/Creat") == std::string::npos ? 0 : dated.find("/Creat"), 60));
+  // cairo 1.16 writes the date without PDF's "D:" prefix (cairo's own bug, fixed in 1.17).
+  CHECK(std::regex_search(dated, std::regex(R"(/CreationDate \((D:)?19700102000000)")));
   setenv("SOURCE_DATE_EPOCH", "yesterday", 1);
   CHECK_THROWS_WITH_AS(encode_figure(figure, {FigureFormat::pdf, 100.0}),
                        doctest::Contains("SOURCE_DATE_EPOCH = 'yesterday'"), Error);
