@@ -34,7 +34,7 @@ Json number(double x) {
 
 Json summary_json(const Summary& s) {
   Json j;
-  j["mean"] = number(s.mean());
+  j["mean"] = s.count ? number(s.mean()) : Json(nullptr);  // no rows: no value, not a NaN
   j["min"] = s.count ? number(s.min) : Json(nullptr);
   j["max"] = s.count ? number(s.max) : Json(nullptr);
   return j;
