@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <stb/stb_image.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/render/drawing.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/figure_file.hpp"
 #include "attnviz/sinks/stats_charts.hpp"
@@ -27,6 +29,7 @@
 using namespace attnviz;
 using attnviz::test::contains;
 using attnviz::test::run_attnviz;
+using attnviz::test::slurp;
 using attnviz::test::TempDir;
 
 namespace {
@@ -424,4 +427,85 @@ TEST_CASE("figure files: under --size a long title wraps, flags go where they ac
             .exit_code == 2);
   CHECK(run_attnviz("run -m samples/mha -t samples/english.txt --png '" + (dir / "t").string() + "' --font-size 13")
             .exit_code == 2);
+}
+
+TEST_CASE("figure files: the colour bar is one image, with no light seam when poppler renders it at 110-150 dpi") {
+  const Canvas figure = sample_figure();
+  const HeatmapLayout l = heatmap_figure_layout("vector figure · 注意力", [] {
+    FigureMap m;
+    m.values = Matrix::Zero(6, 6);
+    m.allowed = MaskMatrix::Ones(6, 6);
+    m.n_query = m.n_key = 6;
+    m.query_labels = m.key_labels = {"注意", "力", "is", "all", "you", "need"};
+    return m;
+  }(), {}, "mask: causal · colour [0, 1]");
+  const std::string svg = encode_figure(figure, {FigureFormat::svg, 100.0});
+  // The map's cells and the bar: two images; the bar is no longer a rectangle per row.
+  size_t images = 0;
+  for (size_t at = svg.find("<image"); at != std::string::npos; at = svg.find("<image", at + 1)) ++images;
+  CHECK(images == 2);
+  size_t paths = 0;
+  for (size_t at = svg.find("<path"); at != std::string::npos; at = svg.find("<path", at + 1)) ++paths;
+  CHECK_MESSAGE(paths < static_cast<size_t>(l.colorbar.h), paths, " paths for a bar ", l.colorbar.h, " rows high");
+  TempDir dir;
+  write_bytes(dir / "f.pdf", encode_figure(figure, {FigureFormat::pdf, 100.0}));
+  for (const int dpi : {110, 125, 150}) {
+    CAPTURE(dpi);
+    const std::string stem = (dir / ("r" + std::to_string(dpi))).string();
+    shell(fmt::format("pdftoppm -r {} -png -singlefile '{}' '{}'", dpi, (dir / "f.pdf").string(), stem));
+    const Image back = load_png(stem + ".png");
+    // Inside the bar (2 px in from each edge), every pixel is a viridis colour: one channel at most
+    // ~150 of 255 somewhere in the bar, never white-ish in all three (a seam between rows).
+    const double k = dpi / 100.0;
+    int light = 0;
+    for (int y = static_cast<int>((l.colorbar.y + 2) * k); y < static_cast<int>((l.colorbar.y + l.colorbar.h - 2) * k); ++y) {
+      const Rgb p = back.at(static_cast<int>((l.colorbar.x + l.colorbar.w / 2.0) * k), y);
+      if (std::min({p.r, p.g, p.b}) > 200) ++light;
+    }
+    CHECK(light == 0);
+  }
+}
+
+TEST_CASE("figure files: a PDF holds no creation time unless SOURCE_DATE_EPOCH gives one, so runs are byte-equal") {
+  const Canvas figure = sample_figure();
+  unsetenv("SOURCE_DATE_EPOCH");
+  const std::string first = encode_figure(figure, {FigureFormat::pdf, 100.0});
+  CHECK_FALSE(contains(first, "/CreationDate"));
+  CHECK(first == encode_figure(figure, {FigureFormat::pdf, 100.0}));
+  setenv("SOURCE_DATE_EPOCH", "86400", 1);  // 1970-01-02T00:00:00Z
+  const std::string dated = encode_figure(figure, {FigureFormat::pdf, 100.0});
+  // cairo 1.16 writes the date without PDF's "D:" prefix (cairo's own bug, fixed in 1.17).
+  CHECK(std::regex_search(dated, std::regex(R"(/CreationDate \((D:)?19700102000000)")));
+  setenv("SOURCE_DATE_EPOCH", "yesterday", 1);
+  CHECK_THROWS_WITH_AS(encode_figure(figure, {FigureFormat::pdf, 100.0}),
+                       doctest::Contains("SOURCE_DATE_EPOCH = 'yesterday'"), Error);
+  unsetenv("SOURCE_DATE_EPOCH");
+  // Through the CLI too: two runs write the same PDF bytes.
+  TempDir dir;
+  for (const char* run : {"a", "b"}) {
+    const auto r = run_attnviz("run -m samples/mha -t samples/english.txt --layer 0 --head 0 --no-heatmap --table none "
+                               "--figure-format pdf --png '" + (dir / run).string() + "'");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  }
+  CHECK(slurp(dir / "a" / "layer0.self.head0.pdf") == slurp(dir / "b" / "layer0.self.head0.pdf"));
+}
+
+TEST_CASE("figure files: a cell value that rounds to zero is printed without a sign") {
+  FigureMap m;
+  m.values = Matrix::Zero(3, 3);
+  m.values(1, 1) = -0.0004f;  // B − A of a weight that barely moved
+  m.values(2, 2) = -0.25f;
+  m.allowed = MaskMatrix::Ones(3, 3);
+  m.n_query = m.n_key = 3;
+  FigureStyle style;
+  style.cmap = ColormapId::diverging;
+  style.vmin = -0.25f, style.vmax = 0.25f;
+  const Canvas figure = heatmap_figure("signs", "B − A", m, style);
+  std::vector<std::string> texts;
+  for (const DrawOp& op : figure.drawing().ops) {
+    if (const auto* t = std::get_if<DrawText>(&op)) texts.push_back(t->text);
+  }
+  CHECK(std::count(texts.begin(), texts.end(), "-0.00") == 0);
+  CHECK(std::count(texts.begin(), texts.end(), "0.00") == 8);
+  CHECK(std::count(texts.begin(), texts.end(), "-0.25") == 1);  // a real negative keeps its sign
 }

@@ -216,8 +216,10 @@ TEST_CASE("terminal heatmap: wide maps are max-pooled to fit") {
   HeatmapStyle style;
   style.width = 10;  // label 1 + space → 8 columns: pool 3 keys per column → 7 columns
   const auto lines = lines_of(render_heatmap("t", values, Mask{}, {"q"}, {}, style));
-  REQUIRE(lines.size() == 3);
-  CHECK(lines[1] == "q    @   ");  // key 10 lands in pooled column 10 / 3 = 3
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[1].starts_with("3\u00d73 tok"));  // the pooling said, cut to the width
+  CHECK(lines[2] == "0    @   ");  // key 10 lands in pooled column 10 / 3 = 3; the row is queries 0–0
+  CHECK(lines[3] == "  0");        // the ruler: column 0 starts at key 0
 }
 
 TEST_CASE("terminal heatmap: a 300-key map fits in 80 columns in every mode") {
@@ -236,8 +238,8 @@ TEST_CASE("terminal heatmap: a 300-key map fits in 80 columns in every mode") {
         render_heatmap("a long title " + repeat("x", 100), values, mask, labels, labels, style);
     check_fits(out, 80);
     const auto lines = lines_of(strip_escapes(out));
-    // label "token299" (8) + space + 300 / pool 5 = 60 pooled keys.
-    CHECK(display_width(lines[1]) == 8 + 1 + 60);
+    // pooled rows labelled by their queries, "295–299" (7) + space + 300 / pool 5 = 60 pooled keys.
+    CHECK(display_width(lines[2]) == 7 + 1 + 60);
   }
 }
 

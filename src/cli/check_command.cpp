@@ -12,6 +12,7 @@
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
+#include "attnviz/io/json_write.hpp"
 #include "attnviz/sinks/check_report.hpp"
 #include "batch_input.hpp"
 
@@ -84,7 +85,7 @@ void check_batch(const CheckArgs& a) {
         out["id"] = j.contains("id") ? j["id"] : nlohmann::json();
         out["findings"] = doc["findings"];
         out["summary"] = doc["summary"];
-        std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        std::cout << json_text(out) << '\n';
       } else {
         for (const auto& f : check.findings()) std::cout << fmt::format("{} line {}: {}\n", a.batch, line, f.message());
       }
@@ -99,7 +100,7 @@ void check_batch(const CheckArgs& a) {
     nlohmann::ordered_json totals;
     totals["summary"] = {{"inputs", mine}, {"inputs_with_problems", failed}, {"problems", problems}, {"maps", maps},
                          {"message", summary}};
-    std::cout << totals.dump() << '\n';
+    std::cout << json_text(totals) << '\n';
   }
   std::cout.flush();
   if (!notes_quiet()) notes.report(std::cerr, "note", mine);

@@ -150,6 +150,27 @@ std::string label_note(const std::vector<std::string>& a, const std::vector<std:
                      a[first], b[first]);
 }
 
+// Per figure cell, how many of its (query, key) pairs either run allows: a pair is masked when its
+// saved score is −inf in A and in B (both 0 weights by the mask, not an unchanged weight). Maps
+// without scores (rollouts) count every pair.
+CountMatrix diff_allowed_counts(const DiffRow& row, const SafetensorsFile& fa, const SafetensorsFile& fb, int slot,
+                                const PoolGrid& grid) {
+  CountMatrix counts = CountMatrix::Zero(grid.cells_q, grid.cells_k);
+  const std::string scores = row.map + ".scores";
+  const bool has_scores = fa.find(scores) != nullptr && fb.find(scores) != nullptr;
+  const std::vector<float> sa = has_scores ? head_map(fa, scores, slot) : std::vector<float>{};
+  const std::vector<float> sb = has_scores ? head_map(fb, scores, slot) : std::vector<float>{};
+  const auto masked = [](float s) { return std::isinf(s) && s < 0; };
+  for (int64_t i = 0; i < row.n_query; ++i) {
+    for (int64_t j = 0; j < row.n_key; ++j) {
+      const auto at = static_cast<size_t>(i * row.n_key + j);
+      if (has_scores && masked(sa[at]) && masked(sb[at])) continue;
+      ++counts(i / grid.pool, j / grid.pool);
+    }
+  }
+  return counts;
+}
+
 // One head's B − A figure, drawn (and written later, with the others).
 Canvas draw_diff_figure(const DiffRow& row, const SafetensorsFile& fa, const SafetensorsFile& fb, int slot,
                         int max_pixels, const std::string& title, const FigureFile& file) {
@@ -162,15 +183,16 @@ Canvas draw_diff_figure(const DiffRow& row, const SafetensorsFile& fa, const Saf
   map.query_labels = both_labels(fa, fb, row.map, ".query_labels", nq);
   map.key_labels = both_labels(fa, fb, row.map, ".key_labels", nk);
   const PoolGrid grid = PoolGrid::for_map(map.n_query, map.n_key, max_pixels);
-  if (grid.pool > 1) {  // signed values: mean pooling (a max would keep only one sign)
+  const CountMatrix counts = diff_allowed_counts(row, fa, fb, slot, grid);
+  if (grid.pool > 1) {  // signed values: mean pooling (a max would keep only one sign); masked pairs add 0
     PooledMap pooled(grid);
     pooled.add(0, delta);
-    map.values = pooled.values(PoolMode::mean, allowed_counts(Mask{}, grid));
+    map.values = pooled.values(PoolMode::mean, counts);
   } else {
     map.values = std::move(delta);
   }
   map.pool = grid.pool;
-  map.allowed = MaskMatrix::Ones(map.values.rows(), map.values.cols());
+  map.allowed = (counts.array() > 0).cast<uint8_t>();
   FigureStyle style;
   style.cmap = ColormapId::diverging;
   const float m = std::isfinite(row.diff.max_abs) && row.diff.max_abs > 0 ? static_cast<float>(row.diff.max_abs) : 1e-6f;
@@ -280,6 +302,7 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
     if (ec) throw Error(fmt::format("{}: cannot create directory: {}", args.png_dir, ec.message()));
     write_diff_chart(args.png_dir, rows, args.sort, report.title, args.figure_file);
     for (const auto& [path, figure] : figures) write_figure(path, figure, args.figure_file);
+    note_figures_written(figures.size() + 1, args.png_dir);
   }
 }
 

@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <tuple>
 
 #include "attnviz/cli/collect.hpp"
 #include "attnviz/cli/prepare.hpp"
@@ -31,6 +33,19 @@ std::string describe_input(const SequenceFlags& f) {
   if (!f.probe.empty()) return fmt::format("probe {} seed {}", f.probe, f.probe_seed.empty() ? "0" : f.probe_seed);
   if (!f.embeddings.empty()) return f.embeddings;
   return "?";
+}
+
+// Two texts that differ: each from a little before the first byte where they differ (at a whole
+// character), so titles cut to 24 columns keep what changed in view: "\"…sat on the mat\"".
+std::pair<std::string, std::string> describe_texts(const std::string& a, const std::string& b) {
+  const size_t at = static_cast<size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
+  size_t begin = at > 12 ? at - 12 : 0;
+  while (begin > 0 && (static_cast<unsigned char>(a[begin]) & 0xC0) == 0x80) --begin;
+  const auto shown = [begin](const std::string& s) {
+    const std::string tail = truncate_to_width(std::string_view(s).substr(begin), begin > 0 ? 23 : 24);
+    return "\"" + std::string(begin > 0 ? "…" : "") + tail + "\"";
+  };
+  return {shown(a), shown(b)};
 }
 
 void save_run(const InputArgs& in, const std::filesystem::path& file, std::string& model_name) {
@@ -88,8 +103,12 @@ InlineRuns::InlineRuns(const InputArgs& a, const RunBFlags& b) {
     if (model_a != model_b || a.model != in_b.model) {
       name_a_ = "A " + model_a, name_b_ = "B " + model_b;
     } else {
-      name_a_ = fmt::format("A {} {}", model_a, describe_input(a.target));
-      name_b_ = fmt::format("B {}", describe_input(in_b.target));
+      std::string what_a = describe_input(a.target), what_b = describe_input(in_b.target);
+      if (!a.target.text.empty() && !in_b.target.text.empty() && a.target.text != in_b.target.text) {
+        std::tie(what_a, what_b) = describe_texts(a.target.text, in_b.target.text);
+      }
+      name_a_ = fmt::format("A {} {}", model_a, what_a);
+      name_b_ = fmt::format("B {}", what_b);
     }
   } catch (...) {
     remove();  // a throwing constructor runs no destructor

@@ -60,7 +60,9 @@ void report_heads(const std::vector<HeadScores>& heads, const DetectionOptions& 
   std::cout << render_heads(heads, detection, report);
   std::cout.flush();
   if (!png_dir.empty()) {
-    write_heads_charts(png_dir, heads, detection, fmt::format("{} · {}", report.model_name, report.input), file);
+    const auto charts =
+        write_heads_charts(png_dir, heads, detection, fmt::format("{} · {}", report.model_name, report.input), file);
+    note_figures_written(charts.size(), png_dir);
   }
 }
 

@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
 #include <tuple>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/terminal.hpp"
 
@@ -54,6 +56,10 @@ FigureFile figure_file(const CLI::App& cmd, const FigureFlags& flags, std::initi
   if (flags.font_size > 0.0) file.text_scale = text_scale_for_points(flags.font_size, *FontSet::find(font));
   if (!flags.size.empty()) std::tie(file.width_in, file.height_in) = parse_figure_size(flags.size);
   return file;
+}
+
+void note_figures_written(size_t count, const std::string& dir) {
+  std::cerr << fmt::format("attnviz: wrote {} to {}\n", count_of(static_cast<long long>(count), "figure"), dir);
 }
 
 }  // namespace attnviz

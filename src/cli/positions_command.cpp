@@ -14,6 +14,7 @@
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/compute/position_maps.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/json_write.hpp"
 #include "attnviz/io/staged_dir.hpp"
 #include "attnviz/model/hf_cache.hpp"
 #include "attnviz/render/figure.hpp"
@@ -96,7 +97,7 @@ void positions_command(const PositionsArgs& a) {
     j["encoding"] = matrix_json(m.encoding);
     j["similarity_what"] = m.similarity_what;
     j["similarity"] = matrix_json(m.similarity);
-    std::cout << j.dump(2) << '\n';
+    std::cout << json_text(j, 2) << '\n';
   } else {
     std::cout << fmt::format("{} · {} positions · {} positions × {} columns: {}\n", model.name, m.kind, m.encoding.rows(),
                              m.encoding.cols(), m.encoding_what);
@@ -127,6 +128,7 @@ void positions_command(const PositionsArgs& a) {
                              "positions", 1.0f, a.max_pixels, fonts, figure_scale(a.figure_file)),
                a.figure_file);
   dir.commit();
+  note_figures_written(2, a.png_dir);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/json_write.hpp"
 #include "attnviz/render/table.hpp"
 
 namespace attnviz {
@@ -58,7 +59,7 @@ void residual_command(const ResidualArgs& a) {
                                     {"out", s.out}, {"cos_x_update", s.cosine}, {"share", ffn_share(all, k)}};
       j["sublayers"].push_back(row);
     }
-    std::cout << j.dump(2) << '\n';
+    std::cout << json_text(j, 2) << '\n';
     return;
   }
   std::vector<std::vector<std::string>> rows = {

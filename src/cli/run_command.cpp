@@ -177,11 +177,19 @@ void run_command(const RunArgs& a) {
   }
   const TableStyle table_style = terminal.table_style;
   const bool prints_maps = terminal.draw_heatmaps || terminal.table != TableKind::none;
+  const bool view_tables = terminal.table != TableKind::none;
   SinkList outputs;  // what the maps shown go to: the model's, or the rollout's
   auto terminal_sink = std::make_unique<TerminalSink>(std::cout, std::move(terminal));
   const TerminalSink& view = *terminal_sink;
   outputs.add(std::move(terminal_sink));
-  if (!a.png_dir.empty()) outputs.add(std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap)));
+  PngSink* png = nullptr;
+  if (!a.png_dir.empty()) {
+    // The longest side a map can have: the figures' memory is checked against it before the run.
+    const int64_t n_tokens = std::max<int64_t>(run.inputs.target.x.rows(), run.inputs.source ? run.inputs.source->x.rows() : 0);
+    auto sink = std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap), n_tokens);
+    png = sink.get();
+    outputs.add(std::move(sink));
+  }
   HtmlSink* html = nullptr;
   if (!a.html.empty()) {
     auto sink = std::make_unique<HtmlSink>(a.html, html_options(a, run, cmap));
@@ -224,6 +232,10 @@ void run_command(const RunArgs& a) {
     model_sinks.add(std::make_unique<ForwardingSink>(outputs));
   }
   model_sinks.add(std::move(progress));
+  // --format json with --logits is one document, {"maps": [tables…], "logits": {…}}: the tables
+  // stream into "maps" as they come, the predictions follow after the run.
+  const bool json_pair = a.logits > 0 && table_style.format == TableFormat::json && view_tables;
+  if (json_pair) std::cout << "{\"maps\": ";
   const ForwardResult result = forward(run.model, run.inputs, run.options, &model_sinks);
   progress_line.finish();  // erased before any warning
   for (const auto& w : result.warnings) std::cerr << "attnviz: warning: " << w << '\n';
@@ -232,8 +244,11 @@ void run_command(const RunArgs& a) {
     if (result.encoder_hidden) save->add_tensor("encoder.hidden", *result.encoder_hidden);
   }
   outputs.finish();
+  if (json_pair) std::cout << (view.printed_json() ? "," : "[],") << "\n\"logits\": ";
   if (a.logits > 0) std::cout << predictions_table(run, result.hidden, a.logits, table_style);
+  if (json_pair) std::cout << "}\n";
   std::cout.flush();
+  if (png) note_figures_written(png->written().size(), a.png_dir);
   if (non_finite) std::cerr << non_finite->warnings();
   for (const auto& note : view.notes()) std::cerr << "attnviz: warning: " << note << '\n';
   if (html) {

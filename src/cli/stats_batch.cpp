@@ -56,12 +56,15 @@ void report_stats_batch(const BatchResult& result, const ItemsHeader& header, co
   if (!o.sort.empty()) find_stats_metric(o.sort, "--sort");
   const std::string chart = flags.chart.empty() ? "saturated" : flags.chart;
   if (!flags.png_dir.empty()) find_stats_metric(chart, "--chart");
+  if (o.format == TableFormat::text) o.width = resolved_width(flags.width);
   const std::string table = render_stats_batch(result.summary, header.patterns, o);
   std::cout << table;
   std::cout.flush();
   if (o.format == TableFormat::text) {
-    const int width = resolved_width(flags.width);
-    const int widest = widest_line(table);
+    // The table's own lines: the title (under it) and the note (wrapped to the width) are prose a
+    // terminal wraps without harm.
+    const int width = o.width;
+    const int widest = widest_line(table.substr(table.find('\n') + 1));
     if (width > 0 && widest > width) {
       std::cerr << fmt::format("attnviz: warning: the batch table needs {} columns, more than --width {} (CSV and JSON "
                                "are never cut)\n", widest, width);
@@ -70,6 +73,7 @@ void report_stats_batch(const BatchResult& result, const ItemsHeader& header, co
   if (!flags.png_dir.empty()) {
     write_stats_batch_chart(flags.png_dir, result.summary, header.patterns, chart,
                             fmt::format("{} · {}", o.model_name, o.input), flags.file);
+    note_figures_written(1, flags.png_dir);
   }
 }
 

@@ -107,9 +107,10 @@ void stats_command(const StatsArgs& a) {
         report.width);
   }
   if (!a.png_dir.empty()) {
-    write_stats_charts(
+    const auto charts = write_stats_charts(
         a.png_dir, stats.heads(), find_stats_metric(a.chart, "--chart"), stats.options(),
         report.model_name + (report.scale_note.empty() ? "" : " · " + report.scale_note), a.figure_file);
+    note_figures_written(charts.size(), a.png_dir);
   }
 }
 

@@ -178,6 +178,19 @@ void Canvas::hatch_rect(int x, int y, int w, int h, Rgb background, Rgb stripe, 
   }
 }
 
+void Canvas::draw_colour_bar(int x, int y, int w, int h, ColormapId cmap) {
+  if (w <= 0 || h <= 0) return;
+  auto bar = std::make_shared<Image>();
+  bar->width = w, bar->height = h;
+  bar->rgb.resize(static_cast<size_t>(w) * static_cast<size_t>(h) * 3);
+  for (int i = 0; i < h; ++i) {
+    const float t = h > 1 ? 1.0f - static_cast<float>(i) / static_cast<float>(h - 1) : 1.0f;
+    const Rgb c = colormap(cmap, t);
+    for (int j = 0; j < w; ++j) bar->set(j, i, c);
+  }
+  draw_cells(x, y, 1, std::move(bar));
+}
+
 void Canvas::draw_cells(int x, int y, int cell, std::shared_ptr<const Image> cells) {
   if (!cells || cells->width <= 0 || cells->height <= 0 || cell <= 0) return;
   const Image& src = *cells;

@@ -12,6 +12,9 @@
 #include FT_FREETYPE_H
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <ctime>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -266,10 +269,31 @@ cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned i
   return CAIRO_STATUS_SUCCESS;
 }
 
+// A PDF's /CreationDate, as ISO 8601: SOURCE_DATE_EPOCH's (reproducible-builds.org) when it is set,
+// else none, so two runs on the same input write the same bytes (as PNG and --save do); cairo would
+// write the current time. A value that is not whole seconds since 1970 is an error, as the spec asks.
+std::string pdf_create_date() {
+  const char* epoch = std::getenv("SOURCE_DATE_EPOCH");
+  if (epoch == nullptr) return "";
+  const std::string_view text(epoch);
+  int64_t seconds = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  std::tm utc{};
+  const auto t = static_cast<std::time_t>(seconds);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || seconds < 0 ||
+      seconds > 253402300799 || gmtime_r(&t, &utc) == nullptr) {  // up to 9999-12-31T23:59:59Z
+    throw Error(fmt::format("SOURCE_DATE_EPOCH = '{}': expected whole seconds since 1970-01-01 UTC", text));
+  }
+  char date[32] = {};
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return date;
+}
+
 std::string encode_vector(const Canvas& figure, const FigureFile& file) {
   const double points = 72.0 / k_units_per_inch;  // per canvas unit
   const double w = figure.width() * points, h = figure.height() * points;
   std::string out;
+  const std::string create_date = file.format == FigureFormat::pdf ? pdf_create_date() : "";
   cairo_surface_t* surface = nullptr;
   if (file.format == FigureFormat::svg) {
     surface = cairo_svg_surface_create_for_stream(append_bytes, &out, w, h);
@@ -277,6 +301,7 @@ std::string encode_vector(const Canvas& figure, const FigureFile& file) {
   } else {
     surface = cairo_pdf_surface_create_for_stream(append_bytes, &out, w, h);
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "attnviz");
+    cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATE_DATE, create_date.c_str());
   }
   const std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> owned(surface, cairo_surface_destroy);
   cairo_t* cr = cairo_create(surface);

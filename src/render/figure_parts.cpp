@@ -32,10 +32,7 @@ float figure_position(float value, const FigureStyle& style) {
 }
 
 int draw_colorbar(Canvas& canvas, const Rect& r, const FigureStyle& style) {
-  for (int y = 0; y < r.h; ++y) {
-    const float t = r.h > 1 ? 1.0f - static_cast<float>(y) / static_cast<float>(r.h - 1) : 1.0f;
-    canvas.fill_rect(r.x, r.y + y, r.w, 1, colormap(style.cmap, t));
-  }
+  canvas.draw_colour_bar(r.x, r.y, r.w, r.h, style.cmap);
   canvas.stroke_rect(r.x - 1, r.y - 1, r.w + 2, r.h + 2, detail::k_muted);
   // Ticks at round values: each power of ten in range (log, written 10⁻³), or multiples of a
   // 1-2-5 step, 3 to 6 of them (linear), as matplotlib's locators place them.
@@ -265,7 +262,8 @@ void draw_cell_values(Canvas& canvas, int x, int y, int cell, const FigureMap& m
       if (map.allowed(i, j) == 0 || !std::isfinite(map.values(i, j))) continue;
       const Rgb c = colormap(style.cmap, figure_position(map.values(i, j), style));
       const bool light = 0.299f * c.r + 0.587f * c.g + 0.114f * c.b > 140.0f;  // luma
-      const std::string text = fmt::format("{:.2f}", map.values(i, j));
+      std::string text = fmt::format("{:.2f}", map.values(i, j));
+      if (text == "-0.00") text = "0.00";  // a difference of −0.0004 rounds to 0: no sign on it
       canvas.draw_text(x + static_cast<int>(j) * cell + cell / 2, y + static_cast<int>(i) * cell + (cell + m.ascent - m.descent) / 2,
                        text, {.pixel_size = size, .color = light ? Rgb{0, 0, 0} : Rgb{255, 255, 255},
                               .align = TextAlign::center});

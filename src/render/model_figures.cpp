@@ -70,9 +70,7 @@ Canvas grid_figure(const std::string& title, const std::vector<Thumbnail>& thumb
     draw_colorbar(canvas, bar, bar_style);
   } else {  // each thumbnail has its own range: the bar shows the map, not numbers
     bar_style.vmin = 0.0f, bar_style.vmax = 1.0f, bar_style.log = false;
-    for (int y = 0; y < bar.h; ++y) {
-      canvas.fill_rect(bar.x, bar.y + y, bar.w, 1, colormap(style.cmap, 1.0f - static_cast<float>(y) / static_cast<float>(bar.h - 1)));
-    }
+    canvas.draw_colour_bar(bar.x, bar.y, bar.w, bar.h, style.cmap);
     canvas.draw_text(bar.x + bar.w + 6, bar.y + lm.ascent, "head max", {.pixel_size = k_tick_px, .color = k_text});
     canvas.draw_text(bar.x + bar.w + 6, bar.y + bar.h, "0", {.pixel_size = k_tick_px, .color = k_text});
   }

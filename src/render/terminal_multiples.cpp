@@ -1,5 +1,6 @@
 // Terminal small multiples: the heads of one (stack, layer, site) side by side, each a panel of
-// max-pooled cells under its title, with the query labels once on the left and one legend.
+// max-pooled cells under its title (pooling said under the title, pooled rows labelled by their
+// queries), with the query labels once on the left and one legend.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -87,7 +88,8 @@ void append_panel_row(std::string& out, const PanelRow& row, const std::vector<s
     }
     out += line + '\n';
   }
-  if (const std::string ruler = detail::key_ruler(first); !ruler.empty()) {
+  const std::string ruler = row.pool > 1 ? detail::pooled_key_ruler(first.cols, row.pool) : detail::key_ruler(first);
+  if (!ruler.empty()) {
     out +=
         detail::trim_right(blank + ' ' + join_panels(std::vector(grids.size(), ruler), row.slot)) +
         '\n';
@@ -122,22 +124,11 @@ void check_panels(const MultiplesPlan& plan, const std::vector<TerminalPanel>& p
   }
 }
 
-}  // namespace
-
-MultiplesPlan plan_multiples(int n_query, int n_key, const std::vector<std::string>& titles,
-                             const std::vector<std::string>& row_labels, int width) {
-  if (width < detail::k_min_width) {
-    throw usage_error(fmt::format("terminal width {} is too narrow for a heatmap (minimum {})",
-                                  width, detail::k_min_width));
-  }
-  if (titles.empty() || n_query <= 0 || n_key <= 0) {
-    throw Error(
-        fmt::format("small multiples: {} panels of a [{}, {}] map", titles.size(), n_query, n_key));
-  }
+// The layout when the row labels are widest_label columns wide (plan_multiples, twice when pooled).
+MultiplesPlan plan_panels(int n_query, int n_key, const std::vector<std::string>& titles, int widest_label,
+                          int width) {
   MultiplesPlan plan;
-  plan.label_columns =
-      std::min({detail::widest_label(detail::labels_or_indices(row_labels, n_query)),
-                detail::k_max_label_columns, width / 3});
+  plan.label_columns = std::min({widest_label, detail::k_max_label_columns, width / 3});
   const int available = width - plan.label_columns - 1;
   const int n_panels = static_cast<int>(titles.size());
   const int smallest = std::min(
@@ -153,6 +144,26 @@ MultiplesPlan plan_multiples(int n_query, int n_key, const std::vector<std::stri
   return plan;
 }
 
+}  // namespace
+
+MultiplesPlan plan_multiples(int n_query, int n_key, const std::vector<std::string>& titles,
+                             const std::vector<std::string>& row_labels, int width) {
+  if (width < detail::k_min_width) {
+    throw usage_error(fmt::format("terminal width {} is too narrow for a heatmap (minimum {})",
+                                  width, detail::k_min_width));
+  }
+  if (titles.empty() || n_query <= 0 || n_key <= 0) {
+    throw Error(
+        fmt::format("small multiples: {} panels of a [{}, {}] map", titles.size(), n_query, n_key));
+  }
+  MultiplesPlan plan = plan_panels(n_query, n_key, titles, detail::widest_label(detail::labels_or_indices(row_labels, n_query)), width);
+  if (plan.grid.pool > 1) {  // pooled rows are labelled by their query ranges: the label column fits those
+    plan = plan_panels(n_query, n_key, titles, detail::widest_label(detail::pooled_row_labels(n_query, plan.grid.pool)),
+                       width);
+  }
+  return plan;
+}
+
 std::string render_multiples(const std::string& title, const MultiplesPlan& plan,
                              const std::vector<TerminalPanel>& panels, const Mask& mask,
                              const std::vector<std::string>& row_labels,
@@ -160,8 +171,12 @@ std::string render_multiples(const std::string& title, const MultiplesPlan& plan
                              const HeatmapStyle& style) {
   check_panels(plan, panels, mask, row_labels, col_labels);
   std::string out = truncate_to_width(printable_text(title), style.width) + '\n';
+  const bool pooled = plan.grid.pool > 1;
+  if (pooled) out += detail::pooled_note(plan.grid.pool, style.width);  // as the figures' captions say it
   const auto labels = detail::prepare_row_labels(
-      detail::labels_or_indices(row_labels, plan.grid.n_query), plan.label_columns);
+      pooled ? detail::pooled_row_labels(plan.grid.n_query, plan.grid.pool)
+             : detail::labels_or_indices(row_labels, plan.grid.n_query),
+      plan.label_columns);
   const CountMatrix counts = allowed_counts(mask, plan.grid);
   int widest_title = 0;
   for (const auto& panel : panels) {

@@ -157,6 +157,32 @@ void append_legend(std::string& out, const HeatmapStyle& style) {
   out += '\n';
 }
 
+std::vector<std::string> pooled_row_labels(int64_t n_query, int pool) {
+  std::vector<std::string> out(static_cast<size_t>(n_query));
+  for (int64_t q = 0; q < n_query; q += pool) {
+    const int64_t last = std::min<int64_t>(q + pool, n_query) - 1;
+    out[static_cast<size_t>(q)] = last > q ? fmt::format("{}\u2013{}", q, last) : std::to_string(q);
+  }
+  return out;
+}
+
+std::string pooled_key_ruler(int cols, int pool) {
+  std::string ruler(static_cast<size_t>(std::max(cols, 0)), ' ');
+  for (int c = 0; c < cols; c += 10) {
+    const std::string index = std::to_string(static_cast<int64_t>(c) * pool);
+    if (static_cast<size_t>(c) + index.size() <= ruler.size()) ruler.replace(static_cast<size_t>(c), index.size(), index);
+  }
+  return ruler;
+}
+
+std::string pooled_note(int pool, int width) {
+  return truncate_to_width(fmt::format("{0}\u00d7{0} tokens per cell, their largest weight (max-pooled to fit; "
+                                       "rows: the queries each covers; ruler: the first key of every 10th column)",
+                                       pool),
+                           width) +
+         '\n';
+}
+
 std::string trim_right(std::string text) {
   text.erase(text.find_last_not_of(' ') + 1);
   return text;

@@ -2,6 +2,7 @@
 // ASCII ramp characters or half-block colour lines, query labels, key rulers, key lists, legends.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,16 @@ std::string key_ruler(const CellGrid& grid);
 void append_key_list(std::string& out, const std::vector<std::string>& col_labels, int width);
 // The value range: the ASCII ramp, or a gradient of colour blocks, and the masked cell.
 void append_legend(std::string& out, const HeatmapStyle& style);
+
+// Maps pooled p × p to fit (pool > 1), said as the figures' captions say it:
+// the row labels, each pooled row's query range ("0–3") at its first query and "" elsewhere, since
+// one token's label would stand for several;
+std::vector<std::string> pooled_row_labels(int64_t n_query, int pool);
+// the ruler under a map `cols` cells wide: the first key of every 10th column ("0         40");
+std::string pooled_key_ruler(int cols, int pool);
+// the line under the title: "p×p tokens per cell, their largest weight (max-pooled to fit; …", cut
+// to width, with its newline.
+std::string pooled_note(int pool, int width);
 
 // text with the trailing spaces removed (padding of the last panel on a line).
 std::string trim_right(std::string text);

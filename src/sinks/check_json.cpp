@@ -4,6 +4,8 @@
 
 #include "attnviz/sinks/check_report.hpp"
 
+#include "attnviz/io/json_write.hpp"
+
 namespace attnviz {
 
 namespace {
@@ -51,7 +53,7 @@ std::string check_json(const CheckCollector& check) {
                     {"maps_with_problems", check.maps_with_problems()},
                     {"problems", check.findings().size()},
                     {"message", check.summary()}};
-  return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
+  return json_text(doc, 2) + '\n';
 }
 
 }  // namespace attnviz

@@ -9,6 +9,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/json_write.hpp"
 #include "attnviz/render/png.hpp"
 #include "attnviz/sinks/stats_charts.hpp"
 
@@ -76,7 +77,7 @@ std::string render_diff(const std::vector<DiffRow>& rows, const DiffReportOption
       j["heads"].push_back(h);
     }
     j["notes"] = o.notes;
-    return j.dump(2) + '\n';
+    return json_text(j, 2) + '\n';
   }
   const bool csv = o.format == TableFormat::csv;
   const int p = csv ? 9 : o.precision;

@@ -12,6 +12,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/json_write.hpp"
 
 namespace attnviz {
 namespace {
@@ -51,7 +52,8 @@ class Printer {
     if (c < m.cols()) header.push_back("…");
     rows.push_back(header);
     for (Eigen::Index i = 0; i < r; ++i) {
-      std::vector<std::string> row = {row_names[static_cast<size_t>(i)]};
+      const std::string& token = row_names[static_cast<size_t>(i)];
+      std::vector<std::string> row = {markdown_ ? markdown_field(token) : token};
       for (Eigen::Index j = 0; j < c; ++j) row.push_back(number(m(i, j), o_.precision));
       if (c < m.cols()) row.push_back("…");
       rows.push_back(row);
@@ -189,7 +191,7 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                    {"model_score", matrix_json(t.scores.block(ci, cj, 1, 1))[0][0]},
                    {"model_weight", t.probs(ci, cj)}};
     }
-    return j.dump(2) + "\n";
+    return json_text(j, 2) + "\n";
   }
   if (o.format != TableFormat::text && o.format != TableFormat::markdown) {
     throw usage_error("explain --format: text, markdown or json (the steps are not one table)");
@@ -199,7 +201,8 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
   const std::string where = info.id.title();
   const float cap = info.softcap;
   std::string out = fmt::format("{}{} · {} — one head's attention, step by step: softmax({})·V\n",
-                                o.format == TableFormat::markdown ? "## " : "", o.model_name, where,
+                                o.format == TableFormat::markdown ? "## " : "",
+                                o.format == TableFormat::markdown ? markdown_field(o.model_name) : o.model_name, where,
                                 cap > 0 ? fmt::format("{:g}·tanh(Q·Kᵀ / √d_k / {:g})", cap, cap) : "Q·Kᵀ / √d_k");
   out += fmt::format("{}{} queries × {} keys · input width {} · {} of d_k {}, d_v {} · mask: {}\n",
                      o.format == TableFormat::markdown ? "\n" : "", nq, nk, d_in, count_of(heads, "head"), dk, dv,
@@ -290,7 +293,11 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
   if (o.cell) {
     const auto [ci, cj] = *o.cell;
     const CellMath c = cell_math(t, ci, cj);
-    p.heading(fmt::format("Cell ({}, {}): query {} → key {}", ci, cj, queries[static_cast<size_t>(ci)], keys[static_cast<size_t>(cj)]));
+    const auto name = [&o](const std::string& token) {
+      return o.format == TableFormat::markdown ? markdown_field(token) : token;
+    };
+    p.heading(fmt::format("Cell ({}, {}): query {} → key {}", ci, cj, name(queries[static_cast<size_t>(ci)]),
+                          name(keys[static_cast<size_t>(cj)])));
     std::vector<std::vector<std::string>> rows = {{"d", fmt::format("q_{}[d]", ci), fmt::format("k_{}[d]", cj), "product"}};
     // In text, a long dot product shows its 16 largest terms |q·k| in d order, "⋮" where terms are
     // left out (the sum below takes every term); Markdown, for notes, has them all.

@@ -10,6 +10,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/json_write.hpp"
 #include "attnviz/render/png.hpp"
 #include "attnviz/sinks/stats_charts.hpp"
 
@@ -107,7 +108,7 @@ std::string render_heads(const std::vector<HeadScores>& heads, const DetectionOp
       }
       j["heads"].push_back(row);
     }
-    return j.dump(2) + '\n';
+    return json_text(j, 2) + '\n';
   }
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {"rank", "map", "head"};
@@ -157,10 +158,13 @@ std::vector<std::filesystem::path> write_heads_charts(const std::filesystem::pat
   for (size_t p = 0; p < d.patterns.size(); ++p) {
     std::vector<HeadValue> values;
     for (const auto& h : heads) values.push_back({h.id, h.scores[p]});
-    // mul is a share in [0, 1]; abs runs over (−1, 1]: its own range.
-    const Canvas chart = head_grid_chart(values, d.measure == ErrorMeasure::mul,
-                                         fmt::format("{} · {} · {}", title, d.patterns[p].name, measure_text(d)),
-                                         figure_scale(file));
+    // Coloured over the scores' own range, and titled so: a pattern's best possible score can be far
+    // below 1 (an induction head's mul score on repeat:N is at most N/(2N+1)), and on a fixed [0, 1]
+    // scale a perfect head would look half as strong.
+    const Canvas chart = head_grid_chart(
+        values, false,
+        fmt::format("{} · {} · {} · colour: lowest to highest score", title, d.patterns[p].name, measure_text(d)),
+        figure_scale(file));
     paths.push_back(figure_path(dir, "heads." + d.patterns[p].name, file.format));
     write_figure(paths.back(), chart, file);
   }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/analysis/stats_metrics.hpp"
+#include "html_blob.hpp"
 
 namespace attnviz::detail {
 namespace {
@@ -85,6 +86,15 @@ std::string script_safe(const std::string& json) {
   return out;
 }
 
+// "3f0a…" → the bytes it spells (the CSP source is the base64 of the digest's bytes).
+std::string hex_bytes(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out += static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16));
+  }
+  return out;
+}
+
 std::string html_escape(const std::string& text) {
   std::string out;
   for (const char c : text) {
@@ -133,8 +143,11 @@ void render_page(const PageInput& page, const std::function<void(std::string_vie
   std::string head;
   head += "<!DOCTYPE html>\n<html lang=\"en\" data-state=\"loading\">\n<head>\n<meta charset=\"utf-8\">\n";
   // Nothing may be fetched: the policy itself forbids every URL, so the page works offline by design.
-  head += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-          "script-src 'unsafe-inline'; style-src 'unsafe-inline'\">\n";
+  // Only the viewer's own script runs, named by its hash: a label that escaped its escaping into a
+  // <script> or an onerror= attribute would still not run.
+  head += fmt::format("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                      "script-src 'sha256-{}'; style-src 'unsafe-inline'\">\n",
+                      base64(hex_bytes(k_viewer_js_sha256)));
   head += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   head += "<title>attnviz · " + html_escape(page.model_name) + "</title>\n<style>\n";
   head += k_viewer_css;
@@ -150,9 +163,9 @@ void render_page(const PageInput& page, const std::function<void(std::string_vie
     for (const auto& [name, data] : m.blobs) add_blob(out, fmt::format("b{}-{}", i, name), data);
   }
   for (size_t i = 0; i < page.mask_blobs->size(); ++i) add_blob(out, fmt::format("m{}", i), (*page.mask_blobs)[i]);
-  out("<script>\n\"use strict\";\n(function () {\n");  // the parts of the script share one scope
+  out("<script>");  // exactly the hashed text between the tags
   out(k_viewer_js);
-  out("})();\n</script>\n</body>\n</html>\n");
+  out("</script>\n</body>\n</html>\n");
 }
 
 }  // namespace attnviz::detail

@@ -55,9 +55,11 @@ struct PageInput {
 void render_page(const PageInput& page, const std::function<void(std::string_view)>& out);
 
 // The viewer's parts, from src/sinks/html/ (generated into the build by cmake/embed_text.cmake):
-// k_viewer_js is the body of one function, its viewer_*.js files in CMakeLists.txt's order.
+// k_viewer_js is the page's one script, its viewer_*.js files in CMakeLists.txt's order;
+// k_viewer_js_sha256 its SHA-256 in lowercase hex, computed by CMake.
 extern const char* const k_viewer_body;
 extern const char* const k_viewer_css;
 extern const char* const k_viewer_js;
+extern const char* const k_viewer_js_sha256;
 
 }  // namespace attnviz::detail

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
@@ -52,9 +53,27 @@ bool log_scale_for(const MapInfo& info, ColourScale scale) {
   return info.mask->causal && std::max(info.n_query, info.n_key) > k_auto_log_tokens;
 }
 
-PngSink::PngSink(std::filesystem::path dir, PngOptions options)
+uint64_t figure_memory(int64_t n_tokens, int max_pixels, const FigureFile& file, int threads) {
+  const int64_t n = std::max<int64_t>(n_tokens, 1), pool = (n + max_pixels - 1) / max_pixels;
+  const auto cells = static_cast<uint64_t>((n + pool - 1) / pool);
+  const double pixels_per_cell = std::pow(std::max(figure_scale(file).pixels, 1.0f), 2.0f);
+  const double queued = sizeof(float) + 1;                         // a figure's cells and mask
+  const double drawn = queued + 3 * pixels_per_cell + 3 + 3;        // + canvas, drawing's image, PNG rows
+  const double per_cell = 2 * sizeof(float) + 2.0 * threads * queued + threads * drawn;
+  return static_cast<uint64_t>(static_cast<double>(cells * cells) * per_cell);
+}
+
+PngSink::PngSink(std::filesystem::path dir, PngOptions options, int64_t n_tokens)
     : dir_(std::move(dir)), options_(std::move(options)) {
   if (options_.max_pixels < 16) throw usage_error("--max-pixels must be at least 16");
+  const int threads = options_.threads > 0 ? options_.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (const uint64_t need = figure_memory(n_tokens, options_.max_pixels, options_.file, threads);
+      need > k_max_figure_memory) {
+    throw usage_error(fmt::format(
+        "--max-pixels {}: the figures of {} tokens per side would need about {:.1f} GiB while {} drawn at once, "
+        "more than the {} GiB limit: give a smaller --max-pixels (longer maps are pooled to it)",
+        options_.max_pixels, n_tokens, static_cast<double>(need) / (1 << 30), 3 * threads, k_max_figure_memory >> 30));
+  }
   apply_figure_file(options_.style, options_.file);
   if (options_.style.fit_width > 0) {
     // --size: pooled to cells that fit it, leaving room for labels and the colour bar (a figure

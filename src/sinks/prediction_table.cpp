@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/json_write.hpp"
 
 namespace attnviz {
 
@@ -79,7 +80,7 @@ std::string render_json(const std::string& title, const std::vector<PredictionRo
                                                {"logit", number(r.logit)}, {"probability", number(r.probability)}});
   }
   // Labels of byte-level tokens may be invalid UTF-8: write U+FFFD rather than throw.
-  return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
+  return json_text(doc) + '\n';
 }
 
 }  // namespace

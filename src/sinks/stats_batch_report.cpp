@@ -10,6 +10,7 @@
 
 #include "attnviz/analysis/stats_metrics.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/json_write.hpp"
 #include "attnviz/render/png.hpp"
 #include "attnviz/sinks/heads_report.hpp"
 #include "attnviz/sinks/stats_charts.hpp"
@@ -83,7 +84,7 @@ std::string render_stats_batch(const std::vector<HeadScores>& heads, const std::
       row["figures"] = by_figure;
       j["heads"].push_back(row);
     }
-    return j.dump(2) + '\n';
+    return json_text(j, 2) + '\n';
   }
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {"rank", "map", "head", "inputs"};
@@ -120,9 +121,11 @@ std::string render_stats_batch(const std::vector<HeadScores>& heads, const std::
   }
   std::string out = report_table(title, std::move(rows), o.format, [](size_t c) { return c == 1; });
   if (o.format != TableFormat::csv) {
-    out += fmt::format("{}± is the standard deviation over the inputs; - where no input has the figure (e.g. saturation "
-                       "without a row of two or more keys). CSV and JSON hold every figure with its min, max and count.\n",
-                       o.format == TableFormat::markdown ? "\n" : "");
+    out += wrap_lines(fmt::format("{}± is the standard deviation over the inputs; - where no input has the figure (e.g. "
+                                  "saturation without a row of two or more keys). CSV and JSON hold every figure with "
+                                  "its min, max and count.\n",
+                                  o.format == TableFormat::markdown ? "\n" : ""),
+                      o.format == TableFormat::text ? o.width : 0);
   }
   return out;
 }

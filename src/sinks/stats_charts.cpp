@@ -65,10 +65,7 @@ Grid make_grid(const std::vector<HeadValue>& heads, bool unit_range) {
 }
 
 void draw_colour_bar(Canvas& c, int x, int y, int h, double vmin, double vmax) {
-  for (int i = 0; i < h; ++i) {
-    const float t = 1.0f - static_cast<float>(i) / static_cast<float>(std::max(1, h - 1));
-    c.fill_rect(x, y + i, k_bar_w, 1, colormap(ColormapId::viridis, t));
-  }
+  c.draw_colour_bar(x, y, k_bar_w, h, ColormapId::viridis);
   c.stroke_rect(x, y, k_bar_w, h, k_grey);
   const TextStyle label{k_value_px, k_black, TextAlign::start, TextDirection::horizontal};
   c.draw_text(x + k_bar_w + 4, y + static_cast<int>(k_value_px), value_text(vmax), label);

@@ -9,6 +9,9 @@
 
 #include "attnviz/sinks/stats_report.hpp"
 
+#include "attnviz/io/json_write.hpp"
+#include "attnviz/render/table.hpp"
+
 namespace attnviz::detail {
 
 namespace {
@@ -23,14 +26,15 @@ double shortest_double(float v) {
   return std::strtod(buffer, nullptr);
 }
 
-// NaN / ±Inf have no JSON number: null.
+// NaN / ±Inf have no JSON number: "nan" / "inf" / "-inf" (null is a figure with no value), the
+// same text in CSV.
 Json number(double x) {
-  return std::isfinite(x) ? Json(x) : Json(nullptr);
+  return std::isfinite(x) ? Json(x) : Json(non_finite_text(x));
 }
 
 Json summary_json(const Summary& s) {
   Json j;
-  j["mean"] = number(s.mean());
+  j["mean"] = s.count ? number(s.mean()) : Json(nullptr);  // no rows: no value, not a NaN
   j["min"] = s.count ? number(s.min) : Json(nullptr);
   j["max"] = s.count ? number(s.max) : Json(nullptr);
   return j;
@@ -112,16 +116,6 @@ void flatten(const Json& j, const std::string& prefix,
   }
 }
 
-std::string csv_field(const std::string& field) {
-  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
-  std::string out = "\"";
-  for (char c : field) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
-
 }  // namespace
 
 std::string stats_json(const std::vector<HeadStats>& shown, const std::vector<HeadStats>& layers,
@@ -138,7 +132,7 @@ std::string stats_json(const std::vector<HeadStats>& shown, const std::vector<He
   doc["layers"] = Json::array();
   for (const auto& l : layers) doc["layers"].push_back(entry_json(l, "layer"));
   doc["all"] = entry_json(all, "all");
-  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + '\n';
+  return json_text(doc, 2) + '\n';
 }
 
 // One line per head, then per layer, then "all"; columns are the JSON leaf paths

@@ -74,34 +74,6 @@ std::vector<std::vector<size_t>> column_blocks(const std::vector<int>& widths, i
   return blocks;
 }
 
-// text wrapped at spaces to `width` columns (0 = as it is); a word wider than the width stays
-// whole.
-std::string wrap_lines(const std::string& text, int width) {
-  if (width <= 0) return text;
-  std::string out, line, word;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    const std::string paragraph = text.substr(start, end - start);
-    start = end == std::string::npos ? text.size() : end + 1;
-    line.clear();
-    size_t at = 0;
-    while (at <= paragraph.size()) {
-      const size_t space = std::min(paragraph.find(' ', at), paragraph.size());
-      word = paragraph.substr(at, space - at);
-      at = space + 1;
-      if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
-        out += line + '\n';
-        line = "  " + word;  // continuation lines are indented
-      } else {
-        line += (line.empty() ? "" : " ") + word;
-      }
-    }
-    out += line + '\n';
-  }
-  return out;
-}
-
 std::string group_name(const HeadStats& h) {
   return printable_text(h.id.map_name());
 }
@@ -124,7 +96,12 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
       fmt::format("{} · attention statistics · saturated: max weight >= {:g}{}",
                   printable_text(report.model_name), stats.saturation,
                   report.scale_note.empty() ? "" : " · " + report.scale_note);
-  std::string out = markdown ? "**" + title + "**\n\n" : title + '\n';
+  std::string out = markdown ? "**" + markdown_field(title) + "**\n\n" : title + '\n';
+  if (markdown) {
+    for (auto& row : rows) {
+      for (auto& cell : row) cell = markdown_field(cell);
+    }
+  }
   const std::vector<int> widths = column_widths(rows);
   const int width = markdown ? 0 : report.width;
   const auto blocks = column_blocks(widths, width);
@@ -152,6 +129,34 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
 }
 
 }  // namespace
+
+// text wrapped at spaces to `width` columns (0 = as it is); a word wider than the width stays
+// whole.
+std::string wrap_lines(const std::string& text, int width) {
+  if (width <= 0) return text;
+  std::string out, line, word;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    const std::string paragraph = text.substr(start, end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    line.clear();
+    size_t at = 0;
+    while (at <= paragraph.size()) {
+      const size_t space = std::min(paragraph.find(' ', at), paragraph.size());
+      word = paragraph.substr(at, space - at);
+      at = space + 1;
+      if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+        out += line + '\n';
+        line = "  " + word;  // continuation lines are indented
+      } else {
+        line += (line.empty() ? "" : " ") + word;
+      }
+    }
+    out += line + '\n';
+  }
+  return out;
+}
 
 std::string render_stats(const std::vector<HeadStats>& heads, const StatsOptions& stats,
                          const StatsReportOptions& report) {

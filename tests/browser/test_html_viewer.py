@@ -14,7 +14,8 @@ renders a zoom within 500 ms, and names pooled blocks and masked cells. Case 3: 
 sample, its induction head's weights against its script's float64 forward (samples/induction/
 reference.json), a masked cell, the head view's note; --screenshot writes this page, as the README shows it.
 Case 4: 1,000 tokens stored whole: a pixel of the whole view shows (and its tooltip names) the max of
-the cells it covers, against --save's float32 maps.
+the cells it covers, against --save's float32 maps. Case 5: an encoder-decoder's model view shows its
+row labels ("decoder cross L0") whole.
 --self-test: proves the checks themselves, on pages written here: one loading an http:// image and
 logging console.error must fail both, a clean one must pass. Chromium missing fails (CI installs it).
 Exit status 0 on pass, 1 on a failure (its message on stderr).
@@ -444,6 +445,21 @@ CLEAN_PAGE = """<!doctype html><html data-state="loading"><body>
 </body></html>"""
 
 
+def encoder_decoder_case(b, binary, source, tmp):
+    """samples/transformer (encoder, decoder self and cross): every row label of the model view
+    ("encoder L0", "decoder cross L1") is shown whole, not clipped by its column."""
+    html = tmp / "transformer.html"
+    run_attnviz(binary, "run", "-m", "samples/transformer", "-t", "samples/cross/target.txt", "--source-tokens",
+                "samples/cross/source.txt", "--no-heatmap", "--table", "none", "--html", html, cwd=source)
+    url, _ = load(b, html)
+    assert_clean(b, url, "transformer after load")
+    labels = b.execute("""return [...document.querySelectorAll('#model-view .row-label')].map(
+        (e) => [e.textContent, e.scrollWidth, e.clientWidth, e.getBoundingClientRect().left])""")
+    check(any(text.startswith("decoder cross") for text, *_ in labels), f"no decoder cross row label: {labels}")
+    for text, scroll, client, left in labels:
+        check(scroll <= client and left >= 0, f"model view row label {text!r} is clipped ({scroll} px in {client} px)")
+
+
 def self_test(b, tmp):
     (tmp / "bad.html").write_text(BAD_PAGE)
     (tmp / "clean.html").write_text(CLEAN_PAGE)
@@ -480,6 +496,7 @@ def main():
                 source = pathlib.Path(args.source_dir).resolve()
                 seed_case(b, binary, source, tmp)
                 induction_case(b, binary, source, tmp, args.screenshot)
+                encoder_decoder_case(b, binary, source, tmp)
                 whole_long_case(b, binary, tmp)
                 long_case(b, binary, tmp)
     except (Failure, WebDriverError) as e:

@@ -37,4 +37,8 @@ void add_figure_flags(CLI::App& cmd, FigureFlags& flags, bool maps_to_fit = fals
 FigureFile figure_file(const CLI::App& cmd, const FigureFlags& flags,
                        std::initializer_list<const char*> png_only = {}, const std::string& font = "");
 
+// After a --png folder is written: "attnviz: wrote N figures to DIR" on stderr, so a run that
+// succeeds says where its files went (stdout holds the report).
+void note_figures_written(size_t count, const std::string& dir);
+
 }  // namespace attnviz

@@ -115,6 +115,10 @@ class Canvas {
   // A map's cells: pixel (j, i) of `cells` fills [x + j·cell, +cell) × [y + i·cell, +cell). Recorded
   // as one image at a pixel per cell, so vector files keep the cells exact at any zoom.
   void draw_cells(int x, int y, int cell, std::shared_ptr<const Image> cells);
+  // A vertical colour bar over [x, x + w) × [y, y + h): cmap at 1 on its top row down to 0 on its
+  // bottom row, one colour per unit row. Drawn by draw_cells as one image: hundreds of touching
+  // rectangles would show hairline seams in PDF and SVG viewers.
+  void draw_colour_bar(int x, int y, int w, int h, ColormapId cmap);
 
   // Draws UTF-8 text with its baseline through (x, baseline_y), placed by style.align along the
   // text direction; invalid UTF-8 bytes draw as U+FFFD, control characters as escapes. The text is

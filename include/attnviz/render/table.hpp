@@ -44,7 +44,7 @@ struct TableId {
 // does not fit beside them; width_note then says so if it still does not). csv: RFC 4180 quoting,
 // first column "query". json: {"title", id's fields when given, "queries", "keys", "values"} with
 // masked cells null and NaN / ±inf as the strings "nan" / "inf" / "-inf". markdown: a GitHub table under the title in bold, values right-aligned,
-// masked cells "-", "|" in labels escaped.
+// masked cells "-", labels escaped (markdown_field).
 std::string render_table(const std::string& title, const Matrix& values, const Mask& mask,
                          const std::vector<std::string>& row_labels,
                          const std::vector<std::string>& col_labels, const TableStyle& style,
@@ -52,7 +52,8 @@ std::string render_table(const std::string& title, const Matrix& values, const M
 
 // CSV in pieces, for maps too large to hold (the terminal sink streams it as row blocks arrive):
 // the header line, then rows [row_begin, row_begin + rows.rows()) of the map. Labels empty: indices.
-// One CSV field, RFC 4180: quoted when it holds a comma, a quote or a line break, quotes doubled.
+// One CSV field, RFC 4180: quoted when it holds a comma, a quote or a line break, quotes doubled;
+// text starting with =, +, -, @, tab or CR (a spreadsheet formula) prefixed with ', numbers kept.
 std::string csv_field(std::string_view field);
 std::string csv_table_header(const std::vector<std::string>& col_labels, Eigen::Index n_cols);
 std::string csv_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask,
@@ -66,7 +67,8 @@ std::string json_table_begin(const std::string& title, const std::vector<std::st
 std::string json_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask);
 std::string json_table_end();
 
-// A field of a Markdown table: control characters made visible (printable_text), "|" escaped.
+// A field of a Markdown table: control characters made visible (printable_text), &, <, > as
+// entities (GitHub reads "<s>" as HTML), "|" and Markdown's inline syntax (\ * _ ` [ ] ~) escaped.
 std::string markdown_field(std::string_view field);
 
 // Tables of text cells (reports: stats, heads, predictions). column_widths: each column's widest

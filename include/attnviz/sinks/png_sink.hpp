@@ -27,6 +27,15 @@ inline constexpr int k_auto_log_tokens = 32;
 // Whether a map is drawn on a log scale under `scale` (figures and the --html page alike).
 bool log_scale_for(const MapInfo& info, ColourScale scale);
 
+// The memory the figures of maps with n_tokens per side take while drawn by `threads` writers, in
+// bytes (labels and margins left out: a lower bound; measured ~25 bytes per cell for one figure):
+// the map being pooled (float max and sum per cell), the 2 × threads figures queued (their cells and
+// mask) and the `threads` being drawn (the canvas's RGB pixels at the figure's dpi, the image of the
+// cells its drawing records, the PNG's filtered rows, and their cells).
+uint64_t figure_memory(int64_t n_tokens, int max_pixels, const FigureFile& file, int threads);
+// Figures that would need more than this are refused before the run (2 GiB).
+inline constexpr uint64_t k_max_figure_memory = uint64_t{2} << 30;
+
 struct PngOptions {
   HeadSelection selection;
   FigureStyle style;           // colour map, fonts (vmin / vmax and log are set per map)
@@ -53,7 +62,9 @@ struct PngOptions {
 // and thumbnails of ≤ 96² cells for the grids.
 class PngSink : public AttentionSink {
  public:
-  PngSink(std::filesystem::path dir, PngOptions options);
+  // Refuses (usage Error naming --max-pixels) options whose figures of n_tokens per side would need
+  // more than k_max_figure_memory, before any folder is made.
+  PngSink(std::filesystem::path dir, PngOptions options, int64_t n_tokens = 0);
   void begin_map(const MapInfo& info) override;
   void on_block(const AttentionBlock& block) override;
   void end_map(const MapInfo& info) override;

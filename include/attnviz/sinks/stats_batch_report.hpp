@@ -10,6 +10,7 @@
 #include "attnviz/analysis/head_detection.hpp"
 #include "attnviz/render/figure_file.hpp"
 #include "attnviz/render/table.hpp"
+#include "attnviz/sinks/stats_report.hpp"
 
 namespace attnviz {
 
@@ -20,6 +21,7 @@ struct StatsBatchReportOptions {
   bool ascending = false;
   int top = 0;
   std::string model_name, input, settings;  // settings: "saturated: max weight >= 0.99", …
+  int width = 0;  // text: the note under the table wrapped to this many columns (0 = not wrapped)
 };
 
 // `heads` are ScoreAggregate(skip_undefined) summaries whose scores are the figures named by

@@ -13,6 +13,10 @@
 
 namespace attnviz {
 
+// text wrapped at spaces to `width` display columns (0 = as it is), continuation lines indented by
+// two; a word wider than the width stays whole.
+std::string wrap_lines(const std::string& text, int width);
+
 struct StatsReportOptions {
   TableFormat format = TableFormat::text;
   int precision = 3;

@@ -44,6 +44,8 @@ class TerminalSink : public AttentionSink {
   void finish() override;
   // What the view could not honour (a table column wider than the width), for stderr.
   const std::vector<std::string>& notes() const { return notes_; }
+  // Whether finish() has printed (or will print) a JSON array of tables.
+  bool printed_json() const { return json_streamed_ > 0 || !json_tables_.empty(); }
 
  private:
   // The heads of one (stack, layer, site) waiting to be drawn side by side.

@@ -1,11 +1,14 @@
-// attnviz --html viewer, part 1 of 5 (the parts are one function's body, in the order of
-// ATTNVIZ_VIEWER_PARTS in CMakeLists.txt; html_page.cpp wraps them in one strict-mode closure): the
+// attnviz --html viewer, part 1 of 5 (the parts are one strict-mode closure, opened here and closed
+// at the end of part 5, in the order of ATTNVIZ_VIEWER_PARTS in CMakeLists.txt; the page's CSP allows
+// exactly this text by its SHA-256, so the closure is in the files rather than added around them): the
 // page's facts, number formatting and labels, the data blocks (no URL is ever loaded: base64 in the
 // page, inflated by the browser), and the colour map. Numbers are the run's float32 values (a whole
 // map's weights rebuilt as float32(exp(score − row log-sum-exp)), which the sink checked gives the
 // model's weights to the 3 digits shown), printed with 3 significant digits; only the thumbnails are
 // float16 pictures.
 
+"use strict";
+(function () {
 const root = document.documentElement;
 const $ = (id) => document.getElementById(id);
 const meta = JSON.parse($("attnviz-meta").textContent);

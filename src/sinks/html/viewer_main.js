@@ -50,3 +50,4 @@ start().catch((err) => {
   root.dataset.state = "error";
   console.error(err);
 });
+})();

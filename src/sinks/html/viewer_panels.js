@@ -15,7 +15,8 @@ const shortTitle = (m) => {
 async function drawModelView() {
   const view = $("model-view");
   const heads = Math.max(...maps.map((m) => m.head)) + 1;
-  view.style.gridTemplateColumns = `28px repeat(${heads}, minmax(0, 1fr))`;
+  // The label column as wide as its widest label ("encoder L0", "decoder cross L11"), never cut.
+  view.style.gridTemplateColumns = `max-content repeat(${heads}, minmax(0, 1fr))`;
   view.append(document.createElement("span"));
   for (let h = 0; h < heads; h++) view.append(Object.assign(document.createElement("span"), { className: "col-label", textContent: "H" + h }));
   const rows = new Map();  // "{stack · site} layer" → its maps by head, in the file's order
