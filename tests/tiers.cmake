@@ -21,7 +21,7 @@ set(ATTNVIZ_TIER_cli
   test_inspect_gguf test_mask_file test_non_finite test_ollama test_output_places test_render_cli
   test_signal_cleanup test_startup test_stats test_trained_induction test_init_vocabulary
   test_input_bounds test_input_messages test_reports_r2 test_required_tensors test_save_tokens
-  test_selection_lists
+  test_selection_lists test_output_honesty
 )
 set(ATTNVIZ_TIER_reference
   test_gguf_fixtures test_gguf_llama_cpp
