@@ -21,6 +21,7 @@
 #include "attnviz/render/colormap.hpp"
 #include "attnviz/render/table.hpp"
 #include "attnviz/render/terminal.hpp"
+#include "attnviz/sinks/png_sink.hpp"
 #include "run_cli.hpp"
 #include "sha256.hpp"
 #include "temp_dir.hpp"
@@ -182,6 +183,22 @@ TEST_CASE("outputs: --max-pixels whose figures cannot fit in memory is refused b
   CHECK_MESSAGE(contains(r.err, "--max-pixels 16384"), r.err);
   CHECK(contains(r.err, "GiB limit"));
   CHECK_FALSE(std::filesystem::exists(dir / "f"));
+}
+
+TEST_CASE("outputs: figures too large for many writers are drawn by fewer, not refused") {
+  // The README's 4,096 tokens at --max-pixels 4096: 4,096² cells of at least 18 bytes per writer
+  // (a queued figure's cells, mask and drawn canvas) — over 2 GiB with eight writers, within it with one.
+  const FigureFile png;
+  CHECK(attnviz::figure_memory(4096, 4096, png, 8) > attnviz::k_max_figure_memory);
+  CHECK(attnviz::figure_memory(4096, 4096, png, 1) < attnviz::k_max_figure_memory);
+  // A sink for eight writers (the default on an eight-thread machine) takes it, with fewer writers.
+  TempDir dir;
+  PngOptions options;
+  options.threads = 8;
+  options.max_pixels = 4096;
+  CHECK_NOTHROW(PngSink(dir / "f", options, 4096));
+  options.max_pixels = 16384;
+  CHECK_THROWS_AS(PngSink(dir / "g", options, 20000), Error);
 }
 
 TEST_CASE("outputs: a --png folder written says how many figures went where") {

@@ -66,14 +66,19 @@ uint64_t figure_memory(int64_t n_tokens, int max_pixels, const FigureFile& file,
 PngSink::PngSink(std::filesystem::path dir, PngOptions options, int64_t n_tokens)
     : dir_(std::move(dir)), options_(std::move(options)) {
   if (options_.max_pixels < 16) throw usage_error("--max-pixels must be at least 16");
-  const int threads = options_.threads > 0 ? options_.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  if (const uint64_t need = figure_memory(n_tokens, options_.max_pixels, options_.file, threads);
-      need > k_max_figure_memory) {
-    throw usage_error(fmt::format(
-        "--max-pixels {}: the figures of {} tokens per side would need about {:.1f} GiB while {} drawn at once, "
-        "more than the {} GiB limit: give a smaller --max-pixels (longer maps are pooled to it)",
-        options_.max_pixels, n_tokens, static_cast<double>(need) / (1 << 30), 3 * threads, k_max_figure_memory >> 30));
+  // Large figures are drawn by fewer writers, so that they fit the limit; only what one writer
+  // alone cannot draw within it is refused.
+  int threads = options_.threads > 0 ? options_.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  while (threads > 1 && figure_memory(n_tokens, options_.max_pixels, options_.file, threads) > k_max_figure_memory) {
+    --threads;
   }
+  if (const uint64_t need = figure_memory(n_tokens, options_.max_pixels, options_.file, 1); need > k_max_figure_memory) {
+    throw usage_error(fmt::format(
+        "--max-pixels {}: the figures of {} tokens per side would need about {:.1f} GiB with one writer, "
+        "more than the {} GiB limit: give a smaller --max-pixels (longer maps are pooled to it)",
+        options_.max_pixels, n_tokens, static_cast<double>(need) / (1 << 30), k_max_figure_memory >> 30));
+  }
+  options_.threads = threads;
   apply_figure_file(options_.style, options_.file);
   if (options_.style.fit_width > 0) {
     // --size: pooled to cells that fit it, leaving room for labels and the colour bar (a figure

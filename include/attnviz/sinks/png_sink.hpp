@@ -33,7 +33,8 @@ bool log_scale_for(const MapInfo& info, ColourScale scale);
 // mask) and the `threads` being drawn (the canvas's RGB pixels at the figure's dpi, the image of the
 // cells its drawing records, the PNG's filtered rows, and their cells).
 uint64_t figure_memory(int64_t n_tokens, int max_pixels, const FigureFile& file, int threads);
-// Figures that would need more than this are refused before the run (2 GiB).
+// Figures that would need more than this are drawn by fewer writers, and refused before the run
+// when one writer alone would need more (2 GiB).
 inline constexpr uint64_t k_max_figure_memory = uint64_t{2} << 30;
 
 struct PngOptions {
