@@ -43,7 +43,9 @@ TEST_CASE("inspect gguf: format, file type, tensors, the quantisation mix and es
   attnviz::test::TempDir dir;
   write_q4_k_m_style(dir / "m.gguf");
   const auto r = run_attnviz("inspect " + (dir / "m.gguf").string());
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // Everything is printed, then exit 1: the vocabulary has no tokenizer.ggml.model.
+  CHECK_MESSAGE(r.exit_code == 1, r.err);
+  CHECK(contains(r.err, "no metadata key 'tokenizer.ggml.model'"));
   // Q4_K: 4 rows of one 144-byte block = 576 bytes; Q6_K: 4 · 210 = 840; F32: 256 · 4 = 1,024.
   CHECK_MESSAGE(contains(r.out, "format: GGUF v3, alignment 32, tensor data at byte "), r.out);
   CHECK(contains(r.out, "architecture: \"llama\", name: \"tiny\\x1b]52;c;AAAA\\x07\"\n"));
@@ -67,7 +69,7 @@ TEST_CASE("inspect gguf: quotes and backslashes in strings are escaped; a file w
   w.set("tokenizer.ggml.tokens", attnviz::gguf_strings({"\"", "\\n", "\n"}));
   w.write(dir / "v.gguf");
   const auto r = run_attnviz("inspect " + (dir / "v.gguf").string());
-  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.exit_code == 1, r.err);  // printed, then refused: no tokenizer.ggml.model
   // The token `"`, the two characters `\n`, and a newline: three different strings, three texts.
   CHECK_MESSAGE(contains(r.out, "  tokenizer.ggml.tokens: arr[str] × 3 = [\"\\\"\", \"\\\\n\", \"\\n\"]\n"), r.out);
   CHECK(contains(r.out, "\n0 tensors, 0 parameters\n"));

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/model_flags.hpp"
@@ -67,14 +68,17 @@ void print_config_json(const std::filesystem::path& dir) {
   }
 }
 
-// The tokenizer in the model's folder, when there is one attnviz reads, or why it cannot.
-void print_tokenizer(const std::filesystem::path& dir) {
+// The tokenizer in the model's folder, when there is one attnviz reads, or why it cannot: then its
+// error, which inspect raises once everything is printed (a file attnviz cannot read is exit 1).
+std::optional<Error> print_tokenizer(const std::filesystem::path& dir) {
   try {
     const auto tokenizer = find_tokenizer(dir);
     std::cout << "tokenizer: " << (tokenizer ? tokenizer->description() : "none") << '\n';
   } catch (const Error& e) {
     std::cout << "tokenizer: unreadable: " << printable_text(e.what()) << '\n';
+    return e;
   }
+  return std::nullopt;
 }
 
 // The layout and config attnviz detects, or why the file is not a model it can run.
@@ -92,8 +96,9 @@ void inspect(const std::string& argument, const ConfigOverrides& overrides) {
   const std::filesystem::path& path = where.path;
   if (is_gguf_file(path)) {  // the file itself, whether or not it loads as a model
     detail::print_gguf(where);
-    print_tokenizer(path);  // its tokenizer.ggml.* metadata
+    const std::optional<Error> tokenizer_error = print_tokenizer(path);  // its tokenizer.ggml.* metadata
     print_model(path, overrides);
+    if (tokenizer_error) throw *tokenizer_error;
     return;
   }
   const TensorSource src = TensorSource::open(path);
@@ -127,7 +132,7 @@ void inspect(const std::string& argument, const ConfigOverrides& overrides) {
   }
   print_model(path, overrides);
   print_config_json(src.dir());
-  print_tokenizer(src.dir());
+  if (const std::optional<Error> tokenizer_error = print_tokenizer(src.dir())) throw *tokenizer_error;
 }
 
 }  // namespace
