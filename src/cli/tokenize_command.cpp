@@ -27,6 +27,7 @@ struct TokenizeArgs {
   std::string tokenizer;  // or the tokenizer's folder itself
   SequenceFlags text;
   bool no_special_tokens = false;
+  std::string bos = "auto";
   std::string format = "text";
 };
 
@@ -88,7 +89,7 @@ void tokenize_command(const TokenizeArgs& a) {
     throw usage_error(fmt::format("{} holds no tokenizer attnviz reads (looked for {})", dir.string(),
                                   k_tokenizer_files));
   }
-  const auto pieces = t->encode(read_text_input(a.text, "--"), !a.no_special_tokens);
+  const auto pieces = encode_with_bos(*t, read_text_input(a.text, "--"), !a.no_special_tokens, bos_mode_of(a.bos));
   if (const std::string note = unknown_pieces_note(*t, pieces); !note.empty()) std::cerr << "attnviz: note: " << note << '\n';
   if (a.format == "json") {
     std::cout << as_json(*t, pieces);
@@ -107,7 +108,7 @@ void add_tokenize_command(CLI::App& app) {
   cmd->add_option("--model,-m", args->model, "model folder (or a weights file in it, or a Hugging Face cache id) holding the tokenizer");
   cmd->add_option("--text", args->text.text, "the text");
   cmd->add_option("--text-file", args->text.text_file, "UTF-8 text file, - for stdin");
-  add_tokenizer_flags(*cmd, args->tokenizer, args->no_special_tokens);
+  add_tokenizer_flags(*cmd, args->tokenizer, args->no_special_tokens, args->bos);
   cmd->add_option("--format", args->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));
   cmd->callback([args] { tokenize_command(*args); });
 }
