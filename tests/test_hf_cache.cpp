@@ -157,7 +157,7 @@ TEST_CASE("hf cache: a refs/main larger than a commit hash is refused by its siz
   int code = 0;
   const std::string e = error_of_locate("org/name", env_with_home(hf.path()), &code);
   CHECK(code == 1);
-  CHECK_MESSAGE(e == "org/name: " + (repo / "refs/main").string() +
+  CHECK_MESSAGE(e == (repo / "refs/main").string() +
                          ": more than 130 bytes; expected a commit hash (at most 128 characters and a line end)", e);
   // 128 characters and "\r\n" are still read as a hash (no snapshot of that name: the next error).
   add_ref(repo, "main", std::string(128, 'a') + "\r\n");
