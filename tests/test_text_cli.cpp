@@ -194,7 +194,8 @@ std::vector<int64_t> tokenized_ids(const std::filesystem::path& dir, const std::
   const auto r = run_attnviz("tokenize --tokenizer '" + dir.string() + "' --text '" + text + "' --format json " + flags);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   std::vector<int64_t> ids;
-  for (const auto& t : nlohmann::json::parse(r.out)["tokens"]) ids.push_back(t["id"].get<int64_t>());
+  const auto json = nlohmann::json::parse(r.out);  // kept: a range over a temporary's member would dangle
+  for (const auto& t : json["tokens"]) ids.push_back(t["id"].get<int64_t>());
   return ids;
 }
 
@@ -215,7 +216,8 @@ int64_t bos_id_of_files(const std::filesystem::path& dir) {
   using nlohmann::json;
   if (std::filesystem::exists(dir / "vocab.json")) return json::parse(attnviz::test::slurp(dir / "vocab.json"))["<|endoftext|>"];
   const auto bos = json::parse(attnviz::test::slurp(dir / "tokenizer_config.json"))["bos_token"];
-  for (const auto& t : json::parse(attnviz::test::slurp(dir / "tokenizer.json"))["added_tokens"]) {
+  const auto tokenizer = json::parse(attnviz::test::slurp(dir / "tokenizer.json"));
+  for (const auto& t : tokenizer["added_tokens"]) {
     if (t["content"] == bos) return t["id"].get<int64_t>();
   }
   FAIL("no BOS token in " << dir);
