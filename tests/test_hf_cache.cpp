@@ -149,6 +149,21 @@ TEST_CASE("hf cache: a ref to a missing snapshot, or a snapshot file whose blob 
   CHECK(contains(e, "huggingface-cli download org/name"));
 }
 
+TEST_CASE("hf cache: a refs/main larger than a commit hash is refused by its size, not read whole") {
+  TempDir hf;
+  const fs::path repo = hf / "hub/models--org--name";
+  add_snapshot(repo, k_commit_a, {{"config.json", "{}"}});
+  add_ref(repo, "main", std::string(1u << 20, 'a'));  // 1 MiB; a commit hash is 40 (SHA-1) to 128 characters
+  int code = 0;
+  const std::string e = error_of_locate("org/name", env_with_home(hf.path()), &code);
+  CHECK(code == 1);
+  CHECK_MESSAGE(e == (repo / "refs/main").string() +
+                         ": more than 130 bytes; expected a commit hash (at most 128 characters and a line end)", e);
+  // 128 characters and "\r\n" are still read as a hash (no snapshot of that name: the next error).
+  add_ref(repo, "main", std::string(128, 'a') + "\r\n");
+  CHECK(contains(error_of_locate("org/name", env_with_home(hf.path())), "refs/main names commit " + std::string(128, 'a')));
+}
+
 TEST_CASE("hf cache: a model in no cache names the path tried, the cache folder, and never downloads") {
   TempDir hf;
   int code = 0;

@@ -122,11 +122,10 @@ TEST_CASE("normalized added tokens are matched after the normalizer, others in t
 
 TEST_CASE("the post-processor runs only with add_special, its tokens sit before or after the text") {
   PipelineParts p = parts_with({added(1, "<s>"), added(2, "</s>")});
-  const TokenLookup none = [](std::string_view) { return std::nullopt; };
   p.post_processor = make_post_processor(nlohmann::json::parse(R"({"type":"TemplateProcessing",
       "single":[{"SpecialToken":{"id":"<s>","type_id":0}},{"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"</s>","type_id":0}}],
       "pair":[], "special_tokens":{"<s>":{"id":"<s>","ids":[1],"tokens":["<s>"]},"</s>":{"id":"</s>","ids":[2],"tokens":["</s>"]}}})"),
-                                         SpecPlace{k_ctx, "post_processor"}, none);
+                                         SpecPlace{k_ctx, "post_processor"}, 7);
   const auto t = make_pipeline_tokenizer(std::move(p));
   CHECK(show(t->encode("hello world", true)) == "1:<s>@0..0 5:hello@0..5 6:world@6..11 2:</s>@11..11");
   CHECK(show(t->encode("hello world", false)) == "5:hello@0..5 6:world@6..11");
@@ -134,9 +133,8 @@ TEST_CASE("the post-processor runs only with add_special, its tokens sit before 
 }
 
 TEST_CASE("TemplateProcessing refusals name the field") {
-  const TokenLookup none = [](std::string_view) { return std::nullopt; };
   const auto make = [&](const std::string& spec) {
-    return make_post_processor(nlohmann::json::parse(spec), SpecPlace{k_ctx, "post_processor"}, none);
+    return make_post_processor(nlohmann::json::parse(spec), SpecPlace{k_ctx, "post_processor"}, 3);
   };
   CHECK(error_of([&] { make(R"({"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"<s>","type_id":0}},{"Sequence":{"id":"A","type_id":0}}],"special_tokens":{}})"); }) ==
         "tokenizer.json: post_processor.special_tokens.<s>: the template names this special token, but "

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+
 #include "attnviz/core/error.hpp"
 #include "error_of.hpp"
 #include "inputs/split_behavior.hpp"
@@ -122,6 +124,11 @@ TEST_CASE("Metaspace: spaces become ▁, one is prepended, pieces start at each 
   CHECK(texts(run(R"({"type":"Metaspace","replacement":"▁","add_prefix_space":false})", "a")) == V{"a"});
   CHECK(error_of([] { run(R"({"type":"Metaspace","replacement":"▁","prepend_scheme":"sometimes"})", "a"); }) ==
         "tokenizer.json: pre_tokenizer.prepend_scheme: 'sometimes' is not one of always, first, never");
+  // tokenizers' replacement is one char: two (or none) is a file it does not load.
+  CHECK(error_of([] { run(R"({"type":"Metaspace","replacement":"▁▁","prepend_scheme":"always"})", "a"); }) ==
+        "tokenizer.json: pre_tokenizer.replacement: expected one character, got '\u2581\u2581' (2 characters)");
+  CHECK(error_of([] { run(R"({"type":"Metaspace","replacement":"","prepend_scheme":"always"})", "a"); }) ==
+        "tokenizer.json: pre_tokenizer.replacement: expected one character, got '' (0 characters)");
 }
 
 TEST_CASE("Sequence of pre-tokenizers, and refusals") {
@@ -166,4 +173,21 @@ TEST_CASE("\\w in tokenizers' regexes is Oniguruma's word (marks and decimal dig
   CHECK(refusal(R"([a[bc]])").find("a character class inside a class") != std::string::npos);
   CHECK(refusal(R"([a-z&&[^b]])").find("&& (Oniguruma's class intersection) is not supported") != std::string::npos);
   CHECK(refusal(R"([\W])").find("\\W inside a character class is not supported") != std::string::npos);
+}
+
+TEST_CASE("Split: a regex that backtracks at every position runs out of its budget, not for hours") {
+  // Three stars over "a" then a class no byte matches: each start position in a 60-letter word backtracks
+  // through O(60²) splits before the word ends (about 30 µs a byte; an 8 MiB text took hours). The
+  // budget, 2048 steps a byte, is spent long before the end of these 61,000 bytes.
+  const std::string spec = R"({"type":"Split","pattern":{"Regex":"(?:a|b)*(?:a|b)*(?:a|b)*(?:c|d)| "},"behavior":"Isolated","invert":false})";
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += std::string(60, 'a') + " ";
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(error_of([&] { run(spec, text); }) ==
+        "tokenizer.json: pre_tokenizer.pattern.Regex: the regex needs more than its budget of 124960768 matching steps for "
+        "61000 bytes of text (attnviz allows 2048 per byte: the pattern backtracks at every position)");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK_MESSAGE(seconds < 1.0, seconds);
+  // Short words backtrack little: within the budget, the same pattern splits as before.
+  CHECK(texts(run(spec, "aaa aac")) == V{"aaa", " ", "aac"});
 }

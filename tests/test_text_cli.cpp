@@ -132,8 +132,11 @@ TEST_CASE("text: no tokenizer, two inputs at once, or no token: each refused wit
   CHECK(contains(missing.err, "nowhere: no such file or directory"));
   std::ofstream(dir / "big.txt") << std::string((8u << 20) + 1, 'a');
   const auto big = run_attnviz("tokenize -m '" + model + "' --text-file '" + (dir / "big.txt").string() + "'");
-  CHECK(big.exit_code == 2);
-  CHECK(contains(big.err, "8388609 bytes of text; attnviz tokenizes at most 8 MiB"));
+  CHECK(big.exit_code == 1);  // the file's content, not the command line, is too long
+  CHECK(contains(big.err, (dir / "big.txt").string() + ": 8388609 bytes of text; attnviz tokenizes at most 8 MiB"));
+  const auto piped = run_attnviz("tokenize -m '" + model + "' --text-file -", std::string((8u << 20) + 1, 'a'));
+  CHECK(piped.exit_code == 1);
+  CHECK(contains(piped.err, "-: 8388609 bytes of text; attnviz tokenizes at most 8 MiB"));
   const auto not_dir = run_attnviz("run -m '" + model + "' --tokenizer '" + (dir / "tokens.txt").string() +
                                    "' --text ab");
   CHECK(not_dir.exit_code == 2);
@@ -182,4 +185,74 @@ TEST_CASE("text: --probe on a vocab.txt model without [CLS] names the missing sp
   CHECK_FALSE(contains(r.err, "the word 'a'"));
   r = run_attnviz("run -m '" + model + "' --probe repeat:3 --table none --no-special-tokens");
   CHECK_MESSAGE(r.exit_code == 0, r.err);
+}
+
+namespace {
+
+// The ids `tokenize` gives for `text` with `flags`, from its JSON output.
+std::vector<int64_t> tokenized_ids(const std::filesystem::path& dir, const std::string& text, const std::string& flags) {
+  const auto r = run_attnviz("tokenize --tokenizer '" + dir.string() + "' --text '" + text + "' --format json " + flags);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::vector<int64_t> ids;
+  const auto json = nlohmann::json::parse(r.out);  // kept: a range over a temporary's member would dangle
+  for (const auto& t : json["tokens"]) ids.push_back(t["id"].get<int64_t>());
+  return ids;
+}
+
+// The reference fixture's ids of `text` (tests/fixtures/tokenizers/<name>.json), with or without special tokens.
+std::vector<int64_t> reference_ids(const std::string& name, const std::string& text, bool add_special) {
+  const auto fixture = nlohmann::json::parse(attnviz::test::slurp(
+      std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/tokenizers" / (name + ".json")));
+  for (const auto& c : fixture["cases"]) {
+    if (c["text"] == text && c["add_special"] == add_special) return c["ids"].get<std::vector<int64_t>>();
+  }
+  FAIL("no reference case for " << name);
+  return {};
+}
+
+// The BOS id as the tokenizer's files write it: tokenizer_config.json's bos_token looked up in
+// tokenizer.json's added tokens, or GPT2Tokenizer's default <|endoftext|> in vocab.json.
+int64_t bos_id_of_files(const std::filesystem::path& dir) {
+  using nlohmann::json;
+  if (std::filesystem::exists(dir / "vocab.json")) return json::parse(attnviz::test::slurp(dir / "vocab.json"))["<|endoftext|>"];
+  const auto bos = json::parse(attnviz::test::slurp(dir / "tokenizer_config.json"))["bos_token"];
+  const auto tokenizer = json::parse(attnviz::test::slurp(dir / "tokenizer.json"));
+  for (const auto& t : tokenizer["added_tokens"]) {
+    if (t["content"] == bos) return t["id"].get<int64_t>();
+  }
+  FAIL("no BOS token in " << dir);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("text: --bos always puts the tokenizer's BOS first, never leaves it out, auto as the tokenizer") {
+  const std::string text = "The cat sat on the mat.";
+  const auto vocab = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/vocab";
+  // GPT-2 and this Llama 3 file add no BOS of their own.
+  for (const char* name : {"gpt2", "gpt2-json", "llama3"}) {
+    CAPTURE(name);
+    const auto plain = reference_ids(name, text, true);
+    auto with_bos = plain;
+    with_bos.insert(with_bos.begin(), bos_id_of_files(vocab / name));  // 50256, 128000
+    CHECK(tokenized_ids(vocab / name, text, "--bos always") == with_bos);
+    CHECK(tokenized_ids(vocab / name, text, "--bos always --no-special-tokens") == with_bos);
+    CHECK(tokenized_ids(vocab / name, text, "--bos never") == plain);
+    CHECK(tokenized_ids(vocab / name, text, "--bos auto") == plain);
+  }
+  // Mistral's LlamaTokenizer adds <s> itself: always keeps one, never takes it away.
+  const auto llama2 = vocab / "llama2";
+  CHECK(tokenized_ids(llama2, text, "--bos always") == reference_ids("llama2", text, true));
+  CHECK(tokenized_ids(llama2, text, "--bos never") == reference_ids("llama2", text, false));
+  // Qwen2.5 has no bos_token: always is a usage error naming the tokenizer.
+  const auto qwen = run_attnviz("tokenize --tokenizer '" + (vocab / "qwen2_5").string() + "' --text hi --bos always");
+  CHECK(qwen.exit_code == 2);
+  CHECK_MESSAGE(contains(qwen.err, "--bos always: tokenizer.json ("), qwen.err);
+  CHECK(contains(qwen.err, "has no BOS token"));
+  CHECK(run_attnviz("tokenize --tokenizer '" + llama2.string() + "' --text hi --bos sometimes").exit_code == 2);
+  // run takes it too: the first key is <|begin_of_text|>.
+  const auto ran = run_attnviz("run -m '" + std::string(ATTNVIZ_SOURCE_DIR) + "/samples/mha' --tokenizer '" +
+                               (vocab / "llama3").string() + "' --text 'The cat' --bos always --table probs --format csv --head 0");
+  REQUIRE_MESSAGE(ran.exit_code == 0, ran.err);
+  CHECK_MESSAGE(contains(ran.out, ",<|begin_of_text|>,The,\xe2\x90\xa3" "cat"), ran.out);
 }

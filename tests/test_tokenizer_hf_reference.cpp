@@ -47,7 +47,7 @@ std::unique_ptr<Tokenizer> assemble(const json& parts_spec, const std::vector<st
   const json& vocab = model["vocab"];
   parts.post_processor = make_post_processor(
       {{"type", "BertProcessing"}, {"sep", {"[SEP]", vocab["[SEP]"]}}, {"cls", {"[CLS]", vocab["[CLS]"]}}},
-      SpecPlace{ctx, "post_processor"}, [](std::string_view) { return std::nullopt; });
+      SpecPlace{ctx, "post_processor"}, static_cast<int64_t>(tokens.size()));
   for (const char* special : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}) {
     parts.added_tokens.push_back({vocab[special].get<int64_t>(), special, false, false, false, false, true});
   }

@@ -104,6 +104,27 @@ TEST_CASE("tokenizer.json refusals name the file and the field") {
         file + ": added_tokens[0].id: expected an integer, got \"1\"");
   CHECK(error_with(R"({"normalizer":{"type":"Magic"},"model":{"type":"WordLevel","vocab":{}}})").starts_with(
       file + ": normalizer.type: the normalizer 'Magic' is not one attnviz implements"));
+  // Ids past the vocabulary (5 ids) or past tokenizers' u32, in any part, name the part.
+  const auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+    REQUIRE(text.find(from) != std::string::npos);
+    return text.replace(text.find(from), from.size(), to);
+  };
+  CHECK(error_with(replaced(tokenizer_json(), R"("ids":[1])", R"("ids":[1099511627776])")) ==
+        file + ": post_processor.special_tokens.<s>.ids[0]: id 1099511627776 is outside the vocabulary (5 ids: the "
+               "model's and the added tokens')");
+  CHECK(error_with(replaced(tokenizer_json(), R"("ids":[1])", R"("ids":[5])")) ==
+        file + ": post_processor.special_tokens.<s>.ids[0]: id 5 is outside the vocabulary (5 ids: the model's and "
+               "the added tokens')");
+  CHECK(error_with(replaced(tokenizer_json(), R"({"id":"<s>","type_id":0})", R"({"id":"<s>","type_id":9223372036854775808})")) ==
+        file + ": post_processor.single[0].SpecialToken.type_id: expected an integer from 0 to 2^32 - 1, got "
+               "9223372036854775808");
+  CHECK(error_with(replaced(tokenizer_json(), R"({"id":"A","type_id":0})", R"({"id":"A","type_id":-1})")) ==
+        file + ": post_processor.single[1].Sequence.type_id: expected an integer from 0 to 2^32 - 1, got -1");
+  // An added token and the model must agree on its id (tokenizers would use the model's).
+  CHECK(error_with(replaced(tokenizer_json(), R"({"id":1,"content":"<s>")", R"({"id":3,"content":"<s>")")) ==
+        file + ": added_tokens[1].id: '<s>' has id 3 here but 1 in the model's vocabulary");
+  CHECK(error_with(tokenizer_json(R"({"type":"WordLevel","vocab":{"<unk>":0,"the":1,"cat":2},"unk_token":"<unk>"})")) ==
+        file + ": added_tokens[1].id: id 1 is '<s>' here but 'the' in the model's vocabulary");
   // A word without an unknown token to fall back on is never dropped.
   write(dir.path() / "tokenizer.json", tokenizer_json(R"({"type":"WordLevel","vocab":{"<s>":1,"the":3}})"));
   CHECK(error_of([&] { find_tokenizer(dir.path())->encode("the cat", true); }) ==

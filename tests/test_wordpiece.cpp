@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 
 #include "../src/inputs/bert_tokenizer.hpp"
@@ -117,9 +119,9 @@ TEST_CASE("wordpiece: vocabulary lookups and refusals") {
 
 TEST_CASE("wordpiece: BertProcessing and RobertaProcessing add the special tokens") {
   const SpecContext ctx{"tok.json"};
-  const TokenLookup none = [](std::string_view) { return std::optional<int64_t>{}; };
+  const int64_t vocab_size = 103;  // the ids below are [CLS] 101 and [SEP] 102, <s> 0 and </s> 2
   const auto bert = make_post_processor({{"type", "BertProcessing"}, {"sep", {"[SEP]", 102}}, {"cls", {"[CLS]", 101}}},
-                                        SpecPlace{ctx, "post_processor"}, none);
+                                        SpecPlace{ctx, "post_processor"}, vocab_size);
   const auto out = bert->process({{7, "hi", 0, 2}, {8, "!", 2, 3}}, 3);
   CHECK(ids(out) == Ids{101, 7, 8, 102});
   CHECK(labels(out) == Labels{"[CLS]", "hi", "!", "[SEP]"});
@@ -128,21 +130,21 @@ TEST_CASE("wordpiece: BertProcessing and RobertaProcessing add the special token
   // the very start (add_prefix_space); trailing spaces too.
   const auto roberta = make_post_processor({{"type", "RobertaProcessing"}, {"sep", {"</s>", 2}}, {"cls", {"<s>", 0}},
                                             {"trim_offsets", true}, {"add_prefix_space", true}},
-                                           SpecPlace{ctx, "post_processor"}, none);
+                                           SpecPlace{ctx, "post_processor"}, vocab_size);
   const auto r = roberta->process({{1, "\u2423hi", 0, 3}, {2, "\u2423cat", 3, 7}, {3, "\u2423  ", 7, 10}}, 10);
   CHECK(ids(r) == Ids{0, 1, 2, 3, 2});
   CHECK(spans(r) == std::vector<Span>{{0, 0}, {0, 3}, {4, 7}, {10, 10}, {10, 10}});
   const auto untrimmed = make_post_processor({{"type", "RobertaProcessing"}, {"sep", {"</s>", 2}}, {"cls", {"<s>", 0}},
                                               {"trim_offsets", false}},
-                                             SpecPlace{ctx, "post_processor"}, none);
+                                             SpecPlace{ctx, "post_processor"}, vocab_size);
   CHECK(spans(untrimmed->process({{2, "\u2423cat", 3, 7}}, 7)) == std::vector<Span>{{0, 0}, {3, 7}, {7, 7}});
   CHECK(error_of([&] {
           make_post_processor({{"type", "BertProcessing"}, {"sep", {"[SEP]", 102}}, {"cls", {101}}},
-                              SpecPlace{ctx, "post_processor"}, none);
+                              SpecPlace{ctx, "post_processor"}, vocab_size);
         }) == "tok.json: post_processor.cls: expected [token, id] (a string and an integer >= 0), got [101]");
   CHECK(error_of([&] {
           make_post_processor({{"type", "BertProcessing"}, {"cls", {"[CLS]", 101}}}, SpecPlace{ctx, "post_processor"},
-                              none);
+                              vocab_size);
         }) == "tok.json: post_processor.sep: missing");
 }
 
@@ -256,4 +258,23 @@ TEST_CASE("wordpiece: a vocab.txt as large as BERT's (30,522 lines)") {
   CHECK(f.tokenizer->vocab_size() == 30522);
   CHECK(ids(encode(f, "w30521 w104 x")) == Ids{101, 30521, 104, 100, 102});
   CHECK(f.tokenizer->description().find("30522 tokens") != std::string::npos);
+}
+
+TEST_CASE("wordpiece: a long word with a hostile max_input_chars_per_word is split in time") {
+  // Pieces are never longer than the longest token, so no candidate is: 4,000 "a" give "a" and
+  // 3,999 "##a" (before, every candidate to the end of the word was built at every start: n³/3 bytes,
+  // seconds here and minutes for a 200 kB word).
+  const auto model = wordpiece({{"vocab", {{"[UNK]", 0}, {"a", 1}, {"##a", 2}}}, {"max_input_chars_per_word", 1000000000}});
+  const auto start = std::chrono::steady_clock::now();
+  const auto out = pieces(*model, std::string(4000, 'a'));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(out.size() == 4000);
+  CHECK(out.front().id == 1);
+  CHECK(std::all_of(out.begin() + 1, out.end(), [](const TokenPiece& p) { return p.id == 2; }));
+  CHECK(out.back().begin == 3999);
+  CHECK_MESSAGE(seconds < 1.0, seconds);
+  // The bound ends at a character: the longest token, "xyzzy", is 5 bytes, and byte 5 of "ééé" is
+  // inside the third "é" (2 bytes each), so the first candidate is "éé".
+  const auto accents = wordpiece({{"vocab", {{"[UNK]", 0}, {"\u00e9", 1}, {"##\u00e9", 2}, {"xyzzy", 3}}}});
+  CHECK(ids(pieces(*accents, "\u00e9\u00e9\u00e9")) == Ids{1, 2, 2});
 }

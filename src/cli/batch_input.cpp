@@ -106,10 +106,10 @@ std::string batch_settings(const InputArgs& in, const PreparedRun& run) {
   const auto& sel = in.selection;
   return fmt::format("config: {} | causal {} pad {} window {} qk-scale '{}' | layer '{}' site '{}' head '{}' | "
                      "source: text '{}' text-file '{}' tokens '{}' ids '{}' embeddings '{}' pad {} | tokenizer '{}' "
-                     "no-special-tokens {}",
+                     "no-special-tokens {} bos {}",
                      describe_config(run.model.config), in.causal, in.pad, in.window, in.qk_scale, sel.layer,
                      sel.site, sel.head, in.source.text, in.source.text_file, in.source.tokens, in.source.ids,
-                     in.source.embeddings, in.source_pad, in.tokenizer, in.no_special_tokens);
+                     in.source.embeddings, in.source_pad, in.tokenizer, in.no_special_tokens, in.bos);
 }
 
 

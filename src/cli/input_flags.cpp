@@ -8,11 +8,15 @@ std::string text_file_help(const std::string& what) {
   return what + ", - for stdin; one final newline (\\n or \\r\\n, as editors end a file) is dropped";
 }
 
-void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens) {
+void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens, std::string& bos) {
   cmd.add_option("--tokenizer", tokenizer,
                  "the tokenizer: its folder or file (tokenizer.json, vocab.json + merges.txt, tokenizer.model, vocab.txt); default: the model's folder");
   cmd.add_flag("--no-special-tokens", no_special_tokens,
                "leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>, <|begin_of_text|>; GPT-2 adds none)");
+  cmd.add_option("--bos", bos,
+                 "the BOS token before the text: auto (as the tokenizer adds it), always (put first when not added, as "
+                 "TransformerLens does; <|endoftext|> for GPT-2), never (left out)")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
 void add_input_flags(CLI::App& cmd, InputArgs& in) {
@@ -34,7 +38,7 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
   cmd.add_option("--source-tokens", in.source.tokens, "cross-attention source tokens");
   cmd.add_option("--source-ids", in.source.ids, "cross-attention source ids");
   cmd.add_option("--source-embeddings", in.source.embeddings, "cross-attention source .npy");
-  add_tokenizer_flags(cmd, in.tokenizer, in.no_special_tokens);
+  add_tokenizer_flags(cmd, in.tokenizer, in.no_special_tokens, in.bos);
   add_model_flags(cmd, in.model_flags);
   cmd.add_flag("--no-positions", in.no_positions,
                "run the model without its positional encoding (learned, sinusoidal or rotary): the maps then "

@@ -24,9 +24,11 @@ Vocabulary vocabulary_of(const Model& model) {
   return model.weights.embed.token && model.gguf.empty() ? read_vocabulary(model.dir) : Vocabulary{};
 }
 
-TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use, bool add_special) {
+TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use, bool add_special,
+                        BosMode bos) {
   TextTools t;
   t.add_special = add_special;
+  t.bos = bos;
   t.vocab = vocabulary_of(model);
   // A GGUF file's tokenizer is its tokenizer.ggml.* metadata; files beside it may be another model's.
   t.tokenizer_dir = !dir.empty() ? fs::path(dir) : model.gguf.empty() ? model.dir : model.gguf;
@@ -84,11 +86,12 @@ std::string read_text_input(const SequenceFlags& f, const std::string& flag) {
   if (from_flag && f.text.empty()) {
     throw usage_error(fmt::format("{}text is empty: there is nothing to tokenize", flag));
   }
-  const std::string text = from_flag ? f.text : without_final_newline(read_text_file(f.text_file));
-  if (text.size() > k_max_text_bytes) {
-    throw usage_error(fmt::format("{}: {} bytes of text; attnviz tokenizes at most {} MiB (more tokens "
-                                  "than any attention map can show)",
-                                  f.text.empty() ? f.text_file : flag + "text", text.size(), k_max_text_bytes >> 20));
+  const std::string text = from_flag ? f.text : without_final_newline(read_text_file(f.text_file));  // bounded
+  if (text.size() > k_max_text_bytes) {  // a file's (or stdin's) content is exit 1; a flag's value, 2
+    throw Error(fmt::format("{}: {} bytes of text; attnviz tokenizes at most {} MiB (more tokens than any "
+                            "attention map can show)",
+                            from_flag ? flag + "text" : f.text_file, text.size(), k_max_text_bytes >> 20),
+                from_flag ? k_exit_usage : k_exit_runtime);
   }
   if (const auto bad = find_invalid_utf8(text)) {
     throw Error(fmt::format("{}: invalid UTF-8 at byte {}", f.text.empty() ? f.text_file : flag + "text", *bad));
@@ -116,7 +119,7 @@ Sequence embed_text(const Model& model, const TextTools& tools, const std::strin
                                   flag, tools.tokenizer_dir.string(), k_tokenizer_files,
                                   tokens_work ? "--tokens / --ids" : "--ids"));
   }
-  const std::vector<TokenPiece> pieces = tools.tokenizer->encode(text, tools.add_special);
+  const std::vector<TokenPiece> pieces = encode_with_bos(*tools.tokenizer, text, tools.add_special, tools.bos);
   if (pieces.empty()) throw usage_error(fmt::format("{}text holds no token", flag));
   check_bound(bound, pieces.size(), what, from_file);
   std::vector<int64_t> ids;
@@ -172,14 +175,17 @@ std::string encodable_text(const Tokenizer& tokenizer) {
 }
 
 // The ids a tokenizer puts before and after a text when it adds special tokens (BOS; [CLS] …
-// [SEP]): what it adds to a short text, around that text's own ids. None without a tokenizer or
-// with --no-special-tokens.
+// [SEP]): what it adds to a short text, around that text's own ids, --bos applied. None without a
+// tokenizer, or with --no-special-tokens and no --bos always.
 std::pair<std::vector<int64_t>, std::vector<int64_t>> special_tokens_around_text(const TextTools& tools) {
-  if (!tools.tokenizer || !tools.add_special) return {};
+  if (!tools.tokenizer || (!tools.add_special && tools.bos != BosMode::always)) return {};
   const std::string text = encodable_text(*tools.tokenizer);
   const auto ids = [&](bool add_special) {
     std::vector<int64_t> out;
-    for (const TokenPiece& p : tools.tokenizer->encode(text, add_special)) out.push_back(p.id);
+    const BosMode bos = add_special ? tools.bos : BosMode::automatic;
+    for (const TokenPiece& p : encode_with_bos(*tools.tokenizer, text, add_special && tools.add_special, bos)) {
+      out.push_back(p.id);
+    }
     return out;
   };
   const std::vector<int64_t> with = ids(true), without = ids(false);

@@ -69,14 +69,17 @@ void print_config_json(const std::filesystem::path& dir) {
   }
 }
 
-// The tokenizer in the model's folder, when there is one attnviz reads, or why it cannot.
-void print_tokenizer(const std::filesystem::path& dir) {
+// The tokenizer in the model's folder, when there is one attnviz reads, or why it cannot: then its
+// error, which inspect raises once everything is printed (a file attnviz cannot read is exit 1).
+std::optional<Error> print_tokenizer(const std::filesystem::path& dir) {
   try {
     const auto tokenizer = find_tokenizer(dir);
     std::cout << "tokenizer: " << (tokenizer ? tokenizer->description() : "none") << '\n';
   } catch (const Error& e) {
     std::cout << "tokenizer: unreadable: " << printable_text(e.what()) << '\n';
+    return e;
   }
+  return std::nullopt;
 }
 
 // The layout and config attnviz detects, or why the file is not a model it can run: then the error,
@@ -97,8 +100,10 @@ void inspect(const std::string& argument, const ConfigOverrides& overrides) {
   const std::filesystem::path& path = where.path;
   if (is_gguf_file(path)) {  // the file itself, whether or not it loads as a model
     detail::print_gguf(where);
-    print_tokenizer(path);  // its tokenizer.ggml.* metadata
-    if (auto not_runnable = print_model(path, overrides)) throw *not_runnable;
+    const std::optional<Error> tokenizer_error = print_tokenizer(path);  // its tokenizer.ggml.* metadata
+    const auto not_runnable = print_model(path, overrides);
+    if (not_runnable) throw *not_runnable;
+    if (tokenizer_error) throw *tokenizer_error;
     return;
   }
   const TensorSource src = TensorSource::open(path);
@@ -132,8 +137,9 @@ void inspect(const std::string& argument, const ConfigOverrides& overrides) {
   }
   const auto not_runnable = print_model(path, overrides);
   print_config_json(src.dir());
-  print_tokenizer(src.dir());
+  const std::optional<Error> tokenizer_error = print_tokenizer(src.dir());
   if (not_runnable) throw *not_runnable;
+  if (tokenizer_error) throw *tokenizer_error;
 }
 
 }  // namespace

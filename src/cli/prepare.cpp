@@ -89,7 +89,8 @@ PreparedRun prepare_model(const InputArgs& a, std::optional<TokenizerUse> tokeni
                            : text(a.target) || text(a.source)                ? TokenizerUse::text
                            : !a.target.ids.empty() || !a.source.ids.empty() || !a.target.probe.empty() ? TokenizerUse::labels
                                                                             : TokenizerUse::none;
-  run.tools = std::make_shared<const TextTools>(text_tools_of(run.model, a.tokenizer, use, !a.no_special_tokens));
+  run.tools = std::make_shared<const TextTools>(text_tools_of(run.model, a.tokenizer, use, !a.no_special_tokens,
+                                                                bos_mode_of(a.bos)));
   return run;
 }
 

@@ -28,6 +28,7 @@ struct TokenizeArgs {
   std::string tokenizer;  // or the tokenizer's folder itself
   SequenceFlags text;
   bool no_special_tokens = false;
+  std::string bos = "auto";
   std::string format = "text";
 };
 
@@ -90,7 +91,7 @@ void tokenize_command(const TokenizeArgs& a) {
     throw usage_error(fmt::format("{} holds no tokenizer attnviz reads (looked for {})", dir.string(),
                                   k_tokenizer_files));
   }
-  const auto pieces = t->encode(text, !a.no_special_tokens);
+  const auto pieces = encode_with_bos(*t, text, !a.no_special_tokens, bos_mode_of(a.bos));
   if (const std::string note = unknown_pieces_note(*t, pieces); !note.empty()) print_note(note);
   if (a.format == "json") {
     std::cout << as_json(*t, pieces);
@@ -110,7 +111,7 @@ void add_tokenize_command(CLI::App& app) {
   cmd->add_option("--text", args->text.text, "the text")
       ->each([args](const std::string&) { args->text.text_given = true; });
   cmd->add_option("--text-file", args->text.text_file, text_file_help("UTF-8 text file"));
-  add_tokenizer_flags(*cmd, args->tokenizer, args->no_special_tokens);
+  add_tokenizer_flags(*cmd, args->tokenizer, args->no_special_tokens, args->bos);
   cmd->add_option("--format", args->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));
   cmd->callback([args] { tokenize_command(*args); });
 }

@@ -19,13 +19,15 @@ struct SpecialToken {
   int64_t id = 0;
 };
 
-SpecialToken special_token(const nlohmann::json& spec, std::string_view field, const SpecPlace& place) {
+SpecialToken special_token(const nlohmann::json& spec, std::string_view field, const SpecPlace& place,
+                           int64_t vocab_size) {
   const nlohmann::json& value = spec_required(spec, field, place);
   if (!value.is_array() || value.size() != 2 || !value[0].is_string() || !value[1].is_number_integer() ||
       value[1].get<int64_t>() < 0) {
     place.at(field).fail(fmt::format("expected [token, id] (a string and an integer >= 0), got {}",
                                      printable_text(value.dump())));
   }
+  check_special_id(value[1].get<uint64_t>(), vocab_size, place.at(field));
   return {value[0].get<std::string>(), value[1].get<int64_t>()};
 }
 
@@ -52,14 +54,17 @@ class ClsSepProcessor final : public PostProcessor {
 
 }  // namespace
 
-std::unique_ptr<PostProcessor> make_bert_processing(const nlohmann::json& spec, const SpecPlace& place) {
-  return std::make_unique<ClsSepProcessor>(special_token(spec, "cls", place), special_token(spec, "sep", place),
-                                           false, false);
+std::unique_ptr<PostProcessor> make_bert_processing(const nlohmann::json& spec, const SpecPlace& place,
+                                                    int64_t vocab_size) {
+  return std::make_unique<ClsSepProcessor>(special_token(spec, "cls", place, vocab_size),
+                                           special_token(spec, "sep", place, vocab_size), false, false);
 }
 
-std::unique_ptr<PostProcessor> make_roberta_processing(const nlohmann::json& spec, const SpecPlace& place) {
+std::unique_ptr<PostProcessor> make_roberta_processing(const nlohmann::json& spec, const SpecPlace& place,
+                                                       int64_t vocab_size) {
   // trim_offsets and add_prefix_space change offsets only, never ids.
-  return std::make_unique<ClsSepProcessor>(special_token(spec, "cls", place), special_token(spec, "sep", place),
+  return std::make_unique<ClsSepProcessor>(special_token(spec, "cls", place, vocab_size),
+                                           special_token(spec, "sep", place, vocab_size),
                                            spec_bool(spec, "trim_offsets", true, place),
                                            spec_bool(spec, "add_prefix_space", true, place));
 }

@@ -172,7 +172,7 @@ std::unique_ptr<Tokenizer> make_bert_vocab_tokenizer(const fs::path& dir) {
   } else {
     parts.post_processor = make_post_processor(
         {{"type", "BertProcessing"}, {"cls", {config.cls, *id_of(config.cls)}}, {"sep", {config.sep, *id_of(config.sep)}}},
-        place, [&](std::string_view token) { return id_of(std::string(token)); });
+        place, parts.model->vocab_size());
   }
   parts.labels = LabelStyle::plain;
   return make_pipeline_tokenizer(std::move(parts));

@@ -54,6 +54,10 @@ class GgufTokenizer final : public Tokenizer {
     return v_.unk >= 0 ? std::optional<int64_t>(v_.unk) : std::nullopt;
   }
 
+  std::optional<int64_t> bos_id() const override {
+    return v_.bos >= 0 ? std::optional<int64_t>(v_.bos) : std::nullopt;
+  }
+
   std::string label(int64_t id) const override {
     if (id < 0 || id >= vocab_size()) return fmt::format("#{}", id);
     const auto i = static_cast<size_t>(id);

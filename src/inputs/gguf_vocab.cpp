@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/io/gguf.hpp"
 
 namespace attnviz {
@@ -149,9 +151,36 @@ void read_merges(GgufVocab& v, const GgufMetadata& m) {
       fail(v, "tokenizer.ggml.merges",
            fmt::format("merge {} '{}' is not two tokens separated by a space", i, merges[i]));
     }
+    std::string left = merges[i].substr(0, space), right = merges[i].substr(space + 1);
+    // tokenizers' BPE builder refuses such a merge; llama.cpp would drop the bytes of its result.
+    for (const std::string& part : {left, right, left + right}) {
+      if (!v.ids.contains(part)) {
+        fail(v, "tokenizer.ggml.merges",
+             fmt::format("merge {} '{}' needs the token '{}', which is not in tokenizer.ggml.tokens", i,
+                         printable_text(merges[i]), printable_text(part)));
+      }
+    }
     // llama.cpp's emplace keeps the first rank of a repeated pair.
-    v.merge_ranks.emplace(std::pair{merges[i].substr(0, space), merges[i].substr(space + 1)}, static_cast<int32_t>(i));
+    v.merge_ranks.emplace(std::pair{std::move(left), std::move(right)}, static_cast<int32_t>(i));
   }
+}
+
+// tokenizer.ggml.*_token_id keys llama.cpp reads that attnviz only checks.
+constexpr const char* k_other_special_ids[] = {
+    "tokenizer.ggml.eot_token_id",     "tokenizer.ggml.eom_token_id",     "tokenizer.ggml.mask_token_id",
+    "tokenizer.ggml.cls_token_id",     "tokenizer.ggml.prefix_token_id",  "tokenizer.ggml.suffix_token_id",
+    "tokenizer.ggml.middle_token_id",  "tokenizer.ggml.fim_pre_token_id", "tokenizer.ggml.fim_suf_token_id",
+    "tokenizer.ggml.fim_mid_token_id", "tokenizer.ggml.fim_pad_token_id", "tokenizer.ggml.fim_rep_token_id",
+    "tokenizer.ggml.fim_sep_token_id"};
+
+// The id under `key`, when the file writes one: an id outside the vocabulary is an Error (llama.cpp
+// warns "bad special token" and goes on with its default).
+std::optional<int32_t> special_id(const GgufVocab& v, const GgufMetadata& m, const char* key) {
+  if (!m.find(key)) return std::nullopt;
+  const uint64_t value = m.get_count(key);
+  const auto n = static_cast<uint64_t>(v.tokens.size());
+  if (value >= n) fail(v, key, fmt::format("id {} is outside the vocabulary ({} tokens)", value, n));
+  return static_cast<int32_t>(value);
 }
 
 void read_special_ids(GgufVocab& v, const GgufMetadata& m) {
@@ -162,13 +191,11 @@ void read_special_ids(GgufVocab& v, const GgufMetadata& m) {
       {"tokenizer.ggml.padding_token_id", &v.pad}};
   for (const auto& [key, id] : keys) {
     if (*id >= n) *id = -1;  // a default outside the vocabulary: llama.cpp disables it
-    if (!m.find(key)) continue;
-    const uint64_t value = m.get_count(key);
-    if (value >= static_cast<uint64_t>(n)) {
-      fail(v, key, fmt::format("id {} is outside the vocabulary ({} tokens)", value, n));
-    }
-    *id = static_cast<int32_t>(value);
+    if (const auto value = special_id(v, m, key)) *id = *value;
   }
+  // The special ids llama.cpp reads besides (end of generation, fill-in-the-middle, mask): attnviz
+  // does not use them, but one outside the vocabulary says the file contradicts itself.
+  for (const char* key : k_other_special_ids) (void)special_id(v, m, key);
   if (m.find("tokenizer.ggml.add_bos_token")) v.add_bos = m.get<bool>("tokenizer.ggml.add_bos_token");
   if (m.find("tokenizer.ggml.add_eos_token")) v.add_eos = m.get<bool>("tokenizer.ggml.add_eos_token");
   if (v.model == "llama" && m.find("tokenizer.ggml.add_space_prefix")) {

@@ -109,7 +109,8 @@ std::vector<int64_t> vocab_ids_of(const SymbolTable& symbols, const Vocab& vocab
 // matched in the text as a token of its own.
 struct Gpt2Specials {
   std::vector<SpecialToken> in_text;
-  std::optional<int64_t> bos;  // added before the text when add_bos_token is true
+  std::optional<int64_t> bos;        // added before the text when add_bos_token is true
+  std::optional<int64_t> bos_token;  // the bos_token's id, added or not
 };
 
 Gpt2Specials read_gpt2_specials(const fs::path& dir, const Vocab& vocab) {
@@ -167,6 +168,7 @@ Gpt2Specials read_gpt2_specials(const fs::path& dir, const Vocab& vocab) {
       add(token.at("content").get<std::string>(), id);
     }
   }
+  specials.bos_token = bos_id;
   if (config.flag("add_bos_token").value_or(false)) {
     if (!bos_id) throw Error(fmt::format("{}: add_bos_token: true, but the bos_token is not in vocab.json", file));
     specials.bos = bos_id;
@@ -242,6 +244,7 @@ class Gpt2Tokenizer final : public Tokenizer {
 
   // Ids are below vocab_size(): the largest id + 1 (the number of tokens when ids are dense).
   int64_t vocab_size() const override { return vocab_.max_id + 1; }
+  std::optional<int64_t> bos_id() const override { return specials_.bos_token; }
 
   std::string description() const override {
     return fmt::format("GPT-2 byte-level BPE (vocab.json + merges.txt, {}, {})",

@@ -2,6 +2,8 @@
 // in front (prepend_scheme), and the text splits before each "▁".
 #include <fmt/format.h>
 
+#include "attnviz/core/plural.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "pipeline_parts.hpp"
 #include "spec_fields.hpp"
 #include "split_behavior.hpp"
@@ -69,7 +71,11 @@ class MetaspacePreTokenizer final : public PreTokenizer {
 
 std::unique_ptr<PreTokenizer> make_metaspace_pre_tokenizer(const nlohmann::json& spec, const SpecPlace& place) {
   const std::string replacement = spec_string(spec, "replacement", place);
-  if (replacement.empty()) place.at("replacement").fail("expected one character, got an empty string");
+  // tokenizers' Metaspace holds a char: any other length does not load there.
+  if (decode_utf8(replacement).size() != 1) {
+    place.at("replacement").fail(fmt::format("expected one character, got '{}' ({})", printable_text(replacement),
+                                             count_of(static_cast<long long>(decode_utf8(replacement).size()), "character")));
+  }
   Prepend prepend = Prepend::always;
   if (const auto scheme = spec_optional_string(spec, "prepend_scheme", place)) {
     if (*scheme == "always") {

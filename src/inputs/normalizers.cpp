@@ -16,6 +16,34 @@ namespace attnviz {
 
 namespace {
 
+// The normalized text of one call holds at most 4 × the 8 MiB of text the CLI tokenizes (a Replace
+// of " " by "▁" triples a text of spaces); past it a normalizer multiplies the text (a Replace by a
+// long string, a Sequence of them), and the Error names it before memory runs out.
+constexpr size_t k_max_normalized_bytes = size_t{32} << 20;
+
+void check_normalized_size(size_t bytes, const std::string& where) {
+  if (bytes <= k_max_normalized_bytes) return;
+  throw Error(fmt::format("{}: the normalized text would pass {} MiB (attnviz's bound: 4 times the 8 MiB of text "
+                          "it tokenizes); this normalizer multiplies the text",
+                          where, k_max_normalized_bytes >> 20));
+}
+
+// Any normalizer, its output checked against the bound (those that insert text check as they go).
+class BoundedNormalizer final : public Normalizer {
+ public:
+  BoundedNormalizer(std::unique_ptr<Normalizer> part, std::string where)
+      : part_(std::move(part)), where_(std::move(where)) {}
+  NormalizedText normalize(NormalizedText text) const override {
+    NormalizedText out = part_->normalize(std::move(text));
+    check_normalized_size(out.text.size(), where_);
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Normalizer> part_;
+  std::string where_;  // "FILE: normalizer.normalizers[1]"
+};
+
 // A normalizer that is one function of the text.
 class FunctionNormalizer final : public Normalizer {
  public:
@@ -55,8 +83,8 @@ NormalizedText strip(const NormalizedText& text, bool left, bool right) {
 // Replace: each match of the pattern becomes `content`, which comes from the matched bytes.
 class ReplaceNormalizer final : public Normalizer {
  public:
-  ReplaceNormalizer(UnicodeRegex pattern, std::string content)
-      : finder_(std::move(pattern)), content_(std::move(content)) {}
+  ReplaceNormalizer(UnicodeRegex pattern, std::string content, std::string where)
+      : finder_(std::move(pattern)), content_(std::move(content)), where_(std::move(where)) {}
   NormalizedText normalize(NormalizedText text) const override {
     NormalizedText out;
     size_t plain = 0;
@@ -67,6 +95,7 @@ class ReplaceNormalizer final : public Normalizer {
     };
     for (const auto& [begin, end] : finder_.find_all(text.text)) {
       keep(plain, begin);
+      check_normalized_size(out.text.size() + content_.size(), where_);  // before the memory is taken
       out.text += content_;
       out.origin.insert(out.origin.end(), content_.size(), text.origin[begin]);
       plain = end;
@@ -79,6 +108,7 @@ class ReplaceNormalizer final : public Normalizer {
  private:
   UnicodeRegex finder_;  // errors name "FILE: normalizer.pattern"
   std::string content_;
+  std::string where_;  // "FILE: normalizer"
 };
 
 std::unique_ptr<Normalizer> make_replace(const nlohmann::json& spec, const SpecPlace& place) {
@@ -95,7 +125,7 @@ std::unique_ptr<Normalizer> make_replace(const nlohmann::json& spec, const SpecP
   }
   const std::string content = spec_string(spec, "content", place);
   return std::make_unique<ReplaceNormalizer>(UnicodeRegex(regex, fmt::format("{}: {}", place.ctx.file, pattern_place.where)),
-                                             content);
+                                             content, fmt::format("{}: {}", place.ctx.file, place.where));
 }
 
 // Prepend: the string before a text that is not empty, as an insertion at its start.
@@ -121,17 +151,8 @@ std::unique_ptr<Normalizer> unicode_form(UnicodeForm form) {
   return function_normalizer([form](const NormalizedText& t) { return unicode_normalize(t, form); });
 }
 
-}  // namespace
-
-std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& spec, const SpecPlace& place) {
-  const std::string type = spec_type(spec, place);
-  if (type == "Sequence") {
-    const nlohmann::json& list = spec_required(spec, "normalizers", place);
-    if (!list.is_array()) place.at("normalizers").fail("expected a list of normalizers");
-    std::vector<std::unique_ptr<Normalizer>> parts;
-    for (size_t i = 0; i < list.size(); ++i) parts.push_back(make_normalizer(list[i], place.at("normalizers").at(i)));
-    return std::make_unique<SequenceNormalizer>(std::move(parts));
-  }
+// One normalizer other than a Sequence, by "type".
+std::unique_ptr<Normalizer> make_part(const std::string& type, const nlohmann::json& spec, const SpecPlace& place) {
   if (type == "NFC") return unicode_form(UnicodeForm::nfc);
   if (type == "NFD") return unicode_form(UnicodeForm::nfd);
   if (type == "NFKC") return unicode_form(UnicodeForm::nfkc);
@@ -173,6 +194,21 @@ std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& spec, const Sp
                                     "Lowercase, StripAccents, Strip, Replace, Prepend, BertNormalizer, "
                                     "Precompiled with no rules, Sequence)",
                                     type));
+}
+
+}  // namespace
+
+std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& spec, const SpecPlace& place) {
+  const std::string type = spec_type(spec, place);
+  if (type == "Sequence") {
+    const nlohmann::json& list = spec_required(spec, "normalizers", place);
+    if (!list.is_array()) place.at("normalizers").fail("expected a list of normalizers");
+    std::vector<std::unique_ptr<Normalizer>> parts;
+    for (size_t i = 0; i < list.size(); ++i) parts.push_back(make_normalizer(list[i], place.at("normalizers").at(i)));
+    return std::make_unique<SequenceNormalizer>(std::move(parts));
+  }
+  return std::make_unique<BoundedNormalizer>(make_part(type, spec, place),
+                                             fmt::format("{}: {}", place.ctx.file, place.where));
 }
 
 }  // namespace attnviz

@@ -35,11 +35,16 @@ std::unique_ptr<TokenModel> make_wordpiece_model(const nlohmann::json& spec, con
 std::unique_ptr<TokenModel> make_unigram_model(const nlohmann::json& spec, const SpecPlace& place);
 
 // Post-processors.
+// Special tokens' ids are checked against `vocab_size` (see make_post_processor).
 std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json& spec, const SpecPlace& place,
-                                                        const TokenLookup& lookup);
+                                                        int64_t vocab_size);
 std::unique_ptr<PostProcessor> make_byte_level_post_processor(const nlohmann::json& spec, const SpecPlace& place);
 // BertProcessing and RobertaProcessing (bert_processing.cpp): [CLS] A [SEP], <s> A </s>.
-std::unique_ptr<PostProcessor> make_bert_processing(const nlohmann::json& spec, const SpecPlace& place);
-std::unique_ptr<PostProcessor> make_roberta_processing(const nlohmann::json& spec, const SpecPlace& place);
+std::unique_ptr<PostProcessor> make_bert_processing(const nlohmann::json& spec, const SpecPlace& place,
+                                                    int64_t vocab_size);
+std::unique_ptr<PostProcessor> make_roberta_processing(const nlohmann::json& spec, const SpecPlace& place,
+                                                       int64_t vocab_size);
+// An id of a special token at `place` that is not below `vocab_size`: an Error naming both.
+void check_special_id(uint64_t id, int64_t vocab_size, const SpecPlace& place);
 
 }  // namespace attnviz

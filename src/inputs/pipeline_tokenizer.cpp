@@ -186,6 +186,7 @@ class PipelineTokenizer final : public Tokenizer {
   }
 
   std::optional<int64_t> unknown_id() const override { return parts_.model->unknown_id(); }
+  std::optional<int64_t> bos_id() const override { return parts_.bos; }
 
   int64_t vocab_size() const override { return std::max(parts_.model->vocab_size(), max_id_ + 1); }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct PipelineParts {
   std::unique_ptr<TokenModel> model;               // required
   std::unique_ptr<PostProcessor> post_processor;   // may be null: no special tokens added
   std::vector<AddedToken> added_tokens;
+  std::optional<int64_t> bos;  // the BOS token's id (tokenizer_config.json's bos_token), if any
   LabelStyle labels = LabelStyle::plain;
 };
 

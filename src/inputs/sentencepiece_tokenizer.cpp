@@ -92,6 +92,7 @@ std::string model_type_name(std::string_view model_proto) {
 struct Specials {
   std::vector<int64_t> prefix;  // BOS
   std::vector<int64_t> suffix;  // EOS
+  std::optional<int64_t> bos;   // the BOS token, added or not (T5Tokenizer has none)
   std::string refusal;          // non-empty: add_special is refused with this message
   // The texts transformers' tokenizer would match in the text as special tokens (control and
   // unknown pieces, tokenizer_config.json's special and added tokens): libsentencepiece reads them
@@ -209,6 +210,7 @@ Specials read_specials(const fs::path& model_file, const sentencepiece::Sentence
   const auto bos = token_field(config, "bos_token", place, sp);
   const auto eos = token_field(config, "eos_token", place, sp);
   if (llama) {
+    specials.bos = bos ? bos : sp.bos_id() >= 0 ? std::optional<int64_t>(sp.bos_id()) : std::nullopt;
     // LlamaTokenizer.build_inputs_with_special_tokens: bos if add_bos_token, eos if add_eos_token.
     if (spec_bool(config, "add_bos_token", true, place)) {
       add_special(specials.prefix, bos, sp.bos_id(), "BOS", model_file.string(), specials);
@@ -296,6 +298,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   }
 
   int64_t vocab_size() const override { return sp_.GetPieceSize(); }
+  std::optional<int64_t> bos_id() const override { return specials_.bos; }
 
   std::string description() const override {
     return fmt::format("SentencePiece {} ({}, {})", type_, fs::path(file_).filename().string(),

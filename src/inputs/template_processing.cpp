@@ -48,7 +48,7 @@ class ByteLevelPostProcessor final : public PostProcessor {
 };
 
 std::vector<TokenPiece> special_tokens_of(const nlohmann::json& specials, const std::string& name,
-                                          const SpecPlace& place) {
+                                          const SpecPlace& place, int64_t vocab_size) {
   const SpecPlace at = place.at("special_tokens").at(name);
   std::vector<TokenPiece> out;
   if (specials.is_object() && specials.contains(name)) {
@@ -62,6 +62,7 @@ std::vector<TokenPiece> special_tokens_of(const nlohmann::json& specials, const 
       if (!ids[i].is_number_unsigned() || !tokens[i].is_string()) {
         at.fail(fmt::format("item {}: expected a non-negative id and a token string", i));
       }
+      check_special_id(ids[i].get<uint64_t>(), vocab_size, at.at("ids").at(i));
       out.push_back({ids[i].get<int64_t>(), printable_text(tokens[i].get<std::string>()), 0, 0});
     }
     return out;
@@ -70,10 +71,24 @@ std::vector<TokenPiece> special_tokens_of(const nlohmann::json& specials, const 
   at.fail("the template names this special token, but \"special_tokens\" does not list it");
 }
 
+// A template item's "type_id", when written: tokenizers reads a u32.
+void check_type_id(const nlohmann::json& item, const SpecPlace& place) {
+  if (!item.is_object() || !item.contains("type_id")) return;
+  const nlohmann::json& type_id = item.at("type_id");
+  // A parsed file holds non-negative integers as unsigned; a template built in code as signed.
+  constexpr int64_t k_max = 0xffffffff;
+  if (type_id.is_number_unsigned() ? type_id.get<uint64_t>() <= uint64_t{k_max}
+                                   : type_id.is_number_integer() && type_id.get<int64_t>() >= 0 &&
+                                         type_id.get<int64_t>() <= k_max) {
+    return;
+  }
+  place.at("type_id").fail(fmt::format("expected an integer from 0 to 2^32 - 1, got {}", printable_text(type_id.dump())));
+}
+
 }  // namespace
 
 std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json& spec, const SpecPlace& place,
-                                                        const TokenLookup& /*lookup: ids are in the template*/) {
+                                                        int64_t vocab_size) {
   const nlohmann::json& single = spec_required(spec, "single", place);
   const SpecPlace single_place = place.at("single");
   if (!single.is_array()) single_place.fail("expected a list of template items");
@@ -84,13 +99,15 @@ std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json& sp
     const nlohmann::json& item = single[i];
     const SpecPlace item_place = single_place.at(i);
     if (item.is_object() && item.contains("Sequence")) {
+      check_type_id(item.at("Sequence"), item_place.at("Sequence"));
       const std::string id = spec_string(item.at("Sequence"), "id", item_place.at("Sequence"));
       if (id != "A") item_place.at("Sequence").fail(fmt::format("'{}' in a single-sequence template (expected A)", id));
       items.push_back({true, {}});
       has_sequence = true;
     } else if (item.is_object() && item.contains("SpecialToken")) {
+      check_type_id(item.at("SpecialToken"), item_place.at("SpecialToken"));
       const std::string id = spec_string(item.at("SpecialToken"), "id", item_place.at("SpecialToken"));
-      items.push_back({false, special_tokens_of(specials, id, place)});
+      items.push_back({false, special_tokens_of(specials, id, place, vocab_size)});
     } else {
       item_place.fail("expected {\"Sequence\": …} or {\"SpecialToken\": …}");
     }

@@ -117,9 +117,11 @@ class PostProcessor {
 std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& spec, const SpecPlace& place);
 std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& spec, const SpecPlace& place);
 std::unique_ptr<TokenModel> make_token_model(const nlohmann::json& spec, const SpecPlace& place);
-// Needs the vocabulary (model and added tokens) for special tokens named by content only.
+// A token's id in the vocabulary (model and added tokens), for special tokens named by content only.
 using TokenLookup = std::function<std::optional<int64_t>(std::string_view)>;
+// `vocab_size`: the tokenizer's ids (model and added tokens) are below it; a special token's id at
+// or past it is an Error naming the part and the id.
 std::unique_ptr<PostProcessor> make_post_processor(const nlohmann::json& spec, const SpecPlace& place,
-                                                   const TokenLookup& lookup);
+                                                   int64_t vocab_size);
 
 }  // namespace attnviz

@@ -4,7 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/io/json.hpp"
 #include "pipeline_tokenizer.hpp"
 #include "spec_fields.hpp"
@@ -40,6 +43,27 @@ std::vector<AddedToken> read_added_tokens(const nlohmann::json& json, const Spec
     tokens.push_back(std::move(token));
   }
   return tokens;
+}
+
+// An added token and the model's vocabulary must agree: one text, one id (tokenizers would give the
+// model's id to a token the model has, whatever added_tokens writes). Returns the ids' bound: the
+// model's ids and the added tokens'.
+int64_t check_added_tokens(const std::vector<AddedToken>& added, const TokenModel& model, const SpecPlace& place) {
+  int64_t size = model.vocab_size();
+  for (size_t i = 0; i < added.size(); ++i) {
+    const AddedToken& token = added[i];
+    const SpecPlace at = place.at("added_tokens").at(i).at("id");
+    if (const auto id = model.token_to_id(token.content); id && *id != token.id) {
+      at.fail(fmt::format("'{}' has id {} here but {} in the model's vocabulary", printable_text(token.content),
+                          token.id, *id));
+    }
+    if (const auto text = model.id_to_token(token.id); text && *text != token.content) {
+      at.fail(fmt::format("id {} is '{}' here but '{}' in the model's vocabulary", token.id,
+                          printable_text(token.content), printable_text(*text)));
+    }
+    size = std::max(size, token.id + 1);
+  }
+  return size;
 }
 
 bool has_type(const nlohmann::json& part, std::string_view type) {
@@ -120,6 +144,7 @@ std::unique_ptr<Tokenizer> read_tokenizer_json(const fs::path& file) {
   if (model == nullptr) root.at("model").fail("missing");
   parts.model = make_token_model(*model, root.at("model"));
 
+  const int64_t vocab_size = check_added_tokens(parts.added_tokens, *parts.model, root);
   const TokenModel& vocabulary = *parts.model;
   const std::vector<AddedToken> added = parts.added_tokens;
   const TokenLookup lookup = [&vocabulary, added](std::string_view token) -> std::optional<int64_t> {
@@ -129,6 +154,8 @@ std::unique_ptr<Tokenizer> read_tokenizer_json(const fs::path& file) {
     return vocabulary.token_to_id(token);
   };
   const TokenizerConfig config = read_tokenizer_config(file.parent_path());
+  // The BOS token --bos always adds: transformers' bos_token, when the vocabulary holds it.
+  if (const std::optional<std::string> bos = config.token("bos_token")) parts.bos = lookup(*bos);
   if (std::optional<nlohmann::json> rebuilt = llama_template(config)) {
     // The ids of the special tokens come from the vocabulary, as transformers looks them up.
     for (auto& [name, entry] : (*rebuilt)["special_tokens"].items()) {
@@ -140,9 +167,9 @@ std::unique_ptr<Tokenizer> read_tokenizer_json(const fs::path& file) {
       entry["ids"].push_back(static_cast<uint64_t>(*id));
     }
     const SpecContext config_ctx{config.path.string() + " (add_bos_token, add_eos_token)"};
-    parts.post_processor = make_post_processor(*rebuilt, SpecPlace{config_ctx, "post_processor"}, lookup);
+    parts.post_processor = make_post_processor(*rebuilt, SpecPlace{config_ctx, "post_processor"}, vocab_size);
   } else if (const auto* spec = part_of(json, "post_processor")) {
-    parts.post_processor = make_post_processor(*spec, root.at("post_processor"), lookup);
+    parts.post_processor = make_post_processor(*spec, root.at("post_processor"), vocab_size);
   }
   // "truncation" and "padding" are not applied: transformers turns them off unless a call asks
   // for them, and attnviz shows every token. The "decoder" only turns ids back into text.

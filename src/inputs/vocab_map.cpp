@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "attnviz/core/unicode.hpp"
 #include "spec_fields.hpp"
 
@@ -11,6 +13,7 @@ namespace attnviz {
 
 bool VocabMap::add(std::string token, int64_t id) {
   if (!tokens_.emplace(id, token).second) return false;
+  longest_ = std::max(longest_, token.size());
   ids_[std::move(token)] = id;
   max_id_ = std::max(max_id_, id);
   return true;

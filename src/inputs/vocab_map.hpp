@@ -21,6 +21,7 @@ class VocabMap {
   std::optional<std::string> token(int64_t id) const;
   int64_t size() const { return max_id_ + 1; }  // the largest id + 1
   size_t count() const { return ids_.size(); }
+  size_t longest() const { return longest_; }  // bytes of the longest token
 
  private:
   struct Hash {
@@ -30,6 +31,7 @@ class VocabMap {
   std::unordered_map<std::string, int64_t, Hash, std::equal_to<>> ids_;
   std::unordered_map<int64_t, std::string> tokens_;
   int64_t max_id_ = -1;
+  size_t longest_ = 0;
 };
 
 // {"token": id, …}: ids non-negative integers below 2^31, each id once; an Error naming the place.

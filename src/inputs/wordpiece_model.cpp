@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "pipeline_parts.hpp"
@@ -42,8 +44,10 @@ class WordPieceModel final : public TokenModel {
     const size_t first = out.size();
     std::string candidate;
     for (size_t start = 0; start < text.size();) {
-      // The longest piece from `start` the vocabulary has, shortening one character at a time.
-      size_t end = text.size();
+      // The longest piece from `start` the vocabulary has, shortening one character at a time; none
+      // is longer than the longest token, so the search starts there (a 200 kB word is not tried whole
+      // at every start, which took minutes).
+      size_t end = first_end(text, start);
       std::optional<int64_t> id;
       for (; end > start; end -= last_char_length(text.substr(start, end - start))) {
         candidate.assign(start > 0 ? prefix_ : std::string());
@@ -58,6 +62,16 @@ class WordPieceModel final : public TokenModel {
       out.push_back({*id, candidate, word.origin[start], word.origin[end]});
       start = end;
     }
+  }
+
+  // Where the candidates from `start` begin: the end of the text, or of the longest piece the
+  // vocabulary could hold there (at a character boundary).
+  size_t first_end(std::string_view text, size_t start) const {
+    const size_t prefix = start > 0 ? prefix_.size() : 0;
+    if (vocab_.longest() <= prefix) return start;
+    size_t end = std::min(text.size(), start + (vocab_.longest() - prefix));
+    while (end > start && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    return end;
   }
 
   std::optional<int64_t> token_to_id(std::string_view token) const override {

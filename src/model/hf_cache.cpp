@@ -111,8 +111,17 @@ std::optional<std::string> read_ref(const fs::path& repo_dir, const std::string&
   const fs::path file = repo_dir / "refs" / revision;
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return std::nullopt;
+  // A commit hash is at most 128 bytes, with a line end: read one byte past that bound, never the
+  // whole file (a hostile cache's refs/main may be gigabytes).
+  constexpr size_t k_max_ref_bytes = 130;
   std::ifstream in(file, std::ios::binary);
-  std::string commit((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string commit(k_max_ref_bytes + 1, '\0');
+  in.read(commit.data(), static_cast<std::streamsize>(commit.size()));
+  commit.resize(static_cast<size_t>(in.gcount()));
+  if (commit.size() > k_max_ref_bytes) {
+    throw Error(fmt::format("{}: more than {} bytes; expected a commit hash (at most 128 characters and a line end)",
+                            file.string(), k_max_ref_bytes));
+  }
   while (!commit.empty() && (commit.back() == '\n' || commit.back() == '\r' || commit.back() == ' ')) commit.pop_back();
   if (commit.empty() || commit.size() > 128 || !is_revision(commit) || commit.find('/') != std::string::npos) {
     throw Error(fmt::format("{}: expected a commit hash, found '{}'", file.string(), printable_text(commit)));

@@ -22,6 +22,7 @@ struct TextTools {
   std::unique_ptr<Tokenizer> tokenizer;  // null when the folder has none attnviz reads
   std::filesystem::path tokenizer_dir;   // where it was looked for, for messages
   bool add_special = true;               // the special tokens the tokenizer's post-processor adds
+  BosMode bos = BosMode::automatic;      // --bos
   std::vector<std::string> notes;        // for stderr: a tokenizer that could only have labelled --ids
 };
 
@@ -35,7 +36,8 @@ Vocabulary vocabulary_of(const Model& model);
 
 // The tokenizer in `dir` (--tokenizer) or the model's folder, read as `use` needs it; the
 // vocabulary when the model has an embedding table.
-TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use, bool add_special);
+TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use, bool add_special,
+                        BosMode bos = BosMode::automatic);
 
 // Texts attnviz tokenizes are at most this long: a longer one makes more tokens than any map shows.
 inline constexpr size_t k_max_text_bytes = 8u << 20;

@@ -39,6 +39,7 @@ struct InputArgs {
   SequenceFlags target, source;
   std::string tokenizer;         // --tokenizer DIR (default: the model's folder)
   bool no_special_tokens = false;
+  std::string bos = "auto";      // --bos auto|always|never
   bool no_positions = false;     // --no-positions: the model without its positional encoding
   ModelFlags model_flags;  // --heads, --layout, … (what the file may lack)
   bool causal = false;
@@ -92,8 +93,8 @@ struct RunArgs {
 // Registers run's output flags (tables, figures, --save, colours, …) on a subcommand.
 void add_run_output_flags(CLI::App& cmd, RunArgs& args);
 
-// --tokenizer DIR and --no-special-tokens (run, stats, check, tokenize).
-void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens);
+// --tokenizer DIR, --no-special-tokens and --bos (run, stats, check, tokenize).
+void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens, std::string& bos);
 
 // The help of a --text-file flag: `what`, and that one final newline is dropped (read_text_input).
 std::string text_file_help(const std::string& what);
