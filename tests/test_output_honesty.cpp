@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/io/json_write.hpp"
 #include "attnviz/io/npy.hpp"
