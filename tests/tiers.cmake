@@ -34,5 +34,5 @@ set(ATTNVIZ_TIER_reference
   test_tokenizer_gpt2 test_tokenizer_hf_reference test_unigram
 )
 set(ATTNVIZ_TIER_slow
-  test_gguf_tokenizer test_init_gguf test_tokenizer_references
+  test_gguf_tokenizer test_init_gguf test_tokenizer_references test_normalizer_bounds
 )
