@@ -141,9 +141,16 @@ TEST_CASE("families: layout traits the weights contradict, and bad layout-file f
                                 "(decoder) has cross-attention"), cross);
 }
 
-TEST_CASE("families: seed 002's single head is a layout field, not a test of the layout's name") {
-  CHECK(layout_by_name("seed002").default_heads == 1);
-  CHECK(layout_by_name("seed000").default_heads == 0);  // the others must be told
+TEST_CASE("families: fused-qkv's single head is a layout field, not a test of the layout's name") {
+  CHECK(layout_by_name("fused-qkv").default_heads == 1);
+  CHECK(layout_by_name("qkv-linears").default_heads == 0);  // the others must be told
+}
+
+TEST_CASE("families: the tutorial layouts' older names select the same layouts, under their new names") {
+  CHECK(layout_by_name("seed000").name == "qkv-linears");
+  CHECK(layout_by_name("seed001").name == "annotated-transformer");
+  CHECK(layout_by_name("seed002").name == "fused-qkv");
+  CHECK_THROWS_AS(layout_by_name("seed003"), Error);
 }
 
 TEST_CASE("families: a layout file alone gives rope_theta, partial_rotary_factor, tied_embeddings, default_heads") {

@@ -42,15 +42,16 @@ std::string gguf_error_without(const char* fixture, const char* arch, const std:
 }
 
 // A copy of a Hugging Face fixture folder (every file) whose model.safetensors lacks the tensor `drop`
-// (and the integer buffers no role reads, such as BERT's position_ids: the copy is float32).
-void copy_without(const fs::path& from, const fs::path& to, const std::string& drop) {
+// (and the integer buffers no role reads, such as BERT's position_ids: the copy is float32), and has a
+// 4-element tensor `add` when one is named.
+void copy_without(const fs::path& from, const fs::path& to, const std::string& drop, const std::string& add = "") {
   for (const auto& entry : fs::directory_iterator(from)) {
     if (entry.path().filename() != "model.safetensors") fs::copy_file(entry.path(), to / entry.path().filename());
   }
   const SafetensorsFile st = SafetensorsFile::open(from / "model.safetensors");
   std::vector<Tensor> kept;
   std::vector<std::string> names;
-  bool dropped = false;
+  bool dropped = drop.empty();
   for (const auto& info : st.tensors()) {
     dropped |= info.name == drop;
     if (info.name == drop || info.dtype == "I64") continue;
@@ -58,6 +59,10 @@ void copy_without(const fs::path& from, const fs::path& to, const std::string& d
     names.push_back(info.name);
   }
   REQUIRE(dropped);
+  if (!add.empty()) {
+    kept.push_back(Tensor{{4}, std::vector<float>(4, 0.5f)});
+    names.push_back(add);
+  }
   std::vector<TensorView> views;
   for (size_t i = 0; i < kept.size(); ++i) views.push_back({names[i], kept[i].shape, kept[i].data.data()});
   write_safetensors(to / "model.safetensors", views, {});
@@ -128,6 +133,53 @@ TEST_CASE("required tensors: a Hugging Face folder without a tensor its family h
     const std::string msg = error_of([&] { (void)load_model(tmp.path(), {}); }, &code);
     CHECK_MESSAGE(contains(msg, fmt::format("missing tensor '{}' ({})", c.drop, c.role)), msg);
     CHECK_MESSAGE(contains(msg, "model.safetensors"), msg);
+    CHECK(code == 1);
+  }
+}
+
+TEST_CASE("required tensors: a torch decoder without layer 0's cross out_proj is not run as an encoder") {
+  // The decoder is told by layer 0's multihead_attn.out_proj: without it the file looked like an
+  // nn.TransformerEncoder, and its cross-attention and norm3 were silently left out.
+  TempDir tmp;
+  copy_without(k_torch / "torch_decoder", tmp.path(), "layers.0.multihead_attn.out_proj.weight");
+  int code = 0;
+  const std::string msg = error_of([&] { (void)load_model(tmp.path(), {}); }, &code);
+  CHECK_MESSAGE(contains(msg, "belong to no role of layout torch-encoder, so attnviz would ignore them"), msg);
+  CHECK_MESSAGE(contains(msg, "multihead_attn"), msg);
+  CHECK_MESSAGE(contains(msg, "--layout"), msg);
+  CHECK(code == 1);
+  // Named, the decoder's layout says exactly what is missing.
+  ConfigOverrides named;
+  named.layout = "torch-decoder";
+  const std::string told = error_of([&] { (void)load_model(tmp.path(), named); }, &code);
+  CHECK_MESSAGE(contains(told, "missing tensor 'layers.0.multihead_attn.out_proj.weight' (decoder.cross.out.weight"),
+                told);
+}
+
+TEST_CASE("required tensors: a tensor the tutorial and torch layouts do not read is refused, not ignored") {
+  // nn.MultiheadAttention(add_bias_kv=True) stores bias_k and bias_v: attention over one more key.
+  const struct {
+    const char* fixture;
+    const char* extra;
+    const char* layout;
+    int heads;  // for the files without a config.json
+  } k_cases[] = {
+      {"torch_mha_inproj", "bias_k", "torch-mha", 0},
+      {"seed000_mha", "q_norm.weight", "qkv-linears", 4},
+      {"seed001", "linears.4.weight", "annotated-transformer", 4},
+      {"seed002", "attn.proj.bias", "fused-qkv", 1},  // the causal-mask buffer `bias` alone is excused
+      {"torch_transformer", "encoder.layers.0.norm3.weight", "torch-transformer", 0},
+  };
+  for (const auto& c : k_cases) {
+    CAPTURE(std::string(c.extra));
+    TempDir tmp;
+    copy_without(k_torch / c.fixture, tmp.path(), "", c.extra);
+    ConfigOverrides heads;
+    if (c.heads > 0) heads.n_heads = c.heads;
+    int code = 0;
+    const std::string msg = error_of([&] { (void)load_model(tmp.path(), heads); }, &code);
+    CHECK_MESSAGE(contains(msg, fmt::format("belong to no role of layout {}", c.layout)), msg);
+    CHECK_MESSAGE(contains(msg, c.extra), msg);
     CHECK(code == 1);
   }
 }

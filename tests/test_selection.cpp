@@ -132,7 +132,7 @@ TEST_CASE("selection: inspect takes the model flags of run, with their validator
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   CHECK(contains(r.err, "--heads: '0' is not a positive number"));
-  r = run_attnviz("inspect samples/mha --heads 4 --layout seed000");
+  r = run_attnviz("inspect samples/mha --heads 4 --layout qkv-linears");
   CHECK_MESSAGE(r.exit_code == 0, r.err);
   CHECK(contains(r.out, "one attention module, d_model 128, 4 heads"));
   r = run_attnviz("inspect samples/mha --pe-base 0");

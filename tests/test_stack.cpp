@@ -98,7 +98,7 @@ TEST_CASE("stack: without positions an encoder is permutation-equivariant, posit
 
 TEST_CASE("stack: init writes each family's names and load detects its layout") {
   const std::pair<const char*, const char*> cases[] = {
-      {"mha", "seed000"}, {"encoder", "torch-encoder"}, {"decoder", "nanogpt"},
+      {"mha", "qkv-linears"}, {"encoder", "torch-encoder"}, {"decoder", "nanogpt"},
       {"encoder-decoder", "torch-transformer"}, {"gpt2", "gpt2"}, {"bert", "bert"}};
   for (const auto& [arch, layout] : cases) {
     CAPTURE(arch);

@@ -103,7 +103,7 @@ void add_init_command(CLI::App& app) {
   cmd->add_option("--vocab", args->vocab_file,
                   "token file: adds an embedding table with one row per distinct token and vocab.txt "
                   "(bert needs it or --tokenizer)");
-  cmd->add_flag("--no-out-proj", args->no_out_proj, "no output projection (seed 000 SelfAttention)");
+  cmd->add_flag("--no-out-proj", args->no_out_proj, "no output projection (q, k, v only, as a tutorial's SelfAttention)");
   cmd->callback([args] {
     args->options.out_proj = !args->no_out_proj;
     if (!args->vocab_file.empty()) {

@@ -21,6 +21,15 @@ std::vector<std::string> layout_names() {
   return names;
 }
 
+// The older names --layout still accepts, as "old = new".
+std::vector<std::string> layout_aliases() {
+  std::vector<std::string> aliases;
+  for (const auto& l : builtin_layouts()) {
+    if (!l.alias.empty()) aliases.push_back(l.alias + " = " + l.name);
+  }
+  return aliases;
+}
+
 }  // namespace
 
 void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
@@ -28,11 +37,15 @@ void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
       ->check(positive_number());
   // Checked while parsing (exit 2), so every command refuses an unknown name before it reads a file.
   cmd.add_option("--layout", flags.layout,
-                 fmt::format("tensor-name layout: {} (default: detected)", fmt::join(layout_names(), ", ")))
+                 fmt::format("tensor-name layout: {} (default: detected; older names: {})",
+                             fmt::join(layout_names(), ", "), fmt::join(layout_aliases(), ", ")))
       ->check(CLI::Validator(
           [](std::string& name) {
             const auto names = layout_names();
             if (std::find(names.begin(), names.end(), name) != names.end()) return std::string();
+            for (const auto& l : builtin_layouts()) {
+              if (!l.alias.empty() && l.alias == name) return std::string();
+            }
             return fmt::format("unknown layout '{}' (known: {})", name, fmt::join(names, ", "));
           },
           "NAME"));

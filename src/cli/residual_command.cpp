@@ -1,6 +1,6 @@
 // `attnviz residual`: the residual stream around every sublayer — how large the stream is going in
 // and out, what the norm makes of it, how large each sublayer's update is — so pre- and post-norm
-// blocks (seed 003) and the attention / feed-forward shares can be compared layer by layer.
+// blocks and the attention / feed-forward shares can be compared layer by layer.
 #include <fmt/format.h>
 
 #include <iostream>

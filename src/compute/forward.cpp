@@ -165,7 +165,7 @@ class Runner {
 
   // A warning for rows whose keys are all masked (the same in every layer of the stack). PyTorch's
   // answer depends on the fill: masked_fill(mask == 0, -1e9) leaves n_k equal scores, so softmax gives
-  // 1/n_k everywhere (seed 001's trap: it looks like attention); -inf gives 0/0 = NaN.
+  // 1/n_k everywhere (the annotated transformer's -1e9 fill: it looks like attention); -inf gives 0/0 = NaN.
   void check_masked(const std::string& name, const AttentionSetup& s, Eigen::Index n_keys) {
     const int n_q = static_cast<int>(s.query_labels->size()), n_k = static_cast<int>(n_keys);
     const auto rows = fully_masked_rows(*s.mask, n_q, n_k);

@@ -61,35 +61,45 @@ void torch_layer(Roles& r, const std::string& stack, const std::string& p, bool 
   if (cross) require(r, {stack + ".cross.out.weight", stack + ".norm_cross.weight"});
 }
 
-Layout seed000() {
-  Layout l{.name = "seed000", .arch = Arch::mha, .detect = "q.weight"};
+// The attention modules of the tutorials attnviz grew from, by the names their state dicts use.
+// q/k/v/out as four nn.Linear modules named q, k, v, out (the output projection is optional).
+Layout qkv_linears() {
+  Layout l{.name = "qkv-linears", .alias = "seed000", .arch = Arch::mha, .detect = "q.weight",
+           .every_tensor_bound = true};
   for (const char* p : {"q", "k", "v", "out"}) linear(l.roles, std::string("encoder.self.") + p, p);
   add(l.roles, "embed.token", "embed.weight");  // `attnviz init --vocab` adds a table
   return l;
 }
 
-Layout seed001() {
-  Layout l{.name = "seed001", .arch = Arch::mha, .detect = "linears.0.weight"};
+// The Annotated Transformer's MultiHeadedAttention: clones(nn.Linear(d_model, d_model), 4) as linears.0..3.
+Layout annotated_transformer() {
+  Layout l{.name = "annotated-transformer", .alias = "seed001", .arch = Arch::mha, .detect = "linears.0.weight",
+           .every_tensor_bound = true};
   const char* parts[] = {"q", "k", "v", "out"};
   for (int i = 0; i < 4; ++i) linear(l.roles, std::string("encoder.self.") + parts[i], fmt::format("linears.{}", i));
   return l;
 }
 
-Layout seed002() {
-  // NaiveAttention is single-head by construction: a state dict cannot say so.
-  Layout l{.name = "seed002", .arch = Arch::mha, .detect = "attn.weight", .causal = true, .default_heads = 1};
+// A single-head, nanoGPT-style causal self-attention with one fused Linear `attn` for q, k and v; it is
+// single-head by construction, which a state dict cannot say.
+Layout fused_qkv() {
+  Layout l{.name = "fused-qkv", .alias = "seed002", .arch = Arch::mha, .detect = "attn.weight", .causal = true,
+           .default_heads = 1, .every_tensor_bound = true, .buffers = {"bias"}};  // bias: the causal mask
   linear(l.roles, "encoder.self.qkv", "attn");
   return l;
 }
 
 Layout torch_mha() {
-  Layout l{.name = "torch-mha", .arch = Arch::mha, .detect = "out_proj.weight"};
+  Layout l{.name = "torch-mha", .arch = Arch::mha, .detect = "out_proj.weight", .every_tensor_bound = true};
   torch_attention(l.roles, "encoder.self", "");
   return l;
 }
 
 Layout torch_encoder() {
-  Layout l{.name = "torch-encoder", .arch = Arch::encoder, .detect = "layers.{layer}.linear1.weight"};
+  // Every tensor bound: a decoder's file whose layer 0 lacks multihead_attn.out_proj is not run as an
+  // encoder with its cross-attention ignored.
+  Layout l{.name = "torch-encoder", .arch = Arch::encoder, .detect = "layers.{layer}.linear1.weight",
+           .every_tensor_bound = true};
   torch_layer(l.roles, "encoder", "layers.{layer}.", false);
   norm(l.roles, "encoder.final_norm", "norm");  // optional: nn.TransformerEncoder's norm defaults to None
   return l;
@@ -97,7 +107,7 @@ Layout torch_encoder() {
 
 Layout torch_decoder() {
   Layout l{.name = "torch-decoder", .arch = Arch::decoder, .detect = "layers.{layer}.multihead_attn.out_proj.weight",
-           .causal = true, .decoder_cross = true};
+           .causal = true, .decoder_cross = true, .every_tensor_bound = true};
   torch_layer(l.roles, "decoder", "layers.{layer}.", true);
   norm(l.roles, "decoder.final_norm", "norm");  // optional: nn.TransformerDecoder's norm defaults to None
   return l;
@@ -105,7 +115,8 @@ Layout torch_decoder() {
 
 Layout torch_transformer() {
   Layout l{.name = "torch-transformer", .arch = Arch::encoder_decoder,
-           .detect = "decoder.layers.{layer}.multihead_attn.out_proj.weight", .decoder_cross = true};
+           .detect = "decoder.layers.{layer}.multihead_attn.out_proj.weight", .decoder_cross = true,
+           .every_tensor_bound = true};
   torch_layer(l.roles, "encoder", "encoder.layers.{layer}.", false);
   torch_layer(l.roles, "decoder", "decoder.layers.{layer}.", true);
   norm(l.roles, "encoder.final_norm", "encoder.norm");
@@ -172,7 +183,8 @@ Layout llama_family(const std::string& name, const std::string& model_type) {
            .norm_first = true, .norm = NormKind::rms_norm, .ffn = FeedForwardKind::gated,
            .activation = Activation::silu, .layer_norm_eps = 1e-6f, .causal = true,
            .positional = Positional::rotary, .every_tensor_bound = true,
-           .unbound_ok = "rotary_emb.inv_freq", .model_type = model_type};
+           .buffers = {"model.layers.{layer}.self_attn.rotary_emb.inv_freq", "model.rotary_emb.inv_freq"},
+           .model_type = model_type};
   l.prefixes = {"", "language_model."};
   add(l.roles, "embed.token", "model.embed_tokens.weight");
   add(l.roles, "unembed.weight", "lm_head.weight");
@@ -264,15 +276,15 @@ const std::vector<Layout>& builtin_layouts() {
       torch_transformer(), torch_decoder(), torch_encoder(), gpt_family("gpt2", true),
       gpt_family("nanogpt", false), bert(), llama_family("llama", "llama"), mistral(), qwen("qwen2"),
       qwen("qwen3"), gemma("gemma2", "gemma2", SlidingLayers::even),
-      gemma("gemma3", "gemma3_text", SlidingLayers::pattern), phi3(), torch_mha(), seed001(), seed002(),
-      seed000()};
+      gemma("gemma3", "gemma3_text", SlidingLayers::pattern), phi3(), torch_mha(), annotated_transformer(),
+      fused_qkv(), qkv_linears()};
   return layouts;
 }
 
 const Layout& layout_by_name(const std::string& name) {
   std::string known;
   for (const auto& l : builtin_layouts()) {
-    if (l.name == name) return l;
+    if (l.name == name || (!l.alias.empty() && l.alias == name)) return l;
     known += (known.empty() ? "" : ", ") + l.name;
   }
   throw usage_error(fmt::format("--layout {}: unknown layout (known: {})", name, known));

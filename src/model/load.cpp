@@ -259,19 +259,26 @@ void check_every_tensor_bound(const TensorSource& src, const Layout& layout, con
                               int n_layers) {
   if (!layout.every_tensor_bound) return;
   std::set<std::string> bound;
-  for (const auto& r : layout.roles) {
-    for (int l = 0; l < std::max(1, n_layers); ++l) bound.insert(prefix + detail::with_layer(r.pattern, l));
-  }
+  auto bind = [&](const std::string& pattern) {
+    for (int l = 0; l < std::max(1, n_layers); ++l) bound.insert(prefix + detail::with_layer(pattern, l));
+  };
+  for (const auto& r : layout.roles) bind(r.pattern);
+  for (const auto& b : layout.buffers) bind(b);
   std::vector<std::string> extra;
   for (const auto& name : src.names()) {
-    const bool buffer = !layout.unbound_ok.empty() && name.find(layout.unbound_ok) != std::string::npos;
-    if (!bound.count(name) && !buffer) extra.push_back(name);
+    if (!bound.count(name)) extra.push_back(name);
   }
   if (extra.empty()) return;
+  // A family chosen by config.json's model_type may be the wrong one; one chosen by its tensor names
+  // (the torch modules) may be another whose telling tensor is missing from layer 0.
+  const std::string hint = layout.model_type.empty()
+                               ? "is a tensor that tells the right layout missing? name it with --layout or map "
+                                 "the names with --layout-file"
+                               : "is config.json's model_type right?";
   throw Error(fmt::format("{}: {} of the file's tensors belong to no role of layout {}, so attnviz would "
-                          "ignore them: {}{} (is config.json's model_type right?)", src.description(),
-                          count_of(extra.size(), "tensor"), layout.name, printable_text(extra[0]),
-                          extra.size() > 1 ? fmt::format(", {}", printable_text(extra[1])) : ""));
+                          "ignore them: {}{} ({})", src.description(), count_of(extra.size(), "tensor"),
+                          layout.name, printable_text(extra[0]),
+                          extra.size() > 1 ? fmt::format(", {}", printable_text(extra[1])) : "", hint));
 }
 
 }  // namespace

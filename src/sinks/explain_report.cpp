@@ -217,7 +217,7 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     p.matrix("X_kv", t.x_kv, keys, "x");
   }
   const int kv = info.id.kv_head >= 0 ? info.id.kv_head : h;
-  // A fused projection (seed 002's attn, GPT-2's c_attn) computes [Q | K | V] at once and splits it by columns.
+  // A fused projection (fused-qkv's attn, GPT-2's c_attn) computes [Q | K | V] at once and splits it by columns.
   const std::string projection =
       o.fused_qkv_width > 0
           ? fmt::format("one fused Linear makes [Q | K | V] = X·W_qkvᵀ + b_qkv [{0}, {1}], split by columns into "
@@ -278,7 +278,7 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                           t.merged.cols(), nq, t.out.cols()));
     p.matrix("concat", t.merged, queries, "c");
     p.matrix("out", t.out, queries, "o");
-  } else {  // seed 000's SelfAttention / CrossAttention and seed 002 return P·V as it is
+  } else {  // qkv-linears without `out` and fused-qkv return P·V as it is
     p.heading(fmt::format("8. Merge: {} [{}, {}]; the module has no output projection W_O: this is its output",
                           concat, nq, t.merged.cols()));
     p.matrix("out", t.merged, queries, "o");

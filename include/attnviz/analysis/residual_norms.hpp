@@ -1,4 +1,4 @@
-// The residual stream around each sublayer (seed 003's block: x + Sublayer(Norm(x)) or
+// The residual stream around each sublayer (a block as x + Sublayer(Norm(x)) or
 // Norm(x + Sublayer(x))): per sublayer the mean over tokens of ‖x‖ going in, ‖what f read‖ (the
 // norm's output under pre-norm), ‖f's update‖ and ‖x‖ coming out, for `attnviz residual`.
 #pragma once

@@ -6,7 +6,7 @@
 namespace attnviz {
 
 // PE(pos, 2i) = sin(pos / base^(2i/d)), PE(pos, 2i+1) = cos(pos / base^(2i/d)); [n, d].
-// base 10000 in the paper; seed 001's post uses 1000 (`--pe-base` reproduces it).
+// base 10000 in the paper; some tutorials use 1000 (`--pe-base` reproduces it).
 Matrix sinusoidal_encoding(int n, int d, float base);
 
 }  // namespace attnviz

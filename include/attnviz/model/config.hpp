@@ -37,21 +37,21 @@ struct RopeScaling {
 
 struct Config {
   Arch arch = Arch::mha;
-  std::string layout;         // the layout the tensors were bound with (seed000, gpt2, bert, …)
+  std::string layout;         // the layout the tensors were bound with (qkv-linears, gpt2, bert, …)
   int d_model = 0;            // width of the residual stream / of each input vector
   int n_heads = 0;            // query heads; the q and merged-value widths split evenly across them
   int n_kv_heads = 0;         // key/value heads (= n_heads, or fewer: GQA/MQA, each serving n_heads / n_kv_heads)
   int d_qk = 0;               // total query/key width = n_heads · d_k
   int d_v = 0;                // total value width of the merged heads = n_heads · d_head_v
-  bool out_projection = false;  // the attention has W_O (seed 000's SelfAttention and seed 002 do not)
-  bool fused_qkv = false;     // the self-attention's q, k, v are one Linear's rows (seed 002's attn, c_attn, in_proj)
+  bool out_projection = false;  // the attention has W_O (qkv-linears without `out` and fused-qkv do not)
+  bool fused_qkv = false;     // the self-attention's q, k, v are one Linear's rows (fused-qkv's attn, c_attn, in_proj)
   int kdim = 0;               // width of the key input (nn.MultiheadAttention kdim; = d_model)
   int vdim = 0;               // width of the value input (vdim; = d_model)
   int d_ff = 0;               // hidden width of the feed-forward network
   int n_encoder_layers = 0;   // layers of the encoder stack (encoder, encoder_decoder)
   int n_decoder_layers = 0;   // layers of the decoder stack (decoder, encoder_decoder)
   bool decoder_cross = false; // decoder layers attend to a source (nn.TransformerDecoder)
-  bool causal = false;        // the self-attention is always causal (decoders, seed 002)
+  bool causal = false;        // the self-attention is always causal (decoders, fused-qkv)
   bool norm_first = false;    // pre-norm x + f(LN(x)); else post-norm LN(x + f(x))
   NormKind norm = NormKind::layer_norm;
   float layer_norm_eps = 1e-5f;  // eps of every norm of the model (HF layer_norm_eps / rms_norm_eps)

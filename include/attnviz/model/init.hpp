@@ -32,7 +32,7 @@ struct InitOptions {
 };
 
 // Writes dir/model.safetensors (hyperparameters also in its __metadata__) and dir/config.json.
-//  mha: seed 000's q/k/v/out Linear modules;     encoder: nn.TransformerEncoder (sinusoidal positions);
+//  mha: q/k/v/out Linear modules (qkv-linears);  encoder: nn.TransformerEncoder (sinusoidal positions);
 //  decoder: nanoGPT (learned positions, causal);  encoder-decoder: nn.Transformer (sinusoidal);
 //  gpt2: Hugging Face GPT2Model + config.json;    bert: Hugging Face BertModel + config.json;
 //  llama, mistral, qwen2, qwen3, gemma2, phi3: the *ForCausalLM checkpoint and config.json of the family

@@ -45,6 +45,7 @@ enum class SlidingLayers {
 
 struct Layout {
   std::string name{};
+  std::string alias{};  // an older name still accepted by --layout
   Arch arch = Arch::mha;
   std::vector<std::string> prefixes{""};  // tried in order: "transformer.", "bert.", …
   std::string detect{};                    // a pattern (layer 0) whose presence identifies the family
@@ -56,7 +57,7 @@ struct Layout {
   FeedForwardKind ffn = FeedForwardKind::plain;
   Activation activation = Activation::relu;
   float layer_norm_eps = 1e-5f;
-  bool causal = false;         // self-attention is always causal (GPT-2, nanoGPT, seed 002)
+  bool causal = false;         // self-attention is always causal (GPT-2, nanoGPT, fused-qkv)
   bool decoder_cross = false;  // decoder layers have cross-attention
   Positional positional = Positional::none;
   float rope_theta = 10000.0f;          // rotary positions: base of the frequencies
@@ -67,9 +68,10 @@ struct Layout {
   float norm_offset = 0.0f;    // RMSNorm gains are stored as w and applied as (offset + w) (Gemma: 1)
   SlidingLayers sliding = SlidingLayers::none;
   // Every tensor of the file must be bound to a role (a tensor no role reads would be silently
-  // ignored, e.g. a norm of a related family); names matching `unbound_ok` are buffers, not weights.
+  // ignored, e.g. a norm of a related family); `buffers` are the patterns of names that are saved
+  // buffers, not weights (a causal mask, rotary frequencies), and are read by no role.
   bool every_tensor_bound = false;
-  std::string unbound_ok{};  // a substring: "rotary_emb.inv_freq"
+  std::vector<std::string> buffers{};
   std::string model_type{};    // HF config.json "model_type" that selects this layout
   // What the family's transformers config class fills in when config.json leaves a key out.
   std::vector<std::pair<std::string, double>> config_defaults{};

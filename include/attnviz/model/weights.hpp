@@ -30,7 +30,7 @@ struct AttentionWeights {
   Linear q;                   // [Q, D]
   Linear k;                   // [K, kdim]
   Linear v;                   // [W, vdim]
-  std::optional<Linear> out;  // [D, V] (absent in seed 000's SelfAttention and seed 002)
+  std::optional<Linear> out;  // [D, V] (absent in qkv-linears without `out` and in fused-qkv)
   RowVector q_norm;           // [d_k] RMSNorm gain of every q head (Qwen3), or empty
   RowVector k_norm;           // [d_k] RMSNorm gain of every k head, or empty
 };

@@ -21,7 +21,7 @@ struct ExplainOptions {
   std::string model_name;
   // What the model does around the head that the steps must say: q/k normalised per head, and
   // rotary positions (q and k printed after both); q, k and v cut from one fused projection of this
-  // many columns (0: three projections); no W_O after the merge (seed 000's SelfAttention, seed 002).
+  // many columns (0: three projections); no W_O after the merge (qkv-linears without `out`, fused-qkv).
   bool qk_norm = false;
   int rotary_dim = 0;
   int fused_qkv_width = 0;
