@@ -4,6 +4,8 @@
 #include <stb/stb_image.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 #include "attnviz/analysis/non_finite.hpp"
@@ -132,4 +134,18 @@ TEST_CASE("non-finite: coloured text tables paint NaN cells magenta, json writes
   CHECK(contains(text, "48;2;255;0;255m"));
   style.format = TableFormat::json;
   CHECK(contains(render_table("t", v, Mask{}, {"q"}, {"a", "b"}, style), "\"values\":[[0.5,\"nan\"]]"));
+}
+
+TEST_CASE("non-finite: the viewer's stats table gets NaN as \"nan\", not as null (shown as a value that does not apply)") {
+  TempDir dir;
+  make_nan_inputs(dir);
+  const auto r = run_attnviz(nan_run(dir, "run", "--no-heatmap --table none --html " + (dir / "p.html").string()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::ifstream in(dir / "p.html");
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t stats = page.find("\"stats\":{");
+  REQUIRE(stats != std::string::npos);
+  const std::string rows = page.substr(stats, page.find("]}]", stats) - stats);
+  CHECK_MESSAGE(contains(rows, "\"nan\""), rows);  // the NaN row makes every head's mean entropy NaN
+  CHECK_MESSAGE(!contains(rows, "null"), rows);
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/analysis/stats_metrics.hpp"
+#include "attnviz/io/json_write.hpp"
 #include "html_blob.hpp"
 
 namespace attnviz::detail {
@@ -14,8 +15,9 @@ using Json = nlohmann::ordered_json;
 
 std::string hex(const Rgb& c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
 
-// A JSON number, or null for NaN / inf (JSON has neither).
-Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+// A JSON number, or "nan" / "inf" / "-inf" (JSON has neither), as --format json writes them: the
+// stats table shows a NaN as NaN, not as the "–" of a value that does not apply.
+Json number(double v) { return std::isfinite(v) ? Json(v) : Json(non_finite_text(v)); }
 
 Json map_json(const MapRecord& m, size_t index) {
   Json j;

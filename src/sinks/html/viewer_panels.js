@@ -64,6 +64,8 @@ async function drawThumb(c, i) {
 }
 
 // ---- stats table ---------------------------------------------------------------------------
+// A value of the page's JSON: a number, or "nan" / "inf" / "-inf", which JSON has no number for.
+const number = (v) => (v === "nan" ? NaN : v === "inf" ? Infinity : v === "-inf" ? -Infinity : v);
 function drawStats() {
   const table = $("stats-table"), st = meta.stats;
   const head = table.tHead, body = table.tBodies[0];
@@ -81,7 +83,7 @@ function drawStats() {
   const rows = st.rows.map((row) => {
     const r = document.createElement("tr");
     r.dataset.index = row.map;
-    const cells = [shortTitle(maps[row.map]), row.role, ...row.values.map((v) => (v === null ? "–" : fmt(v)))];
+    const cells = [shortTitle(maps[row.map]), row.role, ...row.values.map((v) => (v === null ? "–" : fmt(number(v))))];
     for (const [c, text] of cells.entries()) {
       const td = document.createElement("td");
       td.textContent = text;
@@ -91,7 +93,13 @@ function drawStats() {
     r.addEventListener("click", () => open(row.map));
     return { r, row };
   });
-  const keyOf = (x, c) => (c === 0 ? x.row.map : c === 1 ? x.row.role : x.row.values[c - 2] ?? -Infinity);
+  // NaN sorts below every number, as no value does.
+  const keyOf = (x, c) => {
+    if (c === 0) return x.row.map;
+    if (c === 1) return x.row.role;
+    const v = number(x.row.values[c - 2] ?? -Infinity);
+    return Number.isNaN(v) ? -Infinity : v;
+  };
   function sortBy(c) {
     order = { col: c, desc: order.col === c ? !order.desc : c >= 2 };
     rows.sort((a, b) => {
