@@ -6,7 +6,11 @@ import path from "node:path";
 import {pathToFileURL} from "node:url";
 
 const [modelPath, idsPath] = process.argv.slice(2);
-const nlcDir = process.env.NLC_DIR ?? "/work/tmp/nlc";
+const nlcDir = process.env.NLC_DIR;
+if (!nlcDir) {
+    console.error("llama_cpp_eval.mjs: set NLC_DIR to the npm prefix node-llama-cpp is installed in");
+    process.exit(2);
+}
 const {getLlama, LlamaLogLevel} = await import(pathToFileURL(path.join(nlcDir, "node_modules/node-llama-cpp/dist/index.js")).href);
 const ids = fs.readFileSync(idsPath, "utf8").trim().split(/\s+/).map(Number);
 const llama = await getLlama({gpu: false, logLevel: LlamaLogLevel.error});

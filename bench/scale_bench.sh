@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Issue 13's figures from one command: a GPT-2-small-shaped model (12 layers × 12 heads, d_model 768,
-# vocabulary 50,257, 32,768 positions, F32) timed whole-process for load, run, stats, --png and --save
-# at growing N, beside PyTorch's forward (bench/torch_forward.py) and matplotlib's figures of the same
-# size when /usr/bin/python3 has them. Prints a Markdown table with each target and whether it is met;
-# asserts nothing.
+# attnviz's time and memory at scale against its targets, from one command: a GPT-2-small-shaped
+# model (12 layers × 12 heads, d_model 768, vocabulary 50,257, 32,768 positions, F32) timed
+# whole-process for load, run, stats, --png and --save at growing N, beside PyTorch's forward
+# (bench/torch_forward.py) and matplotlib's figures of the same size when /usr/bin/python3 has them.
+# Prints a Markdown table with each target and whether it is met; asserts nothing.
 #   bench/scale_bench.sh [--long] [--llama] [--no-references | --no-matplotlib] [--readme]
 #     --long           also PyTorch at N = 4,096, N = 16,384 (--png of every head, and stats) and N = 32,768
 #     --llama          also a Llama-3.2-1B-shaped BF16 model at N = 2,048 beside PyTorch (bench/memory_bench.sh's

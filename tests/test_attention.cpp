@@ -202,7 +202,7 @@ TEST_CASE("attention: every row sums to 1 and the causal upper triangle is exact
     CHECK(c.probs.row(i).sum() == doctest::Approx(1.0).epsilon(1e-5));
     for (int j = i + 1; j < 50; ++j) REQUIRE(c.probs(i, j) == 0.0f);
   }
-  CHECK(c.probs(0, 0) == 1.0f);  // seed 002: row 0 is [1, 0, 0, …]
+  CHECK(c.probs(0, 0) == 1.0f);  // causal: row 0 is [1, 0, 0, …]
 }
 
 TEST_CASE("attention: a row with every key masked is a zero row, never NaN or uniform") {
@@ -218,7 +218,7 @@ TEST_CASE("attention: a row with every key masked is a zero row, never NaN or un
   CHECK(c.probs.allFinite());
   CHECK(fully_masked_rows(m, 4, 4) == std::vector<int>{2});
 
-  Mask all;  // seed 001's mask = zeros: every key of every row masked
+  Mask all;  // torch.zeros, as an annotated-transformer demo passes it: every key of every row masked
   all.matrix = MaskMatrix::Zero(4, 4);
   c = run(out, x, x, x, all, 1.0f, 4);
   CHECK(c.probs.isZero(0.0f));

@@ -136,7 +136,7 @@ TEST_CASE("attention flow: past its token limit it refuses, naming the cost, rol
   const std::string m = "rollout -m tests/fixtures/torch/hf_qwen2 --ids '" + ids + "' --no-heatmap --table none";
   const auto flow = run_attnviz(m + " --flow");  // 130 tokens
   CHECK(flow.exit_code == 2);
-  // refused before the model runs (issue 38): the bound and why
+  // refused before the model runs: the bound and why
   CHECK(contains(flow.err, "--ids: 130 tokens; rollout --flow takes at most 128 (one maximum flow per token pair, "
                            "about L·N⁴ steps)"));
   CHECK(flow.out.empty());

@@ -111,7 +111,7 @@ TEST_CASE("check: window and padding masks: weight on any key outside a row's wi
   CHECK(f[0].worst == doctest::Approx(0.75));
 }
 
-TEST_CASE("check: seed 001's -1e9 fill makes fully masked rows uniform: masked and leaking") {
+TEST_CASE("check: the annotated transformer's -1e9 fill makes fully masked rows uniform: masked and leaking") {
   Mask mask;
   mask.matrix = MaskMatrix::Zero(2, 2);
   Matrix s = Matrix::Constant(2, 2, -1e9f);
@@ -147,7 +147,7 @@ TEST_CASE("check: NaN or Inf in weights or allowed scores is reported per row") 
   CHECK(contains(f[0].message(), "NaN or Inf in query rows 1, 3 (2 of 4): 2 cells"));
 }
 
-TEST_CASE("check cli: seed 001's all-zero mask fails `check` with exit 3, naming every head") {
+TEST_CASE("check cli: the annotated transformer's all-zero mask fails `check` with exit 3, naming every head") {
   const auto r =
       run_attnviz("check -m samples/mha -t - --mask samples/mask_all_zeros.txt", "a b c d");
   CHECK(r.exit_code == 3);

@@ -51,7 +51,7 @@ TEST_CASE("cli: cross-attention maps are target × source") {
   CHECK(file.find("layer0.cross.probs")->shape == std::vector<int64_t>{4, 8, 10});
 }
 
-TEST_CASE("cli: seed 001's all-zero mask is reported, and the rows are zero, not uniform") {
+TEST_CASE("cli: the annotated transformer's all-zero mask is reported, and the rows are zero, not uniform") {
   TempDir dir;
   const auto r = run_attnviz("run -m samples/mha -t - --mask samples/mask_all_zeros.txt --no-heatmap --save " +
                                  (dir / "m.safetensors").string(), "a b c d");

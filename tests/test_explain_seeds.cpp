@@ -1,9 +1,10 @@
-// attnviz explain on the seed lecture notes' own modules at the notes' own shapes: seed 000's
-// SelfAttention(128, 64, 64), MultiHeadAttention(512, 8 heads, 512, 512) and CrossAttention(128, 64, 64),
-// and seed 002's NaiveAttention(n_embd=4, block_size=5). Every step explain prints (X, Q, K, V per head,
-// Q·Kᵀ, the scale, the masked scores, the softmax weights, P·V, the merge and the output) must equal
-// what the note's own PyTorch forward computed (tests/fixtures/seeds/make_seed_models.py, reference.json);
-// no expected value here comes from attnviz.
+// attnviz explain on tutorial attention modules at the tutorials' own shapes: with separate q/k/v
+// Linears, SelfAttention(128, 64, 64) and CrossAttention(128, 64, 64) (no output projection) and
+// MultiHeadAttention(512, 8 heads, 512, 512) (an out Linear); and the nanoGPT-style causal
+// NaiveAttention(n_embd=4, block_size=5) with one fused `attn` Linear. Every step explain prints
+// (X, Q, K, V per head, Q·Kᵀ, the scale, the masked scores, the softmax weights, P·V, the merge and
+// the output) must equal what the module's own PyTorch forward computed
+// (tests/fixtures/seeds/make_seed_models.py, reference.json); no expected value here comes from attnviz.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -88,7 +89,7 @@ double check_case(const std::string& name, const std::string& mask) {
 
 }  // namespace
 
-TEST_CASE("explain seeds: seed 000's SelfAttention, every head of its MultiHeadAttention and its CrossAttention equal torch") {
+TEST_CASE("explain tutorial modules: SelfAttention, every head of MultiHeadAttention and CrossAttention equal torch") {
   CHECK(check_case("seed000_self", "none") < 1e-5);
   CHECK(check_case("seed000_mha", "none") < 1e-5);
   CHECK(check_case("seed000_cross", "none") < 1e-5);
@@ -100,7 +101,8 @@ TEST_CASE("explain seeds: seed 000's SelfAttention, every head of its MultiHeadA
   CHECK(got.at("x_kv").size() == 10);
 }
 
-TEST_CASE("explain seeds: seed 002's NaiveAttention equals torch, and its attention matrix is what the note prints") {
+TEST_CASE("explain tutorial modules: the causal NaiveAttention equals torch; row 0 is [1, 0, 0, 0, 0], rows sum to 1, "
+          "zeros above the diagonal") {
   CHECK(check_case("seed002", "causal") < 1e-5);
   const json got = explain_json(reference().at("seed002"), 0);
   const json p = got.at("probs"), s = got.at("scores");
@@ -123,9 +125,9 @@ TEST_CASE("explain seeds: seed 002's NaiveAttention equals torch, and its attent
   }
 }
 
-TEST_CASE("explain seeds: the text names each step as the notes write it, at their shapes") {
+TEST_CASE("explain tutorial modules: the text names each step as the modules compute it, at their shapes") {
   const json& ref = reference();
-  // Seed 002: one fused Linear split into q, k, v; 1/sqrt(k.size(-1)); masked_fill −inf; no W_O.
+  // NaiveAttention: one fused Linear split into q, k, v; 1/sqrt(k.size(-1)); masked_fill −inf; no W_O.
   const auto naive = run_attnviz("explain" + case_args(ref.at("seed002")) + " --head 0");
   REQUIRE_MESSAGE(naive.exit_code == 0, naive.err);
   size_t at = 0;
@@ -141,7 +143,7 @@ TEST_CASE("explain seeds: the text names each step as the notes write it, at the
     at = found;
   }
   CHECK(!contains(naive.out, "then the output projection W_O"));
-  // Seed 000's MultiHeadAttention: view(batch, seq, heads, 64).transpose(1, 2), sqrt(64), Concat, out.
+  // MultiHeadAttention: view(batch, seq, heads, 64).transpose(1, 2), sqrt(64), Concat, out.
   const auto mha = run_attnviz("explain" + case_args(ref.at("seed000_mha")) + " --head 5 --rows 2 --cols 2");
   REQUIRE_MESSAGE(mha.exit_code == 0, mha.err);
   CHECK(contains(mha.out, "Q = X·W_qᵀ + b_q is [10, 8·64]; view(10, 8, 64).transpose makes Q [8, 10, 64], and head 5 "
@@ -149,7 +151,7 @@ TEST_CASE("explain seeds: the text names each step as the notes write it, at the
   CHECK(contains(mha.out, "4. Scale: × 0.125 = 1/√64"));
   CHECK(contains(mha.out, "8. Merge: Concat(O_0, …, O_7) (transpose back, view) [10, 512], then the output projection "
                           "W_O → [10, 512]"));
-  // Seed 000's SelfAttention and CrossAttention have no out Linear: P·V is the output.
+  // SelfAttention and CrossAttention have no out Linear: P·V is the output.
   const auto self = run_attnviz("explain" + case_args(ref.at("seed000_self")) + " --head 0 --rows 2 --cols 2");
   REQUIRE_MESSAGE(self.exit_code == 0, self.err);
   CHECK(contains(self.out, "10 queries × 10 keys · input width 128 · 1 head of d_k 64, d_v 64 · mask: none"));

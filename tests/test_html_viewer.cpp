@@ -1,6 +1,7 @@
 // --html: the page's data read back as a browser would (base64 → zlib → byte planes → float16) and
-// compared with hand-made maps, torch's numbers for seed 000's module, and what a page must never do
-// (load a URL, let a token close its script). The page running in chromium: tests/browser/.
+// compared with hand-made maps, torch's numbers for an 8-head MultiHeadAttention, and what a page
+// must never do (load a URL, let a token close its script). The page running in chromium:
+// tests/browser/.
 #include <doctest/doctest.h>
 #include <libdeflate.h>
 
@@ -314,7 +315,7 @@ TEST_CASE("html: a long map is stored mean- and max-pooled to 3 digits, with eac
   }
 }
 
-TEST_CASE("html: seed 000's MultiHeadAttention, every head's weights and scores are torch's") {
+TEST_CASE("html: a MultiHeadAttention with q/k/v/out Linears, every head's weights and scores are torch's") {
   // The scores as float32 (q·k of near-cancelling terms differs from torch's by ~1e-6), the weights
   // recomputed from them and the stored row log-sum-exp, as the page's tooltip does.
   std::ifstream in("tests/fixtures/seeds/reference.json");

@@ -74,7 +74,8 @@ TEST_CASE("mask file: where the values do not decide, the convention must be giv
   CHECK(contains(bool_err, "--mask-convention keep or --mask-convention block"));
   CHECK(contains(error_of(k_dir + "zeros_f4.npy", MaskConvention::automatic),
                  "every value is 0.0: as a keep mask every key is masked, as an additive mask none is"));
-  // The all-zero integer text file is attnviz's own 0/1 format: every key masked (seed 001's trap).
+  // The all-zero integer text file is attnviz's own 0/1 format: every key masked (the
+  // torch.zeros mask an annotated-transformer demo passes).
   CHECK(read_mask_file(std::string(ATTNVIZ_SOURCE_DIR) + "/samples/mask_all_zeros.txt", 4, 4,
                        MaskConvention::automatic) == MaskMatrix::Zero(4, 4));
   CHECK(read("zeros_f4.npy", MaskConvention::additive) == MaskMatrix::Ones(4, 4));

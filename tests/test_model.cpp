@@ -32,7 +32,7 @@ std::string error_of(const std::function<void()>& f, int* code = nullptr) {
 }
 }  // namespace
 
-TEST_CASE("model: init writes the seed-000 shapes and load reads them back") {
+TEST_CASE("model: init writes q/k/v/out Linear shapes with d_qk != d_v and load reads them back") {
   TempDir dir;
   InitOptions o;
   o.d_model = 128;

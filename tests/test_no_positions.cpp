@@ -1,5 +1,5 @@
 // --no-positions: without its positional encoding a bidirectional model is permutation equivariant
-// (seed 003: shuffle the tokens and every map permutes with them), which its positions break; a
+// (shuffle the tokens and every map permutes with them), which its positions break; a
 // rotary model sees repeated tokens as one; a model without positions is refused the flag.
 #include <doctest/doctest.h>
 

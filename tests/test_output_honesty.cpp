@@ -1,4 +1,4 @@
-// Tests of what attnviz writes being what it says (issue 38's outputs): one JSON document with
+// Tests of what attnviz writes being what it says: one JSON document with
 // --logits, NaN spelled alike in every JSON writer, Markdown and CSV cells that a renderer or a
 // spreadsheet cannot misread, the viewer's script allowed by its hash only, the figures' memory
 // refused up front, the --png line on stderr, diff figures that show masked cells and what changed,

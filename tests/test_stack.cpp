@@ -64,11 +64,12 @@ TEST_CASE("stack: sinusoidal encoding: PE(0) = [0, 1, 0, 1, …], PE(1, 0) = sin
   CHECK(pe(1, 1) == doctest::Approx(std::cos(1.0)));
   // dimension pair i = 1 of d = 4: angle = pos / base^(2/4) = pos / 100
   CHECK(pe(2, 2) == doctest::Approx(std::sin(0.02)));
-  const Matrix pe1000 = sinusoidal_encoding(3, 4, 1000.0f);  // seed 001's log(1000.0)
+  // Some tutorials use log(1000.0) where the paper has 10000.
+  const Matrix pe1000 = sinusoidal_encoding(3, 4, 1000.0f);
   CHECK(pe1000(2, 2) == doctest::Approx(std::sin(2.0 / std::sqrt(1000.0))));
 }
 
-TEST_CASE("stack: without positions an encoder is permutation-equivariant, positions break it (seed 003)") {
+TEST_CASE("stack: without positions an encoder is permutation-equivariant, positions break it") {
   TempDir dir;
   InitOptions o;
   o.arch = "encoder";  // nn.TransformerEncoder with sinusoidal positions added to token embeddings

@@ -98,7 +98,8 @@ void StatsCollector::begin_map(const MapInfo& info) {
 }
 
 namespace {
-// Population variance of every component of a head's q or k (what the seeds' sqrt(d_k) argument uses).
+// Population variance of every component of a head's q or k (what the sqrt(d_k) argument is about:
+// unit-variance components give q·k a variance of d_k).
 float component_variance(ConstMatrixRef m) {
   const double n = static_cast<double>(m.size());
   if (n == 0) return 0.0f;

@@ -5,10 +5,10 @@ window.attnviz hooks, the tooltip's text) checked with a real pointer.
     test_html_viewer.py ATTNVIZ_BINARY SOURCE_DIR [--screenshot OUT.png]
     test_html_viewer.py --self-test
 
-Case 1: seed000_mha (8 heads, 10 tokens), whose weights and scores torch computed
-(tests/fixtures/seeds/reference.json): the page loads with no console error and no request but its
-own file; a thumbnail click opens a head; the tooltip of real pointer hovers, before and after a zoom,
-shows torch's numbers (to 3 significant digits); hovering a head-view token highlights it;
+Case 1: a MultiHeadAttention with q/k/v/out Linears (8 heads, 10 tokens), whose weights and scores
+torch computed (tests/fixtures/seeds/reference.json): the page loads with no console error and no
+request but its own file; a thumbnail click opens a head; the tooltip of real pointer hovers, before
+and after a zoom, shows torch's numbers (to 3 significant digits); hovering a head-view token highlights it;
 the stats table has a row per head. Case 2: a random GPT-2 at 4,096 tokens: loads within 30 s,
 renders a zoom within 500 ms, and names pooled blocks and masked cells. Case 3: the trained induction
 sample, its induction head's weights against its script's float64 forward (samples/induction/
@@ -224,14 +224,14 @@ def hover_token(b, side, i):
                {"side": side, "index": i}, timeout=3)
 
 
-# --- case 1: seed000_mha against torch ------------------------------------------------------------
-def seed_case(b, binary, source, tmp):
+# --- case 1: an 8-head MultiHeadAttention against torch ------------------------------------------
+def mha_case(b, binary, source, tmp):
     reference = json.loads((source / "tests/fixtures/seeds/reference.json").read_text())["seed000_mha"]
-    html = tmp / "seed000_mha.html"
-    timings["attnviz run --html (seed000_mha)"] = run_attnviz(
+    html = tmp / "mha.html"
+    timings["attnviz run --html (8-head MultiHeadAttention)"] = run_attnviz(
         binary, "run", *reference["args"], "--no-heatmap", "--table", "none", "--html", html, cwd=source)
-    url, timings["load seed000_mha"] = load(b, html)
-    assert_clean(b, url, "seed000_mha after load")
+    url, timings["load 8-head MultiHeadAttention"] = load(b, html)
+    assert_clean(b, url, "8-head MultiHeadAttention after load")
 
     maps = page_maps(b)
     check(len(maps) == reference["heads"], f"attnviz.maps has {len(maps)} maps, the model {reference['heads']} heads")
@@ -275,7 +275,7 @@ def seed_case(b, binary, source, tmp):
     check(indices == list(range(len(maps))), f"#stats-table rows' data-index are {indices}")
     b.click(b.find('#stats-table tbody tr[data-index="5"] > td'))  # its first cell: the row itself may have gaps
     wait_equal("attnviz.current after a stats-table row click", lambda: b.execute("return attnviz.current"), 5)
-    assert_clean(b, url, "seed000_mha after the interactions")
+    assert_clean(b, url, "8-head MultiHeadAttention after the interactions")
 
 
 # --- case 3: the trained induction sample against its script's float64 forward -------------------------
@@ -494,7 +494,7 @@ def main():
             else:
                 binary = str(pathlib.Path(args.attnviz).resolve())
                 source = pathlib.Path(args.source_dir).resolve()
-                seed_case(b, binary, source, tmp)
+                mha_case(b, binary, source, tmp)
                 induction_case(b, binary, source, tmp, args.screenshot)
                 encoder_decoder_case(b, binary, source, tmp)
                 whole_long_case(b, binary, tmp)

@@ -15,10 +15,10 @@ enum class NormKind { layer_norm, rms_norm };  // LayerNorm (Ba et al. 2016) or 
 // plain: down(act(up(x))); gated: down(act(gate(x)) ⊙ up(x)) (GLU variants, Shazeer 2020: SwiGLU with silu).
 enum class FeedForwardKind { plain, gated };
 
-// The shape of the stack. mha: one attention module and nothing else (the seed modules,
-// nn.MultiheadAttention). encoder: self-attention + FFN layers. decoder: causal self-attention +
-// FFN (GPT), with cross-attention over a source when the layers have it (nn.TransformerDecoder).
-// encoder_decoder: both stacks (nn.Transformer).
+// The shape of the stack. mha: one attention module and nothing else (the qkv-linears,
+// annotated-transformer and fused-qkv layouts, nn.MultiheadAttention). encoder: self-attention +
+// FFN layers. decoder: causal self-attention + FFN (GPT), with cross-attention over a source when
+// the layers have it (nn.TransformerDecoder). encoder_decoder: both stacks (nn.Transformer).
 enum class Arch { mha, encoder, decoder, encoder_decoder };
 
 // Rotary frequencies stretched for longer contexts (HF's rope_scaling / rope_parameters):

@@ -1,4 +1,4 @@
-// `attnviz explain`: one head's attention written out step by step as the lecture notes write it —
+// `attnviz explain`: one head's attention written out step by step as tutorials write it —
 // X, the projections and the head split, QKᵀ, the scale and why, the mask, the softmax row by row,
 // P·V, the merge and W_O — with the run's own numbers; and for a chosen cell (i, j) the dot product
 // q_i·k_j term by term through to its weight.
