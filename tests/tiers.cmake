@@ -20,7 +20,7 @@ set(ATTNVIZ_TIER_cli
   test_check test_cli test_cli_hostile test_cli_messages test_init_families test_inputs_cli
   test_inspect_gguf test_mask_file test_non_finite test_ollama test_output_places test_render_cli
   test_signal_cleanup test_startup test_stats test_trained_induction test_init_vocabulary
-  test_input_bounds test_input_messages test_reports_r2 test_required_tensors test_save_tokens
+  test_input_bounds test_input_messages test_report_wording test_required_tensors test_save_tokens
   test_selection_lists test_output_honesty
 )
 set(ATTNVIZ_TIER_reference

@@ -1,3 +1,4 @@
+// The --html page's data blocks: byte planes compressed by libdeflate, base64-encoded.
 #include "html_blob.hpp"
 
 #include <libdeflate.h>

@@ -1,3 +1,4 @@
+// The --html page around its data: the facts as one JSON block, the markup, style and script.
 #include "html_page.hpp"
 
 #include <fmt/format.h>

@@ -30,7 +30,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("reports r2: heads JSON has stack on every head, \"\" for a model of one stack") {
+TEST_CASE("report wording: heads JSON has stack on every head, \"\" for a model of one stack") {
   const auto r = run_attnviz("heads -m samples/mha -t samples/english.txt --format json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto j = nlohmann::json::parse(r.out);
@@ -38,7 +38,7 @@ TEST_CASE("reports r2: heads JSON has stack on every head, \"\" for a model of o
   for (const auto& h : j["heads"]) CHECK(h.at("stack") == "");
 }
 
-TEST_CASE("reports r2: the all-masked warning says what PyTorch computes with -1e9 and with -inf, and why not") {
+TEST_CASE("report wording: the all-masked warning says what PyTorch computes with -1e9 and with -inf, and why not") {
   const auto r = run_attnviz("run -m samples/mha -t - --mask samples/mask_all_zeros.txt --no-heatmap --table none",
                              "a b c d");
   REQUIRE(r.exit_code == 0);
@@ -50,7 +50,7 @@ TEST_CASE("reports r2: the all-masked warning says what PyTorch computes with -1
                 r.err);
 }
 
-TEST_CASE("reports r2: explain's var(q·k) is over the allowed cells of the rows with a choice, as stats's") {
+TEST_CASE("report wording: explain's var(q·k) is over the allowed cells of the rows with a choice, as stats's") {
   const std::string head = " -m samples/mha -t samples/english.txt --causal --head 1";
   const auto json = run_attnviz("explain" + head + " --format json");
   REQUIRE_MESSAGE(json.exit_code == 0, json.err);
@@ -100,7 +100,7 @@ std::pair<std::string, std::string> readme_command(std::string line, const TempD
 
 }  // namespace
 
-TEST_CASE("reports r2: the README's 30-second example prints what the README shows") {
+TEST_CASE("report wording: the README's 30-second example prints what the README shows") {
   const auto readme = lines_of(slurp(std::string(ATTNVIZ_SOURCE_DIR) + "/README.md"));
   size_t at = 0;
   while (at < readme.size() && readme[at] != "```console") ++at;
