@@ -33,7 +33,8 @@ Matrix make_map(int n, int h) {
   return p;
 }
 
-double run(const std::filesystem::path& dir, int n, FigureFormat format, int threads, const std::vector<Matrix>& maps) {
+double run(const std::filesystem::path& dir, int n, FigureFormat format, int threads,
+           const std::vector<Matrix>& maps) {
   std::filesystem::remove_all(dir);
   Mask mask;
   mask.causal = true;
@@ -75,9 +76,13 @@ int main(int argc, char** argv) {
       const double t = run(dir, n, format, threads, maps);
       uintmax_t bytes = 0;
       for (const auto& f : std::filesystem::directory_iterator(dir)) bytes += f.file_size();
-      fmt::print("attnviz {} figures (+ grid, mask), {} heads at N={}, {} thread(s): {:.2f} s ({:.1f} ms/head), "
-                 "{:.1f} MB\n", figure_extension(format).substr(1), k_layers * k_heads, n,
-                 threads == 0 ? "hardware_concurrency" : "1", t, 1000.0 * t / (k_layers * k_heads), bytes / 1e6);
+      fmt::print(
+          "attnviz {} figures (+ grid, mask), {} heads at N={}, {} thread(s): {:.2f} s ({:.1f} "
+          "ms/head), "
+          "{:.1f} MB\n",
+          figure_extension(format).substr(1), k_layers * k_heads, n,
+          threads == 0 ? "hardware_concurrency" : "1", t, 1000.0 * t / (k_layers * k_heads),
+          bytes / 1e6);
     }
   }
   return 0;

@@ -70,9 +70,11 @@ int main(int argc, char** argv) {
     }
     std::sort(times.begin(), times.end());
     const double median = times[times.size() / 2];
-    fmt::print("{}: {:.2f} MB, {} pieces; load {:.2f} s; first encode {:.1f} MB/s; median of {} {:.1f} MB/s; "
-               "peak RSS {:.0f} MiB\n",
-               dir.filename().string(), mb, pieces, load, mb / first, runs, mb / median, peak_rss_mib());
+    fmt::print(
+        "{}: {:.2f} MB, {} pieces; load {:.2f} s; first encode {:.1f} MB/s; median of {} {:.1f} "
+        "MB/s; "
+        "peak RSS {:.0f} MiB\n",
+        dir.filename().string(), mb, pieces, load, mb / first, runs, mb / median, peak_rss_mib());
     return 0;
   } catch (const std::exception& e) {
     fmt::print(stderr, "tokenize_bench: {}\n", e.what());

@@ -28,12 +28,16 @@ const attnviz::Tokenizer& tokenizer() {
     for (int b = 0; b < 324; ++b) {
       const char32_t cp = static_cast<char32_t>(b);
       // The alphabet: the printable bytes as themselves and U+0100..U+0143 for the other 68.
-      const bool in_alphabet = (cp >= '!' && cp <= '~') || (cp >= 0xA1 && cp <= 0xAC) || (cp >= 0xAE && cp <= 0xFF) || cp >= 256;
+      const bool in_alphabet = (cp >= '!' && cp <= '~') || (cp >= 0xA1 && cp <= 0xAC) ||
+                               (cp >= 0xAE && cp <= 0xFF) || cp >= 256;
       if (!in_alphabet) continue;
       std::string token;
-      if (cp == '"' || cp == '\\') token = std::string("\\") + static_cast<char>(cp);
-      else if (cp < 0x80) token = std::string(1, static_cast<char>(cp));
-      else token = {static_cast<char>(0xC0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3F))};
+      if (cp == '"' || cp == '\\')
+        token = std::string("\\") + static_cast<char>(cp);
+      else if (cp < 0x80)
+        token = std::string(1, static_cast<char>(cp));
+      else
+        token = {static_cast<char>(0xC0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3F))};
       add(token);
     }
     for (const char* m : {"Ġ t", "Ġ a", "h e", "Ġt he", "e r", "Ġ Ġ", "ĠĠ ĠĠ", "æ Ī"}) {
@@ -53,7 +57,8 @@ const attnviz::Tokenizer& tokenizer() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const attnviz::Tokenizer& t = tokenizer();  // outside the try: a vocabulary that fails to load is a bug here
+  const attnviz::Tokenizer& t =
+      tokenizer();  // outside the try: a vocabulary that fails to load is a bug here
   try {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     for (const auto& piece : t.encode(text, false)) {

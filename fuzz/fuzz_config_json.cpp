@@ -1,13 +1,14 @@
 // Fuzzes config.json: read beside a small valid model.safetensors by ConfigSources, then asked for
 // the hyperparameters load_model asks for (integers, numbers, booleans, text, model_type) and the
-// attention settings (rope scaling, sliding layers under each family rule, soft-caps, refused fields).
+// attention settings (rope scaling, sliding layers under each family rule, soft-caps, refused
+// fields).
 #include <cstddef>
 #include <cstdint>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/model/layout.hpp"
 #include "attnviz/model/tensor_source.hpp"
 #include "fuzz_input.hpp"
-#include "attnviz/model/layout.hpp"
 #include "model/attention_config.hpp"
 #include "model/config_sources.hpp"
 

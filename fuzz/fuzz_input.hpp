@@ -15,8 +15,8 @@
 
 namespace attnviz::fuzz {
 
-// The folder: under $ATTNVIZ_FUZZ_DIR when set (scripts/fuzz.sh gives one it removes afterwards, for
-// the exits that run no handler: a crash, a -timeout or Ctrl-C end in _Exit), else /dev/shm.
+// The folder: under $ATTNVIZ_FUZZ_DIR when set (scripts/fuzz.sh gives one it removes afterwards,
+// for the exits that run no handler: a crash, a -timeout or Ctrl-C end in _Exit), else /dev/shm.
 inline const std::filesystem::path& work_dir() {
   // A pointer, never destroyed: a static path would be destroyed at exit before the handler below
   // (registered before the static's destructor, so run after it) reads it, and the folder stayed
@@ -25,10 +25,11 @@ inline const std::filesystem::path& work_dir() {
     // In memory when possible: on disk, writing the input each run cut the speed tenfold.
     std::error_code ec;
     const char* given = std::getenv("ATTNVIZ_FUZZ_DIR");
-    const auto base = given != nullptr && *given != '\0' ? std::filesystem::path(given)
-                      : std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0
-                          ? std::filesystem::path("/dev/shm")
-                          : std::filesystem::temp_directory_path();
+    const auto base =
+        given != nullptr && *given != '\0' ? std::filesystem::path(given)
+        : std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0
+            ? std::filesystem::path("/dev/shm")
+            : std::filesystem::temp_directory_path();
     auto* d = new std::filesystem::path(base / ("attnviz-fuzz-" + std::to_string(::getpid())));
     std::filesystem::create_directories(*d);
     std::atexit([] {

@@ -1,4 +1,5 @@
-// Fuzzes what `merge` and `--batch` read: an --items file of heads or stats (header, then item lines) and a
+// Fuzzes what `merge` and `--batch` read: an --items file of heads or stats (header, then item
+// lines) and a
 // --batch line's input object.
 #include <cstddef>
 #include <cstdint>
@@ -6,9 +7,9 @@
 #include <sstream>
 #include <string>
 
-#include "attnviz/core/error.hpp"
 #include "../src/cli/batch_input.hpp"
 #include "../src/cli/batch_items.hpp"
+#include "attnviz/core/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

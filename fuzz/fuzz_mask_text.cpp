@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/inputs/mask_file.hpp"
 #include "fuzz_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

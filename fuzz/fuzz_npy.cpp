@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/io/npy.hpp"
 #include "fuzz_input.hpp"
 #include "io/npy_header.hpp"

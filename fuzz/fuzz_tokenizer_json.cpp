@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   const size_t nul = input.find('\0');
   const std::string_view json = input.substr(0, nul);
-  const std::string_view text = nul == std::string_view::npos ? std::string_view("Hello world") : input.substr(nul + 1);
+  const std::string_view text =
+      nul == std::string_view::npos ? std::string_view("Hello world") : input.substr(nul + 1);
   if (attnviz::find_invalid_utf8(text)) return 0;
   std::filesystem::create_directories(attnviz::fuzz::work_dir() / "tok");
   const auto path = attnviz::fuzz::write_input("tok/tokenizer.json", data, json.size());

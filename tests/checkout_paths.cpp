@@ -2,6 +2,10 @@
 #include "checkout_paths.hpp"
 
 namespace attnviz::test {
-const char* source_dir() { return ATTNVIZ_TEST_SOURCE_DIR; }
-const char* binary_path() { return ATTNVIZ_TEST_BINARY; }
+const char* source_dir() {
+  return ATTNVIZ_TEST_SOURCE_DIR;
+}
+const char* binary_path() {
+  return ATTNVIZ_TEST_BINARY;
+}
 }  // namespace attnviz::test

@@ -1,6 +1,7 @@
 // Where the tests find the source tree and the attnviz binary. Every test file gets this header
-// first (CMake's -include), so ATTNVIZ_SOURCE_DIR and ATTNVIZ_BINARY are calls, not string literals:
-// the tests' object files do not depend on the checkout's path, and ccache shares them between clones.
+// first (CMake's -include), so ATTNVIZ_SOURCE_DIR and ATTNVIZ_BINARY are calls, not string
+// literals: the tests' object files do not depend on the checkout's path, and ccache shares them
+// between clones.
 #pragma once
 
 namespace attnviz::test {

@@ -1,4 +1,5 @@
-// Feeding a hand-made map to a sink the way forward() does: begin_map, row blocks in order, end_map.
+// Feeding a hand-made map to a sink the way forward() does: begin_map, row blocks in order,
+// end_map.
 #pragma once
 
 #include <algorithm>

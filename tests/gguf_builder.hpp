@@ -32,19 +32,19 @@ struct GgufTensorSpec {
   std::string name;
   int32_t type = 0;
   std::vector<int64_t> dims;
-  std::string data;                      // written at the tensor's offset
-  std::optional<uint64_t> offset;        // default: the running padded total
-  std::optional<uint32_t> n_dims;        // default: dims.size()
+  std::string data;                // written at the tensor's offset
+  std::optional<uint64_t> offset;  // default: the running padded total
+  std::optional<uint32_t> n_dims;  // default: dims.size()
 };
 
 struct GgufBuilder {
   std::string magic = "GGUF";
   uint32_t version = 3;
   std::optional<int64_t> n_tensors, n_kv;  // default: the real counts
-  std::vector<std::string> kvs;           // each a whole key/value pair's bytes
+  std::vector<std::string> kvs;            // each a whole key/value pair's bytes
   std::vector<GgufTensorSpec> tensors;
-  uint64_t alignment = 32;                // for laying out; set general.alignment to change it
-  bool pad_last = true;                   // pad after the last tensor's data
+  uint64_t alignment = 32;  // for laying out; set general.alignment to change it
+  bool pad_last = true;     // pad after the last tensor's data
 
   // A scalar pair: key, type, value bytes.
   template <typename T>

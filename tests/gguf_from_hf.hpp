@@ -1,16 +1,16 @@
-// Writes a GGUF file from a Hugging Face fixture as llama.cpp's convert_hf_to_gguf.py would (names of
-// gguf-py's tensor_mapping.py, dims reversed, Llama's q/k rows permuted, Gemma's norms + 1, Llama 3's
-// rope_freqs, Phi-3's keys), written here independently of attnviz's loader so tests compare the two.
+// Writes a GGUF file from a Hugging Face fixture as llama.cpp's convert_hf_to_gguf.py would (names
+// of gguf-py's tensor_mapping.py, dims reversed, Llama's q/k rows permuted, Gemma's norms + 1,
+// Llama 3's rope_freqs, Phi-3's keys), written here independently of attnviz's loader so tests
+// compare the two.
 #pragma once
 
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "attnviz/io/safetensors.hpp"
 #include "gguf_builder.hpp"
@@ -22,8 +22,10 @@ constexpr int32_t k_ggml_f32 = 0, k_ggml_q8_0 = 8;
 constexpr int32_t k_gguf_u32 = 4, k_gguf_f32 = 6, k_gguf_bool = 7;
 
 // A tensor laid out where the builder puts it (every field given: -Wmissing-field-initializers).
-inline GgufTensorSpec spec(std::string name, int32_t type, std::vector<int64_t> dims, std::string data) {
-  return GgufTensorSpec{std::move(name), type, std::move(dims), std::move(data), std::nullopt, std::nullopt};
+inline GgufTensorSpec spec(std::string name, int32_t type, std::vector<int64_t> dims,
+                           std::string data) {
+  return GgufTensorSpec{std::move(name), type,         std::move(dims),
+                        std::move(data), std::nullopt, std::nullopt};
 }
 
 inline std::string f32_bytes(const std::vector<float>& v) {
@@ -46,8 +48,8 @@ inline uint16_t float_to_half(float f) {
   return uint16_t(sign | (std::min(e, 30) << 10) | ((x >> 13) & 1023));
 }
 
-// Q8_0 blocks of rows of `cols` (quantize_row_q8_0_ref: d = amax / 127, q = round(x / d)); `dequantized`
-// receives q · d as the file holds it.
+// Q8_0 blocks of rows of `cols` (quantize_row_q8_0_ref: d = amax / 127, q = round(x / d));
+// `dequantized` receives q · d as the file holds it.
 inline std::string q8_0_bytes(const std::vector<float>& v, std::vector<float>& dequantized) {
   std::string out;
   dequantized.resize(v.size());
@@ -72,14 +74,15 @@ struct HfToGguf {
   std::string arch;  // general.architecture
 
   // LlamaModel.permute: w.reshape(n_head, 2, d/2, cols).swapaxes(1, 2).reshape(w.shape).
-  static std::vector<float> permute(const std::vector<float>& w, int64_t rows, int64_t cols, int heads) {
+  static std::vector<float> permute(const std::vector<float>& w, int64_t rows, int64_t cols,
+                                    int heads) {
     std::vector<float> out(w.size());
     const int64_t d = rows / heads, half = d / 2;
     for (int64_t h = 0; h < heads; ++h)
       for (int64_t i = 0; i < half; ++i)
         for (int64_t j = 0; j < 2; ++j)
-          std::memcpy(&out[size_t((h * d + 2 * i + j) * cols)], &w[size_t((h * d + j * half + i) * cols)],
-                      sizeof(float) * size_t(cols));
+          std::memcpy(&out[size_t((h * d + 2 * i + j) * cols)],
+                      &w[size_t((h * d + j * half + i) * cols)], sizeof(float) * size_t(cols));
     return out;
   }
 
@@ -88,12 +91,21 @@ struct HfToGguf {
         {"model.embed_tokens", "token_embd"}, {"model.norm", "output_norm"}, {"lm_head", "output"}};
     const bool gemma = arch.starts_with("gemma");
     const std::vector<std::pair<std::string, std::string>> layer{
-        {"input_layernorm", "attn_norm"}, {"self_attn.q_proj", "attn_q"}, {"self_attn.k_proj", "attn_k"},
-        {"self_attn.v_proj", "attn_v"}, {"self_attn.o_proj", "attn_output"}, {"self_attn.q_norm", "attn_q_norm"},
-        {"self_attn.k_norm", "attn_k_norm"}, {"self_attn.qkv_proj", "attn_qkv"}, {"mlp.gate_up_proj", "ffn_up"},
+        {"input_layernorm", "attn_norm"},
+        {"self_attn.q_proj", "attn_q"},
+        {"self_attn.k_proj", "attn_k"},
+        {"self_attn.v_proj", "attn_v"},
+        {"self_attn.o_proj", "attn_output"},
+        {"self_attn.q_norm", "attn_q_norm"},
+        {"self_attn.k_norm", "attn_k_norm"},
+        {"self_attn.qkv_proj", "attn_qkv"},
+        {"mlp.gate_up_proj", "ffn_up"},
         {"post_attention_layernorm", gemma ? "post_attention_norm" : "ffn_norm"},
-        {"pre_feedforward_layernorm", "ffn_norm"}, {"post_feedforward_layernorm", "post_ffw_norm"},
-        {"mlp.gate_proj", "ffn_gate"}, {"mlp.up_proj", "ffn_up"}, {"mlp.down_proj", "ffn_down"}};
+        {"pre_feedforward_layernorm", "ffn_norm"},
+        {"post_feedforward_layernorm", "post_ffw_norm"},
+        {"mlp.gate_proj", "ffn_gate"},
+        {"mlp.up_proj", "ffn_up"},
+        {"mlp.down_proj", "ffn_down"}};
     const size_t dot = hf.rfind('.');
     const std::string base = hf.substr(0, dot), suffix = hf.substr(dot);
     for (const auto& [h, g] : top)
@@ -106,8 +118,12 @@ struct HfToGguf {
     throw std::runtime_error("no GGUF name for " + hf);
   }
 
-  void u32(const std::string& key, uint64_t v) { gguf.kv<uint32_t>(arch + "." + key, k_gguf_u32, uint32_t(v)); }
-  void f32(const std::string& key, double v) { gguf.kv<float>(arch + "." + key, k_gguf_f32, float(v)); }
+  void u32(const std::string& key, uint64_t v) {
+    gguf.kv<uint32_t>(arch + "." + key, k_gguf_u32, uint32_t(v));
+  }
+  void f32(const std::string& key, double v) {
+    gguf.kv<float>(arch + "." + key, k_gguf_f32, float(v));
+  }
   bool has(const char* k) const { return config.contains(k) && !config[k].is_null(); }
 
   // TextModel.set_gguf_parameters, then each family's own keys.
@@ -122,7 +138,8 @@ struct HfToGguf {
     if (has("num_key_value_heads")) u32("attention.head_count_kv", c["num_key_value_heads"]);
     if (has("rope_theta") && arch != "gemma2") f32("rope.freq_base", c["rope_theta"]);
     f32("attention.layer_norm_rms_epsilon", c["rms_norm_eps"]);
-    if (has("head_dim") && arch != "phi3") {  // Phi3MiniModel writes its own keys, not the base class's
+    if (has("head_dim") &&
+        arch != "phi3") {  // Phi3MiniModel writes its own keys, not the base class's
       u32("attention.key_length", c["head_dim"]);
       u32("attention.value_length", c["head_dim"]);
     }
@@ -139,7 +156,8 @@ struct HfToGguf {
       gguf.kv_string("gemma3.rope.scaling.type", "linear");
       f32("rope.scaling.factor", c["rope_scaling"]["factor"]);
     }
-    if (arch == "phi3") {  // Phi3MiniModel: rope dims int(rot_pct · n_embd) // n_head; Phi3Config's 4096
+    if (arch ==
+        "phi3") {  // Phi3MiniModel: rope dims int(rot_pct · n_embd) // n_head; Phi3Config's 4096
       u32("rope.scaling.original_context_length", 4096);
       u32("rope.dimension_count", int64_t(c["hidden_size"]) / int64_t(c["num_attention_heads"]));
       u32("attention.sliding_window", has("sliding_window") ? int64_t(c["sliding_window"]) : 0);
@@ -156,18 +174,21 @@ struct HfToGguf {
     for (int i = 0; i < dim; i += 2) {
       const float freq = 1.0f / std::pow(base, float(i) / float(dim));
       const float wavelen = float(2 * M_PI) / freq;
-      if (wavelen < old / high) factors.push_back(1);
-      else if (wavelen > old / low) factors.push_back(factor);
+      if (wavelen < old / high)
+        factors.push_back(1);
+      else if (wavelen > old / low)
+        factors.push_back(factor);
       else {
         const float smooth = (old / wavelen - low) / (high - low);
         factors.push_back(1 / ((1 - smooth) / factor + smooth));
       }
     }
-    gguf.tensor(spec("rope_freqs.weight", k_ggml_f32, {int64_t(factors.size())}, f32_bytes(factors)));
+    gguf.tensor(
+        spec("rope_freqs.weight", k_ggml_f32, {int64_t(factors.size())}, f32_bytes(factors)));
   }
 
-  // `quantized`: matrices whose rows hold whole 32-blocks are Q8_0; `reference` then gets an F32 twin
-  // holding their dequantised values, for comparing the two.
+  // `quantized`: matrices whose rows hold whole 32-blocks are Q8_0; `reference` then gets an F32
+  // twin holding their dequantised values, for comparing the two.
   void tensors(const std::filesystem::path& dir, bool quantized, HfToGguf* reference) {
     const SafetensorsFile st = SafetensorsFile::open(dir / "model.safetensors");
     const bool tied = config.value("tie_word_embeddings", false);
@@ -192,14 +213,15 @@ struct HfToGguf {
         if (reference) reference->gguf.tensor(spec(name, k_ggml_f32, dims, f32_bytes(t.data)));
       }
     }
-    if (arch == "llama" && has("rope_scaling") && config["rope_scaling"].value("rope_type", "") == "llama3") {
+    if (arch == "llama" && has("rope_scaling") &&
+        config["rope_scaling"].value("rope_type", "") == "llama3") {
       llama3_rope_freqs();
       if (reference) reference->gguf.tensors.push_back(gguf.tensors.back());
     }
   }
 
-  static HfToGguf convert(const std::filesystem::path& dir, const std::string& arch, bool quantized = false,
-                          HfToGguf* reference = nullptr) {
+  static HfToGguf convert(const std::filesystem::path& dir, const std::string& arch,
+                          bool quantized = false, HfToGguf* reference = nullptr) {
     HfToGguf h;
     h.arch = arch;
     std::ifstream(dir / "config.json") >> h.config;
@@ -218,7 +240,9 @@ struct HfToGguf {
     });
   }
 
-  void write(const std::filesystem::path& path) const { std::ofstream(path, std::ios::binary) << gguf.build(); }
+  void write(const std::filesystem::path& path) const {
+    std::ofstream(path, std::ios::binary) << gguf.build();
+  }
 };
 
 }  // namespace attnviz::test

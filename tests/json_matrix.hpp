@@ -9,10 +9,11 @@
 
 namespace attnviz::test {
 
-// max |got − want| over two JSON matrices; a null (masked) reference cell must be "-inf" in attnviz.
-// as_float32: both sides rounded to float first (a reference holding float32 values as their
-// shortest decimal, as torch's are written).
-inline double worst(const nlohmann::json& got, const nlohmann::json& want, bool as_float32 = false) {
+// max |got − want| over two JSON matrices; a null (masked) reference cell must be "-inf" in
+// attnviz. as_float32: both sides rounded to float first (a reference holding float32 values as
+// their shortest decimal, as torch's are written).
+inline double worst(const nlohmann::json& got, const nlohmann::json& want,
+                    bool as_float32 = false) {
   REQUIRE(got.size() == want.size());
   double w = 0;
   for (size_t i = 0; i < want.size(); ++i) {

@@ -1,5 +1,6 @@
-// Test runner entry point: doctest's own main, plus a refusal of any run that executes no test case.
-// ctest runs one entry per test file (-sf=…); a filter that matched nothing would otherwise pass.
+// Test runner entry point: doctest's own main, plus a refusal of any run that executes no test
+// case. ctest runs one entry per test file (-sf=…); a filter that matched nothing would otherwise
+// pass.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -35,7 +36,8 @@ int main(int argc, char** argv) {
   const int result = context.run();
   if (context.shouldExit()) return result;  // --help, --list-test-cases, --count, …
   if (g_cases_run == 0) {
-    std::fprintf(stderr, "attnviz_tests: no test case matched the filters: this run tested nothing\n");
+    std::fprintf(stderr,
+                 "attnviz_tests: no test case matched the filters: this run tested nothing\n");
     return 1;
   }
   return result;

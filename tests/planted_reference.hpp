@@ -1,5 +1,6 @@
-// The planted model's reference (tests/fixtures/planted/reference.json, written by make_planted.py):
-// its first input, and how far a saved [1, N, N] map is from one of the reference's N × N matrices.
+// The planted model's reference (tests/fixtures/planted/reference.json, written by
+// make_planted.py): its first input, and how far a saved [1, N, N] map is from one of the
+// reference's N × N matrices.
 #pragma once
 
 #include <doctest/doctest.h>

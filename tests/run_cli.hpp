@@ -29,9 +29,9 @@ inline CliResult run_attnviz(const std::string& args, const std::string& stdin_t
                              const std::string& env = "") {
   TempDir io;
   std::ofstream(io / "in") << stdin_text;
-  const std::string cmd = std::string("cd '") + ATTNVIZ_SOURCE_DIR + "' && NO_COLOR= COLUMNS=80 " + env + " '" +
-                          ATTNVIZ_BINARY + "' " + args + " <'" + (io / "in").string() + "' >'" +
-                          (io / "out").string() + "' 2>'" + (io / "err").string() + "'";
+  const std::string cmd = std::string("cd '") + ATTNVIZ_SOURCE_DIR + "' && NO_COLOR= COLUMNS=80 " +
+                          env + " '" + ATTNVIZ_BINARY + "' " + args + " <'" + (io / "in").string() +
+                          "' >'" + (io / "out").string() + "' 2>'" + (io / "err").string() + "'";
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

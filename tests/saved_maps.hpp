@@ -1,5 +1,6 @@
 // `attnviz run --save` on a model and ids, and the comparison of what it saved with a reference:
-// every map's probabilities within 1e-5 and hidden states within 1e-4 (scores hold -inf where masked).
+// every map's probabilities within 1e-5 and hidden states within 1e-4 (scores hold -inf where
+// masked).
 #pragma once
 
 #include <doctest/doctest.h>
@@ -14,10 +15,12 @@
 
 namespace attnviz::test {
 
-inline SafetensorsFile run_and_save(const std::filesystem::path& model, const std::filesystem::path& ids,
+inline SafetensorsFile run_and_save(const std::filesystem::path& model,
+                                    const std::filesystem::path& ids,
                                     const std::filesystem::path& out) {
-  const auto r = run_attnviz(fmt::format("run --model '{}' --ids '{}' --no-heatmap --table none --save '{}'",
-                                         model.string(), ids.string(), out.string()));
+  const auto r =
+      run_attnviz(fmt::format("run --model '{}' --ids '{}' --no-heatmap --table none --save '{}'",
+                              model.string(), ids.string(), out.string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   return SafetensorsFile::open(out);
 }

@@ -82,7 +82,9 @@ TEST_CASE("analysis heads: random unit-variance q, k with d_k = 64: var(q·k) �
   CHECK(h.unscaled.entropy.mean() < h.scaled.entropy.mean());
 }
 
-TEST_CASE("analysis heads: var(q), var(k) and d_k·var(q)·var(k) of the queries and keys forward hands over") {
+TEST_CASE(
+    "analysis heads: var(q), var(k) and d_k·var(q)·var(k) of the queries and keys forward hands "
+    "over") {
   // q's components {1, -1, 3, -3}: mean 0, population variance (1 + 1 + 9 + 9) / 4 = 5.
   // k's components {2, 2, 2, 6}: mean 3, variance (1 + 1 + 1 + 9) / 4 = 3. d_k = 2: 2 · 5 · 3 = 30.
   Matrix q(2, 2), k(2, 2);
@@ -94,7 +96,8 @@ TEST_CASE("analysis heads: var(q), var(k) and d_k·var(q)·var(k) of the queries
   c.begin_map(info);
   c.queries_and_keys(info, q, k);
   Matrix scores = (q * k.transpose()) * 0.5f, probs(2, 2);
-  for (int i = 0; i < 2; ++i) masked_softmax_row(scores.row(i).data(), probs.row(i).data(), 2, i, mask);
+  for (int i = 0; i < 2; ++i)
+    masked_softmax_row(scores.row(i).data(), probs.row(i).data(), 2, i, mask);
   c.on_block(AttentionBlock(info, 0, 2, scores, probs));
   c.end_map(info);
   const HeadStats& h = c.heads().at(0);
@@ -105,7 +108,8 @@ TEST_CASE("analysis heads: var(q), var(k) and d_k·var(q)·var(k) of the queries
 }
 
 TEST_CASE(
-    "analysis heads: equal causal scores: row 0 has no choice and no figures, row i is uniform over "
+    "analysis heads: equal causal scores: row 0 has no choice and no figures, row i is uniform "
+    "over "
     "i+1") {
   Mask mask;
   mask.causal = true;
@@ -312,11 +316,15 @@ void check_rows(const RowSummary& a, const RowSummary& x) {
   CHECK(a.max_weight_histogram == x.max_weight_histogram);
   using Field = Summary RowSummary::*;
   const std::pair<const char*, Field> fields[] = {
-      {"max_weight", &RowSummary::max_weight}, {"entropy", &RowSummary::entropy},
+      {"max_weight", &RowSummary::max_weight},
+      {"entropy", &RowSummary::entropy},
       {"entropy_normalized", &RowSummary::entropy_normalized},
-      {"effective_keys", &RowSummary::effective_keys}, {"top_gap", &RowSummary::top_gap},
-      {"jacobian_norm", &RowSummary::jacobian_norm}, {"first_key", &RowSummary::first_key},
-      {"previous", &RowSummary::previous}, {"diagonal", &RowSummary::diagonal}};
+      {"effective_keys", &RowSummary::effective_keys},
+      {"top_gap", &RowSummary::top_gap},
+      {"jacobian_norm", &RowSummary::jacobian_norm},
+      {"first_key", &RowSummary::first_key},
+      {"previous", &RowSummary::previous},
+      {"diagonal", &RowSummary::diagonal}};
   for (const auto& [name, field] : fields) check_summary(a.*field, x.*field, name);
 }
 }  // namespace
@@ -324,7 +332,8 @@ void check_rows(const RowSummary& a, const RowSummary& x) {
 TEST_CASE("analysis heads: every mask's figures equal the key-by-key reference, row by row") {
   Random rng(19);
   MaskMatrix file = MaskMatrix::Ones(40, 37);
-  for (Eigen::Index i = 0; i < file.size(); ++i) file.data()[i] = rng.uniform(0.0f, 1.0f) < 0.3f ? 0 : 1;
+  for (Eigen::Index i = 0; i < file.size(); ++i)
+    file.data()[i] = rng.uniform(0.0f, 1.0f) < 0.3f ? 0 : 1;
   file.row(5).setZero();  // a fully masked row
   file.row(6).setZero();
   file(6, 2) = 1;  // a one-key row
@@ -344,7 +353,8 @@ TEST_CASE("analysis heads: every mask's figures equal the key-by-key reference, 
       for (Eigen::Index i = 0; i < scores.size(); ++i) scores.data()[i] = 4.0f * rng.normal();
       const MapInfo info = make_info(40, n_k, 4, 0.5f, *mask);
       Matrix probs(40, n_k);
-      for (int i = 0; i < 40; ++i) masked_softmax_row(scores.row(i).data(), probs.row(i).data(), n_k, i, *mask);
+      for (int i = 0; i < 40; ++i)
+        masked_softmax_row(scores.row(i).data(), probs.row(i).data(), n_k, i, *mask);
       StatsCollector c(StatsOptions{});
       attnviz::test::emit_blocks(c, info, scores, probs, 16);
       const HeadStats& a = c.heads().at(0);
@@ -355,10 +365,13 @@ TEST_CASE("analysis heads: every mask's figures equal the key-by-key reference, 
       check_rows(a.scaled, x.scaled);
       check_rows(a.unscaled, x.unscaled);
       CHECK(a.scaled_logits.count == x.scaled_logits.count);
-      // float sums of 16 terms a lane, then double: ~1e-7 of Σ |s| (the scores' standard deviation is 4)
+      // float sums of 16 terms a lane, then double: ~1e-7 of Σ |s| (the scores' standard deviation
+      // is 4)
       CHECK(std::fabs(a.scaled_logits.mean - x.scaled_logits.mean) < 1e-6 * 4);
-      CHECK(a.scaled_logits.variance() == doctest::Approx(x.scaled_logits.variance()).epsilon(1e-6));
-      CHECK(a.raw_logits.variance() == doctest::Approx(4 * x.scaled_logits.variance()).epsilon(1e-6));
+      CHECK(a.scaled_logits.variance() ==
+            doctest::Approx(x.scaled_logits.variance()).epsilon(1e-6));
+      CHECK(a.raw_logits.variance() ==
+            doctest::Approx(4 * x.scaled_logits.variance()).epsilon(1e-6));
     }
   }
 }

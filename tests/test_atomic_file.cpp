@@ -13,11 +13,10 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/atomic_file.hpp"
-
 #include "temp_dir.hpp"
 
-using attnviz::test::TempDir;
 using attnviz::test::slurp;
+using attnviz::test::TempDir;
 
 namespace fs = std::filesystem;
 
@@ -102,7 +101,8 @@ TEST_CASE("atomic_file: new files get 0666 minus umask, not mkstemp's 0600") {
   CHECK((st.st_mode & 0777) == 0644);
 }
 
-TEST_CASE("atomic_file: insert_front puts whole blocks before what was written, or changes nothing") {
+TEST_CASE(
+    "atomic_file: insert_front puts whole blocks before what was written, or changes nothing") {
   TempDir dir;
   const fs::path target = dir.path() / "front.bin";
   attnviz::AtomicFileWriter out(target);
@@ -114,5 +114,6 @@ TEST_CASE("atomic_file: insert_front puts whole blocks before what was written, 
   // Either way the file holds every byte written; where the filesystem inserts ranges (ext4,
   // XFS) the block comes first, elsewhere (tmpfs, overlayfs) nothing moved and the caller copies.
   CHECK(slurp(target) == (inserted ? front + body : body));
-  MESSAGE("insert_front on this filesystem: " << std::string(inserted ? "inserted" : "not supported"));
+  MESSAGE(
+      "insert_front on this filesystem: " << std::string(inserted ? "inserted" : "not supported"));
 }

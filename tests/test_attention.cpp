@@ -40,8 +40,8 @@ Collected run(Matrix& out, const Matrix& q, const Matrix& k, const Matrix& v, co
 }
 
 // The textbook triple loop: s_ij = scale Σ_d q_id k_jd; p = softmax over allowed j; o = p v.
-Matrix naive_attention(const Matrix& q, const Matrix& k, const Matrix& v, const Mask& mask, float scale,
-                       Matrix& probs) {
+Matrix naive_attention(const Matrix& q, const Matrix& k, const Matrix& v, const Mask& mask,
+                       float scale, Matrix& probs) {
   const int n_q = int(q.rows()), n_k = int(k.rows());
   probs = Matrix::Zero(n_q, n_k);
   Matrix out = Matrix::Zero(n_q, v.cols());
@@ -113,7 +113,8 @@ TEST_CASE("attention: 3x3 by hand with d_k = 4, scale 1/2, with and without the 
 
 TEST_CASE("attention: random inputs match the naive triple loop, every mask, every block size") {
   Random rng(7);
-  const Matrix q = random_matrix(rng, 37, 16), k = random_matrix(rng, 41, 16), v = random_matrix(rng, 41, 8);
+  const Matrix q = random_matrix(rng, 37, 16), k = random_matrix(rng, 41, 16),
+               v = random_matrix(rng, 41, 8);
   Mask pad;
   pad.n_pad_keys = 5;
   Mask causal_pad = pad;
@@ -125,7 +126,8 @@ TEST_CASE("attention: random inputs match the naive triple loop, every mask, eve
   symmetric.window = 6;
   Mask file;
   file.matrix = MaskMatrix(37, 41);
-  for (Eigen::Index i = 0; i < file.matrix->size(); ++i) file.matrix->data()[i] = rng.next_u64() % 3 != 0;
+  for (Eigen::Index i = 0; i < file.matrix->size(); ++i)
+    file.matrix->data()[i] = rng.next_u64() % 3 != 0;
   for (const Mask* mask : {&pad, &causal_pad, &window, &symmetric, &file}) {
     for (int block : {1, 8, 37, 100}) {
       Matrix out, probs;
@@ -139,7 +141,8 @@ TEST_CASE("attention: random inputs match the naive triple loop, every mask, eve
 
 TEST_CASE("attention: blocks are contiguous, in order, at most block_rows, and cover every query") {
   Random rng(11);
-  const Matrix q = random_matrix(rng, 300, 8), k = random_matrix(rng, 300, 8), v = random_matrix(rng, 300, 4);
+  const Matrix q = random_matrix(rng, 300, 8), k = random_matrix(rng, 300, 8),
+               v = random_matrix(rng, 300, 4);
   Mask causal;
   causal.causal = true;
   for (const Mask& mask : {causal, Mask{}}) {
@@ -165,7 +168,8 @@ TEST_CASE("attention: blocks are contiguous, in order, at most block_rows, and c
 
 TEST_CASE("attention: --window 2147483647 sees every key (i + window must not overflow)") {
   Random rng(11);
-  const Matrix q = random_matrix(rng, 9, 8), k = random_matrix(rng, 9, 8), v = random_matrix(rng, 9, 4);
+  const Matrix q = random_matrix(rng, 9, 8), k = random_matrix(rng, 9, 8),
+               v = random_matrix(rng, 9, 4);
   Mask wide;
   wide.window = std::numeric_limits<int>::max();  // |i - j| < window holds for every pair
   Matrix out, probs;
@@ -175,11 +179,13 @@ TEST_CASE("attention: --window 2147483647 sees every key (i + window must not ov
   check_close(out, expected, 1e-5f, "output window(INT_MAX) vs none");
 }
 
-TEST_CASE("attention: a window past the last key (more queries than keys) gives zero rows, in bounds") {
+TEST_CASE(
+    "attention: a window past the last key (more queries than keys) gives zero rows, in bounds") {
   // 10 queries, 5 keys, |i - j| < 3: query 6 sees key 4 only, queries 7-9 see none. The allowed
   // range of query 8 starts at key 6, past the row's end (an out-of-bounds write before the fix).
   Random rng(12);
-  const Matrix q = random_matrix(rng, 10, 4), k = random_matrix(rng, 5, 4), v = random_matrix(rng, 5, 3);
+  const Matrix q = random_matrix(rng, 10, 4), k = random_matrix(rng, 5, 4),
+               v = random_matrix(rng, 5, 3);
   Mask window;
   window.window = 3;
   Matrix out, probs;
@@ -218,14 +224,16 @@ TEST_CASE("attention: a row with every key masked is a zero row, never NaN or un
   CHECK(c.probs.allFinite());
   CHECK(fully_masked_rows(m, 4, 4) == std::vector<int>{2});
 
-  Mask all;  // torch.zeros, as an annotated-transformer demo passes it: every key of every row masked
+  Mask all;  // torch.zeros, as an annotated-transformer demo passes it: every key of every row
+             // masked
   all.matrix = MaskMatrix::Zero(4, 4);
   c = run(out, x, x, x, all, 1.0f, 4);
   CHECK(c.probs.isZero(0.0f));
   CHECK(fully_masked_rows(all, 4, 4).size() == 4);
 }
 
-TEST_CASE("attention: self-attention without positions is permutation-equivariant, f(s(x)) = s(f(x))") {
+TEST_CASE(
+    "attention: self-attention without positions is permutation-equivariant, f(s(x)) = s(f(x))") {
   Random rng(11);
   const Matrix x = random_matrix(rng, 9, 12);
   std::vector<int> perm(9);
@@ -253,7 +261,8 @@ TEST_CASE("attention: softmax is stable for huge logits (row max subtracted)") {
 
 TEST_CASE("attention: the test helper check_close treats NaN as a mismatch wherever it is") {
   const std::vector<float> actual{NAN, 0.0f, 0.0f}, expected{0.0f, 0.0f, 0.0f};
-  const auto r = attnviz::test::compare_close(actual, expected, 1e-5f, [](size_t i) { return std::to_string(i); });
+  const auto r = attnviz::test::compare_close(actual, expected, 1e-5f,
+                                              [](size_t i) { return std::to_string(i); });
   CHECK(r.mismatches == 1);
   CHECK(std::isnan(r.worst));
 }
@@ -261,7 +270,8 @@ TEST_CASE("attention: the test helper check_close treats NaN as a mismatch where
 TEST_CASE("attention: a weight whose exp underflows is exactly 0, as an allowed -inf score's is") {
   // exp(-1000) and exp(-inf) are 0 in float32 (below ln(FLT_MIN) the true value is subnormal or 0);
   // Eigen's vectorised exp would give ~2.9e-39.
-  std::vector<float> scores = {0.0f, -1000.0f, -std::numeric_limits<float>::infinity(), -90.0f, 0.0f};
+  std::vector<float> scores = {0.0f, -1000.0f, -std::numeric_limits<float>::infinity(), -90.0f,
+                               0.0f};
   std::vector<float> probs(5);
   masked_softmax_row(scores.data(), probs.data(), 5, 0, Mask{});
   CHECK(probs[0] == 0.5f);
@@ -292,14 +302,16 @@ TEST_CASE("attention: NaN in v gives the same output at every block size under a
 TEST_CASE("attention: a NaN or +inf score makes every allowed weight NaN, masked keys stay 0") {
   // PyTorch's softmax of a row holding NaN (or +inf, as inf − inf) is NaN throughout; outside the
   // allowed keys the weights are 0 by construction, as for any row.
-  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+  for (float bad :
+       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     for (int at : {0, 9, 16}) {  // a first lane, a middle one, the last allowed key (a vector tail)
       std::vector<float> scores(20, 0.5f), probs(20, -1.0f);
       scores[at] = bad;
       Mask pad;
       pad.n_pad_keys = 3;  // keys 17-19 are padding
       masked_softmax_row(scores.data(), probs.data(), 20, 0, pad);
-      for (int j = 0; j < 17; ++j) CHECK_MESSAGE(std::isnan(probs[j]), "key " << j << ", bad at " << at);
+      for (int j = 0; j < 17; ++j)
+        CHECK_MESSAGE(std::isnan(probs[j]), "key " << j << ", bad at " << at);
       for (int j = 17; j < 20; ++j) CHECK(probs[j] == 0.0f);
     }
   }
@@ -310,7 +322,8 @@ TEST_CASE("attention: blocks are the same whatever masks and sizes ran before on
   // block left: each call must still hand over exactly its own -inf / 0 cells.
   Random rng(23);
   const int n = 29;
-  const Matrix q = random_matrix(rng, n, 8), k = random_matrix(rng, n, 8), v = random_matrix(rng, n, 4);
+  const Matrix q = random_matrix(rng, n, 8), k = random_matrix(rng, n, 8),
+               v = random_matrix(rng, n, 4);
   Mask causal;
   causal.causal = true;
   Mask causal_pad = causal;

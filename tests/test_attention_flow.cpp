@@ -37,9 +37,9 @@ TEST_CASE("max flow: the textbook network (CLRS figure 26.1) carries 23, and cut
   g.add_edge(4, 5, 4);
   CHECK(g.max_flow(0, 5) == doctest::Approx(23));
   CHECK(g.max_flow(0, 5) == doctest::Approx(23));  // a second run starts from the capacities again
-  CHECK(g.max_flow(5, 0) == 0);                     // no edge leaves t
+  CHECK(g.max_flow(5, 0) == 0);                    // no edge leaves t
   CHECK(g.max_flow(2, 3) == doctest::Approx(11));  // 2→1→3 (4) and 2→4→3 (7)
-  FlowNetwork bottleneck(4);  // two paths through one edge of 0.25
+  FlowNetwork bottleneck(4);                       // two paths through one edge of 0.25
   bottleneck.add_edge(0, 1, 1.0);
   bottleneck.add_edge(0, 2, 1.0);
   bottleneck.add_edge(1, 3, 0.25);
@@ -80,8 +80,10 @@ TEST_CASE("attention flow: a NaN weight is refused by name, not dropped as a mis
   info.n_query = info.n_key = 2;
   Matrix nan_map(2, 2);
   nan_map << 1, 0, std::numeric_limits<float>::quiet_NaN(), 0.5f;
-  const std::string err = attnviz::test::error_of([&] { attnviz::test::emit_blocks(c, info, nan_map, nan_map, 2); });
-  CHECK(contains(err, "attention flow: layer 0 of the model holds NaN or infinite attention weights"));
+  const std::string err =
+      attnviz::test::error_of([&] { attnviz::test::emit_blocks(c, info, nan_map, nan_map, 2); });
+  CHECK(contains(err,
+                 "attention flow: layer 0 of the model holds NaN or infinite attention weights"));
 }
 
 TEST_CASE("attention flow: a NaN in a layer past the one shown is never read") {
@@ -101,7 +103,8 @@ TEST_CASE("attention flow: a NaN in a layer past the one shown is never read") {
     attnviz::test::emit_blocks(c, info, layer == 0 ? ok : nan_map, layer == 0 ? ok : nan_map, 2);
   }
   REQUIRE(got.size() == 1);
-  CHECK(got[0](1, 0) == doctest::Approx(0.25 / 1.0).epsilon(1e-6));  // Â = ½A + ½I: row 1 is [0.25, 0.75]
+  CHECK(got[0](1, 0) ==
+        doctest::Approx(0.25 / 1.0).epsilon(1e-6));  // Â = ½A + ½I: row 1 is [0.25, 0.75]
 }
 
 TEST_CASE("attention flow: attnviz rollout --flow --save equals networkx on the planted model") {
@@ -112,13 +115,15 @@ TEST_CASE("attention flow: attnviz rollout --flow --save equals networkx on the 
   const auto& cases = planted.input.at("flow");
   REQUIRE(cases.size() == 2);
   for (const auto& c : cases) {
-    const std::string flags = " --combine " + c.at("combine").get<std::string>() +
-                              " --residual " + std::to_string(c.at("residual").get<double>());
+    const std::string flags = " --combine " + c.at("combine").get<std::string>() + " --residual " +
+                              std::to_string(c.at("residual").get<double>());
     const auto& layers = c.at("layers");
     for (size_t layer = 0; layer < layers.size(); ++layer) {
       const auto out = dir / ("f" + std::to_string(layer) + ".safetensors");
-      const auto r = run_attnviz("rollout --flow -m tests/fixtures/planted/planted-heads --no-heatmap --table none --ids '" +
-                                 ids + "' --layer " + std::to_string(layer) + " --save " + out.string() + flags);
+      const auto r = run_attnviz(
+          "rollout --flow -m tests/fixtures/planted/planted-heads --no-heatmap --table none --ids "
+          "'" +
+          ids + "' --layer " + std::to_string(layer) + " --save " + out.string() + flags);
       CAPTURE(flags);
       CAPTURE(layer);
       REQUIRE_MESSAGE(r.exit_code == 0, r.err);
@@ -133,17 +138,22 @@ TEST_CASE("attention flow: attnviz rollout --flow --save equals networkx on the 
 TEST_CASE("attention flow: past its token limit it refuses, naming the cost, rollout does not") {
   std::string ids;
   for (int i = 0; i < 130; ++i) ids += std::to_string(i * 7 % 48) + " ";
-  const std::string m = "rollout -m tests/fixtures/torch/hf_qwen2 --ids '" + ids + "' --no-heatmap --table none";
+  const std::string m =
+      "rollout -m tests/fixtures/torch/hf_qwen2 --ids '" + ids + "' --no-heatmap --table none";
   const auto flow = run_attnviz(m + " --flow");  // 130 tokens
   CHECK(flow.exit_code == 2);
   // refused before the model runs: the bound and why
-  CHECK(contains(flow.err, "--ids: 130 tokens; rollout --flow takes at most 128 (one maximum flow per token pair, "
-                           "about L·N⁴ steps)"));
+  CHECK(contains(
+      flow.err,
+      "--ids: 130 tokens; rollout --flow takes at most 128 (one maximum flow per token pair, "
+      "about L·N⁴ steps)"));
   CHECK(flow.out.empty());
   const auto rollout = run_attnviz(m);
   CHECK_MESSAGE(rollout.exit_code == 0, rollout.err);
-  const auto titled = run_attnviz("rollout --flow -m tests/fixtures/planted/planted-heads --probe repeat:4 --color=never "
-                                  "--no-heatmap --layer 1");
+  const auto titled = run_attnviz(
+      "rollout --flow -m tests/fixtures/planted/planted-heads --probe repeat:4 --color=never "
+      "--no-heatmap --layer 1");
   REQUIRE_MESSAGE(titled.exit_code == 0, titled.err);
-  CHECK(contains(titled.out, "flow · layer 1 · self · attention flow: mean of heads, residual 0.5"));
+  CHECK(
+      contains(titled.out, "flow · layer 1 · self · attention flow: mean of heads, residual 0.5"));
 }

@@ -16,7 +16,8 @@ namespace {
 
 std::vector<NormalizedText> pre_tokens(const json& spec, std::string_view input) {
   const SpecContext ctx{"tok.json"};
-  return make_pre_tokenizer(spec, SpecPlace{ctx, "pre_tokenizer"})->split({NormalizedText::of_input(input)});
+  return make_pre_tokenizer(spec, SpecPlace{ctx, "pre_tokenizer"})
+      ->split({NormalizedText::of_input(input)});
 }
 
 std::vector<std::string> words(const json& spec, std::string_view input) {
@@ -30,7 +31,8 @@ using Span = std::pair<size_t, size_t>;
 
 std::vector<Span> spans(const json& spec, std::string_view input) {
   std::vector<Span> out;
-  for (const NormalizedText& t : pre_tokens(spec, input)) out.emplace_back(t.input_begin(), t.input_end());
+  for (const NormalizedText& t : pre_tokens(spec, input))
+    out.emplace_back(t.input_begin(), t.input_end());
   return out;
 }
 
@@ -45,7 +47,8 @@ TEST_CASE("bert pre-tokenizers: BertPreTokenizer drops white space and isolates 
   // Unicode punctuation (¿ Po, — Pd, « Pi) but not other symbols (€ Sc, © So).
   CHECK(words(bert, "\u00bfqu\u00e9\u2014\u00abx\u20ac\u00a9") ==
         Words{"\u00bf", "qu\u00e9", "\u2014", "\u00ab", "x\u20ac\u00a9"});
-  // White_Space beyond ASCII: NO-BREAK SPACE and IDEOGRAPHIC SPACE split; ZERO WIDTH SPACE does not.
+  // White_Space beyond ASCII: NO-BREAK SPACE and IDEOGRAPHIC SPACE split; ZERO WIDTH SPACE does
+  // not.
   CHECK(words(bert, "a\u00a0b\u3000c\u200bd") == Words{"a", "b", "c\u200bd"});
   CHECK(words(bert, "  \t ").empty());
 }
@@ -53,18 +56,22 @@ TEST_CASE("bert pre-tokenizers: BertPreTokenizer drops white space and isolates 
 TEST_CASE("bert pre-tokenizers: Whitespace keeps runs of word characters and runs of the rest") {
   const json ws = {{"type", "Whitespace"}};
   // tokenizers' documented example.
-  CHECK(words(ws, "Hey man!! How's it going?") == Words{"Hey", "man", "!!", "How", "'", "s", "it", "going", "?"});
+  CHECK(words(ws, "Hey man!! How's it going?") ==
+        Words{"Hey", "man", "!!", "How", "'", "s", "it", "going", "?"});
   // Combining marks and digits are word characters; "_" (Pc) too.
   CHECK(words(ws, "cafe\u0301 x_1 \u0968\u0966") == Words{"cafe\u0301", "x_1", "\u0968\u0966"});
   CHECK(spans(ws, " ab ,. ") == std::vector<Span>{{1, 3}, {4, 6}});
 }
 
 TEST_CASE("bert pre-tokenizers: WhitespaceSplit splits on white space only") {
-  CHECK(words({{"type", "WhitespaceSplit"}}, "Hey man!!  How's\nit") == Words{"Hey", "man!!", "How's", "it"});
+  CHECK(words({{"type", "WhitespaceSplit"}}, "Hey man!!  How's\nit") ==
+        Words{"Hey", "man!!", "How's", "it"});
 }
 
 TEST_CASE("bert pre-tokenizers: Punctuation with each split behaviour") {
-  const auto with = [](const char* behavior) { return json{{"type", "Punctuation"}, {"behavior", behavior}}; };
+  const auto with = [](const char* behavior) {
+    return json{{"type", "Punctuation"}, {"behavior", behavior}};
+  };
   const std::string text = "the-final--countdown";
   // The examples of tokenizers' SplitDelimiterBehavior documentation.
   CHECK(words(with("Removed"), text) == Words{"the", "final", "countdown"});
@@ -76,8 +83,11 @@ TEST_CASE("bert pre-tokenizers: Punctuation with each split behaviour") {
   CHECK(words(with("MergedWithNext"), "-a-") == Words{"-a", "-"});
   CHECK(words(with("MergedWithPrevious"), "-a-") == Words{"-", "a-"});
   const SpecContext ctx{"tok.json"};
-  CHECK(error_of([&] { make_pre_tokenizer(with("Sideways"), SpecPlace{ctx, "pre_tokenizer"}); }) ==
-        "tok.json: pre_tokenizer.behavior: expected Removed, Isolated, MergedWithPrevious, MergedWithNext or "
+  CHECK(error_of([&] {
+          make_pre_tokenizer(with("Sideways"), SpecPlace{ctx, "pre_tokenizer"});
+        }) ==
+        "tok.json: pre_tokenizer.behavior: expected Removed, Isolated, MergedWithPrevious, "
+        "MergedWithNext or "
         "Contiguous, got \"Sideways\"");
 }
 
@@ -92,15 +102,21 @@ TEST_CASE("bert pre-tokenizers: Digits keeps runs of digits together or splits e
 }
 
 TEST_CASE("bert pre-tokenizers: in a Sequence, and the refused ones") {
-  const json seq = {{"type", "Sequence"},
-                    {"pretokenizers", {{{"type", "WhitespaceSplit"}}, {{"type", "Digits"}, {"individual_digits", true}}}}};
+  const json seq = {
+      {"type", "Sequence"},
+      {"pretokenizers",
+       {{{"type", "WhitespaceSplit"}}, {{"type", "Digits"}, {"individual_digits", true}}}}};
   CHECK(words(seq, "ab12 c3") == Words{"ab", "1", "2", "c", "3"});
   CHECK(spans(seq, "ab12 c3") == std::vector<Span>{{0, 2}, {2, 3}, {3, 4}, {5, 6}, {6, 7}});
   const SpecContext ctx{"tok.json"};
-  CHECK(error_of([&] { make_pre_tokenizer({{"type", "CharDelimiterSplit"}}, SpecPlace{ctx, "pre_tokenizer"}); })
-            .find("tok.json: pre_tokenizer.type: the pre-tokenizer 'CharDelimiterSplit' is not one attnviz "
+  CHECK(error_of([&] {
+          make_pre_tokenizer({{"type", "CharDelimiterSplit"}}, SpecPlace{ctx, "pre_tokenizer"});
+        })
+            .find("tok.json: pre_tokenizer.type: the pre-tokenizer 'CharDelimiterSplit' is not one "
+                  "attnviz "
                   "implements") == 0);
   CHECK(error_of([&] {
-          make_pre_tokenizer({{"type", "Digits"}, {"individual_digits", 1}}, SpecPlace{ctx, "pre_tokenizer"});
+          make_pre_tokenizer({{"type", "Digits"}, {"individual_digits", 1}},
+                             SpecPlace{ctx, "pre_tokenizer"});
         }) == "tok.json: pre_tokenizer.individual_digits: expected true or false, got 1");
 }

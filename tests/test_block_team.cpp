@@ -33,7 +33,8 @@ TEST_CASE("block team: each block is computed once and emitted in order, after i
         [&](int b, int) {
           // emit runs alone: a plain vector is safe, and its block was computed before.
           CHECK(computed[static_cast<size_t>(b)] == 1);
-          emitted_on_computing_thread &= computed_on[static_cast<size_t>(b)] == std::this_thread::get_id();
+          emitted_on_computing_thread &=
+              computed_on[static_cast<size_t>(b)] == std::this_thread::get_id();
           emitted.push_back(b);
         });
     std::vector<int> in_order(static_cast<size_t>(n));
@@ -53,7 +54,10 @@ TEST_CASE("block team: a failing compute or emit on any block is rethrown, and t
         if (b == failing) throw std::runtime_error("block " + std::to_string(b));
       };
       CHECK_THROWS_WITH(team.run(
-                            6, [&](int b, int) { if (!in_emit) fail_at(b); },
+                            6,
+                            [&](int b, int) {
+                              if (!in_emit) fail_at(b);
+                            },
                             [&](int b, int) {
                               if (in_emit) fail_at(b);
                               emitted.push_back(b);
@@ -63,7 +67,8 @@ TEST_CASE("block team: a failing compute or emit on any block is rethrown, and t
       for (size_t k = 0; k < emitted.size(); ++k) CHECK(emitted[k] == static_cast<int>(k));
       CHECK(static_cast<int>(emitted.size()) <= failing);
       std::vector<int> again;
-      team.run(4, [](int, int) {}, [&](int b, int) { again.push_back(b); });
+      team.run(
+          4, [](int, int) {}, [&](int b, int) { again.push_back(b); });
       CHECK(again == std::vector<int>{0, 1, 2, 3});
     }
   }

@@ -17,7 +17,6 @@ using attnviz::test::run_attnviz;
 
 namespace {
 
-
 MapInfo make_info(int n_q, int n_k, const Mask& mask, int head = 2) {
   MapInfo info;
   info.id.head = head;
@@ -96,7 +95,9 @@ TEST_CASE("check: weight on a masked key is a leak, even when the row sums to 1"
       contains(f[0].message(), "head 2: weight on masked keys in query row 1 (1 of 3): up to 0.2"));
 }
 
-TEST_CASE("check: window and padding masks: weight on any key outside a row's window or on padding leaks") {
+TEST_CASE(
+    "check: window and padding masks: weight on any key outside a row's window or on padding "
+    "leaks") {
   Mask mask;
   mask.window = 2;
   mask.n_pad_keys = 1;  // key 3
@@ -111,7 +112,9 @@ TEST_CASE("check: window and padding masks: weight on any key outside a row's wi
   CHECK(f[0].worst == doctest::Approx(0.75));
 }
 
-TEST_CASE("check: the annotated transformer's -1e9 fill makes fully masked rows uniform: masked and leaking") {
+TEST_CASE(
+    "check: the annotated transformer's -1e9 fill makes fully masked rows uniform: masked and "
+    "leaking") {
   Mask mask;
   mask.matrix = MaskMatrix::Zero(2, 2);
   Matrix s = Matrix::Constant(2, 2, -1e9f);
@@ -147,7 +150,9 @@ TEST_CASE("check: NaN or Inf in weights or allowed scores is reported per row") 
   CHECK(contains(f[0].message(), "NaN or Inf in query rows 1, 3 (2 of 4): 2 cells"));
 }
 
-TEST_CASE("check cli: the annotated transformer's all-zero mask fails `check` with exit 3, naming every head") {
+TEST_CASE(
+    "check cli: the annotated transformer's all-zero mask fails `check` with exit 3, naming every "
+    "head") {
   const auto r =
       run_attnviz("check -m samples/mha -t - --mask samples/mask_all_zeros.txt", "a b c d");
   CHECK(r.exit_code == 3);

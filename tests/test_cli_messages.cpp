@@ -195,7 +195,8 @@ TEST_CASE("cli messages: tables and stats honour --width, or say on stderr that 
   // 1 label column + 2 keys × 7 = 15 fits 20; the third key goes to a second block.
   CHECK(contains(r.out, "keys 0\u20131 of 3\n"));
   CHECK(contains(r.out, "\nkey 2 of 3\n"));
-  CHECK_FALSE(contains(r.err, "warning"));  // only the note that the sample's tokens are hash-embedded
+  CHECK_FALSE(
+      contains(r.err, "warning"));  // only the note that the sample's tokens are hash-embedded
   // Scores × 1e6 at 9 digits are 18 columns wide: with a label, 21 > 20.
   r = run_attnviz(
       "run -m samples/mha -t - --head 0 --no-heatmap --table scores --precision 9 "

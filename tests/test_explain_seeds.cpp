@@ -4,7 +4,8 @@
 // NaiveAttention(n_embd=4, block_size=5) with one fused `attn` Linear. Every step explain prints
 // (X, Q, K, V per head, Q·Kᵀ, the scale, the masked scores, the softmax weights, P·V, the merge and
 // the output) must equal what the module's own PyTorch forward computed
-// (tests/fixtures/seeds/make_seed_models.py, reference.json); no expected value here comes from attnviz.
+// (tests/fixtures/seeds/make_seed_models.py, reference.json); no expected value here comes from
+// attnviz.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -41,11 +42,14 @@ std::string case_args(const json& c) {
 }
 
 // reference.json holds float32 values as their shortest decimal: compared as float32.
-double worst(const json& got, const json& want) { return attnviz::test::worst(got, want, true); }
+double worst(const json& got, const json& want) {
+  return attnviz::test::worst(got, want, true);
+}
 
 // explain --format json for one head of one case.
 json explain_json(const json& c, int head) {
-  const auto r = run_attnviz("explain" + case_args(c) + " --head " + std::to_string(head) + " --format json");
+  const auto r =
+      run_attnviz("explain" + case_args(c) + " --head " + std::to_string(head) + " --format json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   return json::parse(r.out);
 }
@@ -66,7 +70,8 @@ double check_case(const std::string& name, const std::string& mask) {
     CHECK(got.at("d_k") == c.at("d_k"));
     CHECK(got.at("d_v") == c.at("d_v"));
     CHECK(got.at("mask") == mask);
-    CHECK(got.at("scale").get<double>() == doctest::Approx(c.at("scale").get<double>()).epsilon(1e-7));
+    CHECK(got.at("scale").get<double>() ==
+          doctest::Approx(c.at("scale").get<double>()).epsilon(1e-7));
     const json& want = per_head[static_cast<size_t>(h)];
     // Magnitudes: inputs ~1, q·k up to ~30, everything else below 10: 1e-5 is float rounding.
     for (const std::string step : {"q", "k", "v", "qk", "scores", "probs", "output"}) {
@@ -89,7 +94,9 @@ double check_case(const std::string& name, const std::string& mask) {
 
 }  // namespace
 
-TEST_CASE("explain tutorial modules: SelfAttention, every head of MultiHeadAttention and CrossAttention equal torch") {
+TEST_CASE(
+    "explain tutorial modules: SelfAttention, every head of MultiHeadAttention and CrossAttention "
+    "equal torch") {
   CHECK(check_case("seed000_self", "none") < 1e-5);
   CHECK(check_case("seed000_mha", "none") < 1e-5);
   CHECK(check_case("seed000_cross", "none") < 1e-5);
@@ -101,8 +108,10 @@ TEST_CASE("explain tutorial modules: SelfAttention, every head of MultiHeadAtten
   CHECK(got.at("x_kv").size() == 10);
 }
 
-TEST_CASE("explain tutorial modules: the causal NaiveAttention equals torch; row 0 is [1, 0, 0, 0, 0], rows sum to 1, "
-          "zeros above the diagonal") {
+TEST_CASE(
+    "explain tutorial modules: the causal NaiveAttention equals torch; row 0 is [1, 0, 0, 0, 0], "
+    "rows sum to 1, "
+    "zeros above the diagonal") {
   CHECK(check_case("seed002", "causal") < 1e-5);
   const json got = explain_json(reference().at("seed002"), 0);
   const json p = got.at("probs"), s = got.at("scores");
@@ -125,18 +134,23 @@ TEST_CASE("explain tutorial modules: the causal NaiveAttention equals torch; row
   }
 }
 
-TEST_CASE("explain tutorial modules: the text names each step as the modules compute it, at their shapes") {
+TEST_CASE(
+    "explain tutorial modules: the text names each step as the modules compute it, at their "
+    "shapes") {
   const json& ref = reference();
-  // NaiveAttention: one fused Linear split into q, k, v; 1/sqrt(k.size(-1)); masked_fill −inf; no W_O.
+  // NaiveAttention: one fused Linear split into q, k, v; 1/sqrt(k.size(-1)); masked_fill −inf; no
+  // W_O.
   const auto naive = run_attnviz("explain" + case_args(ref.at("seed002")) + " --head 0");
   REQUIRE_MESSAGE(naive.exit_code == 0, naive.err);
   size_t at = 0;
-  for (const char* step : {"5 queries × 5 keys · input width 4 · 1 head of d_k 4, d_v 4 · mask: causal",
-                           "2. Projections: one fused Linear makes [Q | K | V] = X·W_qkvᵀ + b_qkv [5, 12], split by "
-                           "columns into Q [5, 1·4], K and V; one head, so head 0 is the whole of Q",
-                           "3. Scores: Q_0·K_0ᵀ [5, 5]", "4. Scale: × 0.5 = 1/√4", "5. Mask (causal): masked_fill",
-                           "6. Softmax, row by row", "7. Output of head 0: O_0 = P·V_0 [5, 4]",
-                           "8. Merge: O_0 (one head: nothing to concatenate) [5, 4]; the module has no output projection"}) {
+  for (const char* step :
+       {"5 queries × 5 keys · input width 4 · 1 head of d_k 4, d_v 4 · mask: causal",
+        "2. Projections: one fused Linear makes [Q | K | V] = X·W_qkvᵀ + b_qkv [5, 12], split by "
+        "columns into Q [5, 1·4], K and V; one head, so head 0 is the whole of Q",
+        "3. Scores: Q_0·K_0ᵀ [5, 5]", "4. Scale: × 0.5 = 1/√4", "5. Mask (causal): masked_fill",
+        "6. Softmax, row by row", "7. Output of head 0: O_0 = P·V_0 [5, 4]",
+        "8. Merge: O_0 (one head: nothing to concatenate) [5, 4]; the module has no output "
+        "projection"}) {
     CAPTURE(std::string(step));
     const size_t found = naive.out.find(step, at);
     REQUIRE(found != std::string::npos);
@@ -144,21 +158,31 @@ TEST_CASE("explain tutorial modules: the text names each step as the modules com
   }
   CHECK(!contains(naive.out, "then the output projection W_O"));
   // MultiHeadAttention: view(batch, seq, heads, 64).transpose(1, 2), sqrt(64), Concat, out.
-  const auto mha = run_attnviz("explain" + case_args(ref.at("seed000_mha")) + " --head 5 --rows 2 --cols 2");
+  const auto mha =
+      run_attnviz("explain" + case_args(ref.at("seed000_mha")) + " --head 5 --rows 2 --cols 2");
   REQUIRE_MESSAGE(mha.exit_code == 0, mha.err);
-  CHECK(contains(mha.out, "Q = X·W_qᵀ + b_q is [10, 8·64]; view(10, 8, 64).transpose makes Q [8, 10, 64], and head 5 "
-                          "is columns 320–383 of Q"));
+  CHECK(contains(
+      mha.out,
+      "Q = X·W_qᵀ + b_q is [10, 8·64]; view(10, 8, 64).transpose makes Q [8, 10, 64], and head 5 "
+      "is columns 320–383 of Q"));
   CHECK(contains(mha.out, "4. Scale: × 0.125 = 1/√64"));
-  CHECK(contains(mha.out, "8. Merge: Concat(O_0, …, O_7) (transpose back, view) [10, 512], then the output projection "
-                          "W_O → [10, 512]"));
+  CHECK(contains(
+      mha.out,
+      "8. Merge: Concat(O_0, …, O_7) (transpose back, view) [10, 512], then the output projection "
+      "W_O → [10, 512]"));
   // SelfAttention and CrossAttention have no out Linear: P·V is the output.
-  const auto self = run_attnviz("explain" + case_args(ref.at("seed000_self")) + " --head 0 --rows 2 --cols 2");
+  const auto self =
+      run_attnviz("explain" + case_args(ref.at("seed000_self")) + " --head 0 --rows 2 --cols 2");
   REQUIRE_MESSAGE(self.exit_code == 0, self.err);
-  CHECK(contains(self.out, "10 queries × 10 keys · input width 128 · 1 head of d_k 64, d_v 64 · mask: none"));
-  CHECK(contains(self.out, "2. Projections: Q = X·W_qᵀ + b_q is [10, 1·64]; one head, so head 0 is the whole of Q"));
+  CHECK(contains(self.out,
+                 "10 queries × 10 keys · input width 128 · 1 head of d_k 64, d_v 64 · mask: none"));
+  CHECK(contains(
+      self.out,
+      "2. Projections: Q = X·W_qᵀ + b_q is [10, 1·64]; one head, so head 0 is the whole of Q"));
   CHECK(contains(self.out, "4. Scale: × 0.125 = 1/√64"));
   CHECK(contains(self.out, "the module has no output projection W_O: this is its output"));
-  const auto cross = run_attnviz("explain" + case_args(ref.at("seed000_cross")) + " --head 0 --rows 2 --cols 2");
+  const auto cross =
+      run_attnviz("explain" + case_args(ref.at("seed000_cross")) + " --head 0 --rows 2 --cols 2");
   REQUIRE_MESSAGE(cross.exit_code == 0, cross.err);
   CHECK(contains(cross.out, "8 queries × 10 keys · input width 128"));
   CHECK(contains(cross.out, "keys and values from the source X_kv [10, 128]"));

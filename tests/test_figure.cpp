@@ -6,8 +6,8 @@
 #include <limits>
 #include <ostream>
 
-#include "attnviz/render/figure.hpp"
 #include "../src/render/figure_parts.hpp"
+#include "attnviz/render/figure.hpp"
 #include "print_rgb.hpp"
 
 using namespace attnviz;
@@ -92,7 +92,8 @@ TEST_CASE("figure: cell values are printed in small maps") {
   FigureMap m = small_map();
   const FigureStyle with{.cell_values = true}, without{.cell_values = false};
   const HeatmapLayout l = heatmap_figure_layout("t", m, with);
-  const Image a = heatmap_figure("t", "c", m, with).take_image(), b = heatmap_figure("t", "c", m, without).take_image();
+  const Image a = heatmap_figure("t", "c", m, with).take_image(),
+              b = heatmap_figure("t", "c", m, without).take_image();
   int differ = 0;
   for (int y = l.map.y; y < l.map.y + l.cell; ++y)
     for (int x = l.map.x; x < l.map.x + l.cell; ++x) differ += a.at(x, y) != b.at(x, y);
@@ -113,8 +114,12 @@ TEST_CASE("figure: grid thumbnails sit in layer rows and head columns") {
   std::vector<Thumbnail> thumbs;
   for (int layer = 0; layer < 2; ++layer) {
     for (int head = 0; head < 3; ++head) {
-      Thumbnail t{layer, head, Matrix::Constant(4, 4, 0.25f * (layer * 3 + head) / 5.0f * 4.0f),
-                  MaskMatrix::Ones(4, 4), 0.0f, 1.0f};
+      Thumbnail t{layer,
+                  head,
+                  Matrix::Constant(4, 4, 0.25f * (layer * 3 + head) / 5.0f * 4.0f),
+                  MaskMatrix::Ones(4, 4),
+                  0.0f,
+                  1.0f};
       thumbs.push_back(t);
     }
   }
@@ -134,7 +139,8 @@ TEST_CASE("figure: grid thumbnails sit in layer rows and head columns") {
   CHECK(y12 - y00 == 96 + 6);
 }
 
-TEST_CASE("figure: non-finite cells and the colour range are read from the bits, subnormals included") {
+TEST_CASE(
+    "figure: non-finite cells and the colour range are read from the bits, subnormals included") {
   Matrix v(2, 3);
   v << 1e-40f, 0.25f, 0.5f,  // 1e-40 is subnormal: finite, and no stall or miscount
       std::nanf(""), std::numeric_limits<float>::infinity(), 0.75f;
@@ -151,7 +157,9 @@ TEST_CASE("figure: non-finite cells and the colour range are read from the bits,
   CHECK(count_non_finite(Matrix::Constant(3, 3, 1e-39f), MaskMatrix::Ones(3, 3)) == 0);
 }
 
-TEST_CASE("figure: colour-bar ticks are round: a 1-2-5 step, 3 to 6 ticks, log ticks are powers written 10⁻ⁿ") {
+TEST_CASE(
+    "figure: colour-bar ticks are round: a 1-2-5 step, 3 to 6 ticks, log ticks are powers written "
+    "10⁻ⁿ") {
   using attnviz::detail::linear_ticks;
   const auto same = [](const std::vector<float>& got, const std::vector<float>& want) {
     REQUIRE(got.size() == want.size());
@@ -168,7 +176,8 @@ TEST_CASE("figure: colour-bar ticks are round: a 1-2-5 step, 3 to 6 ticks, log t
     CHECK(t.back() <= hi);
     const float step = t[1] - t[0];
     const float mantissa = step / std::pow(10.0f, std::floor(std::log10(step) + 1e-6f));
-    CHECK((mantissa == doctest::Approx(1.0f) || mantissa == doctest::Approx(2.0f) || mantissa == doctest::Approx(5.0f)));
+    CHECK((mantissa == doctest::Approx(1.0f) || mantissa == doctest::Approx(2.0f) ||
+           mantissa == doctest::Approx(5.0f)));
   }
   same(attnviz::detail::log_ticks(1e-4f, 0.5f), {1e-4f, 1e-3f, 1e-2f, 0.1f});
   CHECK(attnviz::detail::format_power(1e-3f) == "10⁻³");
@@ -177,7 +186,8 @@ TEST_CASE("figure: colour-bar ticks are round: a 1-2-5 step, 3 to 6 ticks, log t
   CHECK(attnviz::detail::format_value(2e-4f) == "2e-4");
 }
 
-TEST_CASE("figure: a long caption wraps between its parts, inside the figure, and pushes the map down") {
+TEST_CASE(
+    "figure: a long caption wraps between its parts, inside the figure, and pushes the map down") {
   const FigureMap m = small_map();
   const FigureStyle style{.cell_values = false};
   std::string caption = "mask: causal";
@@ -190,14 +200,19 @@ TEST_CASE("figure: a long caption wraps between its parts, inside the figure, an
   for (const auto& line : many.caption_lines) joined += (joined.empty() ? "" : " · ") + line;
   CHECK(joined == caption);  // nothing lost, nothing added
   const Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts);
-  for (const auto& line : many.caption_lines) CHECK(probe.text_width(line, detail::k_caption_px) <= many.width - 2 * detail::k_margin);
-  CHECK(many.map.y - one.map.y == (static_cast<int>(many.caption_lines.size()) - 1) * probe.line_metrics(detail::k_caption_px).line_height);
+  for (const auto& line : many.caption_lines)
+    CHECK(probe.text_width(line, detail::k_caption_px) <= many.width - 2 * detail::k_margin);
+  CHECK(many.map.y - one.map.y == (static_cast<int>(many.caption_lines.size()) - 1) *
+                                      probe.line_metrics(detail::k_caption_px).line_height);
   const Image im = heatmap_figure("t", caption, m, style).take_image();
   CHECK(im.height == many.height);
-  CHECK(ink(im, {16, one.map.y - 40, many.width - 32, 30}) > 20);  // the later caption lines are drawn
+  CHECK(ink(im, {16, one.map.y - 40, many.width - 32, 30}) >
+        20);  // the later caption lines are drawn
 }
 
-TEST_CASE("figure: key labels of wide characters stand upright, stacked top to bottom, others turn on their side") {
+TEST_CASE(
+    "figure: key labels of wide characters stand upright, stacked top to bottom, others turn on "
+    "their side") {
   FigureMap m = small_map();
   m.key_labels = {"The", "注意", "猫"};
   const Canvas c = heatmap_figure("t", "c", m, FigureStyle{});
@@ -215,6 +230,6 @@ TEST_CASE("figure: key labels of wide characters stand upright, stacked top to b
   CHECK(the_up == 1);
   CHECK(zhu_upright == 1);
   CHECK(yi_upright == 1);
-  CHECK(zhu_y < yi_y);           // 注 above 意: read top to bottom
-  CHECK(yi_y <= l.map.y - 10);   // the stack ends above the ticks
+  CHECK(zhu_y < yi_y);          // 注 above 意: read top to bottom
+  CHECK(yi_y <= l.map.y - 10);  // the stack ends above the ticks
 }

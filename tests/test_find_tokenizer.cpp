@@ -2,10 +2,9 @@
 // transformers' order of preference; and the converted Unigram tokenizer.json files end to end.
 #include <doctest/doctest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "attnviz/inputs/tokenizer.hpp"
 #include "error_of.hpp"
@@ -13,8 +12,8 @@
 #include "temp_dir.hpp"
 
 using namespace attnviz;
-using test::TempDir;
 using test::error_of;
+using test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -34,7 +33,9 @@ nlohmann::json expected() {
 
 }  // namespace
 
-TEST_CASE("find_tokenizer: tokenizer.json, then vocab.json + merges.txt, then a SentencePiece model, then vocab.txt") {
+TEST_CASE(
+    "find_tokenizer: tokenizer.json, then vocab.json + merges.txt, then a SentencePiece model, "
+    "then vocab.txt") {
   TempDir dir;
   CHECK(find_tokenizer(dir.path()) == nullptr);
   std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n";
@@ -48,12 +49,15 @@ TEST_CASE("find_tokenizer: tokenizer.json, then vocab.json + merges.txt, then a 
     fs::copy_file(k_spm / "unigram.model", dir / name);
     t = find_tokenizer(dir.path());
     REQUIRE(t);
-    CHECK_MESSAGE(t->description() == std::string("SentencePiece unigram (") + name + ", 2000 pieces)", t->description());
+    CHECK_MESSAGE(
+        t->description() == std::string("SentencePiece unigram (") + name + ", 2000 pieces)",
+        t->description());
   }
   std::ofstream(dir / "tokenizer.json") << "{";
   CHECK(error_of([&] { find_tokenizer(dir.path()); }).find((dir / "tokenizer.json").string()) == 0);
   // A file is read as what its name says.
-  CHECK(find_tokenizer(k_spm / "unigram.model")->description() == "SentencePiece unigram (unigram.model, 2000 pieces)");
+  CHECK(find_tokenizer(k_spm / "unigram.model")->description() ==
+        "SentencePiece unigram (unigram.model, 2000 pieces)");
   CHECK(is_tokenizer_file_name("a/tokenizer.json"));
   CHECK(is_tokenizer_file_name("a/x.model"));
   CHECK(is_tokenizer_file_name("a/vocab.txt"));
@@ -61,12 +65,14 @@ TEST_CASE("find_tokenizer: tokenizer.json, then vocab.json + merges.txt, then a 
   CHECK_FALSE(is_tokenizer_file_name("a/tokens.txt"));
   std::ofstream(dir / "tokens.txt") << "";
   CHECK(error_of([&] { find_tokenizer(dir / "tokens.txt"); }) ==
-        (dir / "tokens.txt").string() + ": not a tokenizer file attnviz reads (" + k_tokenizer_files + ", or a .gguf file)");
+        (dir / "tokens.txt").string() + ": not a tokenizer file attnviz reads (" +
+            k_tokenizer_files + ", or a .gguf file)");
   // vocab.json and merges.txt stand for the pair (not for a tokenizer.json).
   const fs::path gpt2 = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/vocab/gpt2";
   for (const char* file : {"vocab.json", "merges.txt"}) {
     const auto pair = find_tokenizer(gpt2 / file);  // scripts/fetch-vocabularies.sh fetches it
-    REQUIRE_MESSAGE(pair, (gpt2 / file).string() << " is missing: run scripts/fetch-vocabularies.sh");
+    REQUIRE_MESSAGE(pair, (gpt2 / file).string()
+                              << " is missing: run scripts/fetch-vocabularies.sh");
     CHECK(pair->description().starts_with("GPT-2 byte-level BPE (vocab.json + merges.txt"));
   }
 }
@@ -80,12 +86,15 @@ TEST_CASE("find_tokenizer: a SentencePiece model found in a folder gives libsent
   REQUIRE(cases.size() > 10);
   for (const auto& c : cases) {
     CAPTURE(c["text"].get<std::string>());
-    if (c["text"].get<std::string>().find("<s>") != std::string::npos) continue;  // refused (test_sentencepiece)
+    if (c["text"].get<std::string>().find("<s>") != std::string::npos)
+      continue;  // refused (test_sentencepiece)
     CHECK(ids_of(*t, c["text"], false) == c["ids"].get<std::vector<int64_t>>());
   }
 }
 
-TEST_CASE("tokenizer.json: the converted Unigram files end to end (Metaspace, Unigram) give libsentencepiece's ids") {
+TEST_CASE(
+    "tokenizer.json: the converted Unigram files end to end (Metaspace, Unigram) give "
+    "libsentencepiece's ids") {
   // expected.json's ids are libsentencepiece's for the text (for a text starting with a space, of
   // the text without it, since Metaspace adds no second "▁"), which Tokenizers.js confirmed.
   const nlohmann::json all = expected();  // iterated below: must outlive the loop

@@ -111,8 +111,7 @@ TEST_CASE("gguf: empty and duplicate keys are refused") {
   CHECK(parse_error(b.build()) == "bad.gguf: key 1 is empty");
   b = good();
   b.kv_string("general.architecture", "gpt2");
-  CHECK(parse_error(b.build()) ==
-        "bad.gguf: duplicate key 'general.architecture' (key 1)");
+  CHECK(parse_error(b.build()) == "bad.gguf: duplicate key 'general.architecture' (key 1)");
 }
 
 TEST_CASE("gguf: string and array lengths beyond the file, nested arrays, bad value types") {
@@ -205,8 +204,9 @@ TEST_CASE("gguf: types out of range, removed, or with rows not whole blocks are 
   b.tensors[0].type = 4;
   CHECK(parse_error(b.build()).find("a type removed from GGUF") != std::string::npos);
   b.tensors[0].type = k_type_q8_0;  // rows of 3 elements, blocks of 32
-  CHECK(parse_error(b.build()) == "bad.gguf: tensor 'w' of type Q8_0 has rows of 3 elements, not "
-                                  "a multiple of its block size 32");
+  CHECK(parse_error(b.build()) ==
+        "bad.gguf: tensor 'w' of type Q8_0 has rows of 3 elements, not "
+        "a multiple of its block size 32");
 }
 
 TEST_CASE("gguf: offsets must be the running padded total, data must end inside the file") {
@@ -254,7 +254,8 @@ TEST_CASE("gguf: metadata getters name the key, the expected and the actual type
   CHECK(error_of([&] { md.get<int32_t>("n"); }) == "m.gguf: metadata key 'n' is u32, expected i32");
   CHECK(error_of([&] { md.get<std::string>("tokens"); }) ==
         "m.gguf: metadata key 'tokens' is an array of str, expected str");
-  CHECK(error_of([&] { md.get<float>("nope"); }) == "m.gguf: no metadata key 'nope' (expected f32)");
+  CHECK(error_of([&] { md.get<float>("nope"); }) ==
+        "m.gguf: no metadata key 'nope' (expected f32)");
   CHECK(md.find("nope") == nullptr);
 }
 

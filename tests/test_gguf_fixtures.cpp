@@ -27,19 +27,32 @@ json value_as_json(const attnviz::GgufMetadata& md, const std::string& key, Gguf
     return md.get<T>(key);
   };
   switch (type) {
-    case GgufValueType::U8: return one(uint8_t{});
-    case GgufValueType::I8: return one(int8_t{});
-    case GgufValueType::U16: return one(uint16_t{});
-    case GgufValueType::I16: return one(int16_t{});
-    case GgufValueType::U32: return one(uint32_t{});
-    case GgufValueType::I32: return one(int32_t{});
-    case GgufValueType::F32: return one(float{});
-    case GgufValueType::Bool: return one(bool{});
-    case GgufValueType::String: return one(std::string{});
-    case GgufValueType::F64: return one(double{});
-    case GgufValueType::U64: return std::to_string(md.get<uint64_t>(key));
-    case GgufValueType::I64: return std::to_string(md.get<int64_t>(key));
-    default: return nullptr;
+    case GgufValueType::U8:
+      return one(uint8_t{});
+    case GgufValueType::I8:
+      return one(int8_t{});
+    case GgufValueType::U16:
+      return one(uint16_t{});
+    case GgufValueType::I16:
+      return one(int16_t{});
+    case GgufValueType::U32:
+      return one(uint32_t{});
+    case GgufValueType::I32:
+      return one(int32_t{});
+    case GgufValueType::F32:
+      return one(float{});
+    case GgufValueType::Bool:
+      return one(bool{});
+    case GgufValueType::String:
+      return one(std::string{});
+    case GgufValueType::F64:
+      return one(double{});
+    case GgufValueType::U64:
+      return std::to_string(md.get<uint64_t>(key));
+    case GgufValueType::I64:
+      return std::to_string(md.get<int64_t>(key));
+    default:
+      return nullptr;
   }
 }
 

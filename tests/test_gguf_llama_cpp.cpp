@@ -1,12 +1,12 @@
 // GGUF files made and quantised by llama.cpp's own code (tests/fixtures/gguf_models, models.json):
 // attnviz's maps and logits equal a PyTorch reference run on the same dequantised weights, and
-// llama.cpp's logits (node-llama-cpp) are reported beside them (within 1e-4 for F32 files without GELU).
+// llama.cpp's logits (node-llama-cpp) are reported beside them (within 1e-4 for F32 files without
+// GELU).
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "attnviz/compute/embedding.hpp"
@@ -29,7 +29,9 @@ namespace {
 
 const fs::path k_root = ATTNVIZ_SOURCE_DIR;
 
-Matrix matrix_of(const Tensor& t) { return Eigen::Map<const Matrix>(t.data.data(), t.shape.at(0), t.shape.at(1)); }
+Matrix matrix_of(const Tensor& t) {
+  return Eigen::Map<const Matrix>(t.data.data(), t.shape.at(0), t.shape.at(1));
+}
 
 // hidden · W_unembedᵀ, soft-capped as --logits computes it.
 Matrix logits_of(const Model& m, const std::vector<int64_t>& ids) {
@@ -43,7 +45,9 @@ Matrix logits_of(const Model& m, const std::vector<int64_t>& ids) {
 
 }  // namespace
 
-TEST_CASE("gguf llama.cpp files: every architecture and tensor type gives the PyTorch reference's maps and logits") {
+TEST_CASE(
+    "gguf llama.cpp files: every architecture and tensor type gives the PyTorch reference's maps "
+    "and logits") {
   const fs::path list = k_root / "tests/fixtures/gguf_models/models.json";
   REQUIRE_MESSAGE(fs::exists(list), "missing " << list.string());
   nlohmann::json models;
@@ -61,8 +65,8 @@ TEST_CASE("gguf llama.cpp files: every architecture and tensor type gives the Py
     const auto ids = parse_ids(test::slurp(ids_path), "ids.txt");
     const Matrix ours = logits_of(m, ids);
     const std::string logits_path = entry.at("logits");
-    test::check_close(ours, matrix_of(SafetensorsFile::open(k_root / logits_path).load("logits")), 1e-4f,
-                      "logits against PyTorch on the dequantised weights");
+    test::check_close(ours, matrix_of(SafetensorsFile::open(k_root / logits_path).load("logits")),
+                      1e-4f, "logits against PyTorch on the dequantised weights");
 
     // llama.cpp rounds activations inside its products for F16 and quantised weights (and uses an
     // F16 GELU table), so only F32 files without GELU are held to 1e-4; the rest is reported.
@@ -78,7 +82,8 @@ TEST_CASE("gguf llama.cpp files: every architecture and tensor type gives the Py
       agree += a == b;
     }
     const float diff = (ours - cpp).cwiseAbs().maxCoeff();
-    MESSAGE(file << ": llama.cpp max |logit diff| " << diff << ", argmax agrees " << agree << "/" << ours.rows());
+    MESSAGE(file << ": llama.cpp max |logit diff| " << diff << ", argmax agrees " << agree << "/"
+                 << ours.rows());
     if (ftype == "F32" && !arch.starts_with("gemma")) {
       CHECK(diff <= 1e-4f);
       CHECK(agree == ours.rows());

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "../src/io/gguf_dequant.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/gguf.hpp"
 #include "attnviz/io/gguf_quantize.hpp"
-#include "../src/io/gguf_dequant.hpp"
 #include "sha256.hpp"
 
 namespace fs = std::filesystem;
@@ -42,7 +42,9 @@ std::vector<float> read_floats(const fs::path& path) {
   return out;
 }
 
-nlohmann::json manifest() { return nlohmann::json::parse(read_bytes(k_dir / "manifest.json")); }
+nlohmann::json manifest() {
+  return nlohmann::json::parse(read_bytes(k_dir / "manifest.json"));
+}
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -56,7 +58,8 @@ std::string first_difference(const std::string& ours, const std::string& ggml, u
     if (ours[i] != ggml[i]) {
       const size_t row = i / row_bytes;
       const std::string name = row < names.size() ? names[row].get<std::string>() : "f16_edges";
-      return "row " + std::to_string(row) + " (" + name + "), byte " + std::to_string(i % row_bytes);
+      return "row " + std::to_string(row) + " (" + name + "), byte " +
+             std::to_string(i % row_bytes);
     }
   }
   return ours.size() == ggml.size() ? "none" : "sizes differ";
@@ -93,7 +96,8 @@ TEST_CASE("gguf quantize: 2,048 more rows give ggml's bytes (SHA-256 of each typ
   for (const auto& [name, info] : m["types"].items()) {
     CAPTURE(name);
     const std::vector<unsigned char> q = attnviz::quantize_rows(info["type"].get<uint32_t>(), x, n);
-    CHECK(attnviz::test::sha256_hex(std::string(q.begin(), q.end())) == info["bulk_sha256"].get<std::string>());
+    CHECK(attnviz::test::sha256_hex(std::string(q.begin(), q.end())) ==
+          info["bulk_sha256"].get<std::string>());
   }
 }
 
@@ -113,8 +117,8 @@ TEST_CASE("gguf quantize: every type equals ggml's reference quantiser byte for 
     const std::string ours(q.begin(), q.end());
     const std::string ggml = read_bytes(k_dir / (lower(name) + ".q"));
     REQUIRE(attnviz::ggml_row_bytes(type, n) == info["row_bytes"].get<uint64_t>());
-    CHECK_MESSAGE(ours == ggml, "first difference: "
-                                    << first_difference(ours, ggml, info["row_bytes"], m["rows"]));
+    CHECK_MESSAGE(ours == ggml, "first difference: " << first_difference(
+                                    ours, ggml, info["row_bytes"], m["rows"]));
   }
 }
 
@@ -127,8 +131,8 @@ TEST_CASE("gguf quantize: attnviz's dequantiser gives ggml's to_float floats bit
     const int64_t elements = info["rows"].get<int64_t>() * n;
     std::vector<float> out(static_cast<size_t>(elements));
     attnviz::detail::dequantize_blocks(info["type"].get<uint32_t>(),
-                                       reinterpret_cast<const unsigned char*>(ggml.data()), elements,
-                                       out.data());
+                                       reinterpret_cast<const unsigned char*>(ggml.data()),
+                                       elements, out.data());
     const std::string floats(reinterpret_cast<const char*>(out.data()), out.size() * 4);
     CHECK(attnviz::test::sha256_hex(floats) == info["dequantized_sha256"].get<std::string>());
   }
@@ -139,7 +143,7 @@ TEST_CASE("gguf quantize: F16 and BF16 round to nearest even, overflow to inf, k
   CHECK(attnviz::f32_to_f16(1.0f) == 0x3C00);
   CHECK(attnviz::f32_to_f16(65504.0f) == 0x7BFF);
   CHECK(attnviz::f32_to_f16(65519.0f) == 0x7BFF);
-  CHECK(attnviz::f32_to_f16(65520.0f) == 0x7C00);      // the tie rounds to even: inf
+  CHECK(attnviz::f32_to_f16(65520.0f) == 0x7C00);  // the tie rounds to even: inf
   CHECK(attnviz::f32_to_f16(-1e9f) == 0xFC00);
   CHECK(attnviz::f32_to_f16(1.0f + 0x1p-11f) == 0x3C00);  // tie, 0x3C00 is even
   CHECK(attnviz::f32_to_f16(1.0f + 0x3p-11f) == 0x3C02);  // tie, up to even
@@ -158,8 +162,10 @@ TEST_CASE("gguf quantize: f32_to_f16_n equals f32_to_f16 bit for bit, on every c
   // become half subnormals, overflow, ±inf, NaNs with payloads), both signs, with lengths that
   // leave a tail after the 8-wide vector loop.
   std::vector<float> x;
-  for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += 4093) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
-  for (uint32_t bits : {0x7F800001u, 0xFFC00001u, 0x7FFFFFFFu, 0x477FF000u, 0x477FEFFFu, 0x33000000u, 0x33000001u}) {
+  for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += 4093)
+    x.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  for (uint32_t bits : {0x7F800001u, 0xFFC00001u, 0x7FFFFFFFu, 0x477FF000u, 0x477FEFFFu,
+                        0x33000000u, 0x33000001u}) {
     x.push_back(std::bit_cast<float>(bits));
   }
   for (size_t n : {x.size(), size_t{7}, size_t{13}}) {
@@ -181,8 +187,9 @@ TEST_CASE("gguf quantize: rows that are not whole blocks and unwritable types ar
     }
     return std::string("no error");
   };
-  CHECK(message(static_cast<uint32_t>(GgmlType::Q8_0), 50) ==
-        "GGUF writer: a row of 50 elements is not a whole number of Q8_0 blocks (32 elements each)");
+  CHECK(
+      message(static_cast<uint32_t>(GgmlType::Q8_0), 50) ==
+      "GGUF writer: a row of 50 elements is not a whole number of Q8_0 blocks (32 elements each)");
   CHECK(message(static_cast<uint32_t>(GgmlType::Q4_K), 100).find("256 elements each") !=
         std::string::npos);
   CHECK(message(static_cast<uint32_t>(GgmlType::F16), 30) ==

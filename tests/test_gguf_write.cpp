@@ -26,12 +26,16 @@ namespace {
 
 const fs::path k_dir = fs::path(ATTNVIZ_SOURCE_DIR) / "tests" / "fixtures" / "gguf_quant";
 
-uint32_t type_of(GgmlType t) { return static_cast<uint32_t>(t); }
+uint32_t type_of(GgmlType t) {
+  return static_cast<uint32_t>(t);
+}
 
 // Deterministic values: a sine pattern with a growing amplitude, no two rows alike.
 std::vector<float> pattern(size_t n, float scale) {
   std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = scale * std::sin(0.37f * static_cast<float>(i) + 0.1f) * (1.0f + static_cast<float>(i % 7));
+  for (size_t i = 0; i < n; ++i)
+    v[i] =
+        scale * std::sin(0.37f * static_cast<float>(i) + 0.1f) * (1.0f + static_cast<float>(i % 7));
   return v;
 }
 
@@ -58,7 +62,7 @@ GgufWriter sample_writer() {
   w.set("t.arr_bool", gguf_array<bool>({true, false, true}));
   w.set("t.arr_str", gguf_strings({"a", "", "\xe2\x96\x81the"}));
   w.set("t.arr_empty", gguf_array<uint8_t>({}));
-  const GgmlType types[] = {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0,
+  const GgmlType types[] = {GgmlType::F32,  GgmlType::F16,  GgmlType::BF16, GgmlType::Q4_0,
                             GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0,
                             GgmlType::Q2_K, GgmlType::Q3_K, GgmlType::Q4_K, GgmlType::Q5_K,
                             GgmlType::Q6_K};
@@ -98,7 +102,8 @@ TEST_CASE("gguf write: a written file reads back with every value, type and offs
   CHECK(md.get_array<int32_t>("t.arr_i32") == std::vector<int32_t>{1, -2, 3});
   CHECK(md.get_array<float>("t.arr_f32") == std::vector<float>{0.5f, -1.25f});
   CHECK(md.get_array<bool>("t.arr_bool") == std::vector<bool>{true, false, true});
-  CHECK(md.get_array<std::string>("t.arr_str") == std::vector<std::string>{"a", "", "\xe2\x96\x81the"});
+  CHECK(md.get_array<std::string>("t.arr_str") ==
+        std::vector<std::string>{"a", "", "\xe2\x96\x81the"});
   CHECK(md.get_array<uint8_t>("t.arr_empty").empty());
   REQUIRE(f.tensors().size() == 14);
   uint64_t expected_offset = 0;
@@ -158,16 +163,21 @@ TEST_CASE("gguf write: refusals name the tensor or key") {
   w.add_tensor("a", {64}, type_of(GgmlType::F32), x);
   CHECK(error_of([&] { w.add_tensor("a", {64}, type_of(GgmlType::F32), x); }) ==
         "GGUF writer: tensor 'a' is added twice");
-  CHECK(error_of([&] { w.add_tensor("b", {32, 3}, type_of(GgmlType::F32), x); }) ==
-        "GGUF writer: tensor 'b' has dims [32, 3] (96 values) but 64 values were given");
-  CHECK(error_of([&] { w.add_tensor(std::string(64, 'n'), {64}, type_of(GgmlType::F32), x); })
-            .find("must have 1 to 63 bytes") != std::string::npos);
-  CHECK(error_of([&] { w.add_tensor("g", {-64, -1}, type_of(GgmlType::F32), x); }) ==
-        "GGUF writer: tensor 'g' has dims [-64, -1]: negative or too large");
-  CHECK(error_of([&] { w.add_tensor("h", {1ll << 62, 1ll << 62, 4}, type_of(GgmlType::F32), x); })
-            .find("negative or too large") != std::string::npos);  // 2^126 elements: no wrap to 64
-  CHECK(error_of([&] { w.add_tensor("c", {64}, type_of(GgmlType::Q4_K), x); })
-            .find("not a whole number of Q4_K blocks") != std::string::npos);
+  CHECK(error_of([&] {
+          w.add_tensor("b", {32, 3}, type_of(GgmlType::F32), x);
+        }) == "GGUF writer: tensor 'b' has dims [32, 3] (96 values) but 64 values were given");
+  CHECK(error_of([&] {
+          w.add_tensor(std::string(64, 'n'), {64}, type_of(GgmlType::F32), x);
+        }).find("must have 1 to 63 bytes") != std::string::npos);
+  CHECK(error_of([&] {
+          w.add_tensor("g", {-64, -1}, type_of(GgmlType::F32), x);
+        }) == "GGUF writer: tensor 'g' has dims [-64, -1]: negative or too large");
+  CHECK(error_of([&] {
+          w.add_tensor("h", {1ll << 62, 1ll << 62, 4}, type_of(GgmlType::F32), x);
+        }).find("negative or too large") != std::string::npos);  // 2^126 elements: no wrap to 64
+  CHECK(error_of([&] {
+          w.add_tensor("c", {64}, type_of(GgmlType::Q4_K), x);
+        }).find("not a whole number of Q4_K blocks") != std::string::npos);
   CHECK(error_of([&] { w.set("general.alignment", attnviz::gguf_scalar<uint32_t>(48)); }) ==
         "GGUF writer: general.alignment must be a u32 power of two");
   CHECK(error_of([&] { w.set("general.alignment", attnviz::gguf_scalar<uint64_t>(64)); }) ==
@@ -180,14 +190,16 @@ TEST_CASE("gguf write: refusals name the tensor or key") {
         "GGUF writer: tensor 'd' element 5 (1000000) becomes inf in F16: the values are beyond "
         "what the type holds (F16 scales reach 65504)");
   // Q4_0's scale is max / -8 = -125000, beyond F16: ggml would write inf scales.
-  CHECK(error_of([&] { w.add_tensor("e", {64}, type_of(GgmlType::Q4_0), big); })
-            .find("tensor 'e' element") != std::string::npos);
+  CHECK(error_of([&] {
+          w.add_tensor("e", {64}, type_of(GgmlType::Q4_0), big);
+        }).find("tensor 'e' element") != std::string::npos);
   CHECK(error_of([&] { w.add_tensor("f", {64}, type_of(GgmlType::Q8_0), big); }) == "(no error)");
 }
 
 TEST_CASE("gguf write: a failed write leaves nothing behind") {
   attnviz::test::TempDir dir;
   const GgufWriter w = sample_writer();
-  CHECK(error_of([&] { w.write(dir / "missing" / "m.gguf"); }).find("missing") != std::string::npos);
+  CHECK(error_of([&] { w.write(dir / "missing" / "m.gguf"); }).find("missing") !=
+        std::string::npos);
   CHECK(fs::is_empty(dir.path()));
 }

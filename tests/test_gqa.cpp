@@ -1,5 +1,5 @@
-// Grouped-query attention (Ainslie et al. 2023): fewer key/value heads, each read by a group of query
-// heads, equals equal-head attention with every k/v head repeated (HF's repeat_kv).
+// Grouped-query attention (Ainslie et al. 2023): fewer key/value heads, each read by a group of
+// query heads, equals equal-head attention with every k/v head repeated (HF's repeat_kv).
 #include <doctest/doctest.h>
 
 #include "attnviz/compute/multi_head.hpp"
@@ -46,7 +46,9 @@ RowVector repeat_heads(const RowVector& b, int d, int times) {
   return out;
 }
 
-RowVector random_row(Random& rng, int n) { return random_matrix(rng, 1, n).row(0); }
+RowVector random_row(Random& rng, int n) {
+  return random_matrix(rng, 1, n).row(0);
+}
 
 // Maps and output of `w` over x (causal), 4 query heads.
 std::pair<std::vector<Matrix>, Matrix> run(const AttentionWeights& w, const Matrix& x) {
@@ -63,7 +65,8 @@ std::pair<std::vector<Matrix>, Matrix> run(const AttentionWeights& w, const Matr
 
 }  // namespace
 
-TEST_CASE("gqa: 4 query heads over 2 (and 1) key/value heads equal 4 equal heads with k/v repeated") {
+TEST_CASE(
+    "gqa: 4 query heads over 2 (and 1) key/value heads equal 4 equal heads with k/v repeated") {
   const int d_model = 12, d_k = 3, d_v = 2;
   for (int n_kv : {2, 1}) {
     CAPTURE(n_kv);
@@ -75,15 +78,19 @@ TEST_CASE("gqa: 4 query heads over 2 (and 1) key/value heads equal 4 equal heads
     gqa.out = Linear{random_matrix(rng, d_model, 4 * d_v), {}};
     AttentionWeights equal = gqa;
     const int group = 4 / n_kv;  // query heads per key/value head
-    equal.k = Linear{repeat_heads(gqa.k.weight.matrix(), d_k, group), repeat_heads(gqa.k.bias, d_k, group)};
-    equal.v = Linear{repeat_heads(gqa.v.weight.matrix(), d_v, group), repeat_heads(gqa.v.bias, d_v, group)};
+    equal.k = Linear{repeat_heads(gqa.k.weight.matrix(), d_k, group),
+                     repeat_heads(gqa.k.bias, d_k, group)};
+    equal.v = Linear{repeat_heads(gqa.v.weight.matrix(), d_v, group),
+                     repeat_heads(gqa.v.bias, d_v, group)};
     const Matrix x = random_matrix(rng, 5, d_model);
 
     const auto [gqa_maps, gqa_out] = run(gqa, x);
     const auto [equal_maps, equal_out] = run(equal, x);
     REQUIRE(gqa_maps.size() == 4);
-    for (int h = 0; h < 4; ++h) check_close(gqa_maps[h], equal_maps[h], 1e-6f, "head " + std::to_string(h));
-    check_close(gqa_out, equal_out, 2e-6f, "output");  // k/v products of other shapes round differently in BLAS
+    for (int h = 0; h < 4; ++h)
+      check_close(gqa_maps[h], equal_maps[h], 1e-6f, "head " + std::to_string(h));
+    check_close(gqa_out, equal_out, 2e-6f,
+                "output");  // k/v products of other shapes round differently in BLAS
     // Query heads of one group read the same keys, so they differ only through their queries.
     CHECK_FALSE(gqa_maps[0].isApprox(gqa_maps[1]));
   }
@@ -95,5 +102,6 @@ TEST_CASE("gqa: key/value widths that no head count divides are refused, not rea
   w.q = Linear{random_matrix(rng, 12, 6), {}};
   w.k = Linear{random_matrix(rng, 9, 6), {}};  // 3 heads of d_k 3, not dividing 4
   w.v = Linear{random_matrix(rng, 9, 6), {}};
-  CHECK_THROWS(multi_head_attention(random_matrix(rng, 2, 6), random_matrix(rng, 2, 6), w, 4, AttentionSetup{}, 0));
+  CHECK_THROWS(multi_head_attention(random_matrix(rng, 2, 6), random_matrix(rng, 2, 6), w, 4,
+                                    AttentionSetup{}, 0));
 }

@@ -22,8 +22,9 @@ const std::string k_heads = "heads -m tests/fixtures/planted/planted-heads";
 // Nine inputs: ids repeated twice at several lengths, and one text.
 void write_batch(const std::filesystem::path& path) {
   std::ofstream f(path);
-  const std::vector<std::vector<int>> inputs = {{1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11, 12}, {0, 3, 6}, {15, 14},
-                                                {2, 2, 5, 9}, {13, 1, 7, 7, 4, 11}, {6, 10}};
+  const std::vector<std::vector<int>> inputs = {
+      {1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11, 12},   {0, 3, 6},
+      {15, 14},  {2, 2, 5, 9}, {13, 1, 7, 7, 4, 11}, {6, 10}};
   for (size_t i = 0; i < inputs.size(); ++i) {
     std::string ids;
     for (int pass = 0; pass < 2; ++pass) {
@@ -40,7 +41,8 @@ void write_batch(const std::filesystem::path& path) {
 TEST_CASE("heads batch: the pooled scores are each head's mean over the inputs' own runs") {
   TempDir dir;
   write_batch(dir / "b.jsonl");
-  const auto pooled = run_attnviz(k_heads + " --batch " + (dir / "b.jsonl").string() + " --format json");
+  const auto pooled =
+      run_attnviz(k_heads + " --batch " + (dir / "b.jsonl").string() + " --format json");
   REQUIRE_MESSAGE(pooled.exit_code == 0, pooled.err);
   const auto got = nlohmann::json::parse(pooled.out);
   // The same inputs one at a time.
@@ -93,7 +95,8 @@ TEST_CASE("heads batch: four shards merged give one run's output byte for byte")
     std::string files;
     for (int k = 0; k < 4; ++k) {
       const auto items = dir / ("s" + std::to_string(k) + ".jsonl");
-      const auto r = run_attnviz(k_heads + batch + " --shard " + std::to_string(k) + "/4 --items " + items.string());
+      const auto r = run_attnviz(k_heads + batch + " --shard " + std::to_string(k) + "/4 --items " +
+                                 items.string());
       REQUIRE_MESSAGE(r.exit_code == 0, r.err);
       CHECK(contains(r.out, "shard " + std::to_string(k) + "/4"));
       files = items.string() + " " + files;  // any order
@@ -104,10 +107,13 @@ TEST_CASE("heads batch: four shards merged give one run's output byte for byte")
   }
 }
 
-TEST_CASE("heads batch: malformed batches, shards and items files are refused, and no items file is left") {
+TEST_CASE(
+    "heads batch: malformed batches, shards and items files are refused, and no items file is "
+    "left") {
   TempDir dir;
   write_batch(dir / "b.jsonl");
-  std::ofstream(dir / "bad.jsonl") << "{\"ids\": [1, 2]}\n{\"ids\": [1, 2]}\n{\"tokens\": [\"a\"]}\n";
+  std::ofstream(dir / "bad.jsonl")
+      << "{\"ids\": [1, 2]}\n{\"ids\": [1, 2]}\n{\"tokens\": [\"a\"]}\n";
   std::ofstream(dir / "notjson.jsonl") << "{\"ids\": [1, 2]}\n{ids: 3}\n";
   std::ofstream(dir / "big.jsonl") << "{\"ids\": [1, 99]}\n";
   const std::string items = " --items " + (dir / "items.jsonl").string();
@@ -117,16 +123,23 @@ TEST_CASE("heads batch: malformed batches, shards and items files are refused, a
     std::string message;
   };
   const std::vector<Case> cases = {
-      {k_heads + " --batch " + (dir / "bad.jsonl").string() + items, 2, "bad.jsonl line 3: unknown field \"tokens\""},
-      {k_heads + " --batch " + (dir / "notjson.jsonl").string() + items, 1, "notjson.jsonl line 2: not JSON"},
-      {k_heads + " --batch " + (dir / "big.jsonl").string() + items, 1, "big.jsonl line 1: id 99 at position 1"},
-      {k_heads + " --batch " + (dir / "b.jsonl").string() + " --ids '1 2'", 2, "--batch reads the inputs from its file"},
-      {k_heads + " --batch " + (dir / "b.jsonl").string() + " --shard 4/4", 2, "--shard '4/4': K/N with 0 ≤ K < N"},
+      {k_heads + " --batch " + (dir / "bad.jsonl").string() + items, 2,
+       "bad.jsonl line 3: unknown field \"tokens\""},
+      {k_heads + " --batch " + (dir / "notjson.jsonl").string() + items, 1,
+       "notjson.jsonl line 2: not JSON"},
+      {k_heads + " --batch " + (dir / "big.jsonl").string() + items, 1,
+       "big.jsonl line 1: id 99 at position 1"},
+      {k_heads + " --batch " + (dir / "b.jsonl").string() + " --ids '1 2'", 2,
+       "--batch reads the inputs from its file"},
+      {k_heads + " --batch " + (dir / "b.jsonl").string() + " --shard 4/4", 2,
+       "--shard '4/4': K/N with 0 ≤ K < N"},
       {k_heads + " --ids '1 2'" + items, 2, "--items and --shard go with --batch"},
-      {k_heads + " --batch " + (dir / "nope.jsonl").string(), 1, "nope.jsonl: cannot open the --batch file"},
+      {k_heads + " --batch " + (dir / "nope.jsonl").string(), 1,
+       "nope.jsonl: cannot open the --batch file"},
       {k_heads + " --batch " + (dir / "b.jsonl").string() + " --shard 9/10" + items, 2,
        "--shard 9/10: 10 shards of 9 inputs leave some empty"},
-      {k_heads + " --batch " + dir.path().string(), 2, "not a regular file; a --batch file is read more than once"},
+      {k_heads + " --batch " + dir.path().string(), 2,
+       "not a regular file; a --batch file is read more than once"},
   };
   for (const auto& c : cases) {
     const auto r = run_attnviz(c.args);
@@ -138,13 +151,17 @@ TEST_CASE("heads batch: malformed batches, shards and items files are refused, a
   }
   // Shards: one missing, one twice, shards of different runs, a shard cut short.
   for (int k = 0; k < 2; ++k) {
-    REQUIRE(run_attnviz(k_heads + " --batch " + (dir / "b.jsonl").string() + " --shard " + std::to_string(k) +
-                        "/2 --items " + (dir / ("s" + std::to_string(k))).string()).exit_code == 0);
+    REQUIRE(run_attnviz(k_heads + " --batch " + (dir / "b.jsonl").string() + " --shard " +
+                        std::to_string(k) + "/2 --items " +
+                        (dir / ("s" + std::to_string(k))).string())
+                .exit_code == 0);
   }
-  REQUIRE(run_attnviz(k_heads + " --batch " + (dir / "b.jsonl").string() + " --shard 1/2 --measure abs --items " +
-                      (dir / "abs1").string()).exit_code == 0);
-  REQUIRE(run_attnviz(k_heads + " --batch " + (dir / "b.jsonl").string() + " --shard 1/2 --window 2 --items " +
-                      (dir / "win1").string()).exit_code == 0);  // a shard run with another mask
+  REQUIRE(run_attnviz(k_heads + " --batch " + (dir / "b.jsonl").string() +
+                      " --shard 1/2 --measure abs --items " + (dir / "abs1").string())
+              .exit_code == 0);
+  REQUIRE(run_attnviz(k_heads + " --batch " + (dir / "b.jsonl").string() +
+                      " --shard 1/2 --window 2 --items " + (dir / "win1").string())
+              .exit_code == 0);  // a shard run with another mask
   {
     std::ifstream in(dir / "s1");
     std::ofstream cut(dir / "cut1"), huge(dir / "huge1");
@@ -161,7 +178,8 @@ TEST_CASE("heads batch: malformed batches, shards and items files are refused, a
   const std::vector<Case> merges = {
       {"merge " + s0, 2, "is one of 2 shards, but 1 file given"},
       {"merge " + s0 + " " + (dir / "win1").string(), 2, "are not shards of one run"},
-      {"merge " + s0 + " " + (dir / "huge1").string(), 1, "\"layer\" is 1e+300, not a whole number"},
+      {"merge " + s0 + " " + (dir / "huge1").string(), 1,
+       "\"layer\" is 1e+300, not a whole number"},
       {"merge " + s0 + " " + s0, 2, "are both shard 0/2"},
       {"merge " + s0 + " " + (dir / "abs1").string(), 2, "are not shards of one run"},
       {"merge " + s0 + " " + (dir / "cut1").string(), 1, "ends before input 1 (of 9)"},
@@ -178,7 +196,8 @@ TEST_CASE("heads batch: malformed batches, shards and items files are refused, a
   // The same file name with other inputs: the batch's hash tells the shards apart.
   std::ofstream(dir / "b.jsonl", std::ios::app) << "{\"ids\": [3, 3, 3]}\n";
   REQUIRE(run_attnviz(k_heads + " --batch " + (dir / "b.jsonl").string() + " --shard 1/2 --items " +
-                      (dir / "other1").string()).exit_code == 0);
+                      (dir / "other1").string())
+              .exit_code == 0);
   const auto other = run_attnviz("merge " + s0 + " " + (dir / "other1").string());
   CHECK(other.exit_code == 2);
   CHECK(contains(other.err, "are not shards of one run"));
@@ -186,18 +205,22 @@ TEST_CASE("heads batch: malformed batches, shards and items files are refused, a
 
 TEST_CASE("check batch: each input checked alone, findings named by line, exit 3 when any fails") {
   TempDir dir;
-  std::ofstream(dir / "c.jsonl") << "{\"ids\": [1, 2, 3]}\n\n{\"text\": \"a b\", \"id\": \"short\"}\n{\"ids\": [4, 5, 6, 7]}\n";
-  const std::string m = "check -m tests/fixtures/planted/planted-heads --batch " + (dir / "c.jsonl").string();
+  std::ofstream(dir / "c.jsonl") << "{\"ids\": [1, 2, 3]}\n\n{\"text\": \"a b\", \"id\": "
+                                    "\"short\"}\n{\"ids\": [4, 5, 6, 7]}\n";
+  const std::string m =
+      "check -m tests/fixtures/planted/planted-heads --batch " + (dir / "c.jsonl").string();
   const auto clean = run_attnviz(m);
   CHECK(clean.exit_code == 0);
   CHECK(contains(clean.out, "check: 3 inputs, 24 maps, no problems"));
   // --pad 2 leaves a 2-token input no key at all: line 3 fails, the others pass.
   const auto padded = run_attnviz(m + " --pad 2");
   CHECK(padded.exit_code == 3);
-  CHECK(contains(padded.out, "c.jsonl line 3: layer 0 · self · head 0: every key is masked in query rows 0-1"));
+  CHECK(contains(padded.out,
+                 "c.jsonl line 3: layer 0 · self · head 0: every key is masked in query rows 0-1"));
   CHECK_FALSE(contains(padded.out, "line 1:"));
   CHECK(contains(padded.err, "check: 8 problems in 1 of 3 inputs (24 maps)"));
-  const auto json = run_attnviz(m + " --pad 2 --format json --shard 1/2");  // inputs 1 (line 3) only
+  const auto json =
+      run_attnviz(m + " --pad 2 --format json --shard 1/2");  // inputs 1 (line 3) only
   CHECK(json.exit_code == 3);
   std::istringstream lines(json.out);
   std::string first, last;
@@ -209,11 +232,13 @@ TEST_CASE("check batch: each input checked alone, findings named by line, exit 3
   CHECK(item.at("findings").size() == 8);
   CHECK(nlohmann::json::parse(last).at("summary").at("inputs") == 1);
   CHECK(run_attnviz(m + " --ids '1 2'").exit_code == 2);
-  // Notes of the inputs (here: hash vectors of a model without an embedding table) are counted, not dropped.
+  // Notes of the inputs (here: hash vectors of a model without an embedding table) are counted, not
+  // dropped.
   std::ofstream(dir / "ids.jsonl") << "{\"ids\": [1, 2, 3]}\n{\"ids\": [4, 5]}\n";
   const auto hashed = run_attnviz("check -m samples/mha --batch " + (dir / "ids.jsonl").string());
   CHECK_MESSAGE(hashed.exit_code == 0, hashed.err);
   CHECK(contains(hashed.err, "attnviz: note: 2 of 2 inputs have notes; the first, line 1: "));
-  CHECK(contains(run_attnviz("check -m tests/fixtures/planted/planted-heads --ids '1 2' --shard 0/2").err,
-                 "--shard goes with --batch"));
+  CHECK(contains(
+      run_attnviz("check -m tests/fixtures/planted/planted-heads --ids '1 2' --shard 0/2").err,
+      "--shard goes with --batch"));
 }

@@ -3,6 +3,7 @@
 // must never do (load a URL, let a token close its script). The page running in chromium:
 // tests/browser/.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <libdeflate.h>
 
 #include <algorithm>
@@ -10,7 +11,6 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "attnviz/sinks/html_sink.hpp"
@@ -62,11 +62,13 @@ std::string from_base64(const std::string& text) {
 
 // Blob `id`'s bytes, inflated (at most max_bytes of them).
 std::string inflated(const std::string& page, const std::string& id, size_t max_bytes) {
-  const std::string packed = from_base64(script_after(page, R"(<script type="application/octet-stream" id=")" + id + "\">"));
+  const std::string packed = from_base64(
+      script_after(page, R"(<script type="application/octet-stream" id=")" + id + "\">"));
   std::string bytes(max_bytes, '\0');
   libdeflate_decompressor* d = libdeflate_alloc_decompressor();
   size_t got = 0;
-  const auto r = libdeflate_zlib_decompress(d, packed.data(), packed.size(), bytes.data(), bytes.size(), &got);
+  const auto r =
+      libdeflate_zlib_decompress(d, packed.data(), packed.size(), bytes.data(), bytes.size(), &got);
   libdeflate_free_decompressor(d);
   REQUIRE(r == LIBDEFLATE_SUCCESS);
   bytes.resize(got);
@@ -74,12 +76,14 @@ std::string inflated(const std::string& page, const std::string& id, size_t max_
 }
 
 // Blob `id` inflated to `count` elements of `size` bytes, the byte planes put back together.
-std::vector<uint64_t> blob(const std::string& page, const std::string& id, size_t count, size_t size) {
+std::vector<uint64_t> blob(const std::string& page, const std::string& id, size_t count,
+                           size_t size) {
   const std::string bytes = inflated(page, id, count * size);
   REQUIRE(bytes.size() == count * size);
   std::vector<uint64_t> out(count, 0);
   for (size_t b = 0; b < size; ++b) {
-    for (size_t i = 0; i < count; ++i) out[i] |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[b * count + i])) << (8 * b);
+    for (size_t i = 0; i < count; ++i)
+      out[i] |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[b * count + i])) << (8 * b);
   }
   return out;
 }
@@ -87,7 +91,8 @@ std::vector<uint64_t> blob(const std::string& page, const std::string& id, size_
 // A float32 array (its byte planes put back together).
 std::vector<float> floats(const std::string& page, const std::string& id, size_t count) {
   std::vector<float> out;
-  for (const uint64_t bits : blob(page, id, count, 4)) out.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  for (const uint64_t bits : blob(page, id, count, 4))
+    out.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
   return out;
 }
 
@@ -99,7 +104,9 @@ std::vector<double> doubles(const std::string& page, const std::string& id, size
 }
 
 // What the page prints for a stored score: float32(exp(s - lse)).
-float page_weight(float score, double lse) { return static_cast<float>(std::exp(static_cast<double>(score) - lse)); }
+float page_weight(float score, double lse) {
+  return static_cast<float>(std::exp(static_cast<double>(score) - lse));
+}
 
 // A whole map's weights as the page rebuilds them: float32(exp(s - lse)), then its exceptions.
 std::vector<float> page_weights(const std::string& page, const json& m, int n) {
@@ -108,9 +115,12 @@ std::vector<float> page_weights(const std::string& page, const json& m, int n) {
   const auto lse = doubles(page, blobs.at("lse"), static_cast<size_t>(n));
   std::vector<float> w(s.size());
   for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) w[static_cast<size_t>(i * n + j)] = page_weight(s[static_cast<size_t>(i * n + j)], lse[static_cast<size_t>(i)]);
+    for (int j = 0; j < n; ++j)
+      w[static_cast<size_t>(i * n + j)] =
+          page_weight(s[static_cast<size_t>(i * n + j)], lse[static_cast<size_t>(i)]);
   }
-  const size_t count = inflated(page, blobs.at("ex"), w.size() * 4).size() / 4;  // a list of any length
+  const size_t count =
+      inflated(page, blobs.at("ex"), w.size() * 4).size() / 4;  // a list of any length
   const auto at = blob(page, blobs.at("ex"), count, 4);
   const auto ew = floats(page, blobs.at("ew"), count);
   for (size_t k = 0; k < count; ++k) w[at[k]] = ew[k];
@@ -123,7 +133,9 @@ bool same_digits(double got, double want) {
   return fmt::format("{:.2e}", got) == fmt::format("{:.2e}", want);
 }
 
-bool same_float(float got, float want) { return std::isnan(want) ? std::isnan(got) : got == want; }
+bool same_float(float got, float want) {
+  return std::isnan(want) ? std::isnan(got) : got == want;
+}
 
 // `floor`: the error the value had before (float32 sums against torch's or a double reference).
 bool near(double got, double want, double floor = 1e-7) {
@@ -154,12 +166,13 @@ void causal_map(int n, attnviz::Matrix& scores, attnviz::Matrix& probs) {
       scores(i, j) = static_cast<float>(2 * std::sin(7.0 * i + 3.0 * j));
       sum += std::exp(static_cast<double>(scores(i, j)));
     }
-    for (int j = 0; j <= i; ++j) probs(i, j) = static_cast<float>(std::exp(static_cast<double>(scores(i, j))) / sum);
+    for (int j = 0; j <= i; ++j)
+      probs(i, j) = static_cast<float>(std::exp(static_cast<double>(scores(i, j))) / sum);
   }
 }
 
-std::string write_page(int n, int max_cells, const attnviz::Matrix& scores, const attnviz::Matrix& probs,
-                       const TempDir& dir) {
+std::string write_page(int n, int max_cells, const attnviz::Matrix& scores,
+                       const attnviz::Matrix& probs, const TempDir& dir) {
   auto mask = std::make_shared<attnviz::Mask>();
   mask->causal = true;
   attnviz::HtmlOptions o;
@@ -174,11 +187,14 @@ std::string write_page(int n, int max_cells, const attnviz::Matrix& scores, cons
 
 }  // namespace
 
-TEST_CASE("html: a whole map keeps every score as float32 and its weights as exp(score - row log-sum-exp)") {
+TEST_CASE(
+    "html: a whole map keeps every score as float32 and its weights as exp(score - row "
+    "log-sum-exp)") {
   const int n = 7;
   attnviz::Matrix scores, probs;
   causal_map(n, scores, probs);
-  const float model_weight = probs(5, 2) * 1.01f;  // one weight 1 % off its score's softmax: an exception
+  const float model_weight =
+      probs(5, 2) * 1.01f;  // one weight 1 % off its score's softmax: an exception
   probs(5, 2) = model_weight;
   TempDir dir;
   const std::string page = write_page(n, 512, scores, probs, dir);
@@ -190,7 +206,8 @@ TEST_CASE("html: a whole map keeps every score as float32 and its weights as exp
   REQUIRE_FALSE(m.at("blobs").contains("w"));
   const auto s = floats(page, m.at("blobs").at("s"), n * n);
   const auto w = page_weights(page, m, n);
-  const auto allowed = blob(page, meta.at("masks").at(m.at("mask").get<int>()).at("blob"), n * n, 1);
+  const auto allowed =
+      blob(page, meta.at("masks").at(m.at("mask").get<int>()).at("blob"), n * n, 1);
   double finite_max = 0;
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
@@ -225,7 +242,9 @@ TEST_CASE("html: a weight the model's float32 underflowed to 0 is 0 on the page 
   CHECK(page_weight(s[2], lse[1]) == 1.0f);
 }
 
-TEST_CASE("html: weights that are not the softmax of the scores are kept: a NaN row as exceptions, many as weights") {
+TEST_CASE(
+    "html: weights that are not the softmax of the scores are kept: a NaN row as exceptions, many "
+    "as weights") {
   const int n = 7;
   attnviz::Matrix scores, probs;
   causal_map(n, scores, probs);
@@ -242,25 +261,32 @@ TEST_CASE("html: weights that are not the softmax of the scores are kept: a NaN 
   double finite_max = 0;  // the colour range: finite weights only
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
-      if (std::isfinite(probs(i, j))) finite_max = std::max(finite_max, static_cast<double>(probs(i, j)));
+      if (std::isfinite(probs(i, j)))
+        finite_max = std::max(finite_max, static_cast<double>(probs(i, j)));
     }
   }
   CHECK(m.at("vmax").get<double>() == doctest::Approx(finite_max).epsilon(1e-6));
 
-  // Uniform rows whatever the scores: every cell an exception, so the weights themselves are stored.
-  for (int i = 0; i < n; ++i) probs.row(i).head(i + 1).setConstant(1.0f / static_cast<float>(i + 1));
+  // Uniform rows whatever the scores: every cell an exception, so the weights themselves are
+  // stored.
+  for (int i = 0; i < n; ++i)
+    probs.row(i).head(i + 1).setConstant(1.0f / static_cast<float>(i + 1));
   TempDir dir2;
   const std::string uniform = write_page(n, 512, scores, probs, dir2);
   const json u = page_meta(uniform).at("maps").at(0);
   REQUIRE_FALSE(u.at("blobs").contains("lse"));
   const auto stored = floats(uniform, u.at("blobs").at("w"), n * n);
   for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) CHECK(same_float(stored[static_cast<size_t>(i * n + j)], probs(i, j)));
+    for (int j = 0; j < n; ++j)
+      CHECK(same_float(stored[static_cast<size_t>(i * n + j)], probs(i, j)));
   }
 }
 
-TEST_CASE("html: a long map is stored mean- and max-pooled to 3 digits, with each query's strongest keys exact") {
-  const int n = 40, cells = 16;  // pool = ceil(40 / 16) = 3: 14 × 14 cells, the last covering 1 token
+TEST_CASE(
+    "html: a long map is stored mean- and max-pooled to 3 digits, with each query's strongest keys "
+    "exact") {
+  const int n = 40,
+            cells = 16;  // pool = ceil(40 / 16) = 3: 14 × 14 cells, the last covering 1 token
   attnviz::Matrix scores, probs;
   causal_map(n, scores, probs);
   TempDir dir;
@@ -288,8 +314,10 @@ TEST_CASE("html: a long map is stored mean- and max-pooled to 3 digits, with eac
       CAPTURE(cq);
       CAPTURE(ck);
       // Stored as the tooltip prints them: 3 significant digits.
-      CHECK(fmt::format("{:.2e}", mean[static_cast<size_t>(cq * c + ck)]) == fmt::format("{:.2e}", count ? sum / count : 0.0));
-      CHECK(fmt::format("{:.2e}", max[static_cast<size_t>(cq * c + ck)]) == fmt::format("{:.2e}", top));
+      CHECK(fmt::format("{:.2e}", mean[static_cast<size_t>(cq * c + ck)]) ==
+            fmt::format("{:.2e}", count ? sum / count : 0.0));
+      CHECK(fmt::format("{:.2e}", max[static_cast<size_t>(cq * c + ck)]) ==
+            fmt::format("{:.2e}", top));
       CHECK(near(max[static_cast<size_t>(cq * c + ck)], top, 5e-3 * top));
     }
   }
@@ -309,13 +337,17 @@ TEST_CASE("html: a long map is stored mean- and max-pooled to 3 digits, with eac
       }
       const auto j = static_cast<uint32_t>(keys[at]);
       REQUIRE(j <= static_cast<uint32_t>(i));
-      CHECK(probs(i, j) == doctest::Approx(row[static_cast<size_t>(slot)]).epsilon(1e-6));  // the slot-th strongest
+      CHECK(
+          probs(i, j) ==
+          doctest::Approx(row[static_cast<size_t>(slot)]).epsilon(1e-6));  // the slot-th strongest
       CHECK(fmt::format("{:.2e}", tw[at]) == fmt::format("{:.2e}", probs(i, j)));
     }
   }
 }
 
-TEST_CASE("html: a MultiHeadAttention with q/k/v/out Linears, every head's weights and scores are torch's") {
+TEST_CASE(
+    "html: a MultiHeadAttention with q/k/v/out Linears, every head's weights and scores are "
+    "torch's") {
   // The scores as float32 (q·k of near-cancelling terms differs from torch's by ~1e-6), the weights
   // recomputed from them and the stored row log-sum-exp, as the page's tooltip does.
   std::ifstream in("tests/fixtures/seeds/reference.json");
@@ -326,7 +358,8 @@ TEST_CASE("html: a MultiHeadAttention with q/k/v/out Linears, every head's weigh
   const json words = c.at("args");
   for (const auto& word : words) args += " " + word.get<std::string>();
   TempDir dir;
-  const auto r = run_attnviz("run" + args + " --no-heatmap --table none --html " + (dir / "mha.html").string());
+  const auto r = run_attnviz("run" + args + " --no-heatmap --table none --html " +
+                             (dir / "mha.html").string());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const std::string page = slurp(dir / "mha.html");
   const json meta = page_meta(page);
@@ -360,10 +393,13 @@ TEST_CASE("html: a MultiHeadAttention with q/k/v/out Linears, every head's weigh
 
 TEST_CASE("html: the page loads no URL, and a token cannot end its script") {
   TempDir dir;
-  REQUIRE(run_attnviz("init --arch llama --layers 1 --heads 2 --d-model 16 -o " + (dir / "m").string()).exit_code == 0);
-  const auto r = run_attnviz("run -m " + (dir / "m").string() +
-                             " --text '</script><img src=\"http://example.com/x\">&' --no-heatmap --table none --html " +
-                             (dir / "p.html").string());
+  REQUIRE(
+      run_attnviz("init --arch llama --layers 1 --heads 2 --d-model 16 -o " + (dir / "m").string())
+          .exit_code == 0);
+  const auto r = run_attnviz(
+      "run -m " + (dir / "m").string() +
+      " --text '</script><img src=\"http://example.com/x\">&' --no-heatmap --table none --html " +
+      (dir / "p.html").string());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const std::string page = slurp(dir / "p.html");
   CHECK(contains(page, "Content-Security-Policy\" content=\"default-src 'none'"));
@@ -384,8 +420,10 @@ TEST_CASE("html: the page loads no URL, and a token cannot end its script") {
 
 TEST_CASE("html: rollout maps carry no scores, and --layer picks the maps stored") {
   TempDir dir;
-  const auto r = run_attnviz("rollout -m samples/induction --text 'dog pen milk dog pen' --no-heatmap --table none --html " +
-                             (dir / "r.html").string());
+  const auto r = run_attnviz(
+      "rollout -m samples/induction --text 'dog pen milk dog pen' --no-heatmap --table none "
+      "--html " +
+      (dir / "r.html").string());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const std::string page = slurp(dir / "r.html");
   const json maps = page_meta(page).at("maps");
@@ -396,8 +434,9 @@ TEST_CASE("html: rollout maps carry no scores, and --layer picks the maps stored
   }
   CHECK(page_meta(page).at("stats").at("rows").empty());
 
-  const auto one = run_attnviz("run -m samples/induction --text 'dog pen milk' --layer 1 --no-heatmap --table none --html " +
-                               (dir / "l1.html").string());
+  const auto one = run_attnviz(
+      "run -m samples/induction --text 'dog pen milk' --layer 1 --no-heatmap --table none --html " +
+      (dir / "l1.html").string());
   REQUIRE_MESSAGE(one.exit_code == 0, one.err);
   const json l1 = page_meta(slurp(dir / "l1.html")).at("maps");
   REQUIRE(l1.size() == 2);
@@ -409,23 +448,27 @@ TEST_CASE("html: bad --html and --html-cells are refused before the model runs")
   const auto cells = run_attnviz("run -m samples/induction --text 'dog' --html-cells 64");
   CHECK(cells.exit_code == 2);
   CHECK(contains(cells.err, "--html-cells: give --html FILE too"));
-  const auto small = run_attnviz("run -m samples/induction --text 'dog' --html x.html --html-cells 8");
+  const auto small =
+      run_attnviz("run -m samples/induction --text 'dog' --html x.html --html-cells 8");
   CHECK(small.exit_code == 2);
-  const auto missing = run_attnviz("run -m samples/induction --text 'dog' --html " + (dir / "no/such/p.html").string());
+  const auto missing = run_attnviz("run -m samples/induction --text 'dog' --html " +
+                                   (dir / "no/such/p.html").string());
   CHECK(missing.exit_code != 0);
   CHECK(contains(missing.err, "--html"));
   CHECK_FALSE(std::filesystem::exists(dir / "no"));
-  const auto npy = run_attnviz("run -m samples/induction --text 'dog' --html " + (dir / "x.npy").string());
+  const auto npy =
+      run_attnviz("run -m samples/induction --text 'dog' --html " + (dir / "x.npy").string());
   CHECK(npy.exit_code == 2);
   CHECK(contains(npy.err, "must end in .html or .htm"));
-  const auto same = run_attnviz("run -m samples/induction --text 'dog' --html " + (dir / "a.html").string() + " --save " +
-                                (dir / "a.html").string());
+  const auto same = run_attnviz("run -m samples/induction --text 'dog' --html " +
+                                (dir / "a.html").string() + " --save " + (dir / "a.html").string());
   CHECK(same.exit_code == 2);
   CHECK(contains(same.err, "the same file as --save"));
   CHECK_FALSE(std::filesystem::exists(dir / "a.html"));
   std::ofstream(dir / "notes.html") << "dog pen\n";  // an input whose name ends in .html survives
-  const auto input = run_attnviz("run -m samples/induction --text-file " + (dir / "notes.html").string() + " --html " +
-                                 (dir / "notes.html").string());
+  const auto input =
+      run_attnviz("run -m samples/induction --text-file " + (dir / "notes.html").string() +
+                  " --html " + (dir / "notes.html").string());
   CHECK(input.exit_code == 2);
   CHECK(contains(input.err, "the run reads this file"));
   CHECK(slurp(dir / "notes.html") == "dog pen\n");

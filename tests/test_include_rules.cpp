@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Rules = std::map<std::string, std::set<std::string>>;  // part → the other parts it may include
+using Rules =
+    std::map<std::string, std::set<std::string>>;  // part → the other parts it may include
 
 // The ```include-rules block of ARCHITECTURE.md: "part: other other …" per line.
 Rules parse_rules(const std::string& markdown) {
@@ -108,7 +109,8 @@ std::vector<std::string> violations(const fs::path& root, const Rules& rules) {
           }
         } else if (target.find('/') != std::string::npos ||
                    !fs::exists(entry.path().parent_path() / target)) {
-          found.push_back(at + "\"" + target + "\" is neither a public header nor a private one beside the file");
+          found.push_back(at + "\"" + target +
+                          "\" is neither a public header nor a private one beside the file");
         }
       }
     }
@@ -130,7 +132,8 @@ TEST_CASE("include rules: every source file keeps the rules ARCHITECTURE.md writ
   CHECK(rules.size() >= 10);
   CHECK_MESSAGE(find_cycle(rules).empty(), "the rules have a cycle: " << find_cycle(rules));
   for (const auto& [part, allowed] : rules) {
-    for (const auto& other : allowed) CHECK_MESSAGE(rules.count(other), part << " names an unknown part " << other);
+    for (const auto& other : allowed)
+      CHECK_MESSAGE(rules.count(other), part << " names an unknown part " << other);
   }
   const auto found = violations(root, rules);
   std::string all;
@@ -138,14 +141,16 @@ TEST_CASE("include rules: every source file keeps the rules ARCHITECTURE.md writ
   CHECK_MESSAGE(found.empty(), found.size() << " includes break the rules:\n" << all);
 }
 
-TEST_CASE("include rules: the checker finds a wrong-way include, a climb and a part without a rule") {
+TEST_CASE(
+    "include rules: the checker finds a wrong-way include, a climb and a part without a rule") {
   attnviz::test::TempDir dir;
   write(dir / "src/core/a.cpp", "#include \"attnviz/core/a.hpp\"\n#include <vector>\n");
   write(dir / "include/attnviz/core/a.hpp", "#pragma once\n");
   write(dir / "src/model/b.cpp", "#include \"attnviz/core/a.hpp\"\n#include \"helper.hpp\"\n");
   write(dir / "src/model/helper.hpp", "#pragma once\n");
   write(dir / "src/main.cpp", "#include \"attnviz/model/b.hpp\"\n");
-  const Rules rules = parse_rules("text\n```include-rules\n# comment\ncore:\nmodel: core\nmain: model\n```\n");
+  const Rules rules =
+      parse_rules("text\n```include-rules\n# comment\ncore:\nmodel: core\nmain: model\n```\n");
   CHECK(rules.at("model") == std::set<std::string>{"core"});
   CHECK(violations(dir.path(), rules).empty());
 
@@ -155,11 +160,13 @@ TEST_CASE("include rules: the checker finds a wrong-way include, a climb and a p
   write(dir / "src/core/f.cpp", "#include <vector>\n#include <attnviz/model/b.hpp>\n");
   const auto found = violations(dir.path(), rules);
   REQUIRE(found.size() == 4);
-  CHECK(found[0] == "include/attnviz/core/c.hpp:2: core may not include model (\"attnviz/model/b.hpp\")");
+  CHECK(found[0] ==
+        "include/attnviz/core/c.hpp:2: core may not include model (\"attnviz/model/b.hpp\")");
   CHECK(found[1].find("src/core/d.cpp:1: \"../model/helper.hpp\" is neither") == 0);
   CHECK(found[2] == "src/core/f.cpp:2: core may not include model (\"attnviz/model/b.hpp\")");
   CHECK(found[3] == "src/render/e.cpp: the part 'render' has no include rule in ARCHITECTURE.md");
 
   CHECK(find_cycle(rules).empty());
-  CHECK(find_cycle(parse_rules("```include-rules\ncore: model\nmodel: core\n```")) == "core → model → core");
+  CHECK(find_cycle(parse_rules("```include-rules\ncore: model\nmodel: core\n```")) ==
+        "core → model → core");
 }

@@ -1,13 +1,12 @@
 // init sizes a model's token table so the model can take text: from --tokenizer (copied beside the
-// weights with its tokenizer_config.json), from --vocab, or for GPT-2 from a byte-level tokenizer of
-// its own; what cannot work (BERT without a vocabulary, a tokenizer no table would use, two
+// weights with its tokenizer_config.json), from --vocab, or for GPT-2 from a byte-level tokenizer
+// of its own; what cannot work (BERT without a vocabulary, a tokenizer no table would use, two
 // vocabularies) is refused at init time.
 #include <doctest/doctest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "attnviz/io/safetensors.hpp"
@@ -24,31 +23,41 @@ namespace {
 
 const std::string k_small = " --d-model 8 --heads 2 --layers 1";
 
-nlohmann::json saved_ids(const std::string& model, const std::string& text, const std::filesystem::path& out) {
-  const auto r = run_attnviz("run -m '" + model + "' --text '" + text + "' --no-heatmap --table none --save '" +
-                             out.string() + "'");
+nlohmann::json saved_ids(const std::string& model, const std::string& text,
+                         const std::filesystem::path& out) {
+  const auto r = run_attnviz("run -m '" + model + "' --text '" + text +
+                             "' --no-heatmap --table none --save '" + out.string() + "'");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   return nlohmann::json::parse(SafetensorsFile::open(out).metadata().at("ids"));
 }
 
 }  // namespace
 
-TEST_CASE("init vocabulary: gpt2 without --vocab gets a byte-level tokenizer and a table of its 257 ids") {
+TEST_CASE(
+    "init vocabulary: gpt2 without --vocab gets a byte-level tokenizer and a table of its 257 "
+    "ids") {
   TempDir dir;
   const std::string model = (dir / "g").string();
   const auto init = run_attnviz("init --arch gpt2 -o '" + model + "'" + k_small);
   REQUIRE_MESSAGE(init.exit_code == 0, init.err);
   // 256 bytes and <|endoftext|>, GPT-2's one special token.
   CHECK(nlohmann::json::parse(slurp(dir / "g" / "config.json"))["vocab_size"] == 257);
-  CHECK(SafetensorsFile::open(dir / "g" / "model.safetensors").find("wte.weight")->shape == std::vector<int64_t>{257, 8});
-  CHECK(saved_ids(model, "hi", dir / "m.safetensors") == nlohmann::json::array({104, 105}));  // 'h', 'i'; no BOS
+  CHECK(SafetensorsFile::open(dir / "g" / "model.safetensors").find("wte.weight")->shape ==
+        std::vector<int64_t>{257, 8});
+  CHECK(saved_ids(model, "hi", dir / "m.safetensors") ==
+        nlohmann::json::array({104, 105}));  // 'h', 'i'; no BOS
 }
 
-TEST_CASE("init vocabulary: --tokenizer sizes mha, decoder, gpt2 and bert tables and copies its config") {
+TEST_CASE(
+    "init vocabulary: --tokenizer sizes mha, decoder, gpt2 and bert tables and copies its config") {
   TempDir dir;
-  // A tokenizer.json of 258 ids (256 bytes, then <|begin_of_text|> and <|end_of_text|>): Llama's default.
-  REQUIRE(run_attnviz("init --arch llama -o '" + (dir / "src").string() + "'" + k_small + " --kv-heads 1").exit_code == 0);
-  std::ofstream(dir / "src" / "tokenizer_config.json") << R"({"add_bos_token": true, "bos_token": "<|begin_of_text|>"})";
+  // A tokenizer.json of 258 ids (256 bytes, then <|begin_of_text|> and <|end_of_text|>): Llama's
+  // default.
+  REQUIRE(run_attnviz("init --arch llama -o '" + (dir / "src").string() + "'" + k_small +
+                      " --kv-heads 1")
+              .exit_code == 0);
+  std::ofstream(dir / "src" / "tokenizer_config.json")
+      << R"({"add_bos_token": true, "bos_token": "<|begin_of_text|>"})";
   const std::string tokenizer = (dir / "src" / "tokenizer.json").string();
   const struct {
     const char* arch;
@@ -60,30 +69,37 @@ TEST_CASE("init vocabulary: --tokenizer sizes mha, decoder, gpt2 and bert tables
   for (const auto& c : cases) {
     CAPTURE(c.arch);
     const std::string model = (dir / c.arch).string();
-    const auto init = run_attnviz(std::string("init --arch ") + c.arch + " -o '" + model + "' --tokenizer '" + tokenizer +
-                                  "'" + k_small);
+    const auto init = run_attnviz(std::string("init --arch ") + c.arch + " -o '" + model +
+                                  "' --tokenizer '" + tokenizer + "'" + k_small);
     REQUIRE_MESSAGE(init.exit_code == 0, init.err);
     CHECK(SafetensorsFile::open(dir / c.arch / "model.safetensors").find(c.table)->shape ==
           std::vector<int64_t>{258, 8});
     CHECK(slurp(dir / c.arch / "tokenizer.json") == slurp(tokenizer));
-    CHECK(slurp(dir / c.arch / "tokenizer_config.json") == slurp(dir / "src" / "tokenizer_config.json"));
+    CHECK(slurp(dir / c.arch / "tokenizer_config.json") ==
+          slurp(dir / "src" / "tokenizer_config.json"));
     // "hi" is bytes 104, 105 after the BOS (id 256) its post-processor adds.
     CHECK(saved_ids(model, "hi", dir / (std::string(c.arch) + ".safetensors")) ==
           nlohmann::json::array({256, 104, 105}));
   }
 }
 
-TEST_CASE("init vocabulary: what no table can use is refused at init time, exit 2, with nothing written") {
+TEST_CASE(
+    "init vocabulary: what no table can use is refused at init time, exit 2, with nothing "
+    "written") {
   TempDir dir;
-  REQUIRE(run_attnviz("init --arch llama -o '" + (dir / "src").string() + "'" + k_small + " --kv-heads 1").exit_code == 0);
+  REQUIRE(run_attnviz("init --arch llama -o '" + (dir / "src").string() + "'" + k_small +
+                      " --kv-heads 1")
+              .exit_code == 0);
   const std::string tokenizer = " --tokenizer '" + (dir / "src" / "tokenizer.json").string() + "'";
   std::ofstream(dir / "v.txt") << "a b c\n";
   const struct {
     std::string args, message;
   } cases[] = {
-      {"--arch bert", "init --arch bert: its embedding table needs a vocabulary to size it: give --tokenizer "
-                      "tokenizer.json or --vocab FILE"},
-      {"--arch encoder" + tokenizer, "init --tokenizer: --arch encoder (nn.Transformer's layout) holds no embedding table"},
+      {"--arch bert",
+       "init --arch bert: its embedding table needs a vocabulary to size it: give --tokenizer "
+       "tokenizer.json or --vocab FILE"},
+      {"--arch encoder" + tokenizer,
+       "init --tokenizer: --arch encoder (nn.Transformer's layout) holds no embedding table"},
       {"--arch encoder-decoder" + tokenizer, "holds no embedding table"},
       {"--arch gpt2 --vocab '" + (dir / "v.txt").string() + "'" + tokenizer,
        "init: --vocab and --tokenizer both give the vocabulary: give one"},

@@ -16,7 +16,9 @@ using attnviz::test::run_attnviz;
 
 namespace {
 
-uint32_t type_of(attnviz::GgmlType t) { return static_cast<uint32_t>(t); }
+uint32_t type_of(attnviz::GgmlType t) {
+  return static_cast<uint32_t>(t);
+}
 
 // A Q4_K_M-style mix: Q4_K and Q6_K matrices, an F32 norm; 300 tokens; hostile bytes in a key's
 // string and a tensor's name.
@@ -31,7 +33,7 @@ void write_q4_k_m_style(const std::filesystem::path& path) {
   w.set("tokenizer.ggml.tokens", gguf_strings(tokens));
   w.set("tokenizer.chat_template", gguf_string(std::string(500, 'x')));
   const std::vector<float> m(256 * 4, 0.5f), norm(256, 1.0f);
-  w.add_tensor("blk.0.attn_q.weight", {256, 4}, type_of(GgmlType::Q4_K), m);  // 4 · 144 bytes
+  w.add_tensor("blk.0.attn_q.weight", {256, 4}, type_of(GgmlType::Q4_K), m);    // 4 · 144 bytes
   w.add_tensor("blk.0.ffn_down.weight", {256, 4}, type_of(GgmlType::Q6_K), m);  // 4 · 210 bytes
   w.add_tensor("blk.0.attn_norm.weight\x1b[2J", {256}, type_of(GgmlType::F32), norm);
   w.write(path);
@@ -51,13 +53,16 @@ TEST_CASE("inspect gguf: format, file type, tensors, the quantisation mix and es
   CHECK(contains(r.out, "file type: MOSTLY_Q4_K_M (general.file_type = 15)\n"));
   CHECK(contains(r.out, "3 tensors, 2,304 parameters\n"));  // 1,024 + 1,024 + 256
   CHECK(contains(r.out, "blk.0.attn_norm.weight\\x1b[2J  F32 "));
-  CHECK(contains(r.out, "\ntypes\n  F32: 1 tensor, 256 parameters (1.02 kB)\n"
-                        "  Q4_K: 1 tensor, 1,024 parameters (576 bytes)\n"
-                        "  Q6_K: 1 tensor, 1,024 parameters (840 bytes)\n"
-                        "  total: 3 tensors, 2,304 parameters (2.44 kB)\n"));
-  CHECK(contains(r.out, "  tokenizer.ggml.tokens: arr[str] × 300 = [\"t0\", \"t1\", \"t2\", \"t3\", "
-                        "\"t4\", \"t5\", \"t6\", \"t7\", …]\n"));
-  CHECK(contains(r.out, "  tokenizer.chat_template: str = \"" + std::string(79, 'x') + "…\" (500 bytes)\n"));
+  CHECK(contains(r.out,
+                 "\ntypes\n  F32: 1 tensor, 256 parameters (1.02 kB)\n"
+                 "  Q4_K: 1 tensor, 1,024 parameters (576 bytes)\n"
+                 "  Q6_K: 1 tensor, 1,024 parameters (840 bytes)\n"
+                 "  total: 3 tensors, 2,304 parameters (2.44 kB)\n"));
+  CHECK(contains(r.out,
+                 "  tokenizer.ggml.tokens: arr[str] × 300 = [\"t0\", \"t1\", \"t2\", \"t3\", "
+                 "\"t4\", \"t5\", \"t6\", \"t7\", …]\n"));
+  CHECK(contains(
+      r.out, "  tokenizer.chat_template: str = \"" + std::string(79, 'x') + "…\" (500 bytes)\n"));
   CHECK(contains(r.out, "  general.file_type: u32 = 15\n"));
   CHECK(!contains(r.out, "\x1b"));  // no raw escape byte reaches the terminal
 }
@@ -70,7 +75,9 @@ TEST_CASE("inspect gguf: quotes and backslashes in strings are escaped, a file w
   const auto r = run_attnviz("inspect " + (dir / "v.gguf").string());
   CHECK(r.exit_code == 1);  // printed, then refused as a model
   // The token `"`, the two characters `\n`, and a newline: three different strings, three texts.
-  CHECK_MESSAGE(contains(r.out, "  tokenizer.ggml.tokens: arr[str] × 3 = [\"\\\"\", \"\\\\n\", \"\\n\"]\n"), r.out);
+  CHECK_MESSAGE(
+      contains(r.out, "  tokenizer.ggml.tokens: arr[str] × 3 = [\"\\\"\", \"\\\\n\", \"\\n\"]\n"),
+      r.out);
   CHECK(contains(r.out, "\n0 tensors, 0 parameters\n"));
   CHECK(contains(r.out, "\ntypes\n  none\n"));
 }
@@ -99,7 +106,11 @@ TEST_CASE("inspect gguf: the file's own tokenizer and the model it runs as") {
   const auto r = run_attnviz("inspect tests/fixtures/gguf_models/llama-Q4_K_M.gguf");
   CHECK_MESSAGE(r.exit_code == 0, r.err);
   // 280 tokens and 20 merges: the generator's vocabulary (tests/fixtures/gguf_models/tokenizer.py).
-  CHECK_MESSAGE(contains(r.out, "tokenizer: GGUF tokenizer (gpt2: byte-level BPE, pre-tokenizer default, 280 tokens, "
-                                "20 merges)"), r.out);
+  CHECK_MESSAGE(
+      contains(
+          r.out,
+          "tokenizer: GGUF tokenizer (gpt2: byte-level BPE, pre-tokenizer default, 280 tokens, "
+          "20 merges)"),
+      r.out);
   CHECK(contains(r.out, "model: layout llama, decoder, 1 layer, d_model 256"));
 }

@@ -108,7 +108,8 @@ TEST_CASE("limits: text, markdown (and json --table both) tables past 512×512 c
       CHECK(e.exit_code() == k_exit_usage);
       CHECK(std::string(e.what()).find("513×512 = 262656 cells") != std::string::npos);
       // The way out that streams: another format, or for json one kind of table.
-      const char* hint = format == TableFormat::json ? "--table probs or --table scores" : "--format csv";
+      const char* hint =
+          format == TableFormat::json ? "--table probs or --table scores" : "--format csv";
       CHECK(std::string(e.what()).find(hint) != std::string::npos);
     }
     // 512×512 exactly is allowed (begin_map gathers it; no block needs to be fed to tell).

@@ -1,12 +1,13 @@
-// --mask files as PyTorch users have them (fixtures made by torch: tests/fixtures/make_mask_fixtures.py):
-// every convention read to the same causal matrix, ambiguity and contradiction refused by name,
-// and a file mask equal to the causal mask giving --causal's maps exactly.
+// --mask files as PyTorch users have them (fixtures made by torch:
+// tests/fixtures/make_mask_fixtures.py): every convention read to the same causal matrix, ambiguity
+// and contradiction refused by name, and a file mask equal to the causal mask giving --causal's
+// maps exactly.
 #include <doctest/doctest.h>
 
 #include <fstream>
 
-#include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/io/safetensors.hpp"
 #include "run_cli.hpp"
 
@@ -41,7 +42,6 @@ std::string error_of(const std::string& path, MaskConvention c, int n_q = 4, int
   return "(no error)";
 }
 
-
 }  // namespace
 
 TEST_CASE("mask file: additive 0/-inf masks are read as PyTorch adds them, not backwards") {
@@ -60,7 +60,8 @@ TEST_CASE("mask file: 0/1 keep masks in integer, float and text forms") {
   CHECK(read("keep_bool.npy", MaskConvention::keep) == causal4());
 }
 
-TEST_CASE("mask file: True-means-blocked masks (nn.MultiheadAttention) with --mask-convention block") {
+TEST_CASE(
+    "mask file: True-means-blocked masks (nn.MultiheadAttention) with --mask-convention block") {
   CHECK(read("block_bool.npy", MaskConvention::block) == causal4());
   // key_padding_mask [1, S]: one row for every query, as PyTorch broadcasts it.
   MaskMatrix expected = MaskMatrix::Ones(4, 4);
@@ -72,8 +73,9 @@ TEST_CASE("mask file: where the values do not decide, the convention must be giv
   const std::string bool_err = error_of(k_dir + "keep_bool.npy", MaskConvention::automatic);
   CHECK(contains(bool_err, "a bool mask means 'True = attend'"));
   CHECK(contains(bool_err, "--mask-convention keep or --mask-convention block"));
-  CHECK(contains(error_of(k_dir + "zeros_f4.npy", MaskConvention::automatic),
-                 "every value is 0.0: as a keep mask every key is masked, as an additive mask none is"));
+  CHECK(contains(
+      error_of(k_dir + "zeros_f4.npy", MaskConvention::automatic),
+      "every value is 0.0: as a keep mask every key is masked, as an additive mask none is"));
   // The all-zero integer text file is attnviz's own 0/1 format: every key masked (the
   // torch.zeros mask an annotated-transformer demo passes).
   CHECK(read_mask_file(std::string(ATTNVIZ_SOURCE_DIR) + "/samples/mask_all_zeros.txt", 4, 4,
@@ -84,8 +86,9 @@ TEST_CASE("mask file: where the values do not decide, the convention must be giv
 TEST_CASE("mask file: values that contradict the convention are named") {
   CHECK(contains(error_of(k_dir + "additive_inf_f4.npy", MaskConvention::keep),
                  "value -inf at [0, 1] does not fit the keep (1 = attend) convention"));
-  CHECK(contains(error_of(k_dir + "keep_i8.npy", MaskConvention::additive),
-                 "value 1 at [0, 0] does not fit the additive (0 = attend, -inf = masked) convention"));
+  CHECK(contains(
+      error_of(k_dir + "keep_i8.npy", MaskConvention::additive),
+      "value 1 at [0, 0] does not fit the additive (0 = attend, -inf = masked) convention"));
   CHECK(contains(error_of(k_dir + "bias_f4.npy", MaskConvention::automatic),
                  "value 0.5 at [0, 0] is neither a 0/1 mask entry nor an additive mask entry"));
   CHECK(contains(error_of(k_dir + "keep_bool.npy", MaskConvention::additive),
@@ -118,13 +121,17 @@ TEST_CASE("mask file: shapes: batches refused, wrong sizes named before the data
                  "value nan at [0, 1]: a mask entry must be a number"));
 }
 
-TEST_CASE("mask file: a file mask equal to the causal mask gives --causal's maps, masked cells exactly 0") {
+TEST_CASE(
+    "mask file: a file mask equal to the causal mask gives --causal's maps, masked cells exactly "
+    "0") {
   TempDir dir;
   const auto a = run_attnviz("run -m samples/mha -t - --causal --no-heatmap --table none --save " +
-                             (dir / "causal.safetensors").string(), "a b c d");
+                                 (dir / "causal.safetensors").string(),
+                             "a b c d");
   const auto b = run_attnviz("run -m samples/mha -t - --mask " + k_dir +
-                             "additive_inf_f4.npy --no-heatmap --table none --save " +
-                             (dir / "file.safetensors").string(), "a b c d");
+                                 "additive_inf_f4.npy --no-heatmap --table none --save " +
+                                 (dir / "file.safetensors").string(),
+                             "a b c d");
   REQUIRE_MESSAGE(a.exit_code == 0, a.err);
   REQUIRE_MESSAGE(b.exit_code == 0, b.err);
   const Tensor p = SafetensorsFile::open(dir / "causal.safetensors").load("layer0.self.probs");
@@ -144,12 +151,14 @@ TEST_CASE("mask file: a file mask equal to the causal mask gives --causal's maps
 TEST_CASE("mask file: check passes on a correct lower-triangular mask file, as on --causal") {
   TempDir dir;
   std::ofstream(dir / "lower.txt") << "1 0 0 0\n1 1 0 0\n1 1 1 0\n1 1 1 1\n";
-  const auto r = run_attnviz("check -m samples/mha -t - --mask " + (dir / "lower.txt").string(), "a b c d");
+  const auto r =
+      run_attnviz("check -m samples/mha -t - --mask " + (dir / "lower.txt").string(), "a b c d");
   CHECK_MESSAGE(r.exit_code == 0, (r.out + r.err));
   CHECK(contains(r.out, "no problems"));
 }
 
-TEST_CASE("mask file: a row blocked only by finite additive values is refused, not drawn as masked") {
+TEST_CASE(
+    "mask file: a row blocked only by finite additive values is refused, not drawn as masked") {
   TempDir dir;
   // PyTorch adds -1e4 to every score of row 1: its softmax is unchanged, not masked.
   std::ofstream(dir / "m.txt") << "0 -10000\n-10000 -10000\n";

@@ -70,7 +70,8 @@ TEST_CASE("model: the same seed gives the same model, another seed another") {
   init_model(b.path(), o);
   o.seed = 1;
   init_model(c.path(), o);
-  const Model ma = load_model(a.path(), {}), mb = load_model(b.path(), {}), mc = load_model(c.path(), {});
+  const Model ma = load_model(a.path(), {}), mb = load_model(b.path(), {}),
+              mc = load_model(c.path(), {});
   std::optional<LayerWeights> la, lb, lc;
   const Matrix ka = ma.weights.encoder.layer(0, la).self_attn.k.weight.matrix();
   CHECK(ka == mb.weights.encoder.layer(0, lb).self_attn.k.weight.matrix());
@@ -94,30 +95,40 @@ TEST_CASE("model: --heads that contradicts the file is a usage error, missing he
   std::vector<Tensor> kept;
   std::vector<TensorView> views;
   for (const auto& t : src.tensors()) kept.push_back(src.load(t.name));
-  for (size_t i = 0; i < kept.size(); ++i) views.push_back({src.tensors()[i].name, kept[i].shape, kept[i].data.data()});
+  for (size_t i = 0; i < kept.size(); ++i)
+    views.push_back({src.tensors()[i].name, kept[i].shape, kept[i].data.data()});
   TempDir bare;
   write_safetensors(bare / "w.safetensors", views, {});
-  CHECK(error_of([&] { load_model(bare / "w.safetensors", {}); }).find("give --heads N") != std::string::npos);
+  CHECK(error_of([&] { load_model(bare / "w.safetensors", {}); }).find("give --heads N") !=
+        std::string::npos);
   CHECK(load_model(bare / "w.safetensors", heads(8)).config.n_heads == 8);
-  CHECK(error_of([&] { load_model(bare / "w.safetensors", heads(3)); }).find("3 heads do not divide") != std::string::npos);
+  CHECK(error_of([&] {
+          load_model(bare / "w.safetensors", heads(3));
+        }).find("3 heads do not divide") != std::string::npos);
 }
 
 TEST_CASE("model: a missing tensor and a wrong shape name the tensor and both shapes") {
   TempDir dir;
   const std::vector<float> zeros(64 * 64, 0.0f);
   write_safetensors(dir / "a.safetensors",
-                    {{"q.weight", {8, 16}, zeros.data()}, {"k.weight", {8, 16}, zeros.data()}}, {{"n_heads", "2"}});
-  CHECK(error_of([&] { load_model(dir / "a.safetensors", {}); }).find("missing tensor 'v.weight'") != std::string::npos);
+                    {{"q.weight", {8, 16}, zeros.data()}, {"k.weight", {8, 16}, zeros.data()}},
+                    {{"n_heads", "2"}});
+  CHECK(error_of([&] {
+          load_model(dir / "a.safetensors", {});
+        }).find("missing tensor 'v.weight'") != std::string::npos);
   write_safetensors(dir / "b.safetensors",
-                    {{"q.weight", {8, 16}, zeros.data()}, {"k.weight", {8, 16}, zeros.data()},
-                     {"v.weight", {8, 16}, zeros.data()}, {"out.weight", {16, 7}, zeros.data()}},
+                    {{"q.weight", {8, 16}, zeros.data()},
+                     {"k.weight", {8, 16}, zeros.data()},
+                     {"v.weight", {8, 16}, zeros.data()},
+                     {"out.weight", {16, 7}, zeros.data()}},
                     {{"n_heads", "2"}});
   const auto msg = error_of([&] { load_model(dir / "b.safetensors", {}); });
   CHECK(msg.find("'out.weight' has shape [16, 7], expected [16, 8]") != std::string::npos);
 }
 
 TEST_CASE("embedding: hash embedding is deterministic per token and unit-variance") {
-  const RowVector a = hash_embedding("cat", 4096), b = hash_embedding("cat", 4096), c = hash_embedding("猫", 4096);
+  const RowVector a = hash_embedding("cat", 4096), b = hash_embedding("cat", 4096),
+                  c = hash_embedding("猫", 4096);
   CHECK(a == b);
   CHECK(a != c);
   const double mean = a.mean();
@@ -135,7 +146,8 @@ Sequence ids_in(const Model& m, const std::vector<int64_t>& ids) {
   return embed_ids(m, ids, id_labels(vocabulary_of(m), ids));
 }
 
-// A d_model 8, 2-head lone attention module in `dir`, with an embedding table when a vocab is given.
+// A d_model 8, 2-head lone attention module in `dir`, with an embedding table when a vocab is
+// given.
 void init_tiny(const TempDir& dir, std::vector<std::string> vocab) {
   InitOptions o;
   o.d_model = 8;
@@ -161,7 +173,8 @@ TEST_CASE("embedding: a vocabulary maps tokens to table rows, [UNK] catches the 
   CHECK(s.notes[0].find("vocab.txt and is embedded as [UNK] (id 0): dog") != std::string::npos);
   const Sequence ids = ids_in(m, {2, 1});
   CHECK(ids.labels == std::vector<std::string>{"cat", "the"});
-  CHECK(error_of([&] { ids_in(m, {3}); }).find("past the embedding table's 3 rows") != std::string::npos);
+  CHECK(error_of([&] { ids_in(m, {3}); }).find("past the embedding table's 3 rows") !=
+        std::string::npos);
 }
 
 TEST_CASE("init: --vocab on a layout without an embedding table is an error, not ignored") {
@@ -171,11 +184,14 @@ TEST_CASE("init: --vocab on a layout without an embedding table is an error, not
   o.d_model = 8;
   o.n_heads = 2;
   o.vocab = {"[UNK]", "the"};
-  CHECK(error_of([&] { init_model(dir.path(), o); }).find("holds no embedding table") != std::string::npos);
+  CHECK(error_of([&] { init_model(dir.path(), o); }).find("holds no embedding table") !=
+        std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "vocab.txt"));
 }
 
-TEST_CASE("embedding: a token listed twice in vocab.txt takes its last line, as Hugging Face's load_vocab") {
+TEST_CASE(
+    "embedding: a token listed twice in vocab.txt takes its last line, as Hugging Face's "
+    "load_vocab") {
   TempDir dir;
   init_tiny(dir, {"[UNK]", "the", "cat"});
   std::ofstream(dir / "vocab.txt") << "[UNK]\nthe\nthe\n";
@@ -183,7 +199,8 @@ TEST_CASE("embedding: a token listed twice in vocab.txt takes its last line, as 
   CHECK(tokens_in(m, {"the"}).x.row(0) == m.weights.embed.token->row(2));
 }
 
-TEST_CASE("embedding: a model with an embedding table but no vocabulary is never fed hash vectors") {
+TEST_CASE(
+    "embedding: a model with an embedding table but no vocabulary is never fed hash vectors") {
   TempDir dir;
   init_tiny(dir, {"[UNK]", "the", "cat"});
   std::filesystem::remove(dir / "vocab.txt");
@@ -194,14 +211,16 @@ TEST_CASE("embedding: a model with an embedding table but no vocabulary is never
   const std::string e = error_of([&] { tokens_in(m, {"the", "cat"}); });
   CHECK(e.find("has a token embedding table (3 rows)") != std::string::npos);
   CHECK(e.find("looked for " + (dir / "vocab.txt").string()) != std::string::npos);
-  CHECK(e.find("found vocab.json, merges.txt, tokenizer.model: that tokenizer makes ids from text, so give --text") !=
-        std::string::npos);
+  CHECK(e.find("found vocab.json, merges.txt, tokenizer.model: that tokenizer makes ids from text, "
+               "so give --text") != std::string::npos);
   CHECK(e.find("give --text, --ids") != std::string::npos);
   std::filesystem::remove(dir / "vocab.json");
   std::filesystem::remove(dir / "merges.txt");
   const std::string spm = error_of([&] { tokens_in(load_model(dir.path(), {}), {"the"}); });
-  CHECK_MESSAGE(spm.find("(found tokenizer.model: that tokenizer makes ids from text, so give --text)") !=
-                    std::string::npos, spm);
+  CHECK_MESSAGE(
+      spm.find("(found tokenizer.model: that tokenizer makes ids from text, so give --text)") !=
+          std::string::npos,
+      spm);
   CHECK(ids_in(m, {2, 1}).x.row(0) == m.weights.embed.token->row(2));  // ids still work
 }
 
@@ -212,7 +231,8 @@ TEST_CASE("embedding: without a table tokens are hash-embedded, and a note says 
   const Sequence s = tokens_in(m, {"the", "cat"});
   CHECK(s.x.row(1) == hash_embedding("cat", 8));
   REQUIRE(s.notes.size() == 1);
-  CHECK(s.notes[0].find("no token embedding table: tokens are embedded as hash vectors") != std::string::npos);
+  CHECK(s.notes[0].find("no token embedding table: tokens are embedded as hash vectors") !=
+        std::string::npos);
 }
 
 TEST_CASE("embedding: too many tokens and a wrong width are errors") {
@@ -223,7 +243,10 @@ TEST_CASE("embedding: too many tokens and a wrong width are errors") {
   o.max_positions = 3;
   init_model(dir.path(), o);
   const Model m = load_model(dir.path(), {});
-  CHECK(error_of([&] { tokens_in(m, {"a", "b", "c", "d"}); }).find("at most 3") != std::string::npos);
-  CHECK(error_of([&] { embedded_input(m, Matrix::Zero(2, 7), {}, "x.npy", m.config.d_model); })
-            .find("width 7 (shape [2, 7]), but the model's d_model is 8") != std::string::npos);
+  CHECK(error_of([&] {
+          tokens_in(m, {"a", "b", "c", "d"});
+        }).find("at most 3") != std::string::npos);
+  CHECK(error_of([&] {
+          embedded_input(m, Matrix::Zero(2, 7), {}, "x.npy", m.config.d_model);
+        }).find("width 7 (shape [2, 7]), but the model's d_model is 8") != std::string::npos);
 }

@@ -46,7 +46,8 @@ Shapes mha_shapes(std::vector<int64_t> q = {4, 4}, std::vector<int64_t> k = {4, 
 
 // A layout file mapping encoder self-attention (and optionally more roles) to plain names.
 std::string layout_json(const std::string& arch, const std::string& extra_roles = "") {
-  return R"({"arch": ")" + arch + R"(", "roles": {"encoder.self.q.weight": "q.weight", )"
+  return R"({"arch": ")" + arch +
+         R"(", "roles": {"encoder.self.q.weight": "q.weight", )"
          R"("encoder.self.k.weight": "k.weight", "encoder.self.v.weight": "v.weight")" +
          extra_roles + "}}";
 }
@@ -66,8 +67,10 @@ TEST_CASE("model hostile: a scalar [] where a row count is read is an error, not
     Shapes shapes = mha_shapes();
     shapes.push_back({"emb", {}});
     write_tensors(dir / "model.safetensors", shapes);
-    std::ofstream(dir / "map.json") << layout_json("encoder", std::string(R"(, ")") + role + R"(": "emb")");
-    const std::string msg = error_of([&] { (void)load_model(dir.path(), with_layout_file(dir / "map.json")); });
+    std::ofstream(dir / "map.json")
+        << layout_json("encoder", std::string(R"(, ")") + role + R"(": "emb")");
+    const std::string msg =
+        error_of([&] { (void)load_model(dir.path(), with_layout_file(dir / "map.json")); });
     CAPTURE(role);
     CHECK_MESSAGE(contains(msg, "tensor 'emb' has shape [], expected a matrix"), msg);
   }
@@ -76,7 +79,8 @@ TEST_CASE("model hostile: a scalar [] where a row count is read is an error, not
   shapes.push_back({"up", {}});
   write_tensors(dir / "model.safetensors", shapes);
   std::ofstream(dir / "map.json") << layout_json("encoder", R"(, "encoder.ffn.up.weight": "up")");
-  const std::string msg = error_of([&] { (void)load_model(dir.path(), with_layout_file(dir / "map.json")); });
+  const std::string msg =
+      error_of([&] { (void)load_model(dir.path(), with_layout_file(dir / "map.json")); });
   CHECK_MESSAGE(contains(msg, "tensor 'up' has shape [], expected a matrix"), msg);
 }
 
@@ -86,17 +90,22 @@ TEST_CASE("model hostile: q/k of width 0 are an error, not NaN maps") {
   ConfigOverrides o;
   o.n_heads = 1;
   const std::string msg = error_of([&] { (void)load_model(dir.path(), o); });
-  CHECK_MESSAGE(contains(msg, "tensor 'q.weight' has shape [0, 4]: width 0 must be in [1, 2147483647]"), msg);
+  CHECK_MESSAGE(
+      contains(msg, "tensor 'q.weight' has shape [0, 4]: width 0 must be in [1, 2147483647]"), msg);
 }
 
 TEST_CASE("model hostile: a k weight [8, 7] in an encoder's self-attention is an error naming it") {
   TempDir dir;
-  write_tensors(dir / "model.safetensors", {{"q.weight", {8, 8}}, {"k.weight", {8, 7}}, {"v.weight", {8, 8}}});
+  write_tensors(dir / "model.safetensors",
+                {{"q.weight", {8, 8}}, {"k.weight", {8, 7}}, {"v.weight", {8, 8}}});
   std::ofstream(dir / "map.json") << layout_json("encoder");
-  const std::string msg = error_of([&] { (void)load_model(dir.path(), with_layout_file(dir / "map.json")); });
-  CHECK_MESSAGE(contains(msg, "tensor 'k.weight' has shape [8, 7], but self-attention keys and values read "
-                              "the d_model = 8 wide input: expected [8, 8]"),
-                msg);
+  const std::string msg =
+      error_of([&] { (void)load_model(dir.path(), with_layout_file(dir / "map.json")); });
+  CHECK_MESSAGE(
+      contains(msg,
+               "tensor 'k.weight' has shape [8, 7], but self-attention keys and values read "
+               "the d_model = 8 wide input: expected [8, 8]"),
+      msg);
 }
 
 TEST_CASE("model hostile: config.json integers are read as int64 and range-checked") {
@@ -104,12 +113,15 @@ TEST_CASE("model hostile: config.json integers are read as int64 and range-check
     std::string config, message;
   };
   const Case cases[] = {
-      {R"({"n_heads": 4294967298})", "config.json: n_heads = 4294967298: expected an integer in [1, 2147483647]"},
-      {R"({"num_attention_heads": -2})", "config.json: num_attention_heads = -2: expected an integer in [1, 2147483647]"},
+      {R"({"n_heads": 4294967298})",
+       "config.json: n_heads = 4294967298: expected an integer in [1, 2147483647]"},
+      {R"({"num_attention_heads": -2})",
+       "config.json: num_attention_heads = -2: expected an integer in [1, 2147483647]"},
       {R"({"n_heads": 2.5})", "config.json: n_heads = 2.5: expected an integer in [1, 2147483647]"},
       // A whole number out of int's range contradicts the weights, and is named with the tensor.
       {R"({"n_heads": 2, "hidden_size": 18446744073709551615})",
-       "config.json: hidden_size = 18446744073709551615, but the weights have 4 (d_model, from tensor 'q.weight' of "
+       "config.json: hidden_size = 18446744073709551615, but the weights have 4 (d_model, from "
+       "tensor 'q.weight' of "
        "shape [4, 4])"},
   };
   for (const auto& c : cases) {
@@ -122,7 +134,8 @@ TEST_CASE("model hostile: config.json integers are read as int64 and range-check
   }
 }
 
-TEST_CASE("model hostile: layer_norm_eps from config.json or a layout file must be finite, > 0 and < 1") {
+TEST_CASE(
+    "model hostile: layer_norm_eps from config.json or a layout file must be finite, > 0 and < 1") {
   for (const char* eps : {"-1", "0", "1e300", "2"}) {
     CAPTURE(eps);
     TempDir dir;
@@ -135,8 +148,10 @@ TEST_CASE("model hostile: layer_norm_eps from config.json or a layout file must 
     TempDir dir2;
     write_tensors(dir2 / "model.safetensors", mha_shapes());
     const std::string map = layout_json("encoder");
-    std::ofstream(dir2 / "map.json") << map.substr(0, map.size() - 1) << R"(, "layer_norm_eps": )" << eps << "}";
-    const std::string msg2 = error_of([&] { (void)load_model(dir2.path(), with_layout_file(dir2 / "map.json")); });
+    std::ofstream(dir2 / "map.json")
+        << map.substr(0, map.size() - 1) << R"(, "layer_norm_eps": )" << eps << "}";
+    const std::string msg2 =
+        error_of([&] { (void)load_model(dir2.path(), with_layout_file(dir2 / "map.json")); });
     CHECK_MESSAGE(contains(msg2, "map.json: \"layer_norm_eps\" = "), msg2);
     CHECK_MESSAGE(contains(msg2, "expected a number in (0, 1)"), msg2);
   }
@@ -147,7 +162,8 @@ TEST_CASE("model hostile: a fused-q/k/v detection shape [0, 2^62] does not overf
   TempDir dir;
   write_tensors(dir / "model.safetensors", {{"h.0.attn.c_attn.weight", {0, int64_t{1} << 62}}});
   const std::string msg = error_of([&] { (void)load_model(dir.path(), {}); });
-  CHECK_MESSAGE(contains(msg, "no known layout fits these tensor names (h.0.attn.c_attn.weight)"), msg);
+  CHECK_MESSAGE(contains(msg, "no known layout fits these tensor names (h.0.attn.c_attn.weight)"),
+                msg);
 }
 
 TEST_CASE("model hostile: JSON nested 200,000 deep is refused past 128 levels, naming the file") {
@@ -157,26 +173,31 @@ TEST_CASE("model hostile: JSON nested 200,000 deep is refused past 128 levels, n
     write_tensors(dir / "model.safetensors", mha_shapes());
     std::ofstream(dir / "config.json") << R"({"n_heads": )" << deep << "}";
     const std::string msg = error_of([&] { (void)load_model(dir.path(), {}); });
-    CHECK_MESSAGE(contains(msg, (dir / "config.json").string() + ": JSON nests deeper than 128 levels"), msg);
+    CHECK_MESSAGE(
+        contains(msg, (dir / "config.json").string() + ": JSON nests deeper than 128 levels"), msg);
   }
   SUBCASE("layout file") {
     TempDir dir;
     write_tensors(dir / "model.safetensors", mha_shapes());
     std::ofstream(dir / "map.json") << R"({"roles": {}, "name": )" << deep << "}";
-    const std::string msg = error_of([&] { (void)load_model(dir.path(), with_layout_file(dir / "map.json")); });
-    CHECK_MESSAGE(contains(msg, (dir / "map.json").string() + ": JSON nests deeper than 128 levels"), msg);
+    const std::string msg =
+        error_of([&] { (void)load_model(dir.path(), with_layout_file(dir / "map.json")); });
+    CHECK_MESSAGE(
+        contains(msg, (dir / "map.json").string() + ": JSON nests deeper than 128 levels"), msg);
   }
   SUBCASE("shard index") {
     TempDir dir;
     std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map": )" << deep << "}";
     const std::string msg = error_of([&] { (void)TensorSource::open(dir.path()); });
-    CHECK_MESSAGE(contains(msg, "model.safetensors.index.json: JSON nests deeper than 128 levels"), msg);
+    CHECK_MESSAGE(contains(msg, "model.safetensors.index.json: JSON nests deeper than 128 levels"),
+                  msg);
   }
   SUBCASE("a metadata value stays text") {
     TempDir dir;
     std::vector<float> data(17, 0.5f);
     write_safetensors(dir / "model.safetensors",
-                      {{"q.weight", {2, 2}, data.data()}, {"k.weight", {2, 2}, data.data()},
+                      {{"q.weight", {2, 2}, data.data()},
+                       {"k.weight", {2, 2}, data.data()},
                        {"v.weight", {2, 2}, data.data()}},
                       {{"n_heads", deep}});
     const std::string msg = error_of([&] { (void)load_model(dir.path(), {}); });
@@ -184,16 +205,21 @@ TEST_CASE("model hostile: JSON nested 200,000 deep is refused past 128 levels, n
   }
 }
 
-TEST_CASE("model hostile: shard index entries must be file names inside the folder, holding their tensors") {
+TEST_CASE(
+    "model hostile: shard index entries must be file names inside the folder, holding their "
+    "tensors") {
   struct Case {
     std::string shard, message;
   };
   const Case cases[] = {
-      {"../model.safetensors", "expected a shard file name inside the index's folder (no '/', not '..')"},
+      {"../model.safetensors",
+       "expected a shard file name inside the index's folder (no '/', not '..')"},
       {"/etc/passwd", "expected a shard file name inside the index's folder (no '/', not '..')"},
-      {"sub/a.safetensors", "expected a shard file name inside the index's folder (no '/', not '..')"},
+      {"sub/a.safetensors",
+       "expected a shard file name inside the index's folder (no '/', not '..')"},
       {"absent.safetensors", "no such shard file in"},
-      {std::string(300, 'x') + ".safetensors", "no such shard file in"},  // too long for the file system
+      {std::string(300, 'x') + ".safetensors",
+       "no such shard file in"},  // too long for the file system
       {"b.safetensors", "tensor 'q.weight' is not in shard "},
   };
   for (const auto& c : cases) {

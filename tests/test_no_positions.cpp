@@ -49,13 +49,17 @@ float largest_mismatch(const SafetensorsFile& a, const SafetensorsFile& b) {
 
 }  // namespace
 
-TEST_CASE("no positions: shuffled tokens permute every map of a bidirectional model, with positions they do not") {
+TEST_CASE(
+    "no positions: shuffled tokens permute every map of a bidirectional model, with positions they "
+    "do not") {
   attnviz::test::TempDir dir;
   std::vector<int> permuted;
   for (const int p : k_perm) permuted.push_back(k_ids[static_cast<size_t>(p)]);
-  const auto save = [&](const std::vector<int>& ids, const std::string& flags, const std::string& name) {
-    const auto r = run_attnviz("run -m tests/fixtures/torch/hf_bert --ids '" + ids_text(ids) +
-                               "' --no-heatmap --table none --save " + (dir / name).string() + flags);
+  const auto save = [&](const std::vector<int>& ids, const std::string& flags,
+                        const std::string& name) {
+    const auto r =
+        run_attnviz("run -m tests/fixtures/torch/hf_bert --ids '" + ids_text(ids) +
+                    "' --no-heatmap --table none --save " + (dir / name).string() + flags);
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     return SafetensorsFile::open(dir / name);
   };
@@ -66,14 +70,18 @@ TEST_CASE("no positions: shuffled tokens permute every map of a bidirectional mo
   CHECK(contains(a.metadata().at("model"), "(no positions)"));
 }
 
-TEST_CASE("no positions: a rotary model sees a repeated token as one, a model without positions refuses the flag") {
+TEST_CASE(
+    "no positions: a rotary model sees a repeated token as one, a model without positions refuses "
+    "the flag") {
   // Three copies of one token: without rotary every key is the same, so the last row is uniform.
-  const auto r = run_attnviz("run -m tests/fixtures/torch/hf_llama --ids '7 7 7' --layer 0 --head 0 --no-heatmap "
-                             "--format json --no-positions");
+  const auto r = run_attnviz(
+      "run -m tests/fixtures/torch/hf_llama --ids '7 7 7' --layer 0 --head 0 --no-heatmap "
+      "--format json --no-positions");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(contains(r.out, "0.33333"));
-  const auto rotary = run_attnviz("run -m tests/fixtures/torch/hf_llama --ids '7 7 7' --layer 0 --head 0 --no-heatmap "
-                                  "--format json");
+  const auto rotary = run_attnviz(
+      "run -m tests/fixtures/torch/hf_llama --ids '7 7 7' --layer 0 --head 0 --no-heatmap "
+      "--format json");
   REQUIRE(rotary.exit_code == 0);
   CHECK_FALSE(contains(rotary.out, "0.33333"));
   const auto none = run_attnviz("run -m samples/mha -t samples/english.txt --no-positions");

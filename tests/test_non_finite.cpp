@@ -25,7 +25,6 @@ namespace {
 
 constexpr float k_nan = std::numeric_limits<float>::quiet_NaN();
 
-
 // A 2-head, d_model 8 lone attention module and 4 input rows whose last one is NaN: under a causal
 // mask only query row 3 sees the NaN key, so exactly that row of every map is NaN.
 void make_nan_inputs(const TempDir& dir) {
@@ -81,19 +80,23 @@ TEST_CASE("non-finite: run warns and draws NaN as '!', never blank") {
   make_nan_inputs(dir);
   const auto r = run_attnviz(nan_run(dir, "run", "--head 0 --table none --color=never"));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(contains(r.err, "attnviz: warning: layer 0 · self · head 0: NaN or Inf in query row 3 (1 of 4): 4 cells"));
-  // P·V multiplies the NaN value row by the 0 weights of rows 0-2 too (0 · NaN = NaN, in PyTorch as here).
+  CHECK(contains(
+      r.err,
+      "attnviz: warning: layer 0 · self · head 0: NaN or Inf in query row 3 (1 of 4): 4 cells"));
+  // P·V multiplies the NaN value row by the 0 weights of rows 0-2 too (0 · NaN = NaN, in PyTorch as
+  // here).
   CHECK(contains(r.err, "the final hidden states hold 32 NaN or inf values of 32"));
   CHECK(contains(r.out, "\n3 !!!!!!!!!!!!!!!!\n"));  // row 3: four keys of 4 columns each
   CHECK(contains(r.out, "  ! NaN/inf\n"));           // the legend explains the mark
-  CHECK_FALSE(contains(r.out, "nan]"));               // the colour range is finite
+  CHECK_FALSE(contains(r.out, "nan]"));              // the colour range is finite
 }
 
 TEST_CASE("non-finite: stats and check report NaN on stderr too") {
   TempDir dir;
   make_nan_inputs(dir);
   const auto s = run_attnviz(nan_run(dir, "stats", ""));
-  CHECK(contains(s.err, "attnviz: warning: layer 0 · self · head 1: NaN or Inf in query row 3 (1 of 4)"));
+  CHECK(contains(s.err,
+                 "attnviz: warning: layer 0 · self · head 1: NaN or Inf in query row 3 (1 of 4)"));
   const auto c = run_attnviz(nan_run(dir, "check", ""));
   CHECK(c.exit_code == 3);
   // A cell counts once, though its score and its weight are both NaN: 4 cells in row 3.
@@ -103,13 +106,16 @@ TEST_CASE("non-finite: stats and check report NaN on stderr too") {
 TEST_CASE("non-finite: figures draw NaN cells magenta, keep a finite colour range and say so") {
   TempDir dir;
   make_nan_inputs(dir);
-  const auto r = run_attnviz(nan_run(dir, "run", "--no-heatmap --table none --png-raw --png " + (dir / "f").string()));
+  const auto r = run_attnviz(
+      nan_run(dir, "run", "--no-heatmap --table none --png-raw --png " + (dir / "f").string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   int w = 0, h = 0, n = 0;
   unsigned char* raw = stbi_load((dir / "f" / "layer0.self.head0.raw.png").c_str(), &w, &h, &n, 3);
   REQUIRE(raw != nullptr);
   // The raw image is 4 × 4 cells: the bottom row (query 3) is magenta, the top-left cell is not.
-  const auto pixel = [&](int x, int y) { return Rgb{raw[(y * w + x) * 3], raw[(y * w + x) * 3 + 1], raw[(y * w + x) * 3 + 2]}; };
+  const auto pixel = [&](int x, int y) {
+    return Rgb{raw[(y * w + x) * 3], raw[(y * w + x) * 3 + 1], raw[(y * w + x) * 3 + 2]};
+  };
   CHECK(pixel(w / 8, h - 1) == k_non_finite_rgb);
   CHECK(pixel(w - 1, h - 1) == k_non_finite_rgb);
   CHECK_FALSE(pixel(0, 0) == k_non_finite_rgb);
@@ -133,19 +139,24 @@ TEST_CASE("non-finite: coloured text tables paint NaN cells magenta, json writes
   const std::string text = render_table("t", v, Mask{}, {"q"}, {"a", "b"}, style);
   CHECK(contains(text, "48;2;255;0;255m"));
   style.format = TableFormat::json;
-  CHECK(contains(render_table("t", v, Mask{}, {"q"}, {"a", "b"}, style), "\"values\":[[0.5,\"nan\"]]"));
+  CHECK(contains(render_table("t", v, Mask{}, {"q"}, {"a", "b"}, style),
+                 "\"values\":[[0.5,\"nan\"]]"));
 }
 
-TEST_CASE("non-finite: the viewer's stats table gets NaN as \"nan\", not as null (shown as a value that does not apply)") {
+TEST_CASE(
+    "non-finite: the viewer's stats table gets NaN as \"nan\", not as null (shown as a value that "
+    "does not apply)") {
   TempDir dir;
   make_nan_inputs(dir);
-  const auto r = run_attnviz(nan_run(dir, "run", "--no-heatmap --table none --html " + (dir / "p.html").string()));
+  const auto r = run_attnviz(
+      nan_run(dir, "run", "--no-heatmap --table none --html " + (dir / "p.html").string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   std::ifstream in(dir / "p.html");
   const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const size_t stats = page.find("\"stats\":{");
   REQUIRE(stats != std::string::npos);
   const std::string rows = page.substr(stats, page.find("]}]", stats) - stats);
-  CHECK_MESSAGE(contains(rows, "\"nan\""), rows);  // the NaN row makes every head's mean entropy NaN
+  CHECK_MESSAGE(contains(rows, "\"nan\""),
+                rows);  // the NaN row makes every head's mean entropy NaN
   CHECK_MESSAGE(!contains(rows, "null"), rows);
 }

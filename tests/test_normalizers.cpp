@@ -16,10 +16,13 @@ namespace {
 
 NormalizedText normalize(const json& spec, std::string_view input) {
   const SpecContext ctx{"tok.json"};
-  return make_normalizer(spec, SpecPlace{ctx, "normalizer"})->normalize(NormalizedText::of_input(input));
+  return make_normalizer(spec, SpecPlace{ctx, "normalizer"})
+      ->normalize(NormalizedText::of_input(input));
 }
 
-std::string normalized(const json& spec, std::string_view input) { return normalize(spec, input).text; }
+std::string normalized(const json& spec, std::string_view input) {
+  return normalize(spec, input).text;
+}
 
 std::string refusal(const json& spec) {
   const SpecContext ctx{"tok.json"};
@@ -74,7 +77,8 @@ TEST_CASE("normalizers: Lowercase is Rust's char-wise to_lowercase") {
 }
 
 TEST_CASE("normalizers: StripAccents removes every combining mark, after NFD") {
-  const json nfd_strip = {{"type", "Sequence"}, {"normalizers", {{{"type", "NFD"}}, {{"type", "StripAccents"}}}}};
+  const json nfd_strip = {{"type", "Sequence"},
+                          {"normalizers", {{{"type", "NFD"}}, {{"type", "StripAccents"}}}}};
   const NormalizedText t = normalize(nfd_strip, "Cr\u00e8me");
   CHECK(t.text == "Creme");
   CHECK(t.origin == Origins{0, 1, 2, 4, 5, 6});  // è (bytes 2-3) is e from byte 2
@@ -85,32 +89,43 @@ TEST_CASE("normalizers: StripAccents removes every combining mark, after NFD") {
 }
 
 TEST_CASE("normalizers: Strip removes white space at the chosen ends") {
-  const NormalizedText left = normalize({{"type", "Strip"}, {"strip_left", true}, {"strip_right", false}}, " \u3000a b \n");
+  const NormalizedText left =
+      normalize({{"type", "Strip"}, {"strip_left", true}, {"strip_right", false}}, " \u3000a b \n");
   CHECK(left.text == "a b \n");
   CHECK(left.origin.front() == 4);  // after ' ' and the 3-byte ideographic space
-  CHECK(normalized({{"type", "Strip"}, {"strip_left", false}, {"strip_right", true}}, " a \t") == " a");
+  CHECK(normalized({{"type", "Strip"}, {"strip_left", false}, {"strip_right", true}}, " a \t") ==
+        " a");
   CHECK(normalized({{"type", "Strip"}, {"strip_left", true}, {"strip_right", true}}, "  ") == "");
-  CHECK(refusal({{"type", "Strip"}, {"strip_right", true}}) == "tok.json: normalizer.strip_left: missing");
+  CHECK(refusal({{"type", "Strip"}, {"strip_right", true}}) ==
+        "tok.json: normalizer.strip_left: missing");
 }
 
 TEST_CASE("normalizers: Replace a string or a regex, the replacement from the matched bytes") {
-  const NormalizedText t = normalize({{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}, "a b");
+  const NormalizedText t = normalize(
+      {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}, "a b");
   CHECK(t.text == "a\u2581b");
   CHECK(t.origin == Origins{0, 1, 1, 1, 2, 3});
   // A string pattern is literal: "." matches only dots, "\E" is no regex escape.
-  CHECK(normalized({{"type", "Replace"}, {"pattern", {{"String", "."}}}, {"content", "!"}}, "a.b") == "a!b");
-  CHECK(normalized({{"type", "Replace"}, {"pattern", {{"String", "\\E."}}}, {"content", "-"}}, "x\\E.y") == "x-y");
-  const NormalizedText r = normalize({{"type", "Replace"}, {"pattern", {{"Regex", "\\s+"}}}, {"content", " "}}, "a \t b");
+  CHECK(normalized({{"type", "Replace"}, {"pattern", {{"String", "."}}}, {"content", "!"}},
+                   "a.b") == "a!b");
+  CHECK(normalized({{"type", "Replace"}, {"pattern", {{"String", "\\E."}}}, {"content", "-"}},
+                   "x\\E.y") == "x-y");
+  const NormalizedText r = normalize(
+      {{"type", "Replace"}, {"pattern", {{"Regex", "\\s+"}}}, {"content", " "}}, "a \t b");
   CHECK(r.text == "a b");
   CHECK(r.origin == Origins{0, 1, 4, 5});
-  CHECK(normalized({{"type", "Replace"}, {"pattern", {{"String", "x"}}}, {"content", ""}}, "axbx") == "ab");
+  CHECK(normalized({{"type", "Replace"}, {"pattern", {{"String", "x"}}}, {"content", ""}},
+                   "axbx") == "ab");
   CHECK(refusal({{"type", "Replace"}, {"pattern", {{"Glob", "*"}}}, {"content", ""}}) ==
-        "tok.json: normalizer.pattern: expected {\"String\": …} or {\"Regex\": …}, got {\"Glob\":\"*\"}");
-  CHECK(refusal({{"type", "Replace"}, {"pattern", {{"Regex", "("}}}, {"content", ""}}).find(
-            "tok.json: normalizer.pattern: the regex '(' does not compile (at 1)") == 0);
+        "tok.json: normalizer.pattern: expected {\"String\": …} or {\"Regex\": …}, got "
+        "{\"Glob\":\"*\"}");
+  CHECK(refusal({{"type", "Replace"}, {"pattern", {{"Regex", "("}}}, {"content", ""}})
+            .find("tok.json: normalizer.pattern: the regex '(' does not compile (at 1)") == 0);
   // A string's "\s" is a backslash and an s, not white space.
-  CHECK(normalized({{"type", "Replace"}, {"pattern", {{"String", "\\s"}}}, {"content", "_"}}, "a\\s b") == "a_ b");
-  CHECK(refusal({{"type", "Replace"}, {"pattern", {{"String", "a"}}}}) == "tok.json: normalizer.content: missing");
+  CHECK(normalized({{"type", "Replace"}, {"pattern", {{"String", "\\s"}}}, {"content", "_"}},
+                   "a\\s b") == "a_ b");
+  CHECK(refusal({{"type", "Replace"}, {"pattern", {{"String", "a"}}}}) ==
+        "tok.json: normalizer.content: missing");
 }
 
 TEST_CASE("normalizers: Prepend adds its string before text that is not empty") {
@@ -121,8 +136,11 @@ TEST_CASE("normalizers: Prepend adds its string before text that is not empty") 
 }
 
 TEST_CASE("normalizers: BertNormalizer cleans, spaces CJK, strips accents and lowercases") {
-  const json uncased = {{"type", "BertNormalizer"}, {"clean_text", true}, {"handle_chinese_chars", true},
-                        {"strip_accents", nullptr}, {"lowercase", true}};
+  const json uncased = {{"type", "BertNormalizer"},
+                        {"clean_text", true},
+                        {"handle_chinese_chars", true},
+                        {"strip_accents", nullptr},
+                        {"lowercase", true}};
   CHECK(normalized(uncased, "H\u00e9llo, WORLD!") == "hello, world!");
   // \t and \n become spaces; BEL (Cc), SOFT HYPHEN (Cf), NUL and U+FFFD are removed.
   using namespace std::string_view_literals;
@@ -139,17 +157,19 @@ TEST_CASE("normalizers: BertNormalizer cleans, spaces CJK, strips accents and lo
   // strip_accents null follows lowercase: a cased normalizer keeps accents unless told.
   const json cased = {{"type", "BertNormalizer"}, {"strip_accents", nullptr}, {"lowercase", false}};
   CHECK(normalized(cased, "H\u00e9llo") == "H\u00e9llo");
-  CHECK(normalized({{"type", "BertNormalizer"}, {"strip_accents", true}, {"lowercase", false}}, "H\u00e9llo") ==
-        "Hello");
-  CHECK(normalized({{"type", "BertNormalizer"}, {"strip_accents", false}, {"lowercase", true}}, "H\u00c9") ==
-        "h\u00e9");
-  CHECK(normalized({{"type", "BertNormalizer"}, {"handle_chinese_chars", false}}, "\u6211") == "\u6211");
+  CHECK(normalized({{"type", "BertNormalizer"}, {"strip_accents", true}, {"lowercase", false}},
+                   "H\u00e9llo") == "Hello");
+  CHECK(normalized({{"type", "BertNormalizer"}, {"strip_accents", false}, {"lowercase", true}},
+                   "H\u00c9") == "h\u00e9");
+  CHECK(normalized({{"type", "BertNormalizer"}, {"handle_chinese_chars", false}}, "\u6211") ==
+        "\u6211");
   CHECK(refusal({{"type", "BertNormalizer"}, {"lowercase", "yes"}}) ==
         "tok.json: normalizer.lowercase: expected true or false, got \"yes\"");
 }
 
 TEST_CASE("normalizers: Sequence, Precompiled without rules, and the refused ones") {
-  const json seq = {{"type", "Sequence"}, {"normalizers", {{{"type", "NFKC"}}, {{"type", "Lowercase"}}}}};
+  const json seq = {{"type", "Sequence"},
+                    {"normalizers", {{{"type", "NFKC"}}, {{"type", "Lowercase"}}}}};
   CHECK(normalized(seq, "\uff21B") == "ab");
   CHECK(normalized({{"type", "Precompiled"}, {"precompiled_charsmap", ""}}, "Ab") == "Ab");
   // tokenizers cannot load a Precompiled normalizer without its charsmap (serde: a base64 string).
@@ -157,13 +177,16 @@ TEST_CASE("normalizers: Sequence, Precompiled without rules, and the refused one
         "tok.json: normalizer.precompiled_charsmap: missing");
   CHECK(refusal({{"type", "Precompiled"}, {"precompiled_charsmap", 3}}) ==
         "tok.json: normalizer.precompiled_charsmap: expected a base64 string, got 3");
-  CHECK(refusal({{"type", "Precompiled"}, {"precompiled_charsmap", "ALQCAACEAAAA"}}).find(
-            "tok.json: normalizer.precompiled_charsmap: SentencePiece's precompiled normalization rules are not "
-            "implemented") == 0);
-  CHECK(refusal({{"type", "Nmt"}}).find("tok.json: normalizer.type: the normalizer 'Nmt' is not one attnviz "
-                                        "implements") == 0);
-  CHECK(refusal({{"type", "Sequence"}, {"normalizers", {{{"type", "NFC"}}, {{"type", "ByteLevel"}}}}}).find(
-            "tok.json: normalizer.normalizers[1].type: the normalizer 'ByteLevel'") == 0);
+  CHECK(refusal({{"type", "Precompiled"}, {"precompiled_charsmap", "ALQCAACEAAAA"}})
+            .find("tok.json: normalizer.precompiled_charsmap: SentencePiece's precompiled "
+                  "normalization rules are not "
+                  "implemented") == 0);
+  CHECK(refusal({{"type", "Nmt"}})
+            .find("tok.json: normalizer.type: the normalizer 'Nmt' is not one attnviz "
+                  "implements") == 0);
+  CHECK(
+      refusal({{"type", "Sequence"}, {"normalizers", {{{"type", "NFC"}}, {{"type", "ByteLevel"}}}}})
+          .find("tok.json: normalizer.normalizers[1].type: the normalizer 'ByteLevel'") == 0);
   CHECK(refusal({{"type", "Sequence"}, {"normalizers", "NFC"}}) ==
         "tok.json: normalizer.normalizers: expected a list of normalizers");
 }
@@ -171,6 +194,6 @@ TEST_CASE("normalizers: Sequence, Precompiled without rules, and the refused one
 TEST_CASE("normalizers: Replace with a repeated group over a long text") {
   // 200,000 repetitions of a group: the JIT needs more than its default stack for them.
   const std::string text = std::string(200000, 'a') + "b";
-  CHECK(normalized({{"type", "Replace"}, {"pattern", {{"Regex", "(a|c)+b"}}}, {"content", "x"}}, text) == "x");
+  CHECK(normalized({{"type", "Replace"}, {"pattern", {{"Regex", "(a|c)+b"}}}, {"content", "x"}},
+                   text) == "x");
 }
-

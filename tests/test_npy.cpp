@@ -14,7 +14,6 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/npy.hpp"
-
 #include "temp_dir.hpp"
 
 using attnviz::test::TempDir;

@@ -1,5 +1,6 @@
-// -m ollama:NAME[:TAG]: fake Ollama models folders laid out as Ollama writes them (manifests/<host>/
-// <namespace>/<model>/<tag> JSON, blobs/sha256-<hex>), resolved offline; each failure named.
+// -m ollama:NAME[:TAG]: fake Ollama models folders laid out as Ollama writes them
+// (manifests/<host>/ <namespace>/<model>/<tag> JSON, blobs/sha256-<hex>), resolved offline; each
+// failure named.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -36,13 +37,15 @@ HfEnvironment env_of(const fs::path& models) {
 void add_model(const fs::path& models, const std::string& rel, const std::string& blob,
                uint64_t blob_size) {
   fs::create_directories((models / "manifests" / rel).parent_path());
-  std::ofstream(models / "manifests" / rel) <<
-      R"({"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.v2+json",)"
-      R"("config":{"mediaType":"application/vnd.docker.container.image.v1+json","digest":"sha256:)" +
-          std::string(64, 'c') + R"(","size":10},"layers":[{"mediaType":"application/vnd.ollama.image.model",)"
-      R"("digest":"sha256:)" + k_hex + R"(","size":)" + std::to_string(blob_size) +
-      R"(},{"mediaType":"application/vnd.ollama.image.license","digest":"sha256:)" + std::string(64, 'd') +
-      R"(","size":5}]})";
+  std::ofstream(models / "manifests" / rel)
+      << R"({"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.v2+json",)"
+         R"("config":{"mediaType":"application/vnd.docker.container.image.v1+json","digest":"sha256:)" +
+             std::string(64, 'c') +
+             R"(","size":10},"layers":[{"mediaType":"application/vnd.ollama.image.model",)"
+             R"("digest":"sha256:)" +
+             k_hex + R"(","size":)" + std::to_string(blob_size) +
+             R"(},{"mediaType":"application/vnd.ollama.image.license","digest":"sha256:)" +
+             std::string(64, 'd') + R"(","size":5}]})";
   fs::create_directories(models / "blobs");
   std::ofstream(models / "blobs" / ("sha256-" + k_hex), std::ios::binary) << blob;
 }
@@ -56,8 +59,8 @@ TEST_CASE("ollama: name:tag, the default tag latest, a user's namespace and a ho
   const auto where = locate_model("ollama:llama3.2:1b", env_of(models));
   CHECK(where.path == models / "blobs" / ("sha256-" + k_hex));
   CHECK(where.from_ollama());
-  CHECK(where.description() ==
-        "Ollama: llama3.2:1b, blob sha256:aaaaaaa (" + (models / "blobs" / ("sha256-" + k_hex)).string() + ")");
+  CHECK(where.description() == "Ollama: llama3.2:1b, blob sha256:aaaaaaa (" +
+                                   (models / "blobs" / ("sha256-" + k_hex)).string() + ")");
   add_model(models, "registry.ollama.ai/library/qwen3/latest", "GGUF", 4);
   CHECK(locate_model("ollama:qwen3", env_of(models)).path.filename() == "sha256-" + k_hex);
   add_model(models, "registry.ollama.ai/someone/tiny/q4", "GGUF", 4);
@@ -78,26 +81,31 @@ TEST_CASE("ollama: each failure names where it looked") {
   int code = 0;
   // A tag not pulled: the manifest path, the folder and its origin, the tags there.
   CHECK(error_of([&] { locate_model("ollama:llama3.2:3b", env_of(models)); }, &code) ==
-        "ollama:llama3.2:3b: no manifest " + (lib / "llama3.2" / "3b").string() + " (models folder " +
-            models.string() + ", from $OLLAMA_MODELS; tags of llama3.2 there: 1b). attnviz never downloads: "
-            "`ollama pull llama3.2:3b`, or set OLLAMA_MODELS to the folder that holds it (Ollama's Linux "
+        "ollama:llama3.2:3b: no manifest " + (lib / "llama3.2" / "3b").string() +
+            " (models folder " + models.string() +
+            ", from $OLLAMA_MODELS; tags of llama3.2 there: 1b). attnviz never downloads: "
+            "`ollama pull llama3.2:3b`, or set OLLAMA_MODELS to the folder that holds it (Ollama's "
+            "Linux "
             "service uses /usr/share/ollama/.ollama/models)");
   CHECK(code == 1);
   CHECK(error_of([&] { locate_model("ollama:../../etc:x", env_of(models)); }, &code)
             .find("not an Ollama model name") != std::string::npos);
   CHECK(code == 2);
-  CHECK(error_of([&] { locate_model("ollama:a/b/c/d", env_of(models)); }).find("not an Ollama model name") !=
-        std::string::npos);
+  CHECK(error_of([&] {
+          locate_model("ollama:a/b/c/d", env_of(models));
+        }).find("not an Ollama model name") != std::string::npos);
   // Bad JSON: the reader's error names the manifest.
   std::ofstream(lib / "llama3.2" / "bad") << "{\"layers\": [";
   CHECK(contains(error_of([&] { locate_model("ollama:llama3.2:bad", env_of(models)); }),
                  (lib / "llama3.2" / "bad").string()));
   // No model layer.
-  std::ofstream(lib / "llama3.2" / "nomodel") << R"({"layers":[{"mediaType":"application/vnd.ollama.image.license"}]})";
-  CHECK(error_of([&] { locate_model("ollama:llama3.2:nomodel", env_of(models)); }) ==
-        "ollama:llama3.2:nomodel: manifest " + (lib / "llama3.2" / "nomodel").string() +
-            " has 0 layers of mediaType application/vnd.ollama.image.model (expected 1; its layers: "
-            "application/vnd.ollama.image.license)");
+  std::ofstream(lib / "llama3.2" / "nomodel")
+      << R"({"layers":[{"mediaType":"application/vnd.ollama.image.license"}]})";
+  CHECK(
+      error_of([&] { locate_model("ollama:llama3.2:nomodel", env_of(models)); }) ==
+      "ollama:llama3.2:nomodel: manifest " + (lib / "llama3.2" / "nomodel").string() +
+          " has 0 layers of mediaType application/vnd.ollama.image.model (expected 1; its layers: "
+          "application/vnd.ollama.image.license)");
   // A digest that is not sha256 hex could name a path outside blobs/.
   std::ofstream(lib / "llama3.2" / "evil")
       << R"({"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:../../x","size":1}]})";
@@ -105,10 +113,12 @@ TEST_CASE("ollama: each failure names where it looked") {
                  "model layer digest 'sha256:../../x' is not sha256:<64 lowercase hex digits>"));
   // The blob: truncated, then missing.
   add_model(models, "registry.ollama.ai/library/short/latest", "GGU", 8);
-  CHECK(contains(error_of([&] { locate_model("ollama:short", env_of(models)); }), "has 3 bytes, its manifest"));
+  CHECK(contains(error_of([&] { locate_model("ollama:short", env_of(models)); }),
+                 "has 3 bytes, its manifest"));
   fs::remove(models / "blobs" / ("sha256-" + k_hex));
-  CHECK(contains(error_of([&] { locate_model("ollama:llama3.2:1b", env_of(models)); }),
-                 "names blob " + (models / "blobs" / ("sha256-" + k_hex)).string() + ", which is missing"));
+  CHECK(contains(
+      error_of([&] { locate_model("ollama:llama3.2:1b", env_of(models)); }),
+      "names blob " + (models / "blobs" / ("sha256-" + k_hex)).string() + ", which is missing"));
 }
 
 TEST_CASE("ollama: inspect -m ollama:NAME shows the blob's GGUF, found through $OLLAMA_MODELS") {
@@ -119,7 +129,8 @@ TEST_CASE("ollama: inspect -m ollama:NAME shows the blob's GGUF, found through $
   w.add_tensor("t", {4}, 0, std::vector<float>{1, 2, 3, 4});
   const std::string bytes = w.bytes();
   add_model(models, "registry.ollama.ai/library/tiny/latest", bytes, bytes.size());
-  const auto r = attnviz::test::run_attnviz("inspect -m ollama:tiny", "", "OLLAMA_MODELS='" + models.string() + "'");
+  const auto r = attnviz::test::run_attnviz("inspect -m ollama:tiny", "",
+                                            "OLLAMA_MODELS='" + models.string() + "'");
   CHECK(r.exit_code == 1);  // the blob is shown, then refused as a model (one tensor 't')
   CHECK(r.out.rfind("source: Ollama: tiny, blob sha256:aaaaaaa (", 0) == 0);
   CHECK(contains(r.out, "\nformat: GGUF v3, alignment 32"));

@@ -30,7 +30,9 @@ double cosine(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-TEST_CASE("positions: sinusoidal, PE(p, 2i) = sin(p / 10000^(2i/d)) and cos at 2i + 1, cosine similarity") {
+TEST_CASE(
+    "positions: sinusoidal, PE(p, 2i) = sin(p / 10000^(2i/d)) and cos at 2i + 1, cosine "
+    "similarity") {
   const auto j = positions_json("-m samples/transformer --positions 12");  // d_model 64
   CHECK(j.at("kind") == "sinusoidal");
   const auto enc = j.at("encoding");
@@ -43,12 +45,14 @@ TEST_CASE("positions: sinusoidal, PE(p, 2i) = sin(p / 10000^(2i/d)) and cos at 2
       row.push_back(std::sin(angle));
       row.push_back(std::cos(angle));
     }
-    for (int d = 0; d < 64; ++d) CHECK(enc[p][d].get<double>() == doctest::Approx(row[d]).epsilon(1e-5).scale(1));
+    for (int d = 0; d < 64; ++d)
+      CHECK(enc[p][d].get<double>() == doctest::Approx(row[d]).epsilon(1e-5).scale(1));
     rows.push_back(row);
   }
   const auto sim = j.at("similarity");
   for (int a = 0; a < 12; ++a) {
-    for (int b = 0; b < 12; ++b) CHECK(sim[a][b].get<double>() == doctest::Approx(cosine(rows[a], rows[b])).epsilon(1e-5));
+    for (int b = 0; b < 12; ++b)
+      CHECK(sim[a][b].get<double>() == doctest::Approx(cosine(rows[a], rows[b])).epsilon(1e-5));
   }
 }
 
@@ -59,9 +63,11 @@ TEST_CASE("positions: learned, the position table's rows, rotary, a function of 
   const Tensor wpe = file.load("transformer.wpe.weight");  // [64, 32]
   const auto enc = learned.at("encoding");
   for (int p = 0; p < 10; ++p) {
-    for (int d = 0; d < 32; ++d) CHECK(enc[p][d].get<float>() == wpe.data[static_cast<size_t>(p * 32 + d)]);
+    for (int d = 0; d < 32; ++d)
+      CHECK(enc[p][d].get<float>() == wpe.data[static_cast<size_t>(p * 32 + d)]);
   }
-  const auto rotary = positions_json("-m tests/fixtures/torch/hf_llama --positions 20");  // head_dim 8, θ 10000
+  const auto rotary =
+      positions_json("-m tests/fixtures/torch/hf_llama --positions 20");  // head_dim 8, θ 10000
   CHECK(rotary.at("kind") == "rotary");
   const auto sim = rotary.at("similarity");
   for (int m = 0; m < 20; ++m) {
@@ -73,9 +79,12 @@ TEST_CASE("positions: learned, the position table's rows, rotary, a function of 
   }
 }
 
-TEST_CASE("positions: --png writes both figures, a model without positions, too many positions, a bad format refused") {
+TEST_CASE(
+    "positions: --png writes both figures, a model without positions, too many positions, a bad "
+    "format refused") {
   attnviz::test::TempDir dir;
-  const auto r = run_attnviz("positions -m tests/fixtures/torch/hf_llama --png " + (dir / "p").string());
+  const auto r =
+      run_attnviz("positions -m tests/fixtures/torch/hf_llama --png " + (dir / "p").string());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(contains(r.out, "hf_llama · rotary positions"));
   CHECK(std::filesystem::exists(dir / "p" / "positions.encoding.png"));
@@ -85,7 +94,8 @@ TEST_CASE("positions: --png writes both figures, a model without positions, too 
   };
   for (const Case& c : std::vector<Case>{
            {"-m samples/mha", "positions: mha has no positional encoding"},
-           {"-m tests/fixtures/torch/hf_gpt2 --positions 65", "65 positions asked for, but hf_gpt2 has 64"},
+           {"-m tests/fixtures/torch/hf_gpt2 --positions 65",
+            "65 positions asked for, but hf_gpt2 has 64"},
            {"-m samples/transformer --format csv", "positions --format: text or json"}}) {
     const auto e = run_attnviz("positions " + c.args);
     CAPTURE(c.args);

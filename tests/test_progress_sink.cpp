@@ -36,11 +36,13 @@ void run_heads(ProgressSink& sink) {
 }
 }  // namespace
 
-TEST_CASE("progress: a 2-layer × 2-head run on a terminal, redrawn in place and erased at the end") {
+TEST_CASE(
+    "progress: a 2-layer × 2-head run on a terminal, redrawn in place and erased at the end") {
   std::ostringstream err;
   double now = 100.0;
   {
-    ProgressSink sink(err, true, two_layers(), [&now] { return now++; }, 0.0);
+    ProgressSink sink(
+        err, true, two_layers(), [&now] { return now++; }, 0.0);
     run_heads(sink);
   }
   // Clock: 100 at the start, 101..104 at the heads' ends; ETA = elapsed / done × heads left.
@@ -55,7 +57,8 @@ TEST_CASE("progress: a 2-layer × 2-head run on a terminal, redrawn in place and
 TEST_CASE("progress: redraws are throttled, the last head always drawn") {
   std::ostringstream err;
   double now = 0.0;
-  ProgressSink sink(err, true, two_layers(), [&now] { return now += 0.01; }, 10.0);
+  ProgressSink sink(
+      err, true, two_layers(), [&now] { return now += 0.01; }, 10.0);
   run_heads(sink);
   const std::string out = err.str();
   CHECK(out.find("heads 1/4") != std::string::npos);  // the first head: 0.01 s after -inf

@@ -1,6 +1,6 @@
-// Every case of tests/fixtures/torch/cases.json (made by make_fixtures.py from PyTorch) run through the
-// attnviz binary: `attnviz run <args> --save out.safetensors` must hold each expected tensor, same shape,
-// max abs difference <= 1e-5 on *.probs and <= 1e-4 on *hidden.
+// Every case of tests/fixtures/torch/cases.json (made by make_fixtures.py from PyTorch) run through
+// the attnviz binary: `attnviz run <args> --save out.safetensors` must hold each expected tensor,
+// same shape, max abs difference <= 1e-5 on *.probs and <= 1e-4 on *hidden.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -38,7 +38,8 @@ struct Case {
 std::vector<Case> load_cases() {
   const auto path = k_root / "tests/fixtures/torch/cases.json";
   std::ifstream in(path);
-  REQUIRE_MESSAGE(in.good(), "cannot open " << path.string() << " (run tests/fixtures/make_fixtures.py)");
+  REQUIRE_MESSAGE(in.good(),
+                  "cannot open " << path.string() << " (run tests/fixtures/make_fixtures.py)");
   const auto json = nlohmann::json::parse(in);
   std::vector<Case> cases;
   for (const auto& c : json) {
@@ -68,9 +69,10 @@ std::string index_string(int64_t flat, const std::vector<int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(idx, ", "));
 }
 
-// Compares one tensor; on failure reports the first 5 mismatches (index, actual, expected) and the max.
-// Returns whether it matched.
-bool compare_tensor(const std::string& what, const Tensor& actual, const Tensor& expected, float tolerance) {
+// Compares one tensor; on failure reports the first 5 mismatches (index, actual, expected) and the
+// max. Returns whether it matched.
+bool compare_tensor(const std::string& what, const Tensor& actual, const Tensor& expected,
+                    float tolerance) {
   if (actual.shape != expected.shape) {
     FAIL_CHECK(what << ": shape " << attnviz::shape_string(actual.shape) << ", expected "
                     << attnviz::shape_string(expected.shape));
@@ -80,7 +82,8 @@ bool compare_tensor(const std::string& what, const Tensor& actual, const Tensor&
     return index_string(static_cast<int64_t>(i), expected.shape);
   });
   CHECK_MESSAGE(r.mismatches == 0, what << ": " << r.mismatches << " elements differ by more than "
-                                        << tolerance << ", max abs diff " << r.worst << "\n" << r.first);
+                                        << tolerance << ", max abs diff " << r.worst << "\n"
+                                        << r.first);
   return r.mismatches == 0;
 }
 
@@ -140,7 +143,8 @@ TEST_CASE("pytorch fixtures: cases.json is well formed and names files that exis
     const auto expected = SafetensorsFile::open(k_root / c.expected);
     CHECK(expected.find("hidden") != nullptr);
     bool has_probs = false;
-    for (const auto& t : expected.tensors()) has_probs |= t.name.ends_with(".probs") && t.shape.size() == 3;
+    for (const auto& t : expected.tensors())
+      has_probs |= t.name.ends_with(".probs") && t.shape.size() == 3;
     CHECK(has_probs);
   }
 }
@@ -152,5 +156,6 @@ TEST_CASE("pytorch fixtures: attnviz run --save matches PyTorch on every case of
     (run_case(c) ? passed : failed).push_back(c.name);
   }
   MESSAGE(fmt::format("{} cases match PyTorch: {}", passed.size(), fmt::join(passed, " ")));
-  CHECK_MESSAGE(failed.empty(), fmt::format("{} cases differ: {}", failed.size(), fmt::join(failed, " ")));
+  CHECK_MESSAGE(failed.empty(),
+                fmt::format("{} cases differ: {}", failed.size(), fmt::join(failed, " ")));
 }

@@ -23,7 +23,8 @@ struct HeadProbs : AttentionSink {
   }
 };
 
-void compare(const std::string& name, const Model& model, ForwardInputs inputs, const SafetensorsFile& fx) {
+void compare(const std::string& name, const Model& model, ForwardInputs inputs,
+             const SafetensorsFile& fx) {
   HeadProbs sink;
   const ForwardResult r = forward(model, inputs, ForwardOptions{std::nullopt, 3}, &sink);
   const Tensor probs = fx.load(name + ".probs");
@@ -38,16 +39,24 @@ void compare(const std::string& name, const Model& model, ForwardInputs inputs, 
 
 }  // namespace
 
-TEST_CASE("pytorch: samples/mha matches nn.Linear + view(n, heads, d) + softmax + out, self / causal / cross") {
-  const auto fx = SafetensorsFile::open(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/torch/mha.safetensors");
+TEST_CASE(
+    "pytorch: samples/mha matches nn.Linear + view(n, heads, d) + softmax + out, self / causal / "
+    "cross") {
+  const auto fx = SafetensorsFile::open(std::string(ATTNVIZ_SOURCE_DIR) +
+                                        "/tests/fixtures/torch/mha.safetensors");
   const Model model = load_model(std::string(ATTNVIZ_SOURCE_DIR) + "/samples/mha", {});
   const Matrix x = as_matrix(fx.load("x"), 7, 128);
   const Matrix src = as_matrix(fx.load("source"), 5, 128);
   const std::vector<std::string> labels{"a", "b", "c", "d", "e", "f", "g"};
 
-  compare("self", model, ForwardInputs{Sequence{labels, x, {}, {}}, std::nullopt, Mask{}, Mask{}}, fx);
+  compare("self", model, ForwardInputs{Sequence{labels, x, {}, {}}, std::nullopt, Mask{}, Mask{}},
+          fx);
   Mask causal;
   causal.causal = true;
-  compare("causal", model, ForwardInputs{Sequence{labels, x, {}, {}}, std::nullopt, causal, Mask{}}, fx);
-  compare("cross", model, ForwardInputs{Sequence{labels, x, {}, {}}, Sequence{{"1", "2", "3", "4", "5"}, src, {}, {}}, Mask{}, Mask{}}, fx);
+  compare("causal", model, ForwardInputs{Sequence{labels, x, {}, {}}, std::nullopt, causal, Mask{}},
+          fx);
+  compare("cross", model,
+          ForwardInputs{Sequence{labels, x, {}, {}},
+                        Sequence{{"1", "2", "3", "4", "5"}, src, {}, {}}, Mask{}, Mask{}},
+          fx);
 }

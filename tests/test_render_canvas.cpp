@@ -1,5 +1,6 @@
 // Tests of the drawing canvas: clipped rectangles, hatching, blits, and text in real fonts found
-// through fontconfig (the fonts of scripts/install-deps.sh), including Chinese via the CJK fallback.
+// through fontconfig (the fonts of scripts/install-deps.sh), including Chinese via the CJK
+// fallback.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -26,7 +27,9 @@ std::string ink(const Image& im, int x0, int y0, int x1, int y1) {
   return out;
 }
 
-int ink_count(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '#')); }
+int ink_count(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '#'));
+}
 
 }  // namespace
 
@@ -61,18 +64,22 @@ TEST_CASE("canvas: hatching draws stripes on x + y ≡ 0 (mod spacing) over the 
     for (int y = 0; y < 11; ++y) {
       for (int x = 0; x < 15; ++x) {
         const Rgb want = x >= 12 || y >= 9 ? k_white : (x + y) % spacing == 0 ? stripe : ground;
-        REQUIRE_MESSAGE(h.image().at(x, y) == want, "spacing " << spacing << " at " << x << ", " << y);
+        REQUIRE_MESSAGE(h.image().at(x, y) == want,
+                        "spacing " << spacing << " at " << x << ", " << y);
       }
     }
   }
 }
 
-TEST_CASE("canvas: draw_cells scales a pixel per cell to cell × cell squares, clipped, and records the image once") {
+TEST_CASE(
+    "canvas: draw_cells scales a pixel per cell to cell × cell squares, clipped, and records the "
+    "image once") {
   Canvas c(5, 4, k_white);
   auto cells = std::make_shared<Image>();
   cells->width = 3, cells->height = 2;
   cells->rgb = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
-  c.draw_cells(-1, 0, 2, cells);  // cell (0, 0) is x = -1..0, cell (0, 1) x = 1..2, cell (0, 2) x = 3..4
+  c.draw_cells(-1, 0, 2,
+               cells);  // cell (0, 0) is x = -1..0, cell (0, 1) x = 1..2, cell (0, 2) x = 3..4
   CHECK(c.image().at(0, 0) == Rgb{1, 2, 3});
   CHECK(c.image().at(1, 1) == Rgb{4, 5, 6});
   CHECK(c.image().at(2, 0) == Rgb{4, 5, 6});
@@ -163,7 +170,9 @@ namespace {
 // A copy of a TrueType font whose loca entry for glyph 3 points far past the glyf table (a whole
 // file, but glyph data stb_truetype would read outside the buffer).
 std::string with_glyph_offset_past_glyf(std::string font) {
-  const auto u16 = [&](size_t at) { return size_t(uint8_t(font[at])) << 8 | uint8_t(font[at + 1]); };
+  const auto u16 = [&](size_t at) {
+    return size_t(uint8_t(font[at])) << 8 | uint8_t(font[at + 1]);
+  };
   const auto u32 = [&](size_t at) { return u16(at) << 16 | u16(at + 2); };
   size_t loca = 0, head = 0;
   for (size_t i = 0; i < u16(4); ++i) {
@@ -179,7 +188,8 @@ std::string with_glyph_offset_past_glyf(std::string font) {
 }
 }  // namespace
 
-TEST_CASE("canvas: a truncated or garbage font file is an Error naming it, not a read past the buffer") {
+TEST_CASE(
+    "canvas: a truncated or garbage font file is an Error naming it, not a read past the buffer") {
   const std::filesystem::path real = FontSet::find("DejaVu Sans")->files().front();
   const std::string bytes = attnviz::test::slurp(real);
   REQUIRE(bytes.size() > 4096);

@@ -28,8 +28,8 @@ TEST_CASE("pooling: max and mean over allowed pairs, from blocks in any row spli
   CHECK(counts(0, 1) == 0);
   CHECK(counts(1, 1) == 3);
   Matrix probs(4, 4);
-  probs << 1, 0, 0, 0,  //
-      0.25f, 0.75f, 0, 0,  //
+  probs << 1, 0, 0, 0,      //
+      0.25f, 0.75f, 0, 0,   //
       0.1f, 0.2f, 0.7f, 0,  //
       0.4f, 0.1f, 0.2f, 0.3f;
   PooledMap pooled(g);
@@ -63,13 +63,17 @@ Matrix pooled_whole(const Matrix& probs, const Mask& mask, int pool, PoolMode mo
     for (Eigen::Index cj = 0; cj < out.cols(); ++cj) {
       double sum = 0, top = 0;
       int n = 0;
-      for (Eigen::Index i = ci * pool; i < std::min<Eigen::Index>(probs.rows(), (ci + 1) * pool); ++i) {
-        for (Eigen::Index j = cj * pool; j < std::min<Eigen::Index>(probs.cols(), (cj + 1) * pool); ++j) {
+      for (Eigen::Index i = ci * pool; i < std::min<Eigen::Index>(probs.rows(), (ci + 1) * pool);
+           ++i) {
+        for (Eigen::Index j = cj * pool; j < std::min<Eigen::Index>(probs.cols(), (cj + 1) * pool);
+             ++j) {
           if (!mask.allowed(i, j, probs.cols())) continue;
           const double v = probs(i, j);
           sum += v, ++n;
-          if (std::isnan(v) || std::isnan(top)) top = std::nan("");
-          else top = std::max(top, v);
+          if (std::isnan(v) || std::isnan(top))
+            top = std::nan("");
+          else
+            top = std::max(top, v);
         }
       }
       out(ci, cj) = static_cast<float>(mode == PoolMode::max ? top : (n > 0 ? sum / n : 0.0));
@@ -95,7 +99,9 @@ void check_cells(const Matrix& got, const Matrix& want) {
 }
 }  // namespace
 
-TEST_CASE("pooling: streamed cells equal the gathered map pooled, under causal, window and padding masks") {
+TEST_CASE(
+    "pooling: streamed cells equal the gathered map pooled, under causal, window and padding "
+    "masks") {
   Mask causal;
   causal.causal = true;
   Mask window = causal;
@@ -109,7 +115,8 @@ TEST_CASE("pooling: streamed cells equal the gathered map pooled, under causal, 
     Matrix probs(n, n);
     for (int i = 0; i < n; ++i) {
       for (int j = 0; j < n; ++j) {  // masked weights are 0, as the event promises
-        probs(i, j) = mask.allowed(i, j, n) ? static_cast<float>((i * 7 + j * 3) % 11) / 10.0f : 0.0f;
+        probs(i, j) =
+            mask.allowed(i, j, n) ? static_cast<float>((i * 7 + j * 3) % 11) / 10.0f : 0.0f;
       }
     }
     probs(12, 3) = std::nanf("");  // a NaN in an allowed cell of every mask here but the window's
@@ -121,10 +128,11 @@ TEST_CASE("pooling: streamed cells equal the gathered map pooled, under causal, 
     }
     const CountMatrix counts = allowed_counts(mask, g);
     check_cells(pooled.values(PoolMode::max, counts), pooled_whole(probs, mask, 5, PoolMode::max));
-    check_cells(pooled.values(PoolMode::mean, counts), pooled_whole(probs, mask, 5, PoolMode::mean));
+    check_cells(pooled.values(PoolMode::mean, counts),
+                pooled_whole(probs, mask, 5, PoolMode::mean));
     if (!mask.causal || mask.window > 0) continue;
     CHECK(std::isnan(pooled.values(PoolMode::max, counts)(2, 0)));  // the NaN kept by max
-    CHECK(pooled.values(PoolMode::max, counts)(0, 4) == 0.0f);      // causal zeros above the diagonal
+    CHECK(pooled.values(PoolMode::max, counts)(0, 4) == 0.0f);  // causal zeros above the diagonal
     // The thumbnail path: coarsened by 2 equals pooling the whole map by 10.
     const PooledMap coarse = pooled.coarsened(2);
     check_cells(coarse.values(PoolMode::mean, coarsen_counts(counts, 2)),
@@ -179,7 +187,8 @@ TEST_CASE("mask: key_range is the run of keys allowed() allows, for every mask k
   }
 }
 
-TEST_CASE("pooling: a map that keeps the max only gives the same max at every pool, and refuses mean") {
+TEST_CASE(
+    "pooling: a map that keeps the max only gives the same max at every pool, and refuses mean") {
   Mask causal;
   causal.causal = true;
   for (int pool : {2, 3, 4, 5}) {
@@ -189,14 +198,18 @@ TEST_CASE("pooling: a map that keeps the max only gives the same max at every po
       REQUIRE(g.pool == pool);
       Matrix probs(n, n);
       for (int i = 0; i < n; ++i) {
-        for (int j = 0; j < n; ++j) probs(i, j) = mask.allowed(i, j, n) ? static_cast<float>((i * 5 + j * 13) % 17) / 16.0f : 0.0f;
+        for (int j = 0; j < n; ++j)
+          probs(i, j) =
+              mask.allowed(i, j, n) ? static_cast<float>((i * 5 + j * 13) % 17) / 16.0f : 0.0f;
       }
       probs(20, 9) = std::nanf("");  // inside a whole run of keys for every pool
       PooledMap max_only(g, false);
-      for (int r = 0; r < n; r += 6) max_only.add(r, probs.middleRows(r, std::min(6, n - r)), &mask);
+      for (int r = 0; r < n; r += 6)
+        max_only.add(r, probs.middleRows(r, std::min(6, n - r)), &mask);
       const CountMatrix counts = allowed_counts(mask, g);
       CAPTURE(pool);
-      check_cells(max_only.values(PoolMode::max, counts), pooled_whole(probs, mask, pool, PoolMode::max));
+      check_cells(max_only.values(PoolMode::max, counts),
+                  pooled_whole(probs, mask, pool, PoolMode::max));
       CHECK(std::isnan(max_only.values(PoolMode::max, counts)(20 / pool, 9 / pool)));
       CHECK_THROWS_AS((void)max_only.values(PoolMode::mean, counts), Error);
       check_cells(max_only.coarsened(2).values(PoolMode::max, coarsen_counts(counts, 2)),

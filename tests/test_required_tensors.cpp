@@ -1,15 +1,14 @@
 // A family's required tensors: a checkpoint (GGUF or Hugging Face folder) without a norm, bias, q/k
-// norm or FFN that its family always has is refused naming the file, the tensor and its role (exit 1),
-// as llama.cpp's loader refuses a "missing tensor", never run as a layer without it.
+// norm or FFN that its family always has is refused naming the file, the tensor and its role (exit
+// 1), as llama.cpp's loader refuses a "missing tensor", never run as a layer without it.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "attnviz/io/safetensors.hpp"
 #include "attnviz/model/model.hpp"
@@ -31,7 +30,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // The error (and exit code) of loading the fixture converted to GGUF without the tensors `drop`.
-std::string gguf_error_without(const char* fixture, const char* arch, const std::set<std::string>& drop, int& code) {
+std::string gguf_error_without(const char* fixture, const char* arch,
+                               const std::set<std::string>& drop, int& code) {
   HfToGguf h = HfToGguf::convert(k_torch / fixture, arch);
   const size_t before = h.gguf.tensors.size();
   std::erase_if(h.gguf.tensors, [&](const auto& t) { return drop.count(t.name) != 0; });
@@ -41,12 +41,14 @@ std::string gguf_error_without(const char* fixture, const char* arch, const std:
   return error_of([&] { (void)load_model(tmp / "model.gguf", {}); }, &code);
 }
 
-// A copy of a Hugging Face fixture folder (every file) whose model.safetensors lacks the tensor `drop`
-// (and the integer buffers no role reads, such as BERT's position_ids: the copy is float32), and has a
-// 4-element tensor `add` when one is named.
-void copy_without(const fs::path& from, const fs::path& to, const std::string& drop, const std::string& add = "") {
+// A copy of a Hugging Face fixture folder (every file) whose model.safetensors lacks the tensor
+// `drop` (and the integer buffers no role reads, such as BERT's position_ids: the copy is float32),
+// and has a 4-element tensor `add` when one is named.
+void copy_without(const fs::path& from, const fs::path& to, const std::string& drop,
+                  const std::string& add = "") {
   for (const auto& entry : fs::directory_iterator(from)) {
-    if (entry.path().filename() != "model.safetensors") fs::copy_file(entry.path(), to / entry.path().filename());
+    if (entry.path().filename() != "model.safetensors")
+      fs::copy_file(entry.path(), to / entry.path().filename());
   }
   const SafetensorsFile st = SafetensorsFile::open(from / "model.safetensors");
   std::vector<Tensor> kept;
@@ -64,40 +66,88 @@ void copy_without(const fs::path& from, const fs::path& to, const std::string& d
     names.push_back(add);
   }
   std::vector<TensorView> views;
-  for (size_t i = 0; i < kept.size(); ++i) views.push_back({names[i], kept[i].shape, kept[i].data.data()});
+  for (size_t i = 0; i < kept.size(); ++i)
+    views.push_back({names[i], kept[i].shape, kept[i].data.data()});
   write_safetensors(to / "model.safetensors", views, {});
 }
 
 }  // namespace
 
-TEST_CASE("required tensors: a GGUF file without a norm, bias, q/k norm or FFN its family has is refused by name") {
+TEST_CASE(
+    "required tensors: a GGUF file without a norm, bias, q/k norm or FFN its family has is refused "
+    "by name") {
   const struct {
     const char* fixture;
     const char* arch;
     std::set<std::string> drop;
     const char* message;
   } k_cases[] = {
-      {"hf_llama32", "llama", {"blk.1.ffn_gate.weight", "blk.1.ffn_up.weight", "blk.1.ffn_down.weight"},
-       "missing tensor 'blk.1.ffn_up.weight' (decoder.ffn.up.weight of layout llama), which the family requires in "
+      {"hf_llama32",
+       "llama",
+       {"blk.1.ffn_gate.weight", "blk.1.ffn_up.weight", "blk.1.ffn_down.weight"},
+       "missing tensor 'blk.1.ffn_up.weight' (decoder.ffn.up.weight of layout llama), which the "
+       "family requires in "
        "every layer"},
-      {"hf_llama32", "llama", {"blk.0.attn_norm.weight"}, "'blk.0.attn_norm.weight' (decoder.norm_self.weight of layout llama)"},
-      {"hf_llama32", "llama", {"blk.1.ffn_norm.weight"}, "'blk.1.ffn_norm.weight' (decoder.norm_ffn.weight of layout llama)"},
-      {"hf_llama32", "llama", {"output_norm.weight"},
-       "missing tensor 'output_norm.weight' (decoder.final_norm.weight of layout llama), which the family requires"},
-      {"hf_llama32", "llama", {"token_embd.weight"}, "'token_embd.weight' (embed.token of layout llama)"},
-      {"hf_qwen3_builtin", "qwen3", {"blk.0.attn_q_norm.weight"}, "'blk.0.attn_q_norm.weight' (decoder.self.q_norm.weight of layout qwen3)"},
-      {"hf_qwen3_builtin", "qwen3", {"blk.1.attn_k_norm.weight"}, "'blk.1.attn_k_norm.weight' (decoder.self.k_norm.weight of layout qwen3)"},
-      {"hf_gemma3", "gemma3", {"blk.1.attn_k_norm.weight"}, "'blk.1.attn_k_norm.weight' (decoder.self.k_norm.weight of layout gemma3)"},
-      {"hf_gemma3", "gemma3", {"blk.0.post_attention_norm.weight"},
+      {"hf_llama32",
+       "llama",
+       {"blk.0.attn_norm.weight"},
+       "'blk.0.attn_norm.weight' (decoder.norm_self.weight of layout llama)"},
+      {"hf_llama32",
+       "llama",
+       {"blk.1.ffn_norm.weight"},
+       "'blk.1.ffn_norm.weight' (decoder.norm_ffn.weight of layout llama)"},
+      {"hf_llama32",
+       "llama",
+       {"output_norm.weight"},
+       "missing tensor 'output_norm.weight' (decoder.final_norm.weight of layout llama), which the "
+       "family requires"},
+      {"hf_llama32",
+       "llama",
+       {"token_embd.weight"},
+       "'token_embd.weight' (embed.token of layout llama)"},
+      {"hf_qwen3_builtin",
+       "qwen3",
+       {"blk.0.attn_q_norm.weight"},
+       "'blk.0.attn_q_norm.weight' (decoder.self.q_norm.weight of layout qwen3)"},
+      {"hf_qwen3_builtin",
+       "qwen3",
+       {"blk.1.attn_k_norm.weight"},
+       "'blk.1.attn_k_norm.weight' (decoder.self.k_norm.weight of layout qwen3)"},
+      {"hf_gemma3",
+       "gemma3",
+       {"blk.1.attn_k_norm.weight"},
+       "'blk.1.attn_k_norm.weight' (decoder.self.k_norm.weight of layout gemma3)"},
+      {"hf_gemma3",
+       "gemma3",
+       {"blk.0.post_attention_norm.weight"},
        "'blk.0.post_attention_norm.weight' (decoder.norm_self_post.weight of layout gemma3)"},
-      {"hf_gemma2", "gemma2", {"blk.0.ffn_norm.weight"}, "'blk.0.ffn_norm.weight' (decoder.norm_ffn.weight of layout gemma2)"},
-      {"hf_gemma2", "gemma2", {"blk.1.post_ffw_norm.weight"}, "'blk.1.post_ffw_norm.weight' (decoder.norm_ffn_post.weight of layout gemma2)"},
-      {"hf_qwen2", "qwen2", {"blk.0.attn_q.bias"}, "'blk.0.attn_q.bias' (decoder.self.q.bias of layout qwen2)"},
-      {"hf_phi3", "phi3", {"blk.1.ffn_up.weight"}, "'blk.1.ffn_up.weight' (decoder.ffn.gate_up.weight of layout phi3)"},
-      {"hf_phi3", "phi3", {"blk.1.attn_output.weight"}, "'blk.1.attn_output.weight' (decoder.self.out.weight of layout phi3)"},
-      // Llama's biases are optional, but a file has them in every layer or in none (Qwen2 converted as llama).
-      {"hf_qwen2", "llama", {"blk.1.attn_q.bias"},
-       "missing tensor 'blk.1.attn_q.bias' (decoder.self.q.bias of layout llama), which layer 0 has"},
+      {"hf_gemma2",
+       "gemma2",
+       {"blk.0.ffn_norm.weight"},
+       "'blk.0.ffn_norm.weight' (decoder.norm_ffn.weight of layout gemma2)"},
+      {"hf_gemma2",
+       "gemma2",
+       {"blk.1.post_ffw_norm.weight"},
+       "'blk.1.post_ffw_norm.weight' (decoder.norm_ffn_post.weight of layout gemma2)"},
+      {"hf_qwen2",
+       "qwen2",
+       {"blk.0.attn_q.bias"},
+       "'blk.0.attn_q.bias' (decoder.self.q.bias of layout qwen2)"},
+      {"hf_phi3",
+       "phi3",
+       {"blk.1.ffn_up.weight"},
+       "'blk.1.ffn_up.weight' (decoder.ffn.gate_up.weight of layout phi3)"},
+      {"hf_phi3",
+       "phi3",
+       {"blk.1.attn_output.weight"},
+       "'blk.1.attn_output.weight' (decoder.self.out.weight of layout phi3)"},
+      // Llama's biases are optional, but a file has them in every layer or in none (Qwen2 converted
+      // as llama).
+      {"hf_qwen2",
+       "llama",
+       {"blk.1.attn_q.bias"},
+       "missing tensor 'blk.1.attn_q.bias' (decoder.self.q.bias of layout llama), which layer 0 "
+       "has"},
   };
   for (const auto& c : k_cases) {
     CAPTURE(std::string(c.fixture));
@@ -110,20 +160,26 @@ TEST_CASE("required tensors: a GGUF file without a norm, bias, q/k norm or FFN i
   }
 }
 
-TEST_CASE("required tensors: a Hugging Face folder without a tensor its family has is refused by name") {
+TEST_CASE(
+    "required tensors: a Hugging Face folder without a tensor its family has is refused by name") {
   const struct {
     const char* fixture;
     const char* drop;
     const char* role;
   } k_cases[] = {
-      {"hf_qwen3_builtin", "model.layers.1.self_attn.k_norm.weight", "decoder.self.k_norm.weight of layout qwen3"},
+      {"hf_qwen3_builtin", "model.layers.1.self_attn.k_norm.weight",
+       "decoder.self.k_norm.weight of layout qwen3"},
       {"hf_qwen2", "model.layers.0.self_attn.v_proj.bias", "decoder.self.v.bias of layout qwen2"},
-      {"hf_gemma2", "model.layers.1.pre_feedforward_layernorm.weight", "decoder.norm_ffn.weight of layout gemma2"},
+      {"hf_gemma2", "model.layers.1.pre_feedforward_layernorm.weight",
+       "decoder.norm_ffn.weight of layout gemma2"},
       {"hf_llama32", "model.norm.weight", "decoder.final_norm.weight of layout llama"},
       {"hf_gpt2", "transformer.h.1.ln_2.bias", "decoder.norm_ffn.bias of layout gpt2"},
-      {"hf_bert", "bert.embeddings.token_type_embeddings.weight", "embed.token_type of layout bert"},
-      {"torch_encoder_pre", "layers.1.norm2.weight", "encoder.norm_ffn.weight of layout torch-encoder"},
-      {"torch_decoder", "layers.1.multihead_attn.out_proj.weight", "decoder.cross.out.weight of layout torch-decoder"},
+      {"hf_bert", "bert.embeddings.token_type_embeddings.weight",
+       "embed.token_type of layout bert"},
+      {"torch_encoder_pre", "layers.1.norm2.weight",
+       "encoder.norm_ffn.weight of layout torch-encoder"},
+      {"torch_decoder", "layers.1.multihead_attn.out_proj.weight",
+       "decoder.cross.out.weight of layout torch-decoder"},
   };
   for (const auto& c : k_cases) {
     CAPTURE(std::string(c.drop));
@@ -137,14 +193,17 @@ TEST_CASE("required tensors: a Hugging Face folder without a tensor its family h
   }
 }
 
-TEST_CASE("required tensors: a torch decoder without layer 0's cross out_proj is not run as an encoder") {
+TEST_CASE(
+    "required tensors: a torch decoder without layer 0's cross out_proj is not run as an encoder") {
   // The decoder is told by layer 0's multihead_attn.out_proj: without it the file looked like an
   // nn.TransformerEncoder, and its cross-attention and norm3 were silently left out.
   TempDir tmp;
   copy_without(k_torch / "torch_decoder", tmp.path(), "layers.0.multihead_attn.out_proj.weight");
   int code = 0;
   const std::string msg = error_of([&] { (void)load_model(tmp.path(), {}); }, &code);
-  CHECK_MESSAGE(contains(msg, "belong to no role of layout torch-encoder, so attnviz would ignore them"), msg);
+  CHECK_MESSAGE(
+      contains(msg, "belong to no role of layout torch-encoder, so attnviz would ignore them"),
+      msg);
   CHECK_MESSAGE(contains(msg, "multihead_attn"), msg);
   CHECK_MESSAGE(contains(msg, "--layout"), msg);
   CHECK(code == 1);
@@ -152,11 +211,16 @@ TEST_CASE("required tensors: a torch decoder without layer 0's cross out_proj is
   ConfigOverrides named;
   named.layout = "torch-decoder";
   const std::string told = error_of([&] { (void)load_model(tmp.path(), named); }, &code);
-  CHECK_MESSAGE(contains(told, "missing tensor 'layers.0.multihead_attn.out_proj.weight' (decoder.cross.out.weight"),
-                told);
+  CHECK_MESSAGE(
+      contains(
+          told,
+          "missing tensor 'layers.0.multihead_attn.out_proj.weight' (decoder.cross.out.weight"),
+      told);
 }
 
-TEST_CASE("required tensors: a tensor the tutorial and torch layouts do not read is refused, not ignored") {
+TEST_CASE(
+    "required tensors: a tensor the tutorial and torch layouts do not read is refused, not "
+    "ignored") {
   // nn.MultiheadAttention(add_bias_kv=True) stores bias_k and bias_v: attention over one more key.
   const struct {
     const char* fixture;
@@ -167,7 +231,8 @@ TEST_CASE("required tensors: a tensor the tutorial and torch layouts do not read
       {"torch_mha_inproj", "bias_k", "torch-mha", 0},
       {"seed000_mha", "q_norm.weight", "qkv-linears", 4},
       {"seed001", "linears.4.weight", "annotated-transformer", 4},
-      {"seed002", "attn.proj.bias", "fused-qkv", 1},  // the causal-mask buffer `bias` alone is excused
+      {"seed002", "attn.proj.bias", "fused-qkv",
+       1},  // the causal-mask buffer `bias` alone is excused
       {"torch_transformer", "encoder.layers.0.norm3.weight", "torch-transformer", 0},
   };
   for (const auto& c : k_cases) {
@@ -187,15 +252,21 @@ TEST_CASE("required tensors: a tensor the tutorial and torch layouts do not read
 TEST_CASE("required tensors: run exits 1 on a Qwen3 folder without a layer's k_norm, naming it") {
   TempDir tmp;
   copy_without(k_torch / "hf_qwen3_builtin", tmp.path(), "model.layers.1.self_attn.k_norm.weight");
-  const auto r = test::run_attnviz(fmt::format("run --model '{}' --ids '{}' --no-heatmap", tmp.path().string(),
-                                               (tmp / "ids.txt").string()));
+  const auto r = test::run_attnviz(fmt::format("run --model '{}' --ids '{}' --no-heatmap",
+                                               tmp.path().string(), (tmp / "ids.txt").string()));
   CHECK(r.exit_code == 1);
-  CHECK_MESSAGE(contains(r.err, "missing tensor 'model.layers.1.self_attn.k_norm.weight' (decoder.self.k_norm.weight"),
-                r.err);
+  CHECK_MESSAGE(
+      contains(
+          r.err,
+          "missing tensor 'model.layers.1.self_attn.k_norm.weight' (decoder.self.k_norm.weight"),
+      r.err);
 }
 
-TEST_CASE("required tensors: optional tensors stay optional (nanoGPT without biases, an encoder without a final norm)") {
-  // make_fixtures.py's nanoGPT has bias=False, torch_encoder_post no final norm: both load as before.
+TEST_CASE(
+    "required tensors: optional tensors stay optional (nanoGPT without biases, an encoder without "
+    "a final norm)") {
+  // make_fixtures.py's nanoGPT has bias=False, torch_encoder_post no final norm: both load as
+  // before.
   ConfigOverrides two, four;  // their heads, as tests/fixtures/torch/cases.json gives them
   two.n_heads = 2;
   four.n_heads = 4;

@@ -22,14 +22,18 @@ TEST_CASE("rms_norm: [1, 2, 3, 4] by hand: mean(x²) = 7.5, y = x / sqrt(7.5) ·
   CHECK(expected(0, 3) == doctest::Approx(2.921187).epsilon(1e-6));
 }
 
-TEST_CASE("rms_norm: no re-centring (a constant row stays constant, unlike LayerNorm), eps keeps 0 finite") {
+TEST_CASE(
+    "rms_norm: no re-centring (a constant row stays constant, unlike LayerNorm), eps keeps 0 "
+    "finite") {
   const RowVector ones = RowVector::Ones(4);
   const Matrix y = rms_norm(Matrix::Constant(1, 4, 3.0f), LayerNormWeights{ones, {}}, 1e-6f);
   check_close(y, Matrix::Ones(1, 4), 1e-6f, "constant row");  // 3 / sqrt(9 + 1e-6) ≈ 1
   CHECK(rms_norm(Matrix::Zero(1, 4), LayerNormWeights{ones, {}}, 1e-6f).isZero(0.0f));
 }
 
-TEST_CASE("rms_norm: scale-invariant, rms_norm(c·x) = rms_norm(x) for c > 0 (the paper's re-scaling invariance)") {
+TEST_CASE(
+    "rms_norm: scale-invariant, rms_norm(c·x) = rms_norm(x) for c > 0 (the paper's re-scaling "
+    "invariance)") {
   Matrix x(2, 3);
   x << 0.5f, -1.5f, 2.0f, 3.0f, 0.25f, -0.75f;
   RowVector g(3);

@@ -43,8 +43,10 @@ Matrix m2(float a, float b, float c, float d) {
 }  // namespace
 
 TEST_CASE("rollout: by hand, mean and max of heads, the residual, a zero row, and one head") {
-  const std::vector<std::vector<Matrix>> layers = {{m2(1, 0, 1, 0), m2(1, 0, 0, 1)}, {m2(1, 0, 0, 1), m2(1, 0, 0, 1)}};
-  // mean of layer 0 = [[1, 0], [0.5, 0.5]]; Â = 0.5·A + 0.5·I = [[1, 0], [0.25, 0.75]]; layer 1: Â = I.
+  const std::vector<std::vector<Matrix>> layers = {{m2(1, 0, 1, 0), m2(1, 0, 0, 1)},
+                                                   {m2(1, 0, 0, 1), m2(1, 0, 0, 1)}};
+  // mean of layer 0 = [[1, 0], [0.5, 0.5]]; Â = 0.5·A + 0.5·I = [[1, 0], [0.25, 0.75]]; layer 1: Â
+  // = I.
   const auto mean = rollout_of(layers, {});
   REQUIRE(mean.size() == 2);
   CHECK(mean[0](1, 0) == doctest::Approx(0.25));
@@ -66,7 +68,8 @@ TEST_CASE("rollout: by hand, mean and max of heads, the residual, a zero row, an
   const auto zero_row = rollout_of({{m2(1, 0, 0, 0)}}, {});
   CHECK(zero_row[0](1, 1) == doctest::Approx(1.0));
   CHECK(zero_row[0](1, 0) == 0.0f);
-  // Two layers multiply: Â₂ = [[1, 0], [0.5, 0.5]] after Â₁ = [[1, 0], [0.25, 0.75]]: row 1 of Â₂Â₁ = [0.625, 0.375]
+  // Two layers multiply: Â₂ = [[1, 0], [0.5, 0.5]] after Â₁ = [[1, 0], [0.25, 0.75]]: row 1 of Â₂Â₁
+  // = [0.625, 0.375]
   const auto two = rollout_of({{m2(1, 0, 0.5f, 0.5f)}, {m2(1, 0, 1, 0)}}, {});
   CHECK(two[1](1, 0) == doctest::Approx(0.5 * 1 + 0.5 * 0.25));
   CHECK(two[1](1, 1) == doctest::Approx(0.5 * 0.75));
@@ -79,12 +82,13 @@ TEST_CASE("rollout: attnviz rollout --save equals NumPy's rollout of the planted
   attnviz::test::TempDir dir;
   const auto& cases = planted.input.at("rollout");
   for (const auto& c : cases) {
-    std::string flags = " --combine " + c.at("combine").get<std::string>() +
-                        " --residual " + std::to_string(c.at("residual").get<double>());
+    std::string flags = " --combine " + c.at("combine").get<std::string>() + " --residual " +
+                        std::to_string(c.at("residual").get<double>());
     if (!c.at("head").is_null()) flags += " --head " + std::to_string(c.at("head").get<int>());
     const auto out = dir / "r.safetensors";
-    const auto r = run_attnviz("rollout -m tests/fixtures/planted/planted-heads --no-heatmap --table none --ids '" +
-                               ids + "' --save " + out.string() + flags);
+    const auto r = run_attnviz(
+        "rollout -m tests/fixtures/planted/planted-heads --no-heatmap --table none --ids '" + ids +
+        "' --save " + out.string() + flags);
     CAPTURE(flags);
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     const auto file = SafetensorsFile::open(out);
@@ -93,13 +97,15 @@ TEST_CASE("rollout: attnviz rollout --save equals NumPy's rollout of the planted
       CHECK_FALSE(file.find(name + ".scores"));  // a rollout has no scores
       CHECK(contains(file.metadata().at(name + ".kind"), "rollout: "));
       CAPTURE(layer);
-      CHECK(attnviz::test::worst_difference(file.load(name + ".probs"), c.at("layers")[layer], n) < 2e-5);
+      CHECK(attnviz::test::worst_difference(file.load(name + ".probs"), c.at("layers")[layer], n) <
+            2e-5);
     }
   }
 }
 
 TEST_CASE("rollout: scores are refused, and the maps are titled as rollout") {
-  const std::string m = "rollout -m tests/fixtures/planted/planted-heads --probe repeat:4 --color=never";
+  const std::string m =
+      "rollout -m tests/fixtures/planted/planted-heads --probe repeat:4 --color=never";
   const auto scores = run_attnviz(m + " --table scores");
   CHECK(scores.exit_code == 2);
   CHECK(contains(scores.err, "rollout maps are products of attention weights, with no scores"));

@@ -1,4 +1,5 @@
-// Rotary position embedding (Su et al. 2021) in Hugging Face's rotate-half form, by hand and by invariant.
+// Rotary position embedding (Su et al. 2021) in Hugging Face's rotate-half form, by hand and by
+// invariant.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -13,11 +14,14 @@ using attnviz::test::check_close;
 namespace {
 
 // The same row vector at positions 0 … n−1.
-Matrix repeated(const RowVector& v, int n) { return v.replicate(n, 1); }
+Matrix repeated(const RowVector& v, int n) {
+  return v.replicate(n, 1);
+}
 
 }  // namespace
 
-TEST_CASE("rotary: a 4-dim vector at positions 0, 1, 2 by hand (theta 100: frequencies 1 and 0.1)") {
+TEST_CASE(
+    "rotary: a 4-dim vector at positions 0, 1, 2 by hand (theta 100: frequencies 1 and 0.1)") {
   // rotary_dim 4: freq_i = 100^(−2i/4) = 1, 0.1; dim i turns with dim i + 2 (rotate_half pairing).
   RowVector v(4);
   v << 1, 2, 3, 4;
@@ -49,7 +53,8 @@ TEST_CASE("rotary: partial rotation (rotary_dim 4 of 6) leaves the last dims as 
   CHECK(x(1, 1) == doctest::Approx(2 * std::cos(0.01) - 4 * std::sin(0.01)).epsilon(1e-5));
 }
 
-TEST_CASE("rotary: q·k after rotation depends only on the position difference, and norms are kept") {
+TEST_CASE(
+    "rotary: q·k after rotation depends only on the position difference, and norms are kept") {
   Random rng(3);
   RowVector q(8), k(8);
   for (int i = 0; i < 8; ++i) q[i] = rng.normal(), k[i] = rng.normal();
@@ -62,25 +67,32 @@ TEST_CASE("rotary: q·k after rotation depends only on the position difference, 
       for (int n = 0; n + shift < 12; ++n) {
         CAPTURE(m);
         CAPTURE(n);
-        CHECK(rq.row(m + shift).dot(rk.row(n + shift)) == doctest::Approx(rq.row(m).dot(rk.row(n))).epsilon(1e-4));
+        CHECK(rq.row(m + shift).dot(rk.row(n + shift)) ==
+              doctest::Approx(rq.row(m).dot(rk.row(n))).epsilon(1e-4));
       }
     }
   }
-  for (int pos = 0; pos < 12; ++pos) CHECK(rq.row(pos).norm() == doctest::Approx(q.norm()).epsilon(1e-6));
+  for (int pos = 0; pos < 12; ++pos)
+    CHECK(rq.row(pos).norm() == doctest::Approx(q.norm()).epsilon(1e-6));
 }
 
 namespace {
 
 // The angle of frequency i at position 1: inv_freq_i itself.
-double frequency(const RotaryTable& t, int i) { return std::atan2(double(t.sin(1, i)), double(t.cos(1, i))); }
+double frequency(const RotaryTable& t, int i) {
+  return std::atan2(double(t.sin(1, i)), double(t.cos(1, i)));
+}
 
 }  // namespace
 
-TEST_CASE("rotary: llama3 scaling keeps short wavelengths, stretches long ones, blends between (by hand)") {
-  // theta 500000, rotary_dim 8: inv_freq_i = 500000^(−i/4) = 1, 0.0376060, 0.00141421, 0.0000531829.
-  // Original context 512, low/high freq factors 1 and 4: wavelengths above 512 are divided by 8, below
-  // 128 kept. 2π/1 = 6.28 is kept; 2π/0.0376060 = 167.08 is between: smooth = (512/167.08 − 1)/3 =
-  // 0.688137, so inv = 0.0376060 · ((1 − 0.688137)/8 + 0.688137) = 0.0273442; the other two are / 8.
+TEST_CASE(
+    "rotary: llama3 scaling keeps short wavelengths, stretches long ones, blends between (by "
+    "hand)") {
+  // theta 500000, rotary_dim 8: inv_freq_i = 500000^(−i/4) = 1, 0.0376060, 0.00141421,
+  // 0.0000531829. Original context 512, low/high freq factors 1 and 4: wavelengths above 512 are
+  // divided by 8, below 128 kept. 2π/1 = 6.28 is kept; 2π/0.0376060 = 167.08 is between: smooth =
+  // (512/167.08 − 1)/3 = 0.688137, so inv = 0.0376060 · ((1 − 0.688137)/8 + 0.688137) = 0.0273442;
+  // the other two are / 8.
   RopeScaling s{RopeScaling::Kind::llama3, 8.0f, 1.0f, 4.0f, 512, {}};
   const RotaryTable t = rotary_table(2, 8, 500000.0f, s);
   CHECK(frequency(t, 0) == doctest::Approx(1.0).epsilon(1e-6));

@@ -122,10 +122,12 @@ void for_each_target(Body body) {
 
 }  // namespace
 
-TEST_CASE("row kernel: sums equal a double reference at lengths 0, 1, 7, 17, 1000 on every target") {
+TEST_CASE(
+    "row kernel: sums equal a double reference at lengths 0, 1, 7, 17, 1000 on every target") {
   for_each_target([] {
     Random rng(11);
-    for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{17}, size_t{33}, size_t{1000}}) {
+    for (size_t n :
+         {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{17}, size_t{33}, size_t{1000}}) {
       for (double spread : {0.5, 4.0, 30.0}) {  // broad, peaked, one-hot to float precision
         CAPTURE(n);
         CAPTURE(spread);
@@ -216,14 +218,16 @@ TEST_CASE("row kernel: figures from the sums equal row_figures and a double coun
       RowFigures expected = row_figures(row.p, logits, allowed, query, 0.99);
       // row_figures' Σ p² − 2 Σ p³ + (Σ p²)² cancels near one-hot rows (noise ~1e-8 in J): the
       // explicit norm is the reference
-      expected.jacobian_norm = test::explicit_jacobian(std::vector<double>(row.p.begin(), row.p.end()), false);
+      expected.jacobian_norm =
+          test::explicit_jacobian(std::vector<double>(row.p.begin(), row.p.end()), false);
       check_figures(figures_of_probs(sums, keys, 0.99), expected);
 
       // the counterfactual softmax(0.5 · s), by its definitions in double
       std::vector<double> half(logits);
       for (double& l : half) l *= 0.5;
       const RowFigures x = test::double_softmax_figures(half, allowed, query, 0.99);
-      check_figures(figures_of_counterfactual(sums, 0.5, {x.first_key, x.previous, x.diagonal}, 0.99), x);
+      check_figures(
+          figures_of_counterfactual(sums, 0.5, {x.first_key, x.previous, x.diagonal}, 0.99), x);
     }
   }
 }

@@ -17,7 +17,6 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/safetensors.hpp"
-
 #include "temp_dir.hpp"
 
 using attnviz::test::TempDir;
@@ -384,23 +383,25 @@ TEST_CASE("safetensors: rejects a data buffer longer than the last offset") {
 
 TEST_CASE("safetensors: rejects a header nested 200,000 deep, in a tensor or in __metadata__") {
   const std::string deep = std::string(200000, '[') + std::string(200000, ']');
-  check_rejected(file_bytes(padded("{\"w\":" + deep + "}"), ""), {"header: JSON nests deeper than 128 levels"});
+  check_rejected(file_bytes(padded("{\"w\":" + deep + "}"), ""),
+                 {"header: JSON nests deeper than 128 levels"});
   check_rejected(file_bytes(padded("{\"__metadata__\":{\"a\":" + deep + "}}"), ""),
                  {"header: JSON nests deeper than 128 levels (at byte"});
 }
 
 TEST_CASE("safetensors: rejects a number out of double's range (1e309) as invalid JSON") {
-  check_rejected(file_bytes(padded(one_tensor(R"({"dtype":"F32","shape":[1e309],"data_offsets":[0,8]})")),
-                             k_two_floats),
-                 {"header is not valid JSON", "1e309"});
+  check_rejected(
+      file_bytes(padded(one_tensor(R"({"dtype":"F32","shape":[1e309],"data_offsets":[0,8]})")),
+                 k_two_floats),
+      {"header is not valid JSON", "1e309"});
 }
 
 TEST_CASE("safetensors: a FIFO is refused at once, not waited on") {
   TempDir dir;
   const fs::path fifo = dir / "m.safetensors";
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
-  CHECK_THROWS_WITH_AS((void)SafetensorsFile::open(fifo), (fifo.string() + ": not a regular file").c_str(),
-                       attnviz::Error);
+  CHECK_THROWS_WITH_AS((void)SafetensorsFile::open(fifo),
+                       (fifo.string() + ": not a regular file").c_str(), attnviz::Error);
 }
 
 // ---- writing -----------------------------------------------------------------------------------
@@ -484,8 +485,10 @@ TEST_CASE("safetensors: round trip keeps names, order, shapes, values and metada
   CHECK(moved.load("layers.0.bias").data == bias);
 }
 
-TEST_CASE("safetensors: the fuzzer's 1e309 header (fuzz/corpus) is an attnviz error naming the file") {
-  const std::string path = std::string(ATTNVIZ_SOURCE_DIR) + "/fuzz/corpus/safetensors/number-overflow-1e309";
+TEST_CASE(
+    "safetensors: the fuzzer's 1e309 header (fuzz/corpus) is an attnviz error naming the file") {
+  const std::string path =
+      std::string(ATTNVIZ_SOURCE_DIR) + "/fuzz/corpus/safetensors/number-overflow-1e309";
   try {
     SafetensorsFile::open(path);
     FAIL("no error");

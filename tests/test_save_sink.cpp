@@ -18,7 +18,8 @@ constexpr int k_n = 5, k_heads = 2, k_layers = 2;
 
 // A causal 5 × 5 map per (layer, head) with distinct values; masked scores -inf, probs 0.
 float score_at(int layer, int head, int i, int j) {
-  return j > i ? -std::numeric_limits<float>::infinity() : static_cast<float>(100 * layer + 10 * head + i) + 0.125f * j;
+  return j > i ? -std::numeric_limits<float>::infinity()
+               : static_cast<float>(100 * layer + 10 * head + i) + 0.125f * j;
 }
 float prob_at(int layer, int head, int i, int j) {
   return j > i ? 0.0f : static_cast<float>(1 + layer + head + j) / 16.0f;
@@ -39,7 +40,8 @@ Gathered feed(SaveSink& sink, bool finish = true) {
     for (int head = 0; head < k_heads; ++head) {
       MapInfo info;
       info.id = HeadId{"", layer, Site::self, head};
-      info.n_heads = k_heads, info.n_query = k_n, info.n_key = k_n, info.d_head = 4, info.scale = 0.5f;
+      info.n_heads = k_heads, info.n_query = k_n, info.n_key = k_n, info.d_head = 4,
+      info.scale = 0.5f;
       info.mask = mask, info.query_labels = labels, info.key_labels = labels;
       sink.begin_map(info);
       Matrix s(k_n, k_n), p(k_n, k_n);
@@ -52,7 +54,8 @@ Gathered feed(SaveSink& sink, bool finish = true) {
       }
       for (int r = 0; r < k_n; r += 2) {
         const int rows = std::min(2, k_n - r);
-        sink.on_block(AttentionBlock(info, r, r + rows, s.middleRows(r, rows), p.middleRows(r, rows)));
+        sink.on_block(
+            AttentionBlock(info, r, r + rows, s.middleRows(r, rows), p.middleRows(r, rows)));
       }
       sink.end_map(info);
     }
@@ -115,7 +118,8 @@ TEST_CASE("save: the streamed f32 file equals the gathered maps serialised whole
   const SafetensorsFile file = SafetensorsFile::open(dir / "maps.safetensors");
   const Tensor probs = file.load("layer1.self.probs");
   CHECK(probs.data[size_t((1 * k_n + 3) * k_n + 2)] == prob_at(1, 1, 3, 2));
-  CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);  // no data file left
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) ==
+        1);  // no data file left
 }
 
 TEST_CASE("save: a folder in memory (tmpfs, no range insertion) gets the same tensors by copying") {
@@ -126,7 +130,8 @@ TEST_CASE("save: a folder in memory (tmpfs, no range insertion) gets the same te
     return;
   }
   test::TempDir disk;
-  const std::filesystem::path in_memory = shm / ("attnviz-save-" + std::to_string(::getpid()) + ".safetensors");
+  const std::filesystem::path in_memory =
+      shm / ("attnviz-save-" + std::to_string(::getpid()) + ".safetensors");
   {
     SaveSink a(disk / "maps.safetensors");
     feed(a);
@@ -193,7 +198,8 @@ TEST_CASE("save: an error mid-run (the sink dropped before finish) leaves no fil
   {
     SaveSink sink(dir / "maps.safetensors");
     feed(sink, false);
-    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);  // the data file
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) ==
+          1);  // the data file
   }
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 0);
 }

@@ -53,7 +53,8 @@ std::filesystem::path write_uneven_model(const TempDir& dir) {
     names.push_back(info.name);
   }
   std::vector<TensorView> views;
-  for (size_t i = 0; i < kept.size(); ++i) views.push_back({names[i], kept[i].shape, kept[i].data.data()});
+  for (size_t i = 0; i < kept.size(); ++i)
+    views.push_back({names[i], kept[i].shape, kept[i].data.data()});
   write_safetensors(model / "model.safetensors", views, {});
   return model;
 }
@@ -76,24 +77,29 @@ TEST_CASE("selection: check_selection names what exists, one message per mistake
   const MapList list = uneven_stacks();
   CHECK(refusal({}, list).empty());
   CHECK(refusal({1, Site::self, 3}, list).empty());
-  CHECK(refusal({std::nullopt, std::nullopt, 4}, list) == "--head 4: the model has 4 heads (0\u20133)");
-  CHECK(refusal({2, std::nullopt, std::nullopt}, list) == "--layer 2: the model has 2 layers (0\u20131)");
+  CHECK(refusal({std::nullopt, std::nullopt, 4}, list) ==
+        "--head 4: the model has 4 heads (0\u20133)");
+  CHECK(refusal({2, std::nullopt, std::nullopt}, list) ==
+        "--layer 2: the model has 2 layers (0\u20131)");
   CHECK(refusal({1, Site::cross, std::nullopt}, list) ==
         "--layer and --site together select no attention map of this model");
   const MapList self_only{{{"", 0, Site::self, 0}}, 1, false};
   CHECK(refusal({std::nullopt, Site::cross, std::nullopt}, self_only) ==
         "--site cross: this model has only self attention");
-  CHECK(refusal({std::nullopt, std::nullopt, 1}, self_only) == "--head 1: the model has 1 head (0)");
+  CHECK(refusal({std::nullopt, std::nullopt, 1}, self_only) ==
+        "--head 1: the model has 1 head (0)");
   const MapList cross_only{{{"", 0, Site::cross, 0}}, 4, true};
   CHECK(refusal({std::nullopt, Site::self, std::nullopt}, cross_only) ==
         "--site self: this model on this input has only cross attention");
 }
 
-TEST_CASE("selection: run, stats and check refuse the same wrong selection alike, before any output") {
+TEST_CASE(
+    "selection: run, stats and check refuse the same wrong selection alike, before any output") {
   TempDir dir;
   const std::string uneven = write_uneven_model(dir).string();
   const std::string mha = "-m samples/mha -t samples/english.txt ";
-  const std::string cross = "-m " + uneven + " -t samples/cross/target.txt --source-tokens samples/cross/source.txt ";
+  const std::string cross =
+      "-m " + uneven + " -t samples/cross/target.txt --source-tokens samples/cross/source.txt ";
   struct Case {
     std::string inputs, selection, message;
   };
@@ -101,7 +107,8 @@ TEST_CASE("selection: run, stats and check refuse the same wrong selection alike
       {mha, "--head 9", "--head 9: the model has 4 heads (0\u20133)"},
       {mha, "--layer 3", "--layer 3: the model has 1 layer (0)"},
       {mha, "--site cross", "--site cross: this model has only self attention"},
-      {cross, "--layer 1 --site cross", "--layer and --site together select no attention map of this model"},
+      {cross, "--layer 1 --site cross",
+       "--layer and --site together select no attention map of this model"},
   };
   for (const auto& c : cases) {
     for (const std::string command : {"run", "stats", "check"}) {

@@ -37,14 +37,16 @@ TEST_CASE("selection lists: parse_index_list reads indices, ranges and counts fr
   CHECK(parse_index_list("-1", 4, "--layer", "layer").indices() == std::vector<int>{3});
   CHECK(parse_index_list("-2--1", 4, "--layer", "layer").indices() == std::vector<int>{2, 3});
   CHECK(parse_index_list("1--1", 4, "--layer", "layer").indices() == std::vector<int>{1, 2, 3});
-  CHECK(parse_index_list("3,0,3", 4, "--layer", "layer").indices() == std::vector<int>{0, 3});  // sorted, once
+  CHECK(parse_index_list("3,0,3", 4, "--layer", "layer").indices() ==
+        std::vector<int>{0, 3});  // sorted, once
   CHECK(refusal("4", 4) == "--layer 4: the model has 4 layers (0\u20133)");
   CHECK(refusal("-5", 4) == "--layer -5: the model has 4 layers (0\u20133)");
   CHECK(refusal("0,7", 4) == "--layer 0,7: 7 is out of range: the model has 4 layers (0\u20133)");
   CHECK(refusal("3-1", 4) == "--layer 3-1: the range 3-1 runs downward");
   for (const std::string bad : {"", "x", "1,", "1-", "-", "1.5", "0x1", "1 2"}) {
     CAPTURE(bad);
-    CHECK(contains(refusal(bad, 4), "expected layer numbers and ranges, such as 3, 0,3-5 or -1 (the last)"));
+    CHECK(contains(refusal(bad, 4),
+                   "expected layer numbers and ranges, such as 3, 0,3-5 or -1 (the last)"));
   }
   const IndexSet all;
   CHECK((!all && all.contains(7)));
@@ -52,13 +54,19 @@ TEST_CASE("selection lists: parse_index_list reads indices, ranges and counts fr
   CHECK((one && one.contains(2) && !one.contains(1)));
 }
 
-TEST_CASE("selection lists: run --save keeps the layers and heads a list names, each head's map unchanged") {
+TEST_CASE(
+    "selection lists: run --save keeps the layers and heads a list names, each head's map "
+    "unchanged") {
   TempDir dir;
   const std::string model = (dir / "m").string();
-  REQUIRE(run_attnviz("init --arch decoder -o '" + model + "' --d-model 8 --heads 4 --layers 4 --seed 2").exit_code == 0);
-  const std::string run = "run -m '" + model + "' -t samples/english.txt --no-heatmap --table none --save ";
+  REQUIRE(run_attnviz("init --arch decoder -o '" + model +
+                      "' --d-model 8 --heads 4 --layers 4 --seed 2")
+              .exit_code == 0);
+  const std::string run =
+      "run -m '" + model + "' -t samples/english.txt --no-heatmap --table none --save ";
   REQUIRE(run_attnviz(run + "'" + (dir / "all.safetensors").string() + "'").exit_code == 0);
-  const auto some = run_attnviz(run + "'" + (dir / "some.safetensors").string() + "' --layer 0,2-3 --head 1,-1");
+  const auto some =
+      run_attnviz(run + "'" + (dir / "some.safetensors").string() + "' --layer 0,2-3 --head 1,-1");
   REQUIRE_MESSAGE(some.exit_code == 0, some.err);
   const SafetensorsFile all = SafetensorsFile::open(dir / "all.safetensors");
   const SafetensorsFile kept = SafetensorsFile::open(dir / "some.safetensors");
@@ -77,18 +85,23 @@ TEST_CASE("selection lists: run --save keeps the layers and heads a list names, 
     CHECK(head(part, 1) == head(whole, 3));
   }
   // diff reads such a file: its heads are the ones its metadata names.
-  const auto diff = run_attnviz("diff '" + (dir / "some.safetensors").string() + "' '" +
-                                (dir / "some.safetensors").string() + "' --head 3 --layer -1 --format csv");
+  const auto diff =
+      run_attnviz("diff '" + (dir / "some.safetensors").string() + "' '" +
+                  (dir / "some.safetensors").string() + "' --head 3 --layer -1 --format csv");
   CHECK_MESSAGE(diff.exit_code == 0, diff.err);
   CHECK(contains(diff.out, "layer3.self"));
   CHECK(!contains(diff.out, "layer2.self"));
 }
 
-TEST_CASE("selection lists: out of range, downward or malformed lists exit 2 before the model runs") {
-  const std::string run = "run -m samples/transformer -t samples/cross/target.txt --source-tokens samples/cross/source.txt ";
+TEST_CASE(
+    "selection lists: out of range, downward or malformed lists exit 2 before the model runs") {
+  const std::string run =
+      "run -m samples/transformer -t samples/cross/target.txt --source-tokens "
+      "samples/cross/source.txt ";
   const auto past = run_attnviz(run + "--layer 0,2");
   CHECK(past.exit_code == 2);
-  CHECK(past.err == "attnviz: error: --layer 0,2: 2 is out of range: the model has 2 layers (0\u20131)\n");
+  CHECK(past.err ==
+        "attnviz: error: --layer 0,2: 2 is out of range: the model has 2 layers (0\u20131)\n");
   const auto head = run_attnviz(run + "--head -5");
   CHECK(head.exit_code == 2);
   CHECK(head.err == "attnviz: error: --head -5: the model has 4 heads (0\u20133)\n");

@@ -3,9 +3,8 @@
 // spm_train), special tokens from tokenizer_config.json, and every refusal with its message.
 #include <doctest/doctest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "../src/inputs/sentencepiece_tokenizer.hpp"
 #include "attnviz/core/unicode.hpp"
@@ -18,7 +17,8 @@ using attnviz::test::TempDir;
 
 namespace {
 
-const std::filesystem::path k_dir = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/sentencepiece";
+const std::filesystem::path k_dir =
+    std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/sentencepiece";
 
 nlohmann::json expected() {
   std::ifstream in(k_dir / "expected.json");
@@ -33,7 +33,8 @@ void write(const std::filesystem::path& path, const std::string& text) {
 // model's "<unk>", byte and control pieces as written, every other "▁" as "␣".
 std::string expected_label(const std::string& piece, int64_t id, int64_t unk_id) {
   if (id == unk_id) return "<unk>";
-  if (piece == "<s>" || piece == "</s>" || (piece.size() == 6 && piece.starts_with("<0x"))) return piece;
+  if (piece == "<s>" || piece == "</s>" || (piece.size() == 6 && piece.starts_with("<0x")))
+    return piece;
   std::string shown = piece;
   for (size_t at = shown.find("\u2581"); at != std::string::npos; at = shown.find("\u2581", at)) {
     shown.replace(at, 3, "\u2423");
@@ -47,7 +48,8 @@ std::string expected_label(const std::string& piece, int64_t id, int64_t unk_id)
 struct ModelBeside {
   TempDir dir;
   std::filesystem::path model;
-  explicit ModelBeside(const std::string& config, const std::string& name = "tokenizer.model") : model(dir / name) {
+  explicit ModelBeside(const std::string& config, const std::string& name = "tokenizer.model")
+      : model(dir / name) {
     std::filesystem::copy_file(k_dir / "unigram.model", model);
     if (!config.empty()) write(dir / "tokenizer_config.json", config);
   }
@@ -61,7 +63,9 @@ std::vector<int64_t> ids(const Tokenizer& t, std::string_view text, bool add_spe
 
 }  // namespace
 
-TEST_CASE("sentencepiece: ids, labels and byte offsets of three trained models match libsentencepiece's") {
+TEST_CASE(
+    "sentencepiece: ids, labels and byte offsets of three trained models match "
+    "libsentencepiece's") {
   const nlohmann::json all = expected();
   REQUIRE(all["models"].size() == 3);
   for (const auto& [name, model] : all["models"].items()) {
@@ -76,9 +80,11 @@ TEST_CASE("sentencepiece: ids, labels and byte offsets of three trained models m
       if (text.find("<s>") != std::string::npos) {
         // transformers would read "<s>" as the BOS token, libsentencepiece as text: refused.
         CHECK(error_of([&] { tokenizer->encode(text, false); }) ==
-              (k_dir / name).string() + ": the text holds '<s>' at byte 0, which transformers' tokenizer reads as "
-              "a special token and SentencePiece as plain text; attnviz does not split special tokens out of text "
-              "for .model files: give the folder's tokenizer.json (--tokenizer), or --ids");
+              (k_dir / name).string() +
+                  ": the text holds '<s>' at byte 0, which transformers' tokenizer reads as "
+                  "a special token and SentencePiece as plain text; attnviz does not split special "
+                  "tokens out of text "
+                  "for .model files: give the folder's tokenizer.json (--tokenizer), or --ids");
         continue;
       }
       const auto pieces = tokenizer->encode(text, false);
@@ -88,7 +94,8 @@ TEST_CASE("sentencepiece: ids, labels and byte offsets of three trained models m
         CHECK(pieces[i].id == c["ids"][i].get<int64_t>());
         CHECK(pieces[i].begin == c["begin"][i].get<size_t>());
         CHECK(pieces[i].end == c["end"][i].get<size_t>());
-        const std::string label = expected_label(c["pieces"][i].get<std::string>(), pieces[i].id, unk_id);
+        const std::string label =
+            expected_label(c["pieces"][i].get<std::string>(), pieces[i].id, unk_id);
         CHECK(pieces[i].label == label);
         CHECK(tokenizer->label(pieces[i].id) == label);
       }
@@ -121,20 +128,24 @@ TEST_CASE("sentencepiece: a tokenizer.model without a tokenizer_config.json is L
   CHECK(pieces[0].begin == 0);
   CHECK(pieces[0].end == 0);
   const auto with_bos = ids(*tokenizer, "Hello world", true);
-  CHECK(ids(*tokenizer, "Hello world", false) == std::vector<int64_t>(with_bos.begin() + 1, with_bos.end()));
+  CHECK(ids(*tokenizer, "Hello world", false) ==
+        std::vector<int64_t>(with_bos.begin() + 1, with_bos.end()));
   CHECK(ids(*tokenizer, "", true) == std::vector<int64_t>{1});
   // Other names belong to classes that read them otherwise (T5, ALBERT, XLNet's spiece.model;
   // XLM-R's sentencepiece.bpe.model): without a config there is no class to go by.
   const ModelBeside t5("", "spiece.model");
   CHECK(error_of([&] { make_sentencepiece_tokenizer(t5.model); }) ==
-        t5.model.string() + ": no tokenizer_config.json beside it says which tokenizer class reads it, and classes "
-        "differ (T5 adds </s>, ALBERT lowercases, XLM-R shifts every id): attnviz reads a .model without one only as "
-        "tokenizer.model, Llama's");
+        t5.model.string() +
+            ": no tokenizer_config.json beside it says which tokenizer class reads it, and classes "
+            "differ (T5 adds </s>, ALBERT lowercases, XLM-R shifts every id): attnviz reads a "
+            ".model without one only as "
+            "tokenizer.model, Llama's");
 }
 
 TEST_CASE("sentencepiece: tokenizer_config.json chooses BOS and EOS") {
   SUBCASE("add_bos_token false, add_eos_token true: </s> at the end of the text") {
-    const ModelBeside m(R"({"tokenizer_class": "LlamaTokenizer", "add_bos_token": false, "add_eos_token": true})");
+    const ModelBeside m(
+        R"({"tokenizer_class": "LlamaTokenizer", "add_bos_token": false, "add_eos_token": true})");
     const auto pieces = make_sentencepiece_tokenizer(m.model)->encode("x", true);
     REQUIRE(pieces.size() == 3);  // ▁ x </s> (expected.json: "x" is ▁ + x)
     CHECK(pieces[2].id == 2);
@@ -143,7 +154,8 @@ TEST_CASE("sentencepiece: tokenizer_config.json chooses BOS and EOS") {
     CHECK(pieces[2].end == 1);
   }
   SUBCASE("both, with the tokens written as AddedToken objects (Llama 2's file)") {
-    const ModelBeside m(R"({"add_bos_token": true, "add_eos_token": true, "bos_token": {"content": "<s>",
+    const ModelBeside m(
+        R"({"add_bos_token": true, "add_eos_token": true, "bos_token": {"content": "<s>",
       "lstrip": false}, "eos_token": {"content": "</s>"}, "tokenizer_class": "LlamaTokenizerFast", "legacy": false})");
     const auto got = ids(*make_sentencepiece_tokenizer(m.model), "x", true);
     CHECK(got.front() == 1);
@@ -168,32 +180,39 @@ TEST_CASE("sentencepiece: tokenizer_config.json chooses BOS and EOS") {
   SUBCASE("T5Tokenizer: its sentinels in a text are refused") {
     const ModelBeside m(R"({"tokenizer_class": "T5Tokenizer", "extra_ids": 3})");
     const auto tokenizer = make_sentencepiece_tokenizer(m.model);
-    CHECK(error_of([&] { tokenizer->encode("a <extra_id_2>", false); }).find("holds '<extra_id_2>' at byte 2") !=
-          std::string::npos);
+    CHECK(error_of([&] {
+            tokenizer->encode("a <extra_id_2>", false);
+          }).find("holds '<extra_id_2>' at byte 2") != std::string::npos);
     CHECK(ids(*tokenizer, "a <extra_id_3>", false).size() > 3);  // only 3 sentinels: text
   }
-  SUBCASE("special tokens of special_tokens_map.json and added_tokens.json are refused in text too") {
-    const ModelBeside m(R"({"tokenizer_class": "LlamaTokenizer", "additional_special_tokens": ["<tool>"]})");
+  SUBCASE(
+      "special tokens of special_tokens_map.json and added_tokens.json are refused in text too") {
+    const ModelBeside m(
+        R"({"tokenizer_class": "LlamaTokenizer", "additional_special_tokens": ["<tool>"]})");
     write(m.dir / "added_tokens.json", R"({"<think>": 2000})");
     write(m.dir / "special_tokens_map.json", R"({"mask_token": {"content": "<mask>"}})");
     const auto tokenizer = make_sentencepiece_tokenizer(m.model);
     for (const char* token : {"<tool>", "<think>", "<mask>"}) {
       CAPTURE(token);
-      CHECK(error_of([&] { tokenizer->encode(std::string("x ") + token, false); })
-                .find(std::string("holds '") + token + "' at byte 2") != std::string::npos);
+      CHECK(error_of([&] {
+              tokenizer->encode(std::string("x ") + token, false);
+            }).find(std::string("holds '") + token + "' at byte 2") != std::string::npos);
     }
   }
   SUBCASE("another class is refused: its plain text may differ too (XLNet strips accents)") {
     const ModelBeside m(R"({"tokenizer_class": "XLNetTokenizer"})");
     CHECK(error_of([&] { make_sentencepiece_tokenizer(m.model); }) ==
           (m.dir / "tokenizer_config.json").string() +
-              ": tokenizer_class: 'XLNetTokenizer' reads a SentencePiece model by its own rules (special tokens, id "
-              "offsets, normalization); attnviz knows LlamaTokenizer, CodeLlamaTokenizer, GemmaTokenizer and "
+              ": tokenizer_class: 'XLNetTokenizer' reads a SentencePiece model by its own rules "
+              "(special tokens, id "
+              "offsets, normalization); attnviz knows LlamaTokenizer, CodeLlamaTokenizer, "
+              "GemmaTokenizer and "
               "T5Tokenizer (give its tokenizer.json)");
   }
 }
 
-TEST_CASE("sentencepiece: a malformed tokenizer_config.json is an error naming the file and the field") {
+TEST_CASE(
+    "sentencepiece: a malformed tokenizer_config.json is an error naming the file and the field") {
   const auto error = [](const std::string& config) {
     const ModelBeside m(config);
     const std::string file = (m.dir / "tokenizer_config.json").string();
@@ -201,16 +220,20 @@ TEST_CASE("sentencepiece: a malformed tokenizer_config.json is an error naming t
     if (message.starts_with(file)) message = "FILE" + message.substr(file.size());
     return message;
   };
-  CHECK(error(R"({"add_bos_token": "yes"})") == "FILE: add_bos_token: expected true or false, got \"yes\"");
+  CHECK(error(R"({"add_bos_token": "yes"})") ==
+        "FILE: add_bos_token: expected true or false, got \"yes\"");
   CHECK(error(R"({"add_eos_token": 1})") == "FILE: add_eos_token: expected true or false, got 1");
   CHECK(error(R"({"tokenizer_class": 3})") == "FILE: tokenizer_class: expected a string, got 3");
-  CHECK(error(R"({"bos_token": "<bos>"})") == "FILE: bos_token: '<bos>' is not a piece of the SentencePiece model");
+  CHECK(error(R"({"bos_token": "<bos>"})") ==
+        "FILE: bos_token: '<bos>' is not a piece of the SentencePiece model");
   CHECK(error(R"({"eos_token": {"lstrip": true}})") == "FILE: eos_token.content: missing");
-  CHECK(error(R"({"eos_token": 7})") == "FILE: eos_token: expected a string or an object with \"content\", got number");
+  CHECK(error(R"({"eos_token": 7})") ==
+        "FILE: eos_token: expected a string or an object with \"content\", got number");
   CHECK(error(R"({"add_prefix_space": false})") ==
         "FILE: add_prefix_space: false changes the tokens and attnviz implements only true");
   CHECK(error(R"({"sp_model_kwargs": {"enable_sampling": true}})") ==
-        "FILE: sp_model_kwargs: {\"enable_sampling\":true} changes the tokens and attnviz implements only {}");
+        "FILE: sp_model_kwargs: {\"enable_sampling\":true} changes the tokens and attnviz "
+        "implements only {}");
   CHECK(error(R"({"add_prefix_space": true, "sp_model_kwargs": {}})") == "(no error)");
   CHECK(error(R"([])") == "FILE: expected a JSON object, got array");
   CHECK(error(R"({"add_bos_token": tru})").starts_with("FILE"));
@@ -224,9 +247,11 @@ TEST_CASE("sentencepiece: an unreadable .model is an error naming the file") {
   CHECK(error("missing.model").starts_with((dir / "missing.model").string()));
   write(dir / "text.model", "hello, not a model");
   CHECK(error("text.model") ==
-        (dir / "text.model").string() + ": cannot load the SentencePiece model: not a serialized ModelProto");
+        (dir / "text.model").string() +
+            ": cannot load the SentencePiece model: not a serialized ModelProto");
   write(dir / "empty.model", "");
-  CHECK(error("empty.model") == (dir / "empty.model").string() + ": cannot load the SentencePiece model: unk is not defined.");
+  CHECK(error("empty.model") == (dir / "empty.model").string() +
+                                    ": cannot load the SentencePiece model: unk is not defined.");
   std::filesystem::create_directory(dir / "folder.model");
   CHECK(error("folder.model").starts_with((dir / "folder.model").string()));
 }

@@ -56,7 +56,9 @@ TEST_CASE("stack: ReLU, GELU(erf) and GELU(tanh) at known points") {
   CHECK(t(0, 1) == 0.0f);
 }
 
-TEST_CASE("stack: sinusoidal encoding: PE(0) = [0, 1, 0, 1, …], PE(1, 0) = sin 1, base changes the rate") {
+TEST_CASE(
+    "stack: sinusoidal encoding: PE(0) = [0, 1, 0, 1, …], PE(1, 0) = sin 1, base changes the "
+    "rate") {
   const Matrix pe = sinusoidal_encoding(3, 4, 10000.0f);
   CHECK(pe(0, 0) == 0.0f);
   CHECK(pe(0, 1) == 1.0f);
@@ -80,7 +82,9 @@ TEST_CASE("stack: without positions an encoder is permutation-equivariant, posit
   const Model m = load_model(dir.path(), {});
   const std::vector<std::string> tokens{"a", "b", "c", "d", "e"}, shuffled{"c", "a", "e", "b", "d"};
   const std::vector<int> perm{2, 0, 4, 1, 3};  // shuffled[i] = tokens[perm[i]]
-  auto run = [&](const Sequence& s) { return forward(m, ForwardInputs{s, {}, {}, {}}, {}, nullptr).hidden; };
+  auto run = [&](const Sequence& s) {
+    return forward(m, ForwardInputs{s, {}, {}, {}}, {}, nullptr).hidden;
+  };
   auto permuted = [&](const Matrix& fx) {
     Matrix out(fx.rows(), fx.cols());
     for (int i = 0; i < 5; ++i) out.row(i) = fx.row(perm[i]);
@@ -91,16 +95,19 @@ TEST_CASE("stack: without positions an encoder is permutation-equivariant, posit
   for (int i = 0; i < 5; ++i) x.row(i) = hash_embedding(tokens[i], 16);
   for (int i = 0; i < 5; ++i) xs.row(i) = hash_embedding(shuffled[i], 16);
   const Matrix fx = run(embedded_input(m, x, tokens, "x", 16));
-  check_close(run(embedded_input(m, xs, shuffled, "xs", 16)), permuted(fx), 1e-5f, "f(s(x)) vs s(f(x))");
+  check_close(run(embedded_input(m, xs, shuffled, "xs", 16)), permuted(fx), 1e-5f,
+              "f(s(x)) vs s(f(x))");
   // Tokens get sinusoidal positions added: the same shuffle now changes what each token sees.
-  const Matrix gx = run(embed_tokens(m, vocabulary_of(m), tokens)), gsx = run(embed_tokens(m, vocabulary_of(m), shuffled));
+  const Matrix gx = run(embed_tokens(m, vocabulary_of(m), tokens)),
+               gsx = run(embed_tokens(m, vocabulary_of(m), shuffled));
   CHECK((gsx - permuted(gx)).cwiseAbs().maxCoeff() > 1e-2f);
 }
 
 TEST_CASE("stack: init writes each family's names and load detects its layout") {
   const std::pair<const char*, const char*> cases[] = {
-      {"mha", "qkv-linears"}, {"encoder", "torch-encoder"}, {"decoder", "nanogpt"},
-      {"encoder-decoder", "torch-transformer"}, {"gpt2", "gpt2"}, {"bert", "bert"}};
+      {"mha", "qkv-linears"}, {"encoder", "torch-encoder"},
+      {"decoder", "nanogpt"}, {"encoder-decoder", "torch-transformer"},
+      {"gpt2", "gpt2"},       {"bert", "bert"}};
   for (const auto& [arch, layout] : cases) {
     CAPTURE(arch);
     TempDir dir;
@@ -109,7 +116,8 @@ TEST_CASE("stack: init writes each family's names and load detects its layout") 
     o.d_model = 16;
     o.n_heads = 4;
     o.n_layers = 3;
-    if (std::string(arch) == "gpt2" || std::string(arch) == "bert") o.vocab = {"a", "b"};  // a table needs its rows
+    if (std::string(arch) == "gpt2" || std::string(arch) == "bert")
+      o.vocab = {"a", "b"};  // a table needs its rows
     init_model(dir.path(), o);
     const Model m = load_model(dir.path(), {});
     CHECK(m.config.layout == layout);
@@ -126,8 +134,10 @@ TEST_CASE("stack: a user layout file maps unanticipated names") {
   std::vector<float> w(8 * 8), b(8);
   for (float& x : w) x = rng.normal();
   write_safetensors(dir / "m.safetensors",
-                    {{"blk.0.wq", {8, 8}, w.data()}, {"blk.0.wk", {8, 8}, w.data()},
-                     {"blk.0.wv", {8, 8}, w.data()}, {"blk.0.wo", {8, 8}, w.data()},
+                    {{"blk.0.wq", {8, 8}, w.data()},
+                     {"blk.0.wk", {8, 8}, w.data()},
+                     {"blk.0.wv", {8, 8}, w.data()},
+                     {"blk.0.wo", {8, 8}, w.data()},
                      {"blk.0.ln.g", {8}, b.data()}},
                     {});
   std::ofstream(dir / "map.json") << R"({"arch": "mha", "roles": {
@@ -149,11 +159,12 @@ TEST_CASE("stack: unknown names, a wrong layout and a missing layer tensor are c
   const std::vector<float> z(64, 0.0f);
   write_safetensors(dir / "odd.safetensors", {{"foo.bar", {2, 2}, z.data()}}, {});
   CHECK_THROWS_WITH_AS(load_model(dir / "odd.safetensors", {}),
-                       doctest::Contains("no known layout fits these tensor names (foo.bar)"), Error);
+                       doctest::Contains("no known layout fits these tensor names (foo.bar)"),
+                       Error);
   ConfigOverrides bad;
   bad.layout = "gpt3";
-  CHECK_THROWS_WITH_AS(load_model(dir / "odd.safetensors", bad), doctest::Contains("--layout gpt3: unknown layout"),
-                       Error);
+  CHECK_THROWS_WITH_AS(load_model(dir / "odd.safetensors", bad),
+                       doctest::Contains("--layout gpt3: unknown layout"), Error);
 
   TempDir enc;
   InitOptions o;
@@ -169,13 +180,15 @@ TEST_CASE("stack: unknown names, a wrong layout and a missing layer tensor are c
   }
   size_t k = 0;
   for (const auto& t : src.tensors()) {
-    if (t.name != "layers.1.linear2.weight") views.push_back({t.name, kept[k].shape, kept[k].data.data()}), ++k;
+    if (t.name != "layers.1.linear2.weight")
+      views.push_back({t.name, kept[k].shape, kept[k].data.data()}), ++k;
   }
   write_safetensors(enc / "model.safetensors", views, src.metadata());
-  CHECK_THROWS_WITH_AS(load_model(enc.path(), {}),
-                       doctest::Contains("missing tensor 'layers.1.linear2.weight' (encoder.ffn.down.weight of "
-                                         "layout torch-encoder), expected shape [8, 32]"),
-                       Error);
+  CHECK_THROWS_WITH_AS(
+      load_model(enc.path(), {}),
+      doctest::Contains("missing tensor 'layers.1.linear2.weight' (encoder.ffn.down.weight of "
+                        "layout torch-encoder), expected shape [8, 32]"),
+      Error);
 }
 
 TEST_CASE("stack: a layout file with an unknown role names it") {
@@ -232,13 +245,15 @@ TEST_CASE("stack: attention_maps lists exactly the maps forward emits, for every
     }
     REQUIRE(rec.ids.size() == expected.size());
     for (size_t i = 0; i < expected.size(); ++i) CHECK(rec.ids[i].title() == expected[i].title());
-    // Each map a model of that shape must have: 1, 2, 2, 2 + 2·2, 2, 2 (stack, layer, site) entries.
+    // Each map a model of that shape must have: 1, 2, 2, 2 + 2·2, 2, 2 (stack, layer, site)
+    // entries.
     const size_t sites = arch == "mha" ? 1 : source ? 6 : 2;
     CHECK(expected.size() == 2 * sites);
   }
 }
 
-TEST_CASE("stack: a source the model cannot take, or a missing one, is refused before anything runs") {
+TEST_CASE(
+    "stack: a source the model cannot take, or a missing one, is refused before anything runs") {
   TempDir enc, ed;
   InitOptions o;
   o.d_model = 8;
@@ -248,9 +263,10 @@ TEST_CASE("stack: a source the model cannot take, or a missing one, is refused b
   o.arch = "encoder-decoder";
   init_model(ed.path(), o);
   const Model encoder = load_model(enc.path(), {}), both = load_model(ed.path(), {});
-  CHECK_THROWS_WITH_AS(attention_maps(encoder, true), doctest::Contains("is an encoder: it has no cross-attention"),
-                       const Error&);
-  CHECK_THROWS_WITH_AS(attention_maps(both, false), doctest::Contains("attends to a source: give --source-tokens"),
+  CHECK_THROWS_WITH_AS(attention_maps(encoder, true),
+                       doctest::Contains("is an encoder: it has no cross-attention"), const Error&);
+  CHECK_THROWS_WITH_AS(attention_maps(both, false),
+                       doctest::Contains("attends to a source: give --source-tokens"),
                        const Error&);
   CHECK(attention_maps(encoder, false).size() == 2);
 }

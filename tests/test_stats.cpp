@@ -5,10 +5,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "attnviz/sinks/stats_report.hpp"
 #include "attnviz/compute/attention.hpp"
-#include "attnviz/io/npy.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/npy.hpp"
+#include "attnviz/sinks/stats_report.hpp"
 #include "run_cli.hpp"
 
 using namespace attnviz;
@@ -17,7 +17,6 @@ using attnviz::test::run_attnviz;
 using attnviz::test::TempDir;
 
 namespace {
-
 
 // One head of equal causal scores over 4 tokens: row i is uniform over i + 1 keys.
 std::vector<HeadStats> equal_causal_head() {

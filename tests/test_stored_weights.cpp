@@ -27,9 +27,9 @@
 using namespace attnviz;
 using attnviz::test::contains;
 using attnviz::test::error_of;
-using attnviz::test::TempDir;
 using attnviz::test::k_torch;
 using attnviz::test::llama_layout;
+using attnviz::test::TempDir;
 
 namespace {
 
@@ -52,14 +52,15 @@ uint16_t to_bf16(float x) {
 uint16_t bf16_value_to_f16(float x) {
   if (x == 0.0f) return 0;
   const auto u = std::bit_cast<uint32_t>(x);
-  const uint32_t sign = (u >> 16) & 0x8000u, exp = ((u >> 23) & 0xFFu) - 127 + 15, mant = (u >> 13) & 0x3FFu;
+  const uint32_t sign = (u >> 16) & 0x8000u, exp = ((u >> 23) & 0xFFu) - 127 + 15,
+                 mant = (u >> 13) & 0x3FFu;
   REQUIRE(exp >= 1);
   REQUIRE(exp <= 30);
   return static_cast<uint16_t>(sign | (exp << 10) | mant);
 }
 
-// Rounds to bfloat16, flushing magnitudes below F16's normal range (2^-14) to 0, so that every value
-// is exact in BF16, F16 and F32 alike.
+// Rounds to bfloat16, flushing magnitudes below F16's normal range (2^-14) to 0, so that every
+// value is exact in BF16, F16 and F32 alike.
 float common_value(float x) {
   const float b = std::bit_cast<float>(static_cast<uint32_t>(to_bf16(x)) << 16);
   return std::abs(b) < 0x1p-14f ? 0.0f : b;
@@ -103,9 +104,12 @@ std::vector<StoredValues> common_values(const std::string& fixture) {
   return out;
 }
 
-std::vector<StoredValues> llama_common_values() { return common_values("hf_llama"); }
+std::vector<StoredValues> llama_common_values() {
+  return common_values("hf_llama");
+}
 
-// GPT-2's Conv1D weights [in, out] turned into nn.Linear's [out, in], as nanoGPT stores the same model.
+// GPT-2's Conv1D weights [in, out] turned into nn.Linear's [out, in], as nanoGPT stores the same
+// model.
 std::vector<StoredValues> as_linear_weights(std::vector<StoredValues> tensors) {
   for (auto& t : tensors) {
     const bool conv1d = t.shape.size() == 2 && t.name.find(".h.") != std::string::npos;
@@ -113,7 +117,8 @@ std::vector<StoredValues> as_linear_weights(std::vector<StoredValues> tensors) {
     const int64_t rows = t.shape[0], cols = t.shape[1];
     std::vector<float> transposed(t.values.size());
     for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c) transposed[size_t(c * rows + r)] = t.values[size_t(r * cols + c)];
+      for (int64_t c = 0; c < cols; ++c)
+        transposed[size_t(c * rows + r)] = t.values[size_t(r * cols + c)];
     }
     t.values = transposed;
     t.shape = {cols, rows};
@@ -129,14 +134,17 @@ Matrix gpt2_hidden(const std::filesystem::path& folder, const ConfigOverrides& o
 }
 
 // `attnviz run` on a model folder with hf_llama's config, saving every map and the hidden states.
-SafetensorsFile run_saved(const TempDir& dir, const std::vector<StoredValues>& tensors, const std::string& dtype) {
+SafetensorsFile run_saved(const TempDir& dir, const std::vector<StoredValues>& tensors,
+                          const std::string& dtype) {
   const auto folder = dir / dtype;
   std::filesystem::create_directory(folder);
   std::filesystem::copy_file(k_torch / "hf_llama" / "config.json", folder / "config.json");
   write_stored(folder / "model.safetensors", tensors, dtype);
-  const auto r = test::run_attnviz(fmt::format(
-      "run --model '{}' --ids tests/fixtures/torch/hf_llama/ids.txt --layout-file tests/fixtures/torch/llama_layout.json "
-      "--no-heatmap --table none --save '{}'", folder.string(), (folder / "out.safetensors").string()));
+  const auto r =
+      test::run_attnviz(fmt::format("run --model '{}' --ids tests/fixtures/torch/hf_llama/ids.txt "
+                                    "--layout-file tests/fixtures/torch/llama_layout.json "
+                                    "--no-heatmap --table none --save '{}'",
+                                    folder.string(), (folder / "out.safetensors").string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   return SafetensorsFile::open(folder / "out.safetensors");
 }
@@ -153,12 +161,15 @@ TEST_CASE("stored weights: a BF16 and an F16 model give exactly the maps of thei
     REQUIRE(stored.tensors().size() == f32.tensors().size());
     for (const TensorInfo& t : f32.tensors()) {
       CAPTURE(t.name);
-      CHECK(stored.load(t.name).data == f32.load(t.name).data);  // the same float32 weights, bit for bit
+      CHECK(stored.load(t.name).data ==
+            f32.load(t.name).data);  // the same float32 weights, bit for bit
     }
   }
 }
 
-TEST_CASE("stored weights: layers converted one at a time give the hidden states of layers held in memory") {
+TEST_CASE(
+    "stored weights: layers converted one at a time give the hidden states of layers held in "
+    "memory") {
   const Model lazy = load_model(k_torch / "hf_llama", llama_layout());
   REQUIRE(lazy.weights.decoder.bind_layer);
   Model eager = lazy;
@@ -174,18 +185,24 @@ TEST_CASE("stored weights: layers converted one at a time give the hidden states
   CHECK(a == b);
 }
 
-TEST_CASE("stored weights: a wrong shape or dtype in the last layer is an error at load, before anything runs") {
+TEST_CASE(
+    "stored weights: a wrong shape or dtype in the last layer is an error at load, before anything "
+    "runs") {
   TempDir dir;
   auto tensors = llama_common_values();
   std::filesystem::copy_file(k_torch / "hf_llama" / "config.json", dir / "config.json");
   const ConfigOverrides o = llama_layout();
   for (auto& t : tensors) {
-    if (t.name == "model.layers.1.mlp.down_proj.weight") t.shape = {48, 32};  // stored [F, D], not [D, F]
+    if (t.name == "model.layers.1.mlp.down_proj.weight")
+      t.shape = {48, 32};  // stored [F, D], not [D, F]
   }
   write_stored(dir / "model.safetensors", tensors, "BF16");
   const std::string shape = error_of([&] { (void)load_model(dir.path(), o); });
-  CHECK_MESSAGE(contains(shape, "tensor 'model.layers.1.mlp.down_proj.weight' has shape [48, 32], expected [32, 48]"),
-                shape);
+  CHECK_MESSAGE(
+      contains(
+          shape,
+          "tensor 'model.layers.1.mlp.down_proj.weight' has shape [48, 32], expected [32, 48]"),
+      shape);
 
   // An integer tensor where a weight belongs cannot be converted: refused at load too.
   std::string bytes = test::slurp(k_torch / "hf_llama" / "model.safetensors");
@@ -195,11 +212,15 @@ TEST_CASE("stored weights: a wrong shape or dtype in the last layer is an error 
   bytes.replace(at + name.size() - 4, 3, "I32");  // same size per element, so the file stays valid
   std::ofstream(dir / "model.safetensors", std::ios::binary | std::ios::trunc) << bytes;
   const std::string dtype = error_of([&] { (void)load_model(dir.path(), o); });
-  CHECK_MESSAGE(contains(dtype, "tensor 'model.layers.1.self_attn.q_proj.weight' has dtype I32; only F32, F16, "
-                                "BF16 and F64 can be loaded"), dtype);
+  CHECK_MESSAGE(
+      contains(dtype,
+               "tensor 'model.layers.1.self_attn.q_proj.weight' has dtype I32; only F32, F16, "
+               "BF16 and F64 can be loaded"),
+      dtype);
 }
 
-TEST_CASE("stored weights: a token table's rows and its product in blocks equal a float reference") {
+TEST_CASE(
+    "stored weights: a token table's rows and its product in blocks equal a float reference") {
   // 2 blocks and 37 rows: the last block is short.
   const Eigen::Index rows = 2 * TokenTable::k_block_rows + 37, cols = 6;
   Matrix reference(rows, cols);
@@ -212,7 +233,7 @@ TEST_CASE("stored weights: a token table's rows and its product in blocks equal 
     }
   }
   Matrix hidden(3, cols);
-  hidden << 1, -2, 0.5, 0, 3, 1,  //
+  hidden << 1, -2, 0.5, 0, 3, 1,   //
       0.25, 0.25, -1, 2, 0, -0.5,  //
       0, 0, 0, 0, 0, 1;
   const Matrix expected = hidden * reference.transpose();
@@ -220,7 +241,8 @@ TEST_CASE("stored weights: a token table's rows and its product in blocks equal 
   for (const char* dtype : {"BF16", "F16", "F32"}) {
     CAPTURE(dtype);
     write_stored(dir / "t.safetensors", {{"table", {rows, cols}, values}}, dtype);
-    const auto file = std::make_shared<const SafetensorsFile>(SafetensorsFile::open(dir / "t.safetensors"));
+    const auto file =
+        std::make_shared<const SafetensorsFile>(SafetensorsFile::open(dir / "t.safetensors"));
     const TokenTable table(file->stored("table"), file);
     REQUIRE(table.rows() == rows);
     REQUIRE(table.cols() == cols);
@@ -235,16 +257,21 @@ TEST_CASE("stored weights: a token table's rows and its product in blocks equal 
   }
 }
 
-TEST_CASE("stored weights: GPT-2's Conv1D weights read as stored give the hidden states of the same nn.Linear weights") {
+TEST_CASE(
+    "stored weights: GPT-2's Conv1D weights read as stored give the hidden states of the same "
+    "nn.Linear weights") {
   TempDir dir;
-  const auto conv1d = common_values("hf_gpt2");  // BF16-exact values, so every dtype holds the same weights
-  const auto write = [&](const std::string& name, std::vector<StoredValues> tensors, const std::string& dtype) {
+  const auto conv1d =
+      common_values("hf_gpt2");  // BF16-exact values, so every dtype holds the same weights
+  const auto write = [&](const std::string& name, std::vector<StoredValues> tensors,
+                         const std::string& dtype) {
     std::filesystem::create_directory(dir / name);
     std::filesystem::copy_file(k_torch / "hf_gpt2" / "config.json", dir / name / "config.json");
     write_stored(dir / name / "model.safetensors", tensors, dtype);
     return dir / name;
   };
-  // nanoGPT's layout reads the transposed copy as nn.Linear weights; GPT-2's own activation and heads.
+  // nanoGPT's layout reads the transposed copy as nn.Linear weights; GPT-2's own activation and
+  // heads.
   TempDir linear;
   write_stored(linear / "model.safetensors", as_linear_weights(conv1d), "F32");
   ConfigOverrides nano;
@@ -254,9 +281,12 @@ TEST_CASE("stored weights: GPT-2's Conv1D weights read as stored give the hidden
   const Matrix expected = gpt2_hidden(linear.path(), nano);
   REQUIRE(expected.rows() == 7);
 
-  CHECK(gpt2_hidden(write("f32", conv1d, "F32"), {}) == expected);  // views of the mapping, c_attn strided
-  CHECK(gpt2_hidden(write("bf16", conv1d, "BF16"), {}) == expected);  // converted, Conv1D kept [in, out]
-  // A one-element BF16 tensor first puts every F32 tensor 2 bytes off a float's alignment: copied, same values.
+  CHECK(gpt2_hidden(write("f32", conv1d, "F32"), {}) ==
+        expected);  // views of the mapping, c_attn strided
+  CHECK(gpt2_hidden(write("bf16", conv1d, "BF16"), {}) ==
+        expected);  // converted, Conv1D kept [in, out]
+  // A one-element BF16 tensor first puts every F32 tensor 2 bytes off a float's alignment: copied,
+  // same values.
   auto shifted = conv1d;
   shifted.insert(shifted.begin(), StoredValues{"pad", {1}, {1.0f}, "BF16"});
   CHECK(gpt2_hidden(write("unaligned", shifted, "F32"), {}) == expected);

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/render/table.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/render/table.hpp"
 
 using namespace attnviz;
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/render/terminal.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/render/terminal.hpp"
 
 using namespace attnviz;
 
@@ -218,8 +218,9 @@ TEST_CASE("terminal heatmap: wide maps are max-pooled to fit") {
   const auto lines = lines_of(render_heatmap("t", values, Mask{}, {"q"}, {}, style));
   REQUIRE(lines.size() == 5);
   CHECK(lines[1].starts_with("3\u00d73 tok"));  // the pooling said, cut to the width
-  CHECK(lines[2] == "0    @   ");  // key 10 lands in pooled column 10 / 3 = 3; the row is queries 0–0
-  CHECK(lines[3] == "  0");        // the ruler: column 0 starts at key 0
+  CHECK(lines[2] ==
+        "0    @   ");        // key 10 lands in pooled column 10 / 3 = 3; the row is queries 0–0
+  CHECK(lines[3] == "  0");  // the ruler: column 0 starts at key 0
 }
 
 TEST_CASE("terminal heatmap: a 300-key map fits in 80 columns in every mode") {
@@ -290,7 +291,8 @@ TEST_CASE("terminal: a colour heatmap with one-column keys labels every query on
   HeatmapStyle style;
   style.color = ColorMode::truecolor;
   style.width = 40;  // 30 keys in 40 columns: one column per key
-  const std::string out = render_heatmap("t", Matrix::Constant(n, n, 1.0f / n), Mask{}, labels, labels, style);
+  const std::string out =
+      render_heatmap("t", Matrix::Constant(n, n, 1.0f / n), Mask{}, labels, labels, style);
   for (int i = 0; i < n; ++i) {
     CHECK_MESSAGE(out.find("\n" + labels[i] + " ") != std::string::npos, labels[i]);
   }

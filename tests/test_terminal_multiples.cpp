@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/render/table.hpp"
 #include "attnviz/render/terminal.hpp"
 #include "attnviz/sinks/terminal_sink.hpp"
-#include "attnviz/core/unicode.hpp"
 
 using namespace attnviz;
 
@@ -277,20 +277,24 @@ TEST_CASE("terminal multiples: a 2,000-token map is max-pooled as its blocks arr
     }
     sink.end_map(info);
   }
-  // L = 7 ("tok1999"), 72 columns: 2 panels of 35 → pooled; rows are then labelled by their queries,
-  // "1947–1999" (9): 70 columns, 2 panels of M = 34 → pool ceil(2000 / 34) = 59, 34 × 34 cells.
+  // L = 7 ("tok1999"), 72 columns: 2 panels of 35 → pooled; rows are then labelled by their
+  // queries, "1947–1999" (9): 70 columns, 2 panels of M = 34 → pool ceil(2000 / 34) = 59, 34 × 34
+  // cells.
   const auto lines = lines_of(out.str());
   REQUIRE(lines.size() ==
-          1 + 1 + 1 + 34 + 1 + 1 + 1 + 1);  // title, pooling note, head titles, cells, ruler, keys, legend, blank
+          1 + 1 + 1 + 34 + 1 + 1 + 1 +
+              1);  // title, pooling note, head titles, cells, ruler, keys, legend, blank
   for (const auto& line : lines) CHECK(display_width(line) <= 80);
   CHECK(lines[1].starts_with("59\u00d759 tokens per cell"));
-  // Query 1500, key 10 → cell (25, 0): row 25 covers queries 1475–1533 (25 × 59), max-pooled to '@'.
+  // Query 1500, key 10 → cell (25, 0): row 25 covers queries 1475–1533 (25 × 59), max-pooled to
+  // '@'.
   const std::string& row = lines[3 + 25];
   CHECK(row.rfind("1475\u20131533 @", 0) == 0);
   const size_t map_at = std::string("1475\u20131533 ").size();  // bytes: the en dash is 3
   CHECK(row[map_at + 25] != '/');  // the diagonal cell holds allowed pairs
   CHECK(row[map_at + 26] == '/');  // above it every pair is masked
-  CHECK(lines[3 + 34].starts_with("          0         590       1180"));  // the first key of every 10th column
+  CHECK(lines[3 + 34].starts_with(
+      "          0         590       1180"));  // the first key of every 10th column
   CHECK(lines[3 + 34 + 2] == "0.000 [ .:-=+*#%@] 1.000  / masked");
 }
 

@@ -1,7 +1,7 @@
 // Tests of text shaping (src/render/shaping.hpp) and its use by the canvas: Arabic joining forms
 // checked against the font's own presentation-form glyphs (Unicode's FExx code points, looked up in
-// the cmap by stb_truetype, not by HarfBuzz), bidi order, marks, Latin widths against stb_truetype's
-// kerned advances, the CJK fallback, and escapes of control characters.
+// the cmap by stb_truetype, not by HarfBuzz), bidi order, marks, Latin widths against
+// stb_truetype's kerned advances, the CJK fallback, and escapes of control characters.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -72,7 +72,8 @@ TEST_CASE("shaping: Arabic takes its joining forms and the lam-alef ligature, ri
   const Layout l = shape_text(fonts, "سلام", 20.0f);
   REQUIRE(l.glyphs.size() == 3);
   for (const auto& g : l.glyphs) CHECK(g.font == 0);
-  // Visual order, left to right: the last letter (meem, byte 6) first, the first (seen, byte 0) last.
+  // Visual order, left to right: the last letter (meem, byte 6) first, the first (seen, byte 0)
+  // last.
   CHECK(clusters(l) == std::vector<uint32_t>{6, 2, 0});
   CHECK(glyph_ids(l) == std::vector<int>{f.glyph(U'م'), f.glyph(0xFEFC), f.glyph(0xFEB3)});
   // One code point per glyph (the old layout) drew the isolated forms: seen and lam differ.
@@ -140,7 +141,8 @@ TEST_CASE("shaping: Latin widths stay within a pixel of stb_truetype's kerned ad
   CHECK(shape_text(fonts, "AVA", 100.0f).width < plain - 5.0f);
 }
 
-TEST_CASE("shaping: Chinese still falls back to the CJK font, Latin beside it stays in the primary") {
+TEST_CASE(
+    "shaping: Chinese still falls back to the CJK font, Latin beside it stays in the primary") {
   const FontSet& fonts = *dejavu();
   REQUIRE(fonts.files().size() >= 2);
   const Layout l = shape_text(fonts, "注意 is", 20.0f);
@@ -175,7 +177,8 @@ TEST_CASE("canvas: Arabic draws its shaped glyphs, horizontal and rotated, as wi
   CHECK(ink_in(c.image(), 10 + w + 2, 0, 120, 40) == 0);
   // Rotated: the same glyphs along -y from the baseline point, tops to the left of x.
   Canvas r(40, 120, k_white, dejavu());
-  const int wr = r.draw_text(30, 110, "سلام", {.pixel_size = 24.0f, .color = k_black, .direction = TextDirection::up});
+  const int wr = r.draw_text(
+      30, 110, "سلام", {.pixel_size = 24.0f, .color = k_black, .direction = TextDirection::up});
   CHECK(wr == w);
   CHECK(ink_in(r.image(), 0, 110 - w, 32, 110) > 40);
   CHECK(ink_in(r.image(), 0, 0, 40, 110 - w - 2) == 0);
@@ -203,7 +206,9 @@ TEST_CASE("canvas: a mark is drawn at its pen plus both offsets (Arabic fatha ov
       for (int j = 0; j < b->height; ++j)
         for (int i = 0; i < b->width; ++i) {
           const int x = ox + b->x0 + i, y = oy + b->y0 + j;
-          if (x >= 0 && y >= 0 && x < 100 && y < 100) cover[static_cast<size_t>(y * 100 + x)] += b->coverage[static_cast<size_t>(j * b->width + i)];
+          if (x >= 0 && y >= 0 && x < 100 && y < 100)
+            cover[static_cast<size_t>(y * 100 + x)] +=
+                b->coverage[static_cast<size_t>(j * b->width + i)];
         }
     }
     return cover;
@@ -213,11 +218,13 @@ TEST_CASE("canvas: a mark is drawn at its pen plus both offsets (Arabic fatha ov
   const auto mismatches = [&](const std::vector<int>& cover) {
     int n = 0;
     for (int y = 0; y < 100; ++y)
-      for (int x = 0; x < 100; ++x) n += (cover[static_cast<size_t>(y * 100 + x)] >= 2) != (c.image().at(x, y) != k_white);
+      for (int x = 0; x < 100; ++x)
+        n += (cover[static_cast<size_t>(y * 100 + x)] >= 2) != (c.image().at(x, y) != k_white);
     return n;
   };
   CHECK(mismatches(expected(true)) == 0);
-  CHECK(mismatches(expected(false)) > 20);  // the control: the mark without its offsets is elsewhere
+  CHECK(mismatches(expected(false)) >
+        20);  // the control: the mark without its offsets is elsewhere
 }
 
 TEST_CASE("canvas: a combining mark adds no width and draws above its base") {
@@ -256,8 +263,8 @@ TEST_CASE("canvas: fit_text puts the ellipsis where right-to-left text was cut, 
   const Layout l = shape_text(*dejavu(), cut, 20.0f);
   REQUIRE_FALSE(l.glyphs.empty());
   const uint32_t ellipsis_at = static_cast<uint32_t>(cut.size() - std::string("…\u200F").size());
-  // The ellipsis left of every Hebrew letter: at the logical end of the kept text (the mark before it
-  // draws nothing).
+  // The ellipsis left of every Hebrew letter: at the logical end of the kept text (the mark before
+  // it draws nothing).
   float ellipsis_pen = -1, leftmost_letter = 1e9f;
   for (const auto& g : l.glyphs) {
     if (g.cluster == ellipsis_at) ellipsis_pen = g.pen;

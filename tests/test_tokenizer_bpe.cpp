@@ -73,7 +73,8 @@ TEST_CASE("tokenizer: a leading space joins the word and is labelled ␣, offset
   const auto pieces = t.tokenizer->encode("ab ab  a", false);
   // Pre-tokens "ab", " ab", " " (of two spaces, the last goes with the word after them) and " a";
   // there is no (Ġ a) merge, so " a" is two pieces.
-  CHECK(labels_of(*t.tokenizer, "ab ab  a") == std::vector<std::string>{"ab", "\u2423ab", "\u2423", "\u2423", "a"});
+  CHECK(labels_of(*t.tokenizer, "ab ab  a") ==
+        std::vector<std::string>{"ab", "\u2423ab", "\u2423", "\u2423", "a"});
   CHECK(ids_of(*t.tokenizer, "ab ab  a") == std::vector<int64_t>{5, 6, 4, 4, 0});
   const std::vector<std::pair<size_t, size_t>> offsets = {{0, 2}, {2, 5}, {5, 6}, {6, 7}, {7, 8}};
   REQUIRE(pieces.size() == offsets.size());
@@ -107,22 +108,27 @@ TEST_CASE("tokenizer: labels of ids, vocabulary size and description") {
   CHECK(t.tokenizer->label(99) == "#99");
   CHECK(t.tokenizer->label(-1) == "#-1");
   CHECK(t.tokenizer->vocab_size() == 14);
-  CHECK(t.tokenizer->description() == "GPT-2 byte-level BPE (vocab.json + merges.txt, 14 tokens, 5 merges)");
+  CHECK(t.tokenizer->description() ==
+        "GPT-2 byte-level BPE (vocab.json + merges.txt, 14 tokens, 5 merges)");
   // GPT-2 adds no special tokens, and nothing in the text is read as one.
   CHECK(ids_of(*t.tokenizer, "ab") == std::vector<int64_t>{5});
   CHECK(t.tokenizer->encode("ab", true).size() == 1);
   CHECK(t.tokenizer->encode("", false).empty());
 }
 
-TEST_CASE("tokenizer: CRLF and BOM merges files read like plain ones, a later duplicate merge takes its rank") {
+TEST_CASE(
+    "tokenizer: CRLF and BOM merges files read like plain ones, a later duplicate merge takes its "
+    "rank") {
   Tiny crlf(k_vocab, "#version: 0.2\r\na b\r\nĠ ab\r\n");
-  CHECK(crlf.tokenizer->description() == "GPT-2 byte-level BPE (vocab.json + merges.txt, 14 tokens, 2 merges)");
+  CHECK(crlf.tokenizer->description() ==
+        "GPT-2 byte-level BPE (vocab.json + merges.txt, 14 tokens, 2 merges)");
   CHECK(ids_of(*crlf.tokenizer, " ab") == std::vector<int64_t>{6});
   // (a a) listed first and again after (a b): its rank is the later one, so "aab" is a + ab.
   Tiny dup(k_vocab, "a a\na b\na a\n");
   CHECK(labels_of(*dup.tokenizer, "aab") == std::vector<std::string>{"a", "ab"});
   Tiny bom(k_vocab, "\xEF\xBB\xBF#version: 0.2\na b\n");
-  CHECK(bom.tokenizer->description() == "GPT-2 byte-level BPE (vocab.json + merges.txt, 14 tokens, 1 merge)");
+  CHECK(bom.tokenizer->description() ==
+        "GPT-2 byte-level BPE (vocab.json + merges.txt, 14 tokens, 1 merge)");
   Tiny first(k_vocab, "a a\na b\n");
   CHECK(labels_of(*first.tokenizer, "aab") == std::vector<std::string>{"aa", "b"});
 }
@@ -133,12 +139,14 @@ TEST_CASE("tokenizer: a folder without the files has none, one without the other
   write(dir / "vocab.json", k_vocab);
   CHECK(error_of([&] { find_tokenizer(dir.path()); }) ==
         (dir / "merges.txt").string() +
-            ": no such file, but vocab.json is beside it (GPT-2's byte-level BPE needs vocab.json and merges.txt)");
+            ": no such file, but vocab.json is beside it (GPT-2's byte-level BPE needs vocab.json "
+            "and merges.txt)");
   std::filesystem::remove(dir / "vocab.json");
   write(dir / "merges.txt", k_merges);
   CHECK(error_of([&] { find_tokenizer(dir.path()); }) ==
         (dir / "vocab.json").string() +
-            ": no such file, but merges.txt is beside it (GPT-2's byte-level BPE needs vocab.json and merges.txt)");
+            ": no such file, but merges.txt is beside it (GPT-2's byte-level BPE needs vocab.json "
+            "and merges.txt)");
 }
 
 TEST_CASE("tokenizer: malformed vocab.json is an error naming the file and the token") {
@@ -153,14 +161,18 @@ TEST_CASE("tokenizer: malformed vocab.json is an error naming the file and the t
   };
   CHECK(error("[1, 2]") == "expected a JSON object mapping tokens to ids, got array");
   CHECK(error(R"({"a": -1})") == "token 'a' has id -1, expected a non-negative integer below 2^31");
-  CHECK(error(R"({"a": 2147483648})") == "token 'a' has id 2147483648, expected a non-negative integer below 2^31");
+  CHECK(error(R"({"a": 2147483648})") ==
+        "token 'a' has id 2147483648, expected a non-negative integer below 2^31");
   CHECK(error(R"({"a": 18446744073709551615})") ==
         "token 'a' has id 18446744073709551615, expected a non-negative integer below 2^31");
-  CHECK(error(R"({"a": 1.5})") == "token 'a' has id 1.5, expected a non-negative integer below 2^31");
-  CHECK(error(R"({"a": "1"})") == "token 'a' has id \"1\", expected a non-negative integer below 2^31");
+  CHECK(error(R"({"a": 1.5})") ==
+        "token 'a' has id 1.5, expected a non-negative integer below 2^31");
+  CHECK(error(R"({"a": "1"})") ==
+        "token 'a' has id \"1\", expected a non-negative integer below 2^31");
   CHECK(error(R"({"a": 0, "b": 0})") == "tokens 'a' and 'b' both have id 0 (ids must be unique)");
-  CHECK(error(R"({"a\n": 0, "b": 0})") == "tokens 'a\\n' and 'b' both have id 0 (ids must be unique)");
-  CHECK(error("{\"a\": 0") .find("not valid JSON") != std::string::npos);
+  CHECK(error(R"({"a\n": 0, "b": 0})") ==
+        "tokens 'a\\n' and 'b' both have id 0 (ids must be unique)");
+  CHECK(error("{\"a\": 0").find("not valid JSON") != std::string::npos);
 }
 
 TEST_CASE("tokenizer: malformed merges.txt is an error naming the file and the line") {
@@ -172,27 +184,38 @@ TEST_CASE("tokenizer: malformed merges.txt is an error naming the file and the l
     const std::string prefix = (dir / "merges.txt").string() + ": ";
     return message.starts_with(prefix) ? message.substr(prefix.size()) : message;
   };
-  CHECK(error("#version: 0.2\na b\nab\n") == "line 3: expected two tokens separated by one space, got 'ab'");
+  CHECK(error("#version: 0.2\na b\nab\n") ==
+        "line 3: expected two tokens separated by one space, got 'ab'");
   CHECK(error("a  b\n") == "line 1: expected two tokens separated by one space, got 'a  b'");
   CHECK(error("a b c\n") == "line 1: expected two tokens separated by one space, got 'a b c'");
   CHECK(error("a b\n a\n") == "line 2: expected two tokens separated by one space, got ' a'");
-  // Only the first line may be a "#version" header; later, "#version: 0.2" is the merge ("#version:", "0.2").
-  CHECK(error("a b\n#version: 0.2 x\n") == "line 2: expected two tokens separated by one space, got '#version: 0.2 x'");
-  CHECK(error("a \xE2\x82\xAC\n") == "line 1: 'a €' has a character outside GPT-2's byte-level alphabet");
+  // Only the first line may be a "#version" header; later, "#version: 0.2" is the merge
+  // ("#version:", "0.2").
+  CHECK(error("a b\n#version: 0.2 x\n") ==
+        "line 2: expected two tokens separated by one space, got '#version: 0.2 x'");
+  CHECK(error("a \xE2\x82\xAC\n") ==
+        "line 1: 'a €' has a character outside GPT-2's byte-level alphabet");
 }
 
 TEST_CASE("tokenizer: a piece the vocabulary lacks and invalid UTF-8 are errors, never [UNK]") {
   Tiny t;
   const std::string vocab = (t.dir / "vocab.json").string();
   CHECK(error_of([&] { t.tokenizer->encode("cd", false); }) ==
-        vocab + ": the piece 'cd' (bytes 0..2 of the text, token 'cd') is not in the vocabulary, which has "
-                "no unknown token");
+        vocab +
+            ": the piece 'cd' (bytes 0..2 of the text, token 'cd') is not in the vocabulary, which "
+            "has "
+            "no unknown token");
   CHECK(error_of([&] { t.tokenizer->encode("ab e", false); }) ==
-        vocab + ": the piece 'e' (bytes 3..4 of the text, token 'e') is not in the vocabulary, which has no "
-                "unknown token");
+        vocab +
+            ": the piece 'e' (bytes 3..4 of the text, token 'e') is not in the vocabulary, which "
+            "has no "
+            "unknown token");
   CHECK(error_of([&] { t.tokenizer->encode("\t", false); }) ==
-        vocab + ": the piece '\\t' (bytes 0..1 of the text, token 'ĉ') is not in the vocabulary, which has no "
-                "unknown token");
+        vocab +
+            ": the piece '\\t' (bytes 0..1 of the text, token 'ĉ') is not in the vocabulary, which "
+            "has no "
+            "unknown token");
   CHECK(error_of([&] { t.tokenizer->encode("ab\xFF", false); }) == "text: invalid UTF-8 at byte 2");
-  CHECK(error_of([&] { t.tokenizer->encode("a\xE6\x88", false); }) == "text: invalid UTF-8 at byte 1");
+  CHECK(error_of([&] { t.tokenizer->encode("a\xE6\x88", false); }) ==
+        "text: invalid UTF-8 at byte 1");
 }

@@ -21,8 +21,10 @@ const std::filesystem::path k_source = ATTNVIZ_SOURCE_DIR;
 const Tokenizer& gpt2() {
   static const std::unique_ptr<Tokenizer> tokenizer = [] {
     const auto dir = k_source / "tests/fixtures/vocab/gpt2";
-    if (!std::filesystem::exists(dir / "vocab.json") || !std::filesystem::exists(dir / "merges.txt")) {
-      FAIL("GPT-2's vocabulary is missing from " << dir.string() << ": run scripts/fetch-vocabularies.sh");
+    if (!std::filesystem::exists(dir / "vocab.json") ||
+        !std::filesystem::exists(dir / "merges.txt")) {
+      FAIL("GPT-2's vocabulary is missing from " << dir.string()
+                                                 << ": run scripts/fetch-vocabularies.sh");
     }
     return find_tokenizer(dir);
   }();
@@ -34,7 +36,8 @@ const Tokenizer& gpt2() {
 
 TEST_CASE("tokenizer gpt2: the real vocabulary's size and description") {
   CHECK(gpt2().vocab_size() == 50257);
-  CHECK(gpt2().description() == "GPT-2 byte-level BPE (vocab.json + merges.txt, 50257 tokens, 50000 merges)");
+  CHECK(gpt2().description() ==
+        "GPT-2 byte-level BPE (vocab.json + merges.txt, 50257 tokens, 50000 merges)");
 }
 
 TEST_CASE("tokenizer gpt2: every corpus text gives gpt-3-encoder's ids, pieces covering the text") {
@@ -98,7 +101,9 @@ struct Gpt2Folder {
 
 }  // namespace
 
-TEST_CASE("tokenizer gpt2: special tokens of tokenizer_config.json, as transformers' GPT2Tokenizer reads them") {
+TEST_CASE(
+    "tokenizer gpt2: special tokens of tokenizer_config.json, as transformers' GPT2Tokenizer reads "
+    "them") {
   using Ids = std::vector<int64_t>;
   // "a" 64, "b" 65, "<|endoftext|>" 50256; "<" 27, "|" 91, "x" 87, ">" 29.
   CHECK(Gpt2Folder("").ids("a<|endoftext|>b", true) == Ids{64, 50256, 65});
@@ -106,22 +111,28 @@ TEST_CASE("tokenizer gpt2: special tokens of tokenizer_config.json, as transform
   CHECK(Gpt2Folder(R"({"add_bos_token": true})").ids("a", true) == Ids{50256, 64});
   CHECK(Gpt2Folder(R"({"add_bos_token": true})").ids("a", false) == Ids{64});
   // An added token the vocabulary has is matched whole; lstrip and friends are refused.
-  CHECK(Gpt2Folder(R"({"added_tokens_decoder": {"64": {"content": "a", "special": true}}})").ids("bab", false) ==
-        Ids{65, 64, 65});
+  CHECK(Gpt2Folder(R"({"added_tokens_decoder": {"64": {"content": "a", "special": true}}})")
+            .ids("bab", false) == Ids{65, 64, 65});
   const Gpt2Folder strip(R"({"added_tokens_decoder": {"64": {"content": "a", "lstrip": true}}})");
-  CHECK(test::error_of([&] { strip.ids("a", false); }) ==
-        (strip.dir / "tokenizer_config.json").string() +
-            ": added_tokens_decoder.64.lstrip: true is not implemented for vocab.json + merges.txt");
-  // A special token vocab.json lacks would get a new id in transformers: a text holding it is refused.
+  CHECK(
+      test::error_of([&] { strip.ids("a", false); }) ==
+      (strip.dir / "tokenizer_config.json").string() +
+          ": added_tokens_decoder.64.lstrip: true is not implemented for vocab.json + merges.txt");
+  // A special token vocab.json lacks would get a new id in transformers: a text holding it is
+  // refused.
   const Gpt2Folder pad(R"({"pad_token": "<pad>"})");
   CHECK(pad.ids("<pa", false) == Ids{27, 8957});
   CHECK(test::error_of([&] { pad.ids("x<pad>", false); }) ==
-        (pad.dir / "vocab.json").string() + ": the text holds '<pad>' at byte 1, a special token of GPT2Tokenizer "
-        "that is not in vocab.json (transformers would give it a new id, outside the model's table)");
+        (pad.dir / "vocab.json").string() +
+            ": the text holds '<pad>' at byte 1, a special token of GPT2Tokenizer "
+            "that is not in vocab.json (transformers would give it a new id, outside the model's "
+            "table)");
   // Another class reads these files by its own rules (RoBERTa adds <s> … </s>).
   const Gpt2Folder roberta(R"({"tokenizer_class": "RobertaTokenizer"})");
   CHECK(test::error_of([&] { roberta.ids("a", false); }) ==
-        (roberta.dir / "tokenizer_config.json").string() + ": tokenizer_class: attnviz reads vocab.json + merges.txt as "
-        "GPT2Tokenizer does; RobertaTokenizer adds or handles special tokens otherwise (give its tokenizer.json)");
+        (roberta.dir / "tokenizer_config.json").string() +
+            ": tokenizer_class: attnviz reads vocab.json + merges.txt as "
+            "GPT2Tokenizer does; RobertaTokenizer adds or handles special tokens otherwise (give "
+            "its tokenizer.json)");
   CHECK(Gpt2Folder(R"({"tokenizer_class": "GPT2TokenizerFast"})").ids("a", false) == Ids{64});
 }

@@ -5,11 +5,10 @@
 // and offsets tokenizers 0.23.2 (its Rust core, through the npm package) gave are in
 // expected.json (generate.js remakes it).
 #include <doctest/doctest.h>
-
-#include <nlohmann/json.hpp>
 #include <utf8proc.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "../src/inputs/pipeline_tokenizer.hpp"
@@ -20,7 +19,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::string k_dir = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/tokenizers/hf_reference/";
+const std::string k_dir =
+    std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/tokenizers/hf_reference/";
 
 json read_json(const std::string& name) {
   std::ifstream in(k_dir + name);
@@ -34,22 +34,30 @@ std::vector<std::string> read_lines(const std::string& name) {
   return lines;
 }
 
-std::unique_ptr<Tokenizer> assemble(const json& parts_spec, const std::vector<std::string>& tokens) {
+std::unique_ptr<Tokenizer> assemble(const json& parts_spec,
+                                    const std::vector<std::string>& tokens) {
   static const SpecContext ctx{"configs.json"};
-  json model = {{"type", "WordPiece"}, {"unk_token", "[UNK]"}, {"continuing_subword_prefix", "##"},
-                {"max_input_chars_per_word", 100}, {"vocab", json::object()}};
+  json model = {{"type", "WordPiece"},
+                {"unk_token", "[UNK]"},
+                {"continuing_subword_prefix", "##"},
+                {"max_input_chars_per_word", 100},
+                {"vocab", json::object()}};
   for (size_t i = 0; i < tokens.size(); ++i) model["vocab"][tokens[i]] = i;
   PipelineParts parts;
   parts.source = "configs.json";
   parts.normalizer = make_normalizer(parts_spec["normalizer"], SpecPlace{ctx, "normalizer"});
-  parts.pre_tokenizer = make_pre_tokenizer(parts_spec["pre_tokenizer"], SpecPlace{ctx, "pre_tokenizer"});
+  parts.pre_tokenizer =
+      make_pre_tokenizer(parts_spec["pre_tokenizer"], SpecPlace{ctx, "pre_tokenizer"});
   parts.model = make_token_model(model, SpecPlace{ctx, "model"});
   const json& vocab = model["vocab"];
-  parts.post_processor = make_post_processor(
-      {{"type", "BertProcessing"}, {"sep", {"[SEP]", vocab["[SEP]"]}}, {"cls", {"[CLS]", vocab["[CLS]"]}}},
-      SpecPlace{ctx, "post_processor"}, static_cast<int64_t>(tokens.size()));
+  parts.post_processor =
+      make_post_processor({{"type", "BertProcessing"},
+                           {"sep", {"[SEP]", vocab["[SEP]"]}},
+                           {"cls", {"[CLS]", vocab["[CLS]"]}}},
+                          SpecPlace{ctx, "post_processor"}, static_cast<int64_t>(tokens.size()));
   for (const char* special : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}) {
-    parts.added_tokens.push_back({vocab[special].get<int64_t>(), special, false, false, false, false, true});
+    parts.added_tokens.push_back(
+        {vocab[special].get<int64_t>(), special, false, false, false, false, true});
   }
   return make_pipeline_tokenizer(std::move(parts));
 }
@@ -60,12 +68,14 @@ bool removable(char32_t cp) {
   const auto c = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
   return c == UTF8PROC_CATEGORY_MN || c == UTF8PROC_CATEGORY_MC || c == UTF8PROC_CATEGORY_ME ||
          c == UTF8PROC_CATEGORY_CC || c == UTF8PROC_CATEGORY_CF || c == UTF8PROC_CATEGORY_CO ||
-         c == UTF8PROC_CATEGORY_ZS || c == UTF8PROC_CATEGORY_ZL || c == UTF8PROC_CATEGORY_ZP || cp == 0xFFFD;
+         c == UTF8PROC_CATEGORY_ZS || c == UTF8PROC_CATEGORY_ZL || c == UTF8PROC_CATEGORY_ZP ||
+         cp == 0xFFFD;
 }
 
 }  // namespace
 
-TEST_CASE("tokenizer hf reference: ids equal Hugging Face tokenizers' for every text and configuration") {
+TEST_CASE(
+    "tokenizer hf reference: ids equal Hugging Face tokenizers' for every text and configuration") {
   const json corpus = read_json("corpus.json");
   const json configs = read_json("configs.json");
   const json expected = read_json("expected.json");
@@ -84,7 +94,8 @@ TEST_CASE("tokenizer hf reference: ids equal Hugging Face tokenizers' for every 
       const std::vector<char32_t> chars = decode_utf8(text);
       std::vector<size_t> char_at(text.size() + 1, 0);
       for (size_t b = 0, c = 0; b <= text.size(); ++b) {
-        if (b == text.size() || (static_cast<unsigned char>(text[b]) & 0xC0) != 0x80) char_at[b] = c++;
+        if (b == text.size() || (static_cast<unsigned char>(text[b]) & 0xC0) != 0x80)
+          char_at[b] = c++;
       }
       const auto got = tokenizer->encode(text, true);
       std::vector<int64_t> ids;

@@ -5,7 +5,6 @@
 // tests/fixtures/corpus/long.txt (1 MB). A vocabulary that is missing, or that find_tokenizer does
 // not read, is a failure: never a skip.
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,8 +25,8 @@ namespace {
 const fs::path k_fixtures = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures";
 
 // Every fixture make_tokenizer_references.mjs writes.
-const std::set<std::string> k_names = {"gpt2",    "gpt2-json",    "llama3",           "llama2",
-                                       "qwen2_5", "gemma", "bert-uncased", "bert-uncased-json"};
+const std::set<std::string> k_names = {"gpt2",    "gpt2-json", "llama3",       "llama2",
+                                       "qwen2_5", "gemma",     "bert-uncased", "bert-uncased-json"};
 
 std::string ids_text(const std::vector<int64_t>& ids) {
   std::string text;
@@ -38,25 +37,29 @@ std::string ids_text(const std::vector<int64_t>& ids) {
 // "at 3: attnviz 1234 '␣cat' (bytes 4..8), reference 5678 'Ġcats'" for the first position the ids
 // differ at (or where one list ends).
 std::string first_difference(std::string_view text, const std::vector<TokenPiece>& pieces,
-                             const std::vector<int64_t>& ids, const std::vector<std::string>& tokens) {
+                             const std::vector<int64_t>& ids,
+                             const std::vector<std::string>& tokens) {
   size_t at = 0;
   while (at < pieces.size() && at < ids.size() && pieces[at].id == ids[at]) ++at;
   const std::string ours =
       at < pieces.size()
-          ? fmt::format("{} '{}' (bytes {}..{}: '{}')", pieces[at].id, pieces[at].label, pieces[at].begin,
-                        pieces[at].end,
-                        printable_text(text.substr(pieces[at].begin, pieces[at].end - pieces[at].begin)))
+          ? fmt::format(
+                "{} '{}' (bytes {}..{}: '{}')", pieces[at].id, pieces[at].label, pieces[at].begin,
+                pieces[at].end,
+                printable_text(text.substr(pieces[at].begin, pieces[at].end - pieces[at].begin)))
           : std::string("nothing (attnviz's ids end here)");
-  const std::string theirs = at < ids.size() ? fmt::format("{} '{}'", ids[at], printable_text(tokens.at(at)))
-                                             : std::string("nothing (the reference's ids end here)");
-  return fmt::format("first difference at position {}: attnviz {}, reference {}; attnviz's ids [{}], "
-                     "reference's [{}]",
-                     at, ours, theirs, ids_text([&] {
-                       std::vector<int64_t> got;
-                       for (const auto& piece : pieces) got.push_back(piece.id);
-                       return got;
-                     }()),
-                     ids_text(ids));
+  const std::string theirs = at < ids.size()
+                                 ? fmt::format("{} '{}'", ids[at], printable_text(tokens.at(at)))
+                                 : std::string("nothing (the reference's ids end here)");
+  return fmt::format(
+      "first difference at position {}: attnviz {}, reference {}; attnviz's ids [{}], "
+      "reference's [{}]",
+      at, ours, theirs, ids_text([&] {
+        std::vector<int64_t> got;
+        for (const auto& piece : pieces) got.push_back(piece.id);
+        return got;
+      }()),
+      ids_text(ids));
 }
 
 void check_fixture(const std::string& name) {
@@ -81,8 +84,9 @@ void check_fixture(const std::string& name) {
     CAPTURE(text);
     CAPTURE(add_special);
     const auto pieces = tokenizer->encode(text, add_special);
-    const bool same = std::equal(pieces.begin(), pieces.end(), ids.begin(), ids.end(),
-                                 [](const TokenPiece& piece, int64_t id) { return piece.id == id; });
+    const bool same =
+        std::equal(pieces.begin(), pieces.end(), ids.begin(), ids.end(),
+                   [](const TokenPiece& piece, int64_t id) { return piece.id == id; });
     if (!same) FAIL_CHECK(first_difference(text, pieces, ids, tokens));
     // The pieces the post-processor adds are marked, and they are all it adds.
     const auto added = static_cast<size_t>(
@@ -95,7 +99,8 @@ void check_fixture(const std::string& name) {
   INFO("the long text ", file);
   const std::string text = read_text_file((k_fixtures / file).string());
   std::vector<int64_t> ids;
-  for (const auto& piece : tokenizer->encode(text, long_text.at("add_special").get<bool>())) ids.push_back(piece.id);
+  for (const auto& piece : tokenizer->encode(text, long_text.at("add_special").get<bool>()))
+    ids.push_back(piece.id);
   CHECK(ids.size() == long_text.at("count").get<size_t>());
   CHECK(test::sha256_hex(ids_text(ids)) == long_text.at("sha256").get<std::string>());
 }
@@ -104,7 +109,8 @@ void check_fixture(const std::string& name) {
 
 TEST_CASE("sha256: FIPS 180-4's examples") {
   CHECK(test::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  CHECK(test::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(test::sha256_hex("abc") ==
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   CHECK(test::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   CHECK(test::sha256_hex(std::string(1000000, 'a')) ==
@@ -119,11 +125,27 @@ TEST_CASE("tokenizer references: every fixture file is one this test checks") {
   CHECK(found == k_names);
 }
 
-TEST_CASE("tokenizer references: gpt2 (vocab.json + merges.txt)") { check_fixture("gpt2"); }
-TEST_CASE("tokenizer references: gpt2-json (tokenizer.json alone)") { check_fixture("gpt2-json"); }
-TEST_CASE("tokenizer references: llama3") { check_fixture("llama3"); }
-TEST_CASE("tokenizer references: llama2") { check_fixture("llama2"); }
-TEST_CASE("tokenizer references: qwen2_5") { check_fixture("qwen2_5"); }
-TEST_CASE("tokenizer references: gemma") { check_fixture("gemma"); }
-TEST_CASE("tokenizer references: bert-uncased (vocab.txt)") { check_fixture("bert-uncased"); }
-TEST_CASE("tokenizer references: bert-uncased-json (tokenizer.json)") { check_fixture("bert-uncased-json"); }
+TEST_CASE("tokenizer references: gpt2 (vocab.json + merges.txt)") {
+  check_fixture("gpt2");
+}
+TEST_CASE("tokenizer references: gpt2-json (tokenizer.json alone)") {
+  check_fixture("gpt2-json");
+}
+TEST_CASE("tokenizer references: llama3") {
+  check_fixture("llama3");
+}
+TEST_CASE("tokenizer references: llama2") {
+  check_fixture("llama2");
+}
+TEST_CASE("tokenizer references: qwen2_5") {
+  check_fixture("qwen2_5");
+}
+TEST_CASE("tokenizer references: gemma") {
+  check_fixture("gemma");
+}
+TEST_CASE("tokenizer references: bert-uncased (vocab.txt)") {
+  check_fixture("bert-uncased");
+}
+TEST_CASE("tokenizer references: bert-uncased-json (tokenizer.json)") {
+  check_fixture("bert-uncased-json");
+}

@@ -13,21 +13,32 @@ TEST_CASE("tokens: whitespace-separated and one-per-line files give the same tok
 }
 
 TEST_CASE("tokens: empty input and invalid UTF-8 are errors naming the source") {
-  CHECK_THROWS_WITH_AS(split_tokens(" \n\t", "t.txt"), "t.txt: no tokens (the input is empty)", Error);
-  CHECK_THROWS_WITH_AS(split_tokens("ok \xff bad", "t.txt"), "t.txt: invalid UTF-8 at byte 3", Error);
-  CHECK_THROWS_WITH_AS(read_tokens("/nonexistent/t.txt"), "/nonexistent/t.txt: cannot open file: No such file or directory", Error);
+  CHECK_THROWS_WITH_AS(split_tokens(" \n\t", "t.txt"), "t.txt: no tokens (the input is empty)",
+                       Error);
+  CHECK_THROWS_WITH_AS(split_tokens("ok \xff bad", "t.txt"), "t.txt: invalid UTF-8 at byte 3",
+                       Error);
+  CHECK_THROWS_WITH_AS(read_tokens("/nonexistent/t.txt"),
+                       "/nonexistent/t.txt: cannot open file: No such file or directory", Error);
 }
 
 TEST_CASE("tokens: ids parse from spaces, commas and newlines, junk is rejected") {
   CHECK(parse_ids("5 17,3\n0", "ids") == std::vector<int64_t>{5, 17, 3, 0});
-  CHECK_THROWS_WITH_AS(parse_ids("5 x 3", "ids"), "ids: 'x' is not a token id (a non-negative integer)", Error);
-  CHECK_THROWS_WITH_AS(parse_ids("-1", "ids"), "ids: '-1' is not a token id (a non-negative integer)", Error);
+  CHECK_THROWS_WITH_AS(parse_ids("5 x 3", "ids"),
+                       "ids: 'x' is not a token id (a non-negative integer)", Error);
+  CHECK_THROWS_WITH_AS(parse_ids("-1", "ids"),
+                       "ids: '-1' is not a token id (a non-negative integer)", Error);
   CHECK_THROWS_WITH_AS(parse_ids(" ", "ids"), "ids: no token ids", Error);
 }
 
 TEST_CASE("tokens: a UTF-8 byte order mark is dropped, not glued to the first token") {
   CHECK(split_tokens("\xEF\xBB\xBF[CLS] the", "x") == std::vector<std::string>{"[CLS]", "the"});
-  CHECK(parse_ids("\xEF\xBB\xBF" "5 3", "ids") == std::vector<int64_t>{5, 3});
+  CHECK(parse_ids("\xEF\xBB\xBF"
+                  "5 3",
+                  "ids") == std::vector<int64_t>{5, 3});
   // Only a leading mark: inside the text U+FEFF is a character like any other.
-  CHECK(split_tokens("a \xEF\xBB\xBF" "b", "x") == std::vector<std::string>{"a", "\xEF\xBB\xBF" "b"});
+  CHECK(split_tokens("a \xEF\xBB\xBF"
+                     "b",
+                     "x") == std::vector<std::string>{"a",
+                                                      "\xEF\xBB\xBF"
+                                                      "b"});
 }

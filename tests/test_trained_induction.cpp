@@ -36,8 +36,10 @@ nlohmann::json reference_input(const nlohmann::json& ref, const std::string& nam
   return {};
 }
 
-// `heads --format json` scores compared with the reference's [layer][head][pattern] for one measure.
-void check_scores(const std::string& heads_json, const nlohmann::json& ref, const nlohmann::json& want) {
+// `heads --format json` scores compared with the reference's [layer][head][pattern] for one
+// measure.
+void check_scores(const std::string& heads_json, const nlohmann::json& ref,
+                  const nlohmann::json& want) {
   const std::vector<std::string> patterns = ref.at("patterns");
   const auto got = nlohmann::json::parse(heads_json);
   const nlohmann::json& heads = got.at("heads");
@@ -48,22 +50,26 @@ void check_scores(const std::string& heads_json, const nlohmann::json& ref, cons
       CAPTURE(layer);
       CAPTURE(head);
       CAPTURE(patterns[p]);
-      const double expected = want.at(static_cast<size_t>(layer)).at(static_cast<size_t>(head)).at(p);
-      CHECK(h.at("scores").at(patterns[p]).get<double>() == doctest::Approx(expected).epsilon(2e-5));
+      const double expected =
+          want.at(static_cast<size_t>(layer)).at(static_cast<size_t>(head)).at(p);
+      CHECK(h.at("scores").at(patterns[p]).get<double>() ==
+            doctest::Approx(expected).epsilon(2e-5));
     }
   }
 }
 
 }  // namespace
 
-TEST_CASE("trained induction: every head's map on the repeated text equals the torch forward pass") {
+TEST_CASE(
+    "trained induction: every head's map on the repeated text equals the torch forward pass") {
   const auto ref = reference();
   const auto input = reference_input(ref, "text");
   const std::string text = input.at("text");
   attnviz::test::TempDir dir;
   const auto saved = dir / "maps.safetensors";
-  const auto r = run_attnviz(fmt::format("run -m {} --text '{}' --no-heatmap --table none --save '{}'", k_sample,
-                                         text, saved.string()));
+  const auto r =
+      run_attnviz(fmt::format("run -m {} --text '{}' --no-heatmap --table none --save '{}'",
+                              k_sample, text, saved.string()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto file = attnviz::SafetensorsFile::open(saved);
   const nlohmann::json& probs = input.at("probs");  // [layer][head][query] rows up to the diagonal
@@ -77,38 +83,44 @@ TEST_CASE("trained induction: every head's map on the repeated text equals the t
     std::vector<float> want(got.data.size(), 0.0f);  // causal: zero above the diagonal
     for (int64_t h = 0; h < n_heads; ++h) {
       for (int64_t q = 0; q < n; ++q) {
-        const nlohmann::json& row = probs.at(layer).at(static_cast<size_t>(h)).at(static_cast<size_t>(q));
+        const nlohmann::json& row =
+            probs.at(layer).at(static_cast<size_t>(h)).at(static_cast<size_t>(q));
         REQUIRE(static_cast<int64_t>(row.size()) == q + 1);
-        for (int64_t k = 0; k <= q; ++k) want[static_cast<size_t>((h * n + q) * n + k)] = row.at(static_cast<size_t>(k));
+        for (int64_t k = 0; k <= q; ++k)
+          want[static_cast<size_t>((h * n + q) * n + k)] = row.at(static_cast<size_t>(k));
       }
     }
     const auto c = attnviz::test::compare_close(got.data, want, 2e-6f, [n](size_t i) {
-      return fmt::format("[head {}, query {}, key {}]", i / static_cast<size_t>(n * n), i / static_cast<size_t>(n) % static_cast<size_t>(n),
+      return fmt::format("[head {}, query {}, key {}]", i / static_cast<size_t>(n * n),
+                         i / static_cast<size_t>(n) % static_cast<size_t>(n),
                          i % static_cast<size_t>(n));
     });
     CHECK_MESSAGE(c.mismatches == 0, c.mismatches << " differ, max " << c.worst << "\n" << c.first);
   }
 }
 
-TEST_CASE("trained induction: head-detection scores on the repeated text equal torch's, mul and abs") {
+TEST_CASE(
+    "trained induction: head-detection scores on the repeated text equal torch's, mul and abs") {
   const auto ref = reference();
   const auto input = reference_input(ref, "text");
   for (const std::string measure : {"mul", "abs"}) {
     CAPTURE(measure);
-    const auto r = run_attnviz(fmt::format("heads -m {} --text '{}' --format json --measure {}", k_sample,
-                                           input.at("text").get<std::string>(), measure));
+    const auto r = run_attnviz(fmt::format("heads -m {} --text '{}' --format json --measure {}",
+                                           k_sample, input.at("text").get<std::string>(), measure));
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     check_scores(r.out, ref, input.at("scores").at(measure));
   }
 }
 
-TEST_CASE("trained induction: on the repeat probe heads names the previous-token and induction heads") {
+TEST_CASE(
+    "trained induction: on the repeat probe heads names the previous-token and induction heads") {
   const auto ref = reference();
   const auto input = reference_input(ref, "probe repeat:20");
   for (const std::string pattern : {"previous-token", "induction"}) {
     CAPTURE(pattern);
-    const auto r = run_attnviz(fmt::format("heads -m {} --probe {} --seed {} --format json --sort {}", k_sample,
-                                           input.at("probe").get<std::string>(), input.at("seed").get<int>(), pattern));
+    const auto r = run_attnviz(
+        fmt::format("heads -m {} --probe {} --seed {} --format json --sort {}", k_sample,
+                    input.at("probe").get<std::string>(), input.at("seed").get<int>(), pattern));
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     // The probe's ids are the reference's (the same splitmix64 draws), so every score matches …
     check_scores(r.out, ref, input.at("scores").at("mul"));
@@ -120,12 +132,14 @@ TEST_CASE("trained induction: on the repeat probe heads names the previous-token
     CHECK(heads.at(0).at("head") == leaders.at(0).at("head"));
     CHECK(heads.at(1).at("layer") == leaders.at(1).at("layer"));
     CHECK(heads.at(1).at("head") == leaders.at(1).at("head"));
-    // A trained head, not a tie: it puts most of the attention it can on the pattern, far ahead of the
-    // next. The share's ceiling is the rows with a key on the pattern over all rows (mul: Σ A·P / Σ A):
-    // for previous-token every row but <s>'s, for induction only the second copy's N of 2N + 1.
+    // A trained head, not a tie: it puts most of the attention it can on the pattern, far ahead of
+    // the next. The share's ceiling is the rows with a key on the pattern over all rows (mul: Σ A·P
+    // / Σ A): for previous-token every row but <s>'s, for induction only the second copy's N of 2N
+    // + 1.
     const auto n = static_cast<double>(input.at("ids").size());
     const double ceiling = pattern == "induction" ? (n - 1) / 2 / n : (n - 1) / n;
-    const double first = heads.at(0).at("scores").at(pattern), second = heads.at(1).at("scores").at(pattern);
+    const double first = heads.at(0).at("scores").at(pattern),
+                 second = heads.at(1).at("scores").at(pattern);
     CHECK(first > 0.5 * ceiling);
     CHECK(first > second + 0.2 * ceiling);
   }

@@ -124,7 +124,8 @@ TEST_CASE("unicode: where utf8proc and terminals differ, the terminal's width") 
   CHECK(codepoint_width(0xECE) == 0);    // LAO YAMAKKAN (Mn)
   // Line and paragraph separators break lines or print nothing: escaped like controls.
   CHECK(codepoint_width(0x2028) == 0);
-  CHECK(printable_text("a\xE2\x80\xA8" "b\xE2\x80\xA9") == "a\\u2028b\\u2029");
+  CHECK(printable_text("a\xE2\x80\xA8"
+                       "b\xE2\x80\xA9") == "a\\u2028b\\u2029");
   CHECK(codepoint_width(0xAD) == 1);    // SOFT HYPHEN (Cf, drawn)
   CHECK(codepoint_width(0x200B) == 0);  // ZERO WIDTH SPACE
 }
@@ -175,7 +176,8 @@ TEST_CASE("unicode: printable_text escapes controls and replaces invalid bytes")
   CHECK(printable_text("\xE4\xBD") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // one U+FFFD per bad byte
   CHECK(printable_text("\xC4\xA0the \xE4\xBD\xA0") == "\xC4\xA0the \xE4\xBD\xA0");
   // Noncharacters (cairo refuses them in a figure's text): U+FFFF, U+FDD0, U+1FFFE.
-  CHECK(printable_text("a\xEF\xBF\xBF" "b") == "a\\uffffb");
+  CHECK(printable_text("a\xEF\xBF\xBF"
+                       "b") == "a\\uffffb");
   CHECK(printable_text("\xEF\xB7\x90") == "\\ufdd0");
   CHECK(printable_text("\xF0\x9F\xBF\xBE") == "\\u1fffe");
   CHECK(printable_text("\xEF\xB7\xB0") == "\xEF\xB7\xB0");  // U+FDF0 is a character

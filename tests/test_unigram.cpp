@@ -5,10 +5,9 @@
 // against libsentencepiece's ids on a trained vocabulary.
 #include <doctest/doctest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "../src/inputs/text_pipeline.hpp"
 #include "error_of.hpp"
@@ -23,8 +22,9 @@ const SpecPlace k_place{k_ctx, "model"};
 
 std::unique_ptr<TokenModel> unigram(const nlohmann::json& vocab, const nlohmann::json& unk_id = 0,
                                     bool byte_fallback = false) {
-  return make_token_model({{"type", "Unigram"}, {"vocab", vocab}, {"unk_id", unk_id}, {"byte_fallback", byte_fallback}},
-                          k_place);
+  return make_token_model(
+      {{"type", "Unigram"}, {"vocab", vocab}, {"unk_id", unk_id}, {"byte_fallback", byte_fallback}},
+      k_place);
 }
 
 std::vector<TokenPiece> pieces_of(const TokenModel& model, std::string_view word) {
@@ -36,7 +36,8 @@ std::vector<TokenPiece> pieces_of(const TokenModel& model, std::string_view word
 // The pieces as the substrings of the word they cover (what tokenizers' encode() returns).
 std::vector<std::string> split(const TokenModel& model, std::string_view word) {
   std::vector<std::string> out;
-  for (const auto& p : pieces_of(model, word)) out.emplace_back(word.substr(p.begin, p.end - p.begin));
+  for (const auto& p : pieces_of(model, word))
+    out.emplace_back(word.substr(p.begin, p.end - p.begin));
   return out;
 }
 
@@ -50,8 +51,10 @@ using Strings = std::vector<std::string>;
 
 }  // namespace
 
-TEST_CASE("unigram: the encode() example of tokenizers' documentation, with ids, labels and offsets") {
-  const auto model = unigram(R"([["<unk>", 0.0], ["a", 0.0], ["b", 0.0], ["c", 0.0], ["d", 0.0], ["cd", 1.0],
+TEST_CASE(
+    "unigram: the encode() example of tokenizers' documentation, with ids, labels and offsets") {
+  const auto model =
+      unigram(R"([["<unk>", 0.0], ["a", 0.0], ["b", 0.0], ["c", 0.0], ["d", 0.0], ["cd", 1.0],
                                  ["ab", 2.0], ["abc", 5.0], ["abcd", 10.0]])"_json);
   const auto pieces = pieces_of(*model, "abcdacdxx");
   REQUIRE(pieces.size() == 4);
@@ -73,7 +76,8 @@ TEST_CASE("unigram: the encode() example of tokenizers' documentation, with ids,
 }
 
 TEST_CASE("unigram: tokenizers' test_encode2 (user-defined-like scores, fused unknowns, CJK)") {
-  const auto model = unigram(R"([["<unk>", 0.0], ["ab", 0.0], ["cd", -0.1], ["abc", -0.2], ["a", -0.3],
+  const auto model =
+      unigram(R"([["<unk>", 0.0], ["ab", 0.0], ["cd", -0.1], ["abc", -0.2], ["a", -0.3],
                                  ["b", -0.4], ["c", -0.5], ["ABC", -0.5], ["abcdabcd", 20.0], ["q", 20.5],
                                  ["r", 20.5], ["qr", -0.5]])"_json);
   CHECK(split(*model, "abc") == Strings{"abc"});
@@ -92,7 +96,8 @@ TEST_CASE("unigram: tokenizers' test_encode2 (user-defined-like scores, fused un
 }
 
 TEST_CASE("unigram: byte fallback as tokenizers' test_unigram_bytefallback") {
-  const auto model = unigram(R"([["<unk>", 0.0], ["<0xC3>", -0.01], ["<0xA9>", -0.03]])"_json, 0, true);
+  const auto model =
+      unigram(R"([["<unk>", 0.0], ["<0xC3>", -0.01], ["<0xA9>", -0.03]])"_json, 0, true);
   const auto pieces = pieces_of(*model, "é");
   REQUIRE(pieces.size() == 2);
   CHECK(pieces[0].id == 1);
@@ -116,7 +121,8 @@ TEST_CASE("unigram: the unknown penalty is the lowest score minus 10 (hand calcu
   // z + z = 2·s. With s = 5.01 the unknown path (−29.98) beats "qzz"; with s = 4.99 (−30.02)
   // it does not.
   const auto vocab = [](double z) {
-    return nlohmann::json::array({nlohmann::json::array({"<unk>", 0.0}), nlohmann::json::array({"qzz", -30.0}),
+    return nlohmann::json::array({nlohmann::json::array({"<unk>", 0.0}),
+                                  nlohmann::json::array({"qzz", -30.0}),
                                   nlohmann::json::array({"z", z})});
   };
   CHECK(ids(*unigram(vocab(5.01)), "qzz") == std::vector<int64_t>{0, 2, 2});
@@ -126,7 +132,8 @@ TEST_CASE("unigram: the unknown penalty is the lowest score minus 10 (hand calcu
 }
 
 TEST_CASE("unigram: ties keep the first path found, a piece listed twice takes its later id") {
-  // a + b = −2 = ab: "ab" reaches the end first (from position 0), b's equal score does not replace it.
+  // a + b = −2 = ab: "ab" reaches the end first (from position 0), b's equal score does not replace
+  // it.
   CHECK(ids(*unigram(R"([["<unk>", 0], ["a", -1], ["b", -1], ["ab", -2]])"_json), "ab") ==
         std::vector<int64_t>{3});
   const auto twice = unigram(R"([["<unk>", 0], ["a", -1], ["a", -3]])"_json);
@@ -136,10 +143,12 @@ TEST_CASE("unigram: ties keep the first path found, a piece listed twice takes i
   CHECK(twice->vocab_size() == 3);
 }
 
-TEST_CASE("unigram: every vocabulary entry is matched in text, control pieces too (as tokenizers' trie)") {
+TEST_CASE(
+    "unigram: every vocabulary entry is matched in text, control pieces too (as tokenizers' "
+    "trie)") {
   // "<s>" scores 0, above "<" + "s" + ">" (−3): the text "<s>" is the piece <s>, id 1.
-  CHECK(ids(*unigram(R"([["<unk>", 0], ["<s>", 0], ["<", -1], ["s", -1], [">", -1]])"_json), "<s>") ==
-        std::vector<int64_t>{1});
+  CHECK(ids(*unigram(R"([["<unk>", 0], ["<s>", 0], ["<", -1], ["s", -1], [">", -1]])"_json),
+            "<s>") == std::vector<int64_t>{1});
 }
 
 TEST_CASE("unigram: offsets follow the normalized text's origins") {
@@ -149,7 +158,8 @@ TEST_CASE("unigram: offsets follow the normalized text's origins") {
   b.append("a", 11, 12);
   b.append("b", 12, 13);
   const NormalizedText word = b.finish(13);
-  const auto model = unigram(R"([["<unk>", 0], ["\u2581a", -1], ["b", -1], ["\u2581", -5], ["a", -5]])"_json);
+  const auto model =
+      unigram(R"([["<unk>", 0], ["\u2581a", -1], ["b", -1], ["\u2581", -5], ["a", -5]])"_json);
   std::vector<TokenPiece> out;
   model->tokenize(word, out);
   REQUIRE(out.size() == 2);
@@ -174,14 +184,18 @@ TEST_CASE("unigram: description, lookups, and a model without unk_id") {
 }
 
 TEST_CASE("unigram: refusals name the file, the field and the value") {
-  const auto make = [](const nlohmann::json& spec) { return error_of([&] { make_token_model(spec, k_place); }); };
+  const auto make = [](const nlohmann::json& spec) {
+    return error_of([&] { make_token_model(spec, k_place); });
+  };
   CHECK(make(R"({"type": "Unigram"})"_json) == "tok/tokenizer.json: model.vocab: missing");
   CHECK(make(R"({"type": "Unigram", "vocab": {"a": 1}})"_json) ==
         "tok/tokenizer.json: model.vocab: expected a list of [piece, score] pairs");
   CHECK(make(R"({"type": "Unigram", "vocab": [["a", -1], ["b"]]})"_json) ==
-        "tok/tokenizer.json: model.vocab[1]: expected [piece, score] (a string and a number), got [\"b\"]");
+        "tok/tokenizer.json: model.vocab[1]: expected [piece, score] (a string and a number), got "
+        "[\"b\"]");
   CHECK(make(R"({"type": "Unigram", "vocab": [["a", "-1"]]})"_json) ==
-        "tok/tokenizer.json: model.vocab[0]: expected [piece, score] (a string and a number), got [\"a\",\"-1\"]");
+        "tok/tokenizer.json: model.vocab[0]: expected [piece, score] (a string and a number), got "
+        "[\"a\",\"-1\"]");
   CHECK(make(R"({"type": "Unigram", "vocab": [["a", -1]], "unk_id": 1})"_json) ==
         "tok/tokenizer.json: model.unk_id: 1 is not an id of the vocabulary (1 piece)");
   CHECK(make(R"({"type": "Unigram", "vocab": [], "unk_id": 0})"_json) ==
@@ -194,16 +208,18 @@ TEST_CASE("unigram: refusals name the file, the field and the value") {
         "tok/tokenizer.json: model.byte_fallback: expected true or false, got 1");
   // Sampling (subword regularization) is not part of a tokenizer.json, and not of attnviz.
   CHECK(make(R"({"type": "Unigram", "vocab": [["a", -1]], "alpha": 0.1})"_json) ==
-        "tok/tokenizer.json: model.alpha: is not a Unigram option attnviz implements (vocab, unk_id, byte_fallback)");
-  CHECK(make(R"({"type": "WordPieceX", "vocab": []})"_json).starts_with("tok/tokenizer.json: model.type: the model "
-                                                                        "'WordPieceX' is not one attnviz implements"));
+        "tok/tokenizer.json: model.alpha: is not a Unigram option attnviz implements (vocab, "
+        "unk_id, byte_fallback)");
+  CHECK(make(R"({"type": "WordPieceX", "vocab": []})"_json)
+            .starts_with("tok/tokenizer.json: model.type: the model "
+                         "'WordPieceX' is not one attnviz implements"));
 }
 
 TEST_CASE("unigram: libsentencepiece's ids on two trained models, converted to tokenizer.json") {
   // make_sentencepiece_fixtures.py converts the identity-normalized unigram models as transformers'
   // SpmConverter does and records each text's Metaspace words (its own split, as tokenizers'
-  // metaspace.rs) beside libsentencepiece's ids for the whole text (for a text starting with a space,
-  // of the text without it: Metaspace adds no second "▁"); Tokenizers.js agrees on them
+  // metaspace.rs) beside libsentencepiece's ids for the whole text (for a text starting with a
+  // space, of the text without it: Metaspace adds no second "▁"); Tokenizers.js agrees on them
   // (check_sentencepiece_fixtures.mjs). Word by word, attnviz's Unigram must give those ids.
   // (End to end through tokenizer.json's Metaspace pre-tokenizer: see the tokenizer.json tests.)
   const auto dir = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/sentencepiece";

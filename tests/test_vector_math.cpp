@@ -111,7 +111,8 @@ TEST_CASE("vector math: all_finite finds a NaN or ±inf at any position") {
 TEST_CASE("vector math: max_finite skips NaN and ±inf and never goes below the floor") {
   for (size_t n : k_lengths) {
     auto x = random_values(n, -3.0f, 3.0f, 500 + n);
-    for (size_t at = 0; at < n; at += std::max<size_t>(1, n / 7)) x[at] = at % 3 == 0 ? k_nan : (at % 3 == 1 ? k_inf : -k_inf);
+    for (size_t at = 0; at < n; at += std::max<size_t>(1, n / 7))
+      x[at] = at % 3 == 0 ? k_nan : (at % 3 == 1 ? k_inf : -k_inf);
     float want = 0.5f;  // the floor
     for (float v : x) {
       if (std::isfinite(v) && v > want) want = v;
@@ -120,7 +121,8 @@ TEST_CASE("vector math: max_finite skips NaN and ±inf and never goes below the 
   }
 }
 
-TEST_CASE("vector math: bins_256 bins (x − lo) / (hi − lo) as floor(256 t), clamped, NaN in bin 0") {
+TEST_CASE(
+    "vector math: bins_256 bins (x − lo) / (hi − lo) as floor(256 t), clamped, NaN in bin 0") {
   for (size_t n : k_lengths) {
     auto x = random_values(n, -0.2f, 1.2f, 600 + n);
     if (n > 5) x[1] = k_nan, x[2] = k_inf, x[3] = -k_inf, x[4] = 1.0f, x[5] = 255.0f / 256.0f;
@@ -178,14 +180,15 @@ TEST_CASE("vector math: gelu_tanh_in_place against the double formula, NaN kept,
   CHECK(special[3] == 0.0f);  // −30 · (1 + tanh(−large)) = −30 · 0
 }
 
-TEST_CASE("vector math: finite_max of a strided block skips NaN and ±inf, floor when nothing is finite") {
+TEST_CASE(
+    "vector math: finite_max of a strided block skips NaN and ±inf, floor when nothing is finite") {
   Matrix m(3, 4);
   m << 0.5f, k_nan, 9.0f, k_inf,  //
       -1.0f, 0.25f, 8.0f, 7.0f,   //
       k_inf, -k_inf, k_nan, 3.0f;
   // The left 2 columns (outer stride 4): finite values 0.5, -1, 0.25 → 0.5.
   CHECK(finite_max(m.leftCols(2), -10.0f) == 0.5f);
-  CHECK(finite_max(m.leftCols(2), 2.0f) == 2.0f);  // the floor is larger
+  CHECK(finite_max(m.leftCols(2), 2.0f) == 2.0f);                  // the floor is larger
   CHECK(finite_max(m.bottomRows(1).leftCols(3), 1e-6f) == 1e-6f);  // nothing finite: the floor
   CHECK(finite_max(m, 0.0f) == 9.0f);
   CHECK(finite_max(Matrix(0, 3), 4.0f) == 4.0f);

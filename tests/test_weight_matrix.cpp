@@ -5,20 +5,22 @@
 #include <memory>
 #include <vector>
 
+#include "../src/model/weight_buffers.hpp"
 #include "attnviz/compute/linear.hpp"
 #include "attnviz/core/random.hpp"
 #include "attnviz/model/weight_matrix.hpp"
-#include "../src/model/weight_buffers.hpp"
 #include "check_close.hpp"
 
 using namespace attnviz;
 
 namespace {
 
-// x [2, 4] and three nn.Linear weights [3, 4] (q, k, v) in small integers, so every product is exact.
+// x [2, 4] and three nn.Linear weights [3, 4] (q, k, v) in small integers, so every product is
+// exact.
 const Matrix& hand_x() {
   static const Matrix x = (Matrix(2, 4) << 1, 2, 0, -1,  //
-                           0, 1, 3, 2).finished();
+                           0, 1, 3, 2)
+                              .finished();
   return x;
 }
 std::vector<Matrix> hand_qkv() {
@@ -34,7 +36,8 @@ std::vector<Matrix> hand_qkv() {
       0, 1, 0, 1;
   return {q, k, v};
 }
-// x · Wᵀ + b worked by hand for the three weights above and biases (0.5, -1, 0), (0, 0, 0), (1, 1, 1).
+// x · Wᵀ + b worked by hand for the three weights above and biases (0.5, -1, 0), (0, 0, 0), (1, 1,
+// 1).
 std::vector<Matrix> hand_products() {
   Matrix q(2, 3), k(2, 3), v(2, 3);
   q << 0.5, -2, 6,  // 1+0+0-1 +.5, 0+2+0-3 -1, 2+4+0+0
@@ -45,9 +48,11 @@ std::vector<Matrix> hand_products() {
       4, -3, 4;     // 3 +1, 0+0+0-4 +1, 0+1+0+2 +1
   return {q, k, v};
 }
-const RowVector k_bias[3] = {(RowVector(3) << 0.5f, -1, 0).finished(), RowVector::Zero(3), RowVector::Ones(3)};
+const RowVector k_bias[3] = {(RowVector(3) << 0.5f, -1, 0).finished(), RowVector::Zero(3),
+                             RowVector::Ones(3)};
 
-// The fused [9, 4] weight (q rows, then k, then v) in a buffer whose rows are `stride` floats apart.
+// The fused [9, 4] weight (q rows, then k, then v) in a buffer whose rows are `stride` floats
+// apart.
 std::vector<float> fused_out_in(const std::vector<Matrix>& w, int stride) {
   std::vector<float> buf(size_t(9 * stride), 99.0f);  // the padding must never be read
   for (int part = 0; part < 3; ++part) {
@@ -74,14 +79,17 @@ TEST_CASE("weight matrix: an owned nn.Linear weight gives the hand-worked produc
   const auto w = hand_qkv();
   const auto y = hand_products();
   for (int part = 0; part < 3; ++part) {
-    const Linear owned{w[size_t(part)], k_bias[part]};  // implicit from a Matrix, as nn.Linear(w, b)
+    const Linear owned{w[size_t(part)],
+                       k_bias[part]};  // implicit from a Matrix, as nn.Linear(w, b)
     CHECK(owned.weight.out_features() == 3);
     CHECK(owned.weight.in_features() == 4);
     CHECK(linear(hand_x(), owned) == y[size_t(part)]);
   }
 }
 
-TEST_CASE("weight matrix: views of a fused q/k/v, [out, in] and Conv1D [in, out], strided, split without copying") {
+TEST_CASE(
+    "weight matrix: views of a fused q/k/v, [out, in] and Conv1D [in, out], strided, split without "
+    "copying") {
   const auto w = hand_qkv();
   const auto y = hand_products();
   for (const int pad : {0, 3}) {  // rows exactly as wide as the matrix, or further apart
@@ -107,8 +115,10 @@ TEST_CASE("weight matrix: views of a fused q/k/v, [out, in] and Conv1D [in, out]
   }
 }
 
-TEST_CASE("weight matrix: products large enough for BLAS read strided views of either orientation") {
-  // 70 outputs of 3 fused parts, 65 inputs, 33 positions: odd sizes, past Eigen's small-product path.
+TEST_CASE(
+    "weight matrix: products large enough for BLAS read strided views of either orientation") {
+  // 70 outputs of 3 fused parts, 65 inputs, 33 positions: odd sizes, past Eigen's small-product
+  // path.
   const Eigen::Index out = 70, in = 65, n = 33, stride_pad = 5;
   Random rng(11);
   Matrix w(3 * out, in), x(n, in);
@@ -118,8 +128,10 @@ TEST_CASE("weight matrix: products large enough for BLAS read strided views of e
   by_rows.leftCols(in) = w;
   Matrix by_cols = Matrix::Constant(in, 3 * out + stride_pad, 99.0f);
   by_cols.leftCols(3 * out) = w.transpose();
-  const WeightMatrix fused_rows(by_rows.data(), 3 * out, in, in + stride_pad, WeightLayout::out_in, nullptr);
-  const WeightMatrix fused_cols(by_cols.data(), in, 3 * out, 3 * out + stride_pad, WeightLayout::in_out, nullptr);
+  const WeightMatrix fused_rows(by_rows.data(), 3 * out, in, in + stride_pad, WeightLayout::out_in,
+                                nullptr);
+  const WeightMatrix fused_cols(by_cols.data(), in, 3 * out, 3 * out + stride_pad,
+                                WeightLayout::in_out, nullptr);
   for (int part = 0; part < 3; ++part) {
     CAPTURE(part);
     // The reference: a double-precision triple loop over nn.Linear's weight.
@@ -133,23 +145,29 @@ TEST_CASE("weight matrix: products large enough for BLAS read strided views of e
     }
     const Matrix owned = linear(x, Linear{w.middleRows(part * out, out), {}});
     test::check_close(owned, expected, 1e-4f, "owned");
-    CHECK(linear(x, Linear{fused_rows.out_rows(part * out, out), {}}) == owned);  // the same sgemm, another lda
-    test::check_close(linear(x, Linear{fused_cols.out_rows(part * out, out), {}}), expected, 1e-4f, "Conv1D view");
+    CHECK(linear(x, Linear{fused_rows.out_rows(part * out, out), {}}) ==
+          owned);  // the same sgemm, another lda
+    test::check_close(linear(x, Linear{fused_cols.out_rows(part * out, out), {}}), expected, 1e-4f,
+                      "Conv1D view");
   }
 }
 
-TEST_CASE("weight matrix: a converted layer's buffer is reused by the next layer's tensor of that size") {
-  const size_t n = 4093;  // prime: no other test's weight has this many elements, the pool is shared
+TEST_CASE(
+    "weight matrix: a converted layer's buffer is reused by the next layer's tensor of that size") {
+  const size_t n =
+      4093;  // prime: no other test's weight has this many elements, the pool is shared
   float* given_back[2] = {};
   {
-    const std::shared_ptr<float> a = detail::weight_buffer(n, true), b = detail::weight_buffer(n, true);
+    const std::shared_ptr<float> a = detail::weight_buffer(n, true),
+                                 b = detail::weight_buffer(n, true);
     CHECK(a.get() != b.get());  // a is still held: b is another buffer
     given_back[0] = a.get();
     given_back[1] = b.get();
   }
   const std::shared_ptr<float> again = detail::weight_buffer(n, true);
   CHECK((again.get() == given_back[0] || again.get() == given_back[1]));
-  const std::shared_ptr<float> other = detail::weight_buffer(n + 6, true);  // no free buffer of this size
+  const std::shared_ptr<float> other =
+      detail::weight_buffer(n + 6, true);  // no free buffer of this size
   CHECK(other.get() != given_back[0]);
   CHECK(other.get() != given_back[1]);
   other.get()[n + 5] = 1.0f;  // every float is there (ASan would catch a short buffer)

@@ -1,4 +1,5 @@
-// Where make_fixtures.py's PyTorch fixtures are, and the layout file that runs their Llama-shaped ones.
+// Where make_fixtures.py's PyTorch fixtures are, and the layout file that runs their Llama-shaped
+// ones.
 #pragma once
 
 #include <filesystem>
@@ -7,7 +8,8 @@
 
 namespace attnviz::test {
 
-inline const std::filesystem::path k_torch = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/torch";
+inline const std::filesystem::path k_torch =
+    std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/torch";
 
 inline ConfigOverrides llama_layout() {
   ConfigOverrides o;

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/render/canvas.hpp"
 #include "attnviz/render/png.hpp"
-#include "attnviz/core/unicode.hpp"
 
 using namespace attnviz;
 

@@ -19,7 +19,8 @@ FlowNetwork layer_graph(const std::vector<Matrix>& layers) {
   for (int k = 1; k <= depth; ++k) {
     const Matrix& a = layers[static_cast<size_t>(k - 1)];
     for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) g.add_edge(k * n + i, (k - 1) * n + j, static_cast<double>(a(i, j)));
+      for (int j = 0; j < n; ++j)
+        g.add_edge(k * n + i, (k - 1) * n + j, static_cast<double>(a(i, j)));
     }
   }
   return g;
@@ -42,17 +43,21 @@ void flow_rows(const std::vector<Matrix>& layers, Matrix& out, int first_row, in
 
 }  // namespace
 
-int64_t attention_flow_cost(int64_t tokens, int64_t layers) { return tokens * tokens * layers * tokens * tokens; }
+int64_t attention_flow_cost(int64_t tokens, int64_t layers) {
+  return tokens * tokens * layers * tokens * tokens;
+}
 
 Matrix attention_flow(const std::vector<Matrix>& layers, int threads) {
   if (layers.empty()) throw Error("attention flow: no layer to follow");
   const Eigen::Index n = layers.front().rows();
   for (const Matrix& a : layers) {
-    if (a.rows() != n || a.cols() != n) throw Error("attention flow: every layer must be one N × N matrix");
+    if (a.rows() != n || a.cols() != n)
+      throw Error("attention flow: every layer must be one N × N matrix");
   }
   Matrix out(n, n);
   const int team = std::max(1, std::min<int>(threads, static_cast<int>(n)));
-  // Rows dealt round-robin: under a causal mask later rows reach more keys, so blocks would be uneven.
+  // Rows dealt round-robin: under a causal mask later rows reach more keys, so blocks would be
+  // uneven.
   std::vector<std::exception_ptr> failed(static_cast<size_t>(team));
   std::vector<std::thread> members;
   for (int t = 1; t < team; ++t) {

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attnviz/core/row_list.hpp"
 #include "attnviz/core/plural.hpp"
+#include "attnviz/core/row_list.hpp"
 
 namespace attnviz {
 

@@ -18,8 +18,10 @@ PatternSpec builtin_pattern(const std::string& name) {
   if (name == "duplicate-token") return {DetectionPattern::duplicate_token, name, nullptr};
   if (name == "induction") return {DetectionPattern::induction, name, nullptr};
   if (name == "sink") return {DetectionPattern::sink, name, nullptr};
-  throw usage_error(fmt::format(
-      "unknown pattern '{}' (known: previous-token, duplicate-token, induction, sink, or a 0/1 matrix file)", name));
+  throw usage_error(
+      fmt::format("unknown pattern '{}' (known: previous-token, duplicate-token, induction, sink, "
+                  "or a 0/1 matrix file)",
+                  name));
 }
 
 bool needs_tokens(DetectionPattern kind) {
@@ -52,19 +54,21 @@ HeadDetector::HeadDetector(DetectionOptions options)
       source_links_(earlier_copies(options_.source_tokens)) {}
 
 void HeadDetector::begin_map(const MapInfo& info) {
-  active_ = info.id.site == Site::self && info.n_query == info.n_key && options_.selection.matches(info.id);
+  active_ = info.id.site == Site::self && info.n_query == info.n_key &&
+            options_.selection.matches(info.id);
   if (!active_) return;
   const bool over_source = info.id.stack == "encoder";  // an encoder-decoder's encoder
   previous_same_ = over_source ? &source_links_ : &target_links_;
   for (const auto& p : options_.patterns) {
     if (needs_tokens(p.kind) && static_cast<size_t>(info.n_query) != previous_same_->size()) {
-      throw Error(fmt::format("heads: {} has {} tokens, but the {} pattern was made for {} {} tokens",
-                              info.id.title(), info.n_query, p.name, previous_same_->size(),
-                              over_source ? "source" : "target"));
+      throw Error(fmt::format(
+          "heads: {} has {} tokens, but the {} pattern was made for {} {} tokens", info.id.title(),
+          info.n_query, p.name, previous_same_->size(), over_source ? "source" : "target"));
     }
     if (p.matrix && (p.matrix->rows() != info.n_query || p.matrix->cols() != info.n_key)) {
-      throw Error(fmt::format("heads: {} is [{}, {}], but the pattern {} is [{}, {}]", info.id.title(), info.n_query,
-                              info.n_key, p.name, p.matrix->rows(), p.matrix->cols()));
+      throw Error(fmt::format("heads: {} is [{}, {}], but the pattern {} is [{}, {}]",
+                              info.id.title(), info.n_query, info.n_key, p.name, p.matrix->rows(),
+                              p.matrix->cols()));
     }
   }
   attention_sum_ = 0.0;
@@ -86,12 +90,14 @@ void HeadDetector::pattern_keys(DetectionPattern kind, int i, std::vector<int>& 
       keys.push_back(0);
       break;
     case DetectionPattern::duplicate_token:
-      for (int j = (*previous_same_)[static_cast<size_t>(i)]; j >= 0; j = (*previous_same_)[static_cast<size_t>(j)]) {
+      for (int j = (*previous_same_)[static_cast<size_t>(i)]; j >= 0;
+           j = (*previous_same_)[static_cast<size_t>(j)]) {
         keys.push_back(j);
       }
       break;
     case DetectionPattern::induction:  // the token after each earlier copy of token i
-      for (int j = (*previous_same_)[static_cast<size_t>(i)]; j >= 0; j = (*previous_same_)[static_cast<size_t>(j)]) {
+      for (int j = (*previous_same_)[static_cast<size_t>(i)]; j >= 0;
+           j = (*previous_same_)[static_cast<size_t>(j)]) {
         keys.push_back(j + 1);
       }
       break;
@@ -113,17 +119,21 @@ void HeadDetector::on_block(const AttentionBlock& block) {
     // Σ A over the row's keys but the excluded ones, summed around them (not subtracted after: a
     // head with all its weight on an excluded key must leave 0, not a rounding error).
     const auto sum = [&](int b, int e) {
-      return e > b ? static_cast<double>(Eigen::Map<const Eigen::VectorXf>(a + b, e - b).sum()) : 0.0;
+      return e > b ? static_cast<double>(Eigen::Map<const Eigen::VectorXf>(a + b, e - b).sum())
+                   : 0.0;
     };
     const int from = options_.exclude_bos ? std::max(lo, 1) : lo;
-    attention_sum_ += options_.exclude_current && i >= from && i < hi ? sum(from, i) + sum(i + 1, hi) : sum(from, hi);
+    attention_sum_ += options_.exclude_current && i >= from && i < hi
+                          ? sum(from, i) + sum(i + 1, hi)
+                          : sum(from, hi);
     for (size_t p = 0; p < options_.patterns.size(); ++p) {
       const PatternSpec& spec = options_.patterns[p];
       const auto add = [&](int j) {
         if (excluded(i, j)) return;
         const double w = weight(j);
         on_pattern_[p] += w;
-        abs_correction_[p] += std::fabs(w - 1.0) - w;  // |A − 1| in place of the A counted in the sum
+        abs_correction_[p] +=
+            std::fabs(w - 1.0) - w;  // |A − 1| in place of the A counted in the sum
       };
       if (spec.kind == DetectionPattern::user) {
         const uint8_t* cells = spec.matrix->row(i).data();
@@ -150,7 +160,8 @@ void HeadDetector::end_map(const MapInfo& info) {
       // 0 / 0 (a head whose every weight is excluded or masked) is NaN, as in TransformerLens.
       h.scores.push_back(on_pattern_[p] / attention_sum_);
     } else {
-      h.scores.push_back(1.0 - (attention_sum_ + abs_correction_[p]) / static_cast<double>(info.n_query));
+      h.scores.push_back(1.0 -
+                         (attention_sum_ + abs_correction_[p]) / static_cast<double>(info.n_query));
     }
   }
   heads_.push_back(std::move(h));
@@ -161,20 +172,23 @@ void ScoreAggregate::add(const std::vector<HeadScores>& item) {
     for (const auto& h : item) {
       const size_t p = h.scores.size();
       const double nan = std::numeric_limits<double>::quiet_NaN();
-      heads_.push_back(Running{h, std::vector<double>(p, 0.0), std::vector<double>(p, 0.0), std::vector<double>(p, nan),
-                               std::vector<double>(p, nan), std::vector<int64_t>(p, 0), 0.0});
+      heads_.push_back(Running{h, std::vector<double>(p, 0.0), std::vector<double>(p, 0.0),
+                               std::vector<double>(p, nan), std::vector<double>(p, nan),
+                               std::vector<int64_t>(p, 0), 0.0});
     }
   }
   if (item.size() != heads_.size()) {
-    throw Error(fmt::format("batch: input {} scored {} heads, the first input {}", items_, item.size(), heads_.size()));
+    throw Error(fmt::format("batch: input {} scored {} heads, the first input {}", items_,
+                            item.size(), heads_.size()));
   }
   ++items_;
   for (size_t k = 0; k < item.size(); ++k) {
     Running& r = heads_[k];
     const HeadScores& h = item[k];
-    if (h.id.map_name() != r.head.id.map_name() || h.id.head != r.head.id.head || h.scores.size() != r.mean.size()) {
-      throw Error(fmt::format("batch: input {} scored {} where the first input scored {}", items_ - 1,
-                              h.id.title(), r.head.id.title()));
+    if (h.id.map_name() != r.head.id.map_name() || h.id.head != r.head.id.head ||
+        h.scores.size() != r.mean.size()) {
+      throw Error(fmt::format("batch: input {} scored {} where the first input scored {}",
+                              items_ - 1, h.id.title(), r.head.id.title()));
     }
     r.attention_left += (h.attention_left - r.attention_left) / static_cast<double>(items_);
     for (size_t p = 0; p < h.scores.size(); ++p) {
@@ -204,7 +218,8 @@ std::vector<HeadScores> ScoreAggregate::summary() const {
     h.attention_left = r.attention_left;
     h.stddev.clear();
     for (size_t p = 0; p < r.m2.size(); ++p) {
-      h.stddev.push_back(r.count[p] > 0 ? std::sqrt(r.m2[p] / static_cast<double>(r.count[p])) : nan);
+      h.stddev.push_back(r.count[p] > 0 ? std::sqrt(r.m2[p] / static_cast<double>(r.count[p]))
+                                        : nan);
       if (r.count[p] == 0) h.scores[p] = nan;  // no input had this figure
     }
     h.min = r.min;

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <utility>
 #include <tuple>
+#include <utility>
 
 namespace attnviz {
 

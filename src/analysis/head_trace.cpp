@@ -13,14 +13,17 @@ bool HeadTracer::is_my_layer(const HeadId& id) const {
   return id.stack == id_.stack && id.layer == id_.layer && id.site == id_.site;
 }
 
-bool HeadTracer::is_mine(const HeadId& id) const { return is_my_layer(id) && id.head == id_.head; }
+bool HeadTracer::is_mine(const HeadId& id) const {
+  return is_my_layer(id) && id.head == id_.head;
+}
 
 void HeadTracer::begin_map(const MapInfo& info) {
   active_ = is_mine(info.id);
   if (!active_) return;
   if (info.n_query > max_tokens_ || info.n_key > max_tokens_) {
-    throw usage_error(fmt::format("explain keeps the head's whole {}×{} map; it takes at most {} tokens", info.n_query,
-                                  info.n_key, max_tokens_));
+    throw usage_error(
+        fmt::format("explain keeps the head's whole {}×{} map; it takes at most {} tokens",
+                    info.n_query, info.n_key, max_tokens_));
   }
   trace_.info = info;
   trace_.scores.resize(info.n_query, info.n_key);
@@ -48,8 +51,8 @@ void HeadTracer::head_output(const MapInfo& info, ConstMatrixRef o) {
   if (is_mine(info.id)) trace_.output = o;
 }
 
-void HeadTracer::attention_output(const MapInfo& info, ConstMatrixRef x_q, ConstMatrixRef x_kv, ConstMatrixRef merged,
-                                  ConstMatrixRef out) {
+void HeadTracer::attention_output(const MapInfo& info, ConstMatrixRef x_q, ConstMatrixRef x_kv,
+                                  ConstMatrixRef merged, ConstMatrixRef out) {
   if (!is_my_layer(info.id) || trace_.q.size() == 0 || complete_) return;
   trace_.x_q = x_q;
   trace_.x_kv = x_kv;
@@ -58,15 +61,18 @@ void HeadTracer::attention_output(const MapInfo& info, ConstMatrixRef x_q, Const
   complete_ = true;
 }
 
-void HeadTracer::sublayer(const SublayerStep& step, ConstMatrixRef, ConstMatrixRef, ConstMatrixRef, ConstMatrixRef) {
-  const bool mine = step.stack == id_.stack && step.layer == id_.layer &&
-                    std::string(step.kind) == (id_.site == Site::cross ? "cross-attention" : "attention");
+void HeadTracer::sublayer(const SublayerStep& step, ConstMatrixRef, ConstMatrixRef, ConstMatrixRef,
+                          ConstMatrixRef) {
+  const bool mine =
+      step.stack == id_.stack && step.layer == id_.layer &&
+      std::string(step.kind) == (id_.site == Site::cross ? "cross-attention" : "attention");
   if (mine && complete_) trace_.placement = step.placement;
 }
 
 const HeadTrace& HeadTracer::trace() const {
   if (!complete_) {
-    throw Error(fmt::format("explain: the model never computed {} (internal: the selection was checked)", id_.title()));
+    throw Error(fmt::format(
+        "explain: the model never computed {} (internal: the selection was checked)", id_.title()));
   }
   return trace_;
 }

@@ -9,7 +9,9 @@ namespace attnviz {
 
 namespace {
 // Σ x ln x over a row (0 ln 0 = 0), the negative entropy.
-double plogp(double p) { return p > 0 ? p * std::log(p) : 0.0; }
+double plogp(double p) {
+  return p > 0 ? p * std::log(p) : 0.0;
+}
 }  // namespace
 
 HeadDiff diff_head(const float* a, const float* b, int64_t n_query, int64_t n_key) {

@@ -1,4 +1,5 @@
-// Dinic's maximum flow: augment along shortest residual paths, one blocking flow per BFS level graph.
+// Dinic's maximum flow: augment along shortest residual paths, one blocking flow per BFS level
+// graph.
 #include "attnviz/analysis/max_flow.hpp"
 
 #include <algorithm>
@@ -15,7 +16,8 @@ FlowNetwork::FlowNetwork(int nodes) : first_(static_cast<size_t>(nodes), -1) {}
 void FlowNetwork::add_edge(int from, int to, double capacity) {
   if (!(capacity > 0)) return;
   const int n = nodes();
-  if (from < 0 || from >= n || to < 0 || to >= n) throw Error("flow network: an edge names a node that does not exist");
+  if (from < 0 || from >= n || to < 0 || to >= n)
+    throw Error("flow network: an edge names a node that does not exist");
   edges_.push_back(Edge{to, first_[from], capacity});
   first_[from] = static_cast<int>(edges_.size()) - 1;
   edges_.push_back(Edge{from, first_[to], 0.0});  // the reverse edge, for flow pushed back
@@ -60,7 +62,8 @@ double FlowNetwork::push(int node, int sink, double limit) {
 
 double FlowNetwork::max_flow(int source, int sink) {
   const int n = nodes();
-  if (source < 0 || source >= n || sink < 0 || sink >= n) throw Error("flow network: source or sink is not a node");
+  if (source < 0 || source >= n || sink < 0 || sink >= n)
+    throw Error("flow network: source or sink is not a node");
   if (source == sink) throw Error("flow network: source and sink are the same node");
   residual_.resize(edges_.size());
   for (size_t e = 0; e < edges_.size(); ++e) residual_[e] = edges_[e].capacity;

@@ -17,7 +17,8 @@ void NonFiniteMonitor::on_block(const AttentionBlock& block) {
   const bool causal = block.info->mask->causal;
   const auto n_key = block.probs.cols();
   for (Eigen::Index r = 0; r < block.probs.rows(); ++r) {
-    const Eigen::Index live = causal ? std::min<Eigen::Index>(n_key, block.row_begin + r + 1) : n_key;
+    const Eigen::Index live =
+        causal ? std::min<Eigen::Index>(n_key, block.row_begin + r + 1) : n_key;
     const auto row = block.probs.row(r).head(live);
     if (all_finite(row.data(), static_cast<size_t>(live))) continue;
     current_.rows.push_back(block.row_begin + static_cast<int>(r));
@@ -34,9 +35,10 @@ std::string NonFiniteMonitor::warnings() const {
   std::string out;
   for (const Finding& f : findings_) {
     // Weights only (check also counts scores): the cells the maps draw.
-    out += "attnviz: warning: " + f.message() +
-           " of weights (the model computed them: check its weights and inputs; maps draw them '!' / "
-           "magenta)\n";
+    out +=
+        "attnviz: warning: " + f.message() +
+        " of weights (the model computed them: check its weights and inputs; maps draw them '!' / "
+        "magenta)\n";
   }
   return out;
 }

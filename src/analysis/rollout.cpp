@@ -17,7 +17,8 @@ HeadCombine parse_head_combine(const std::string& name) {
   throw usage_error(fmt::format("unknown head combination '{}' (known: mean, max)", name));
 }
 
-RolloutCollector::RolloutCollector(RolloutOptions options, std::function<void(const RolloutMap&)> on_layer)
+RolloutCollector::RolloutCollector(RolloutOptions options,
+                                   std::function<void(const RolloutMap&)> on_layer)
     : options_(std::move(options)), on_layer_(std::move(on_layer)) {}
 
 RolloutCollector::Stack& RolloutCollector::stack_of(const MapInfo& info) {
@@ -33,15 +34,17 @@ void RolloutCollector::begin_map(const MapInfo& info) {
   if (info.id.site != Site::self || info.n_query != info.n_key) return;
   if (options_.head && *options_.head != info.id.head) return;
   if (info.n_query > options_.max_tokens) {
-    throw usage_error(fmt::format("rollout holds three {0} × {0} matrices ({1} MB); it takes at most {2} tokens",
-                                  info.n_query, 3 * int64_t(info.n_query) * info.n_query * 4 / 1000000,
-                                  options_.max_tokens));
+    throw usage_error(fmt::format(
+        "rollout holds three {0} × {0} matrices ({1} MB); it takes at most {2} tokens",
+        info.n_query, 3 * int64_t(info.n_query) * info.n_query * 4 / 1000000, options_.max_tokens));
   }
   if (options_.flow && info.n_query > options_.max_flow_tokens) {
-    throw usage_error(fmt::format(
-        "attention flow runs one maximum flow per token pair, about L·N⁴ steps ({} tokens: {:.1e} per layer "
-        "followed); it takes at most {} tokens (rollout has no such limit)",
-        info.n_query, static_cast<double>(attention_flow_cost(info.n_query, 1)), options_.max_flow_tokens));
+    throw usage_error(
+        fmt::format("attention flow runs one maximum flow per token pair, about L·N⁴ steps ({} "
+                    "tokens: {:.1e} per layer "
+                    "followed); it takes at most {} tokens (rollout has no such limit)",
+                    info.n_query, static_cast<double>(attention_flow_cost(info.n_query, 1)),
+                    options_.max_flow_tokens));
   }
   Stack& s = stack_of(info);
   if (s.layer != info.id.layer) {  // the first head of a layer
@@ -57,7 +60,9 @@ void RolloutCollector::on_block(const AttentionBlock& block) {
   auto rows = current_->combined.middleRows(block.row_begin, block.row_end - block.row_begin);
   if (options_.combine == HeadCombine::max && !options_.head) {
     // max that keeps a NaN (a head's NaN weight is not hidden by another head's number)
-    rows = rows.binaryExpr(block.probs, [](float m, float v) { return (v > m || std::isnan(v)) && !std::isnan(m) ? v : m; });
+    rows = rows.binaryExpr(block.probs, [](float m, float v) {
+      return (v > m || std::isnan(v)) && !std::isnan(m) ? v : m;
+    });
   } else {
     rows += block.probs;
   }
@@ -74,7 +79,8 @@ void RolloutCollector::end_map(const MapInfo& info) {
 
 void RolloutCollector::close_layer(Stack& s, const MapInfo& info) {
   Matrix& a = s.combined;
-  if (options_.combine == HeadCombine::mean && !options_.head) a /= static_cast<float>(info.n_heads);
+  if (options_.combine == HeadCombine::mean && !options_.head)
+    a /= static_cast<float>(info.n_heads);
   // Â = (1 − α)·A + α·I, each row renormalised to sum 1 (a fully masked row, all zero in A, becomes
   // the identity's row: the token keeps itself).
   const float alpha = options_.residual;
@@ -92,9 +98,10 @@ void RolloutCollector::close_layer(Stack& s, const MapInfo& info) {
     const IndexSet& shown = options_.flow_layer;
     if (shown && s.layer > shown.indices().back()) return;  // past the last layer shown: not needed
     if (!a.allFinite()) {
-      throw Error(fmt::format("attention flow: layer {} of {} holds NaN or infinite attention weights, which have no "
-                              "flow (rollout carries them through its products instead)",
-                              s.layer, s.name.empty() ? std::string("the model") : s.name));
+      throw Error(fmt::format(
+          "attention flow: layer {} of {} holds NaN or infinite attention weights, which have no "
+          "flow (rollout carries them through its products instead)",
+          s.layer, s.name.empty() ? std::string("the model") : s.name));
     }
     s.layers.push_back(std::move(a));
     a = Matrix();

@@ -1,5 +1,7 @@
 // The row sums of row_kernel.hpp: compiled once per x86 target by Highway, the best one chosen at
 // run time. Tails run the same code one lane at a time, so a sum never depends on the row's length.
+// Highway's per-target re-inclusion needs this order of includes.
+// clang-format off
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/analysis/row_kernel.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -10,6 +12,7 @@
 #include <limits>
 
 #include "attnviz/analysis/row_kernel.hpp"
+// clang-format on
 
 HWY_BEFORE_NAMESPACE();
 namespace attnviz::HWY_NAMESPACE {

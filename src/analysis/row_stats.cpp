@@ -17,8 +17,8 @@ void finish_figures(RowFigures& r, double saturation) {
   r.entropy = std::max(0.0, r.entropy);  // −0 and rounding below 0 for one-hot rows
   r.entropy_normalized = r.n_allowed >= 2 ? r.entropy / std::log(double(r.n_allowed)) : k_nan;
   r.effective_keys = std::exp(r.entropy);
-  // A row with one allowed key (row 0 of a causal map) is one-hot by construction: its weight 1.0 is
-  // no evidence of a sharp softmax, so only rows that had a choice can be saturated.
+  // A row with one allowed key (row 0 of a causal map) is one-hot by construction: its weight 1.0
+  // is no evidence of a sharp softmax, so only rows that had a choice can be saturated.
   r.saturated = r.n_allowed >= 2 && r.max_weight >= saturation;
 }
 
@@ -32,7 +32,8 @@ void set_key_weights(RowFigures& r, const KeyWeights& keys) {
 // the max and R_k the rest: a²(1 − a)² + (R2 − 2 R3) + 2 a² R2 + R2². Every term is ≥ 0 (a rest key
 // weighs ≤ 1/2), so a near one-hot row keeps its digits where 1 − 2 + 1 would cancel them.
 double jacobian_from_rest(double a, double one_minus_a, double r2, double r3) {
-  const double j2 = a * a * one_minus_a * one_minus_a + (r2 - 2.0 * r3) + 2.0 * a * a * r2 + r2 * r2;
+  const double j2 =
+      a * a * one_minus_a * one_minus_a + (r2 - 2.0 * r3) + 2.0 * a * a * r2 + r2 * r2;
   return std::sqrt(std::max(0.0, j2));
 }
 }  // namespace
@@ -156,9 +157,10 @@ RowFigures figures_of_probs(const RowSums& sums, const KeyWeights& keys, double 
   r.entropy = -std::log(double(sums.p_top)) * sums.p_sum - sums.p_gap;  // row_kernel.hpp
   r.top_gap = sums.n >= 2 ? double(sums.top1) - double(sums.top2) : k_nan;
   // The keys tied at the max but the one left out go back into the rest sums.
-  const double a = sums.max_weight, ties = static_cast<double>(std::max<int64_t>(sums.n_at_max - 1, 0));
-  r.jacobian_norm = jacobian_from_rest(a, 1.0 - a, sums.rest_p2 + ties * a * a,
-                                       sums.rest_p3 + ties * a * a * a);
+  const double a = sums.max_weight,
+               ties = static_cast<double>(std::max<int64_t>(sums.n_at_max - 1, 0));
+  r.jacobian_norm =
+      jacobian_from_rest(a, 1.0 - a, sums.rest_p2 + ties * a * a, sums.rest_p3 + ties * a * a * a);
   set_key_weights(r, keys);
   finish_figures(r, saturation);
   return r;
@@ -174,9 +176,9 @@ RowFigures figures_of_counterfactual(const RowSums& sums, double c, const KeyWei
   r.max_weight = 1.0 / z;
   r.entropy = std::log(z) - sums.e_d / z;
   r.top_gap = sums.n >= 2 ? (double(sums.top1) - double(sums.top2)) * c : k_nan;
-  r.jacobian_norm = jacobian_from_rest(1.0 / z, (ties + sums.rest_e) / z,
-                                       (ties + sums.rest_e2) / (z * z),
-                                       (ties + sums.rest_e3) / (z * z * z));
+  r.jacobian_norm =
+      jacobian_from_rest(1.0 / z, (ties + sums.rest_e) / z, (ties + sums.rest_e2) / (z * z),
+                         (ties + sums.rest_e3) / (z * z * z));
   set_key_weights(r, keys);
   finish_figures(r, saturation);
   return r;
@@ -218,7 +220,8 @@ void RowSummary::merge(const RowSummary& other) {
 }
 
 double RowSummary::saturated_share() const {
-  return choice_rows == 0 ? k_nan : static_cast<double>(saturated_rows) / static_cast<double>(choice_rows);
+  return choice_rows == 0 ? k_nan
+                          : static_cast<double>(saturated_rows) / static_cast<double>(choice_rows);
 }
 
 }  // namespace attnviz

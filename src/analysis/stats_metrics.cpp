@@ -50,7 +50,9 @@ constexpr StatsMetric k_metrics[] = {
 
 }  // namespace
 
-std::span<const StatsMetric> all_stats_metrics() { return k_metrics; }
+std::span<const StatsMetric> all_stats_metrics() {
+  return k_metrics;
+}
 
 const StatsMetric& find_stats_metric(const std::string& name, const std::string& flag) {
   std::string known;
@@ -61,8 +63,7 @@ const StatsMetric& find_stats_metric(const std::string& name, const std::string&
   throw usage_error(fmt::format("{} '{}': unknown statistic (known: {})", flag, name, known));
 }
 
-std::vector<HeadStats> order_heads(const std::vector<HeadStats>& heads,
-                                   const HeadOrder& order) {
+std::vector<HeadStats> order_heads(const std::vector<HeadStats>& heads, const HeadOrder& order) {
   std::vector<HeadStats> out;
   for (const auto& h : heads) {
     if (!order.role || h.role() == *order.role) out.push_back(h);

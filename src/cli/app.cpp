@@ -1,4 +1,5 @@
-// The top of the command line: subcommands, and the one place errors become messages and exit codes.
+// The top of the command line: subcommands, and the one place errors become messages and exit
+// codes.
 #include "attnviz/cli/app.hpp"
 
 #include <fmt/format.h>
@@ -9,8 +10,8 @@
 #include "attnviz/cli/notes.hpp"
 #include "attnviz/cli/parse_errors.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/signal_cleanup.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/signal_cleanup.hpp"
 
 namespace attnviz {
 
@@ -32,7 +33,8 @@ int run_cli(int argc, char** argv) {
   add_residual_command(app);
   add_merge_command(app);
   add_tokenize_command(app);
-  for (CLI::App* cmd : app.get_subcommands({})) add_quiet_flag(*cmd);  // every command may print notes
+  for (CLI::App* cmd : app.get_subcommands({}))
+    add_quiet_flag(*cmd);  // every command may print notes
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

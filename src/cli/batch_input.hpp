@@ -5,11 +5,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <ostream>
-#include <vector>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "attnviz/cli/inputs.hpp"
 #include "attnviz/cli/prepare.hpp"
@@ -19,8 +19,9 @@ namespace attnviz::detail {
 
 // f(index, line, text) for each non-blank line (blank lines are skipped and are no input); the
 // number of inputs. An unreadable file is an Error naming it.
-int64_t for_each_batch_line(const std::string& file,
-                            const std::function<void(int64_t index, int64_t line, const std::string& text)>& f);
+int64_t for_each_batch_line(
+    const std::string& file,
+    const std::function<void(int64_t index, int64_t line, const std::string& text)>& f);
 
 // The input of one line: exactly one of "text" (a non-empty string) or "ids" (whole numbers ≥ 0),
 // and optionally "id" (anything, echoed back); any other field is a usage Error.
@@ -50,7 +51,8 @@ struct BatchNotes {
   int64_t count = 0;
   std::string first;
   void add(int64_t line, const std::vector<std::string>& notes);
-  void report(std::ostream& out, const char* kind, int64_t inputs) const;  // kind: "note" or "warning"
+  void report(std::ostream& out, const char* kind,
+              int64_t inputs) const;  // kind: "note" or "warning"
 };
 
 // Everything besides an --items header's own fields that decides a batch's numbers, as one line:

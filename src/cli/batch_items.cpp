@@ -1,7 +1,6 @@
-// --items files of heads and stats batches: JSON lines written as inputs finish, read back by merge.
+// --items files of heads and stats batches: JSON lines written as inputs finish, read back by
+// merge.
 #include "batch_items.hpp"
-
-#include "batch_input.hpp"
 
 #include <fmt/format.h>
 
@@ -11,12 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
+#include "batch_input.hpp"
 
 namespace attnviz::detail {
 
 namespace {
 // "attnviz heads items 1", "attnviz stats items 1"
-std::string format_of(const std::string& command) { return "attnviz " + command + " items 1"; }
+std::string format_of(const std::string& command) {
+  return "attnviz " + command + " items 1";
+}
 
 // Scores as JSON numbers, exactly (%.17g round-trips a double); NaN / ±inf as strings.
 nlohmann::json score_json(double v) {
@@ -26,9 +28,11 @@ nlohmann::json score_json(double v) {
 }
 // A whole number in [0, max], or the line is refused (nlohmann's get<int> of 1e300 is undefined).
 int64_t whole(const nlohmann::json& j, int64_t max, const char* field) {
-  if (!j.is_number_integer() || (j.is_number_unsigned() ? j.get<uint64_t>() > static_cast<uint64_t>(max)
-                                                         : j.get<int64_t>() < 0 || j.get<int64_t>() > max)) {
-    throw std::runtime_error(fmt::format("\"{}\" is {}, not a whole number from 0 to {}", field, j.dump(), max));
+  if (!j.is_number_integer() ||
+      (j.is_number_unsigned() ? j.get<uint64_t>() > static_cast<uint64_t>(max)
+                              : j.get<int64_t>() < 0 || j.get<int64_t>() > max)) {
+    throw std::runtime_error(
+        fmt::format("\"{}\" is {}, not a whole number from 0 to {}", field, j.dump(), max));
   }
   return j.get<int64_t>();
 }
@@ -57,7 +61,8 @@ std::string header_line(const ItemsHeader& h) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
 }
 
-std::string item_line(int64_t index, const std::string& id_json, const std::vector<HeadScores>& heads) {
+std::string item_line(int64_t index, const std::string& id_json,
+                      const std::vector<HeadScores>& heads) {
   nlohmann::ordered_json j;
   j["item"] = index;
   j["id"] = nlohmann::json::parse(id_json);
@@ -65,15 +70,21 @@ std::string item_line(int64_t index, const std::string& id_json, const std::vect
   for (const auto& h : heads) {
     nlohmann::json scores = nlohmann::json::array();
     for (const double s : h.scores) scores.push_back(score_json(s));
-    hs.push_back({{"stack", h.id.stack}, {"layer", h.id.layer}, {"site", site_name(h.id.site)}, {"head", h.id.head},
-                  {"tokens", h.n}, {"left", score_json(h.attention_left)}, {"scores", scores}});
+    hs.push_back({{"stack", h.id.stack},
+                  {"layer", h.id.layer},
+                  {"site", site_name(h.id.site)},
+                  {"head", h.id.head},
+                  {"tokens", h.n},
+                  {"left", score_json(h.attention_left)},
+                  {"scores", scores}});
   }
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
 }
 
 ItemsHeader read_header(std::istream& in, const std::string& file) {
   std::string text;
-  if (!std::getline(in, text)) throw Error(fmt::format("{}: empty; an --items file starts with its header line", file));
+  if (!std::getline(in, text))
+    throw Error(fmt::format("{}: empty; an --items file starts with its header line", file));
   try {
     const auto j = nlohmann::json::parse(text);
     ItemsHeader h;
@@ -81,8 +92,8 @@ ItemsHeader read_header(std::istream& in, const std::string& file) {
       if (j.at("format") == format_of(command)) h.command = command;
     }
     if (j.at("format") != format_of(h.command)) {
-      throw Error(fmt::format("{} line 1: format {}, expected \"{}\" or \"{}\"", file, j.at("format").dump(),
-                              format_of("heads"), format_of("stats")));
+      throw Error(fmt::format("{} line 1: format {}, expected \"{}\" or \"{}\"", file,
+                              j.at("format").dump(), format_of("heads"), format_of("stats")));
     }
     h.model = j.at("model").get<std::string>();
     h.batch = j.at("batch").get<std::string>();
@@ -93,7 +104,8 @@ ItemsHeader read_header(std::istream& in, const std::string& file) {
     h.exclude_bos = j.at("exclude_bos").get<bool>();
     h.exclude_current = j.at("exclude_current").get<bool>();
     h.settings = j.at("settings").get<std::string>();
-    if (h.items_total < 0 || h.patterns.empty()) throw std::runtime_error("no patterns, or a negative item count");
+    if (h.items_total < 0 || h.patterns.empty())
+      throw std::runtime_error("no patterns, or a negative item count");
     return h;
   } catch (const Error&) {
     throw;
@@ -102,7 +114,8 @@ ItemsHeader read_header(std::istream& in, const std::string& file) {
   }
 }
 
-std::optional<ItemLine> read_item(std::istream& in, const std::string& file, int64_t& line, size_t n_patterns) {
+std::optional<ItemLine> read_item(std::istream& in, const std::string& file, int64_t& line,
+                                  size_t n_patterns) {
   std::string text;
   if (!std::getline(in, text)) return std::nullopt;
   ++line;
@@ -121,12 +134,15 @@ std::optional<ItemLine> read_item(std::istream& in, const std::string& file, int
       s.n = static_cast<int>(whole(h.at("tokens"), INT32_MAX, "tokens"));
       s.attention_left = score_of(h.at("left"));
       for (const auto& v : h.at("scores")) s.scores.push_back(score_of(v));
-      if (s.scores.size() != n_patterns) throw std::runtime_error(fmt::format("{} scores, {} patterns", s.scores.size(), n_patterns));
+      if (s.scores.size() != n_patterns)
+        throw std::runtime_error(
+            fmt::format("{} scores, {} patterns", s.scores.size(), n_patterns));
       item.heads.push_back(std::move(s));
     }
     return item;
   } catch (const std::exception& e) {
-    throw Error(fmt::format("{} line {}: not an item line of an --items file: {}", file, line, e.what()));
+    throw Error(
+        fmt::format("{} line {}: not an item line of an --items file: {}", file, line, e.what()));
   }
 }
 

@@ -15,21 +15,24 @@ namespace attnviz::detail {
 
 // What a batch was run with; two shards merge only when these agree (but `shard`).
 struct ItemsHeader {
-  std::string command = "heads";  // what wrote it: "heads" (detection scores) or "stats" (stats figures)
+  std::string command =
+      "heads";               // what wrote it: "heads" (detection scores) or "stats" (stats figures)
   std::string model, batch;  // the model's name, the --batch file as given
   int64_t items_total = 0;   // inputs in the batch file
-  int shard = 0, shards = 1;  // --shard K/N
+  int shard = 0, shards = 1;          // --shard K/N
   std::vector<std::string> patterns;  // heads: the patterns; stats: the figures' names
   std::string measure;                // heads: "mul" or "abs"; stats: ""
   bool exclude_bos = false, exclude_current = false;
-  // What else decides the numbers: the masks, scale, selection, source and tokenizer flags, the model's
-  // configuration line, and the batch file's size and FNV-1a hash. Shards merge only when equal.
+  // What else decides the numbers: the masks, scale, selection, source and tokenizer flags, the
+  // model's configuration line, and the batch file's size and FNV-1a hash. Shards merge only when
+  // equal.
   std::string settings;
 };
 
 std::string header_line(const ItemsHeader& h);
 // One input's scores: its index in the batch, its "id" (JSON, or null), its tokens, every head.
-std::string item_line(int64_t index, const std::string& id_json, const std::vector<HeadScores>& heads);
+std::string item_line(int64_t index, const std::string& id_json,
+                      const std::vector<HeadScores>& heads);
 
 // Read back, each line checked (an Error names the file, the line and the field).
 ItemsHeader read_header(std::istream& in, const std::string& file);
@@ -37,6 +40,7 @@ struct ItemLine {
   int64_t index = 0;
   std::vector<HeadScores> heads;
 };
-std::optional<ItemLine> read_item(std::istream& in, const std::string& file, int64_t& line, size_t n_patterns);
+std::optional<ItemLine> read_item(std::istream& in, const std::string& file, int64_t& line,
+                                  size_t n_patterns);
 
 }  // namespace attnviz::detail

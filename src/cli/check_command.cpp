@@ -87,18 +87,23 @@ void check_batch(const CheckArgs& a) {
         out["summary"] = doc["summary"];
         std::cout << json_text(out) << '\n';
       } else {
-        for (const auto& f : check.findings()) std::cout << fmt::format("{} line {}: {}\n", a.batch, line, f.message());
+        for (const auto& f : check.findings())
+          std::cout << fmt::format("{} line {}: {}\n", a.batch, line, f.message());
       }
       progress.step(++done);
     });
   }
   const std::string summary =
-      failed == 0 ? fmt::format("check: {}, {}, no problems", count_of(mine, "input"), count_of(maps, "map"))
+      failed == 0 ? fmt::format("check: {}, {}, no problems", count_of(mine, "input"),
+                                count_of(maps, "map"))
                   : fmt::format("check: {} in {} of {} ({})", count_of(problems, "problem"), failed,
                                 count_of(mine, "input"), count_of(maps, "map"));
   if (json) {
     nlohmann::ordered_json totals;
-    totals["summary"] = {{"inputs", mine}, {"inputs_with_problems", failed}, {"problems", problems}, {"maps", maps},
+    totals["summary"] = {{"inputs", mine},
+                         {"inputs_with_problems", failed},
+                         {"problems", problems},
+                         {"maps", maps},
                          {"message", summary}};
     std::cout << json_text(totals) << '\n';
   }
@@ -118,10 +123,12 @@ void add_check_command(CLI::App& app) {
       "(exit 3 when a check fails)");
   add_input_flags(*cmd, args->in);
   cmd->add_option("--format", args->format,
-                  "text (one line per problem) or json (findings as fields, and a summary; with --batch one line "
+                  "text (one line per problem) or json (findings as fields, and a summary; with "
+                  "--batch one line "
                   "per input, then the totals)")
       ->check(CLI::IsMember({"text", "json"}));
-  detail::add_batch_flags(*cmd, args->batch, args->shard, "check", "findings are named by line, exit 3 when any fails");
+  detail::add_batch_flags(*cmd, args->batch, args->shard, "check",
+                          "findings are named by line, exit 3 when any fails");
   cmd->callback([args] {
     if (!args->batch.empty()) return check_batch(*args);
     if (!args->shard.empty()) throw usage_error("--shard goes with --batch");

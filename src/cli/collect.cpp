@@ -12,7 +12,6 @@
 
 namespace attnviz {
 
-
 void run_collecting(const PreparedRun& run, AttentionSink& collector) {
   auto monitor = std::make_unique<NonFiniteMonitor>();
   const NonFiniteMonitor& non_finite = *monitor;

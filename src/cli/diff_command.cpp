@@ -14,8 +14,8 @@
 #include "attnviz/analysis/map_diff.hpp"
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/notes.hpp"
-#include "attnviz/cli/run_args.hpp"
 #include "attnviz/cli/output_flags.hpp"
+#include "attnviz/cli/run_args.hpp"
 #include "attnviz/cli/selection_flags.hpp"
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
@@ -32,9 +32,9 @@ namespace attnviz {
 namespace {
 
 struct DiffArgs {
-  std::string a, b;            // two --save files, or
-  InputArgs in;                // A's run given inline (-m …; its --layer/--site/--head select in both modes)
-  detail::RunBFlags run_b;     // what differs in B
+  std::string a, b;  // two --save files, or
+  InputArgs in;  // A's run given inline (-m …; its --layer/--site/--head select in both modes)
+  detail::RunBFlags run_b;  // what differs in B
   std::string sort = "jsd";
   int top = 0;
   std::string format = "text";
@@ -49,8 +49,9 @@ constexpr int k_default_figures = 6;
 
 // The flags of a file diff (the rest are an inline run's).
 bool is_diff_file_flag(const std::string& name) {
-  for (const char* f : {"--sort", "--top", "--format", "--precision", "--png", "--max-pixels", "--figure-format",
-                        "--dpi", "--font-size", "--size", "--layer", "--site", "--head", "--help"}) {
+  for (const char* f :
+       {"--sort", "--top", "--format", "--precision", "--png", "--max-pixels", "--figure-format",
+        "--dpi", "--font-size", "--size", "--layer", "--site", "--head", "--help"}) {
     if (name == f) return true;
   }
   return false;
@@ -61,13 +62,17 @@ HeadId map_id(const std::string& map, const std::filesystem::path& file) {
   static const std::regex name(R"(^(?:(.+)\.)?layer(\d{1,9})\.(self|cross)$)");
   std::smatch m;
   if (!std::regex_match(map, m, name)) {
-    throw Error(fmt::format("{}: tensor {}.probs is not a map attnviz --save writes ({{stack.}}layer{{L}}.self|cross.probs)",
-                            file.string(), map));
+    throw Error(
+        fmt::format("{}: tensor {}.probs is not a map attnviz --save writes "
+                    "({{stack.}}layer{{L}}.self|cross.probs)",
+                    file.string(), map));
   }
-  return HeadId{m[1].str(), std::stoi(m[2].str()), m[3].str() == "self" ? Site::self : Site::cross, 0};
+  return HeadId{m[1].str(), std::stoi(m[2].str()), m[3].str() == "self" ? Site::self : Site::cross,
+                0};
 }
 
-// The head each of a map's `n` slots holds: "{map}.heads" ("[1, 3]") when --head chose some, else 0 to n − 1.
+// The head each of a map's `n` slots holds: "{map}.heads" ("[1, 3]") when --head chose some, else 0
+// to n − 1.
 std::vector<int> saved_heads(const SafetensorsFile& f, const std::string& map, int64_t n) {
   const auto it = f.metadata().find(map + ".heads");
   std::vector<int> heads;
@@ -83,8 +88,8 @@ std::vector<int> saved_heads(const SafetensorsFile& f, const std::string& map, i
     }
   } catch (const nlohmann::json::exception&) {
   }
-  throw Error(fmt::format("{}: metadata {}.heads is '{}', not a list of {} head numbers", f.path().string(), map,
-                          it->second, n));
+  throw Error(fmt::format("{}: metadata {}.heads is '{}', not a list of {} head numbers",
+                          f.path().string(), map, it->second, n));
 }
 
 // Where a map's tensors hold `head`: its index among the saved heads.
@@ -100,18 +105,21 @@ MapList saved_maps(const SafetensorsFile& f) {
     if (!t.name.ends_with(".probs") || t.shape.size() != 3) continue;
     const std::string map = t.name.substr(0, t.name.size() - 6);
     list.maps.push_back(map_id(map, f.path()));
-    for (const int h : saved_heads(f, map, t.shape[0])) list.n_heads = std::max(list.n_heads, h + 1);
+    for (const int h : saved_heads(f, map, t.shape[0]))
+      list.n_heads = std::max(list.n_heads, h + 1);
   }
   return list;
 }
 
-std::vector<std::string> labels(const SafetensorsFile& f, const std::string& map, const char* axis = ".query_labels") {
+std::vector<std::string> labels(const SafetensorsFile& f, const std::string& map,
+                                const char* axis = ".query_labels") {
   const auto it = f.metadata().find(map + axis);
   if (it == f.metadata().end()) return {};
   try {
     return nlohmann::json::parse(it->second).get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception&) {
-    throw Error(fmt::format("{}: metadata {}{} is not a JSON array of labels", f.path().string(), map, axis));
+    throw Error(fmt::format("{}: metadata {}{} is not a JSON array of labels", f.path().string(),
+                            map, axis));
   }
 }
 
@@ -121,13 +129,14 @@ std::vector<float> head_map(const SafetensorsFile& f, const std::string& tensor,
   const StoredTensor t = f.stored(tensor);
   const auto cells = static_cast<size_t>(t.shape[1] * t.shape[2]);
   std::vector<float> out(cells);
-  convert_to_float(t.dtype, t.data + static_cast<size_t>(slot) * cells * dtype_bytes(t.dtype), cells, out.data());
+  convert_to_float(t.dtype, t.data + static_cast<size_t>(slot) * cells * dtype_bytes(t.dtype),
+                   cells, out.data());
   return out;
 }
 
 // A's labels, "a→b" where B's differ (a figure's axes show both inputs).
-std::vector<std::string> both_labels(const SafetensorsFile& fa, const SafetensorsFile& fb, const std::string& map,
-                                     const char* axis, int64_t n) {
+std::vector<std::string> both_labels(const SafetensorsFile& fa, const SafetensorsFile& fb,
+                                     const std::string& map, const char* axis, int64_t n) {
   std::vector<std::string> a = labels(fa, map, axis), b = labels(fb, map, axis);
   if (a.size() != static_cast<size_t>(n)) return {};  // indices
   if (b.size() == a.size()) {
@@ -139,22 +148,24 @@ std::vector<std::string> both_labels(const SafetensorsFile& fa, const Safetensor
 }
 
 // "the inputs differ at 1 of 24 positions (first: 5 'cat' → 'dog')", or "" when they agree.
-std::string label_note(const std::vector<std::string>& a, const std::vector<std::string>& b, const std::string& map) {
+std::string label_note(const std::vector<std::string>& a, const std::vector<std::string>& b,
+                       const std::string& map) {
   if (a.empty() || b.empty() || a == b) return "";
-  if (a.size() != b.size()) return fmt::format("{}: {} labels in A, {} in B", map, a.size(), b.size());
+  if (a.size() != b.size())
+    return fmt::format("{}: {} labels in A, {} in B", map, a.size(), b.size());
   size_t n = 0, first = a.size();
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i] != b[i]) n += 1, first = std::min(first, i);
   }
-  return fmt::format("{}: the inputs differ at {} of {} positions (first: {} '{}' → '{}')", map, n, a.size(), first,
-                     a[first], b[first]);
+  return fmt::format("{}: the inputs differ at {} of {} positions (first: {} '{}' → '{}')", map, n,
+                     a.size(), first, a[first], b[first]);
 }
 
 // Per figure cell, how many of its (query, key) pairs either run allows: a pair is masked when its
 // saved score is −inf in A and in B (both 0 weights by the mask, not an unchanged weight). Maps
 // without scores (rollouts) count every pair.
-CountMatrix diff_allowed_counts(const DiffRow& row, const SafetensorsFile& fa, const SafetensorsFile& fb, int slot,
-                                const PoolGrid& grid) {
+CountMatrix diff_allowed_counts(const DiffRow& row, const SafetensorsFile& fa,
+                                const SafetensorsFile& fb, int slot, const PoolGrid& grid) {
   CountMatrix counts = CountMatrix::Zero(grid.cells_q, grid.cells_k);
   const std::string scores = row.map + ".scores";
   const bool has_scores = fa.find(scores) != nullptr && fb.find(scores) != nullptr;
@@ -172,19 +183,23 @@ CountMatrix diff_allowed_counts(const DiffRow& row, const SafetensorsFile& fa, c
 }
 
 // One head's B − A figure, drawn (and written later, with the others).
-Canvas draw_diff_figure(const DiffRow& row, const SafetensorsFile& fa, const SafetensorsFile& fb, int slot,
-                        int max_pixels, const std::string& title, const FigureFile& file) {
-  const std::vector<float> a = head_map(fa, row.map + ".probs", slot), b = head_map(fb, row.map + ".probs", slot);
+Canvas draw_diff_figure(const DiffRow& row, const SafetensorsFile& fa, const SafetensorsFile& fb,
+                        int slot, int max_pixels, const std::string& title,
+                        const FigureFile& file) {
+  const std::vector<float> a = head_map(fa, row.map + ".probs", slot),
+                           b = head_map(fb, row.map + ".probs", slot);
   const int64_t nq = row.n_query, nk = row.n_key;
   Matrix delta(nq, nk);
-  for (int64_t i = 0; i < nq * nk; ++i) delta.data()[i] = b[static_cast<size_t>(i)] - a[static_cast<size_t>(i)];
+  for (int64_t i = 0; i < nq * nk; ++i)
+    delta.data()[i] = b[static_cast<size_t>(i)] - a[static_cast<size_t>(i)];
   FigureMap map;
   map.n_query = static_cast<int>(nq), map.n_key = static_cast<int>(nk);
   map.query_labels = both_labels(fa, fb, row.map, ".query_labels", nq);
   map.key_labels = both_labels(fa, fb, row.map, ".key_labels", nk);
   const PoolGrid grid = PoolGrid::for_map(map.n_query, map.n_key, max_pixels);
   const CountMatrix counts = diff_allowed_counts(row, fa, fb, slot, grid);
-  if (grid.pool > 1) {  // signed values: mean pooling (a max would keep only one sign); masked pairs add 0
+  if (grid.pool >
+      1) {  // signed values: mean pooling (a max would keep only one sign); masked pairs add 0
     PooledMap pooled(grid);
     pooled.add(0, delta);
     map.values = pooled.values(PoolMode::mean, counts);
@@ -195,19 +210,22 @@ Canvas draw_diff_figure(const DiffRow& row, const SafetensorsFile& fa, const Saf
   map.allowed = (counts.array() > 0).cast<uint8_t>();
   FigureStyle style;
   style.cmap = ColormapId::diverging;
-  const float m = std::isfinite(row.diff.max_abs) && row.diff.max_abs > 0 ? static_cast<float>(row.diff.max_abs) : 1e-6f;
+  const float m = std::isfinite(row.diff.max_abs) && row.diff.max_abs > 0
+                      ? static_cast<float>(row.diff.max_abs)
+                      : 1e-6f;
   style.vmin = -m, style.vmax = m;
   apply_figure_file(style, file);
-  std::string caption = fmt::format("B − A · colour [−{0:.3g}, {0:.3g}], 0 at the centre · JSD {1:.3g} bits · max |Δ| {2:.3g}",
-                                    m, row.diff.jsd, row.diff.max_abs);
+  std::string caption = fmt::format(
+      "B − A · colour [−{0:.3g}, {0:.3g}], 0 at the centre · JSD {1:.3g} bits · max |Δ| {2:.3g}", m,
+      row.diff.jsd, row.diff.max_abs);
   if (grid.pool > 1) caption += fmt::format(" · mean-pooled {0}×{0} tokens per cell", grid.pool);
   return heatmap_figure(fmt::format("{} · {}", title, row.id.title()), caption, map, style);
 }
 
 // The two saved runs compared: path_a and path_b are read; name_a and name_b stand for them in
 // messages and titles (the file names, or what an inline run was).
-void diff_saved(const DiffArgs& args, const std::string& path_a, const std::string& path_b, const std::string& name_a,
-                const std::string& name_b) {
+void diff_saved(const DiffArgs& args, const std::string& path_a, const std::string& path_b,
+                const std::string& name_a, const std::string& name_b) {
   DiffReportOptions report;
   report.format = parse_table_format(args.format);
   report.precision = args.precision;
@@ -230,15 +248,18 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
       continue;
     }
     if (t.shape.size() != 3 || t.shape != tb->shape) {
-      throw Error(fmt::format("{}: {} is {} in A and {} in B; maps compare only at the same [heads, queries, keys]{}",
-                              name_b, t.name, shape_string(t.shape), shape_string(tb->shape),
-                              args.in.model.empty() ? "" : " (inline: inputs of the same length, e.g. one word changed "
-                                                           "for a word of as many tokens)"));
+      throw Error(fmt::format(
+          "{}: {} is {} in A and {} in B; maps compare only at the same [heads, queries, keys]{}",
+          name_b, t.name, shape_string(t.shape), shape_string(tb->shape),
+          args.in.model.empty() ? ""
+                                : " (inline: inputs of the same length, e.g. one word changed "
+                                  "for a word of as many tokens)"));
     }
-    const std::vector<int> heads = saved_heads(fa, map, t.shape[0]), heads_b = saved_heads(fb, map, t.shape[0]);
+    const std::vector<int> heads = saved_heads(fa, map, t.shape[0]),
+                           heads_b = saved_heads(fb, map, t.shape[0]);
     if (heads != heads_b) {
-      throw Error(fmt::format("{}: {} holds heads {} in A and heads {} in B", name_b, map, format_row_list(heads),
-                              format_row_list(heads_b)));
+      throw Error(fmt::format("{}: {} holds heads {} in A and heads {} in B", name_b, map,
+                              format_row_list(heads), format_row_list(heads_b)));
     }
     std::vector<int> slots;
     for (int s = 0; s < t.shape[0]; ++s) {
@@ -259,7 +280,8 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
       const auto it = f.metadata().find(map + ".kind");
       return it == f.metadata().end() ? std::string("attention weights") : it->second;
     };
-    if (kind(fa) != kind(fb)) report.notes.push_back(fmt::format("{}: A holds {}, B holds {}", map, kind(fa), kind(fb)));
+    if (kind(fa) != kind(fb))
+      report.notes.push_back(fmt::format("{}: A holds {}, B holds {}", map, kind(fa), kind(fb)));
     const int64_t nq = t.shape[1], nk = t.shape[2];
     for (const int s : slots) {
       DiffRow row{base, map, static_cast<int>(nq), static_cast<int>(nk), {}};
@@ -274,21 +296,24 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
     }
   }
   if (rows.empty()) {
-    throw usage_error(fmt::format("{} and {} share no map{}", name_a, name_b,
-                                  selection.layer || selection.site || selection.head ? " the selection keeps" : ""));
+    throw usage_error(fmt::format(
+        "{} and {} share no map{}", name_a, name_b,
+        selection.layer || selection.site || selection.head ? " the selection keeps" : ""));
   }
   const std::vector<DiffRow> shown = ranked(rows, args.sort, args.top);
   // The figures are drawn before anything is printed or written: one that cannot be drawn (a
   // --size too small) leaves no output behind.
   std::vector<std::pair<std::filesystem::path, Canvas>> figures;
   if (!args.png_dir.empty()) {
-    const size_t n = args.top > 0 ? shown.size() : std::min<size_t>(shown.size(), k_default_figures);
+    const size_t n =
+        args.top > 0 ? shown.size() : std::min<size_t>(shown.size(), k_default_figures);
     for (size_t i = 0; i < n; ++i) {
       const DiffRow& row = shown[i];
       figures.emplace_back(
-          figure_path(args.png_dir, fmt::format("{}.head{}.diff", row.map, row.id.head), args.figure_file.format),
-          draw_diff_figure(row, fa, fb, slot_of(fa, row.map, row.id.head), args.max_pixels, report.title,
-                           args.figure_file));
+          figure_path(args.png_dir, fmt::format("{}.head{}.diff", row.map, row.id.head),
+                      args.figure_file.format),
+          draw_diff_figure(row, fa, fb, slot_of(fa, row.map, row.id.head), args.max_pixels,
+                           report.title, args.figure_file));
     }
   }
   std::cout << render_diff(shown, report);
@@ -310,23 +335,30 @@ void diff_command(const DiffArgs& args, const CLI::App& cmd) {
   check_diff_metric(args.sort);
   const bool files = !args.a.empty() || !args.b.empty();
   if (files && !args.in.model.empty()) {
-    throw usage_error("diff takes two --save files or one inline run (-m …) with what differs in B, not both");
+    throw usage_error(
+        "diff takes two --save files or one inline run (-m …) with what differs in B, not both");
   }
   if (files) {
-    if (args.b.empty()) throw usage_error("diff: B is missing: give two --save files, or -m MODEL and what differs in B");
+    if (args.b.empty())
+      throw usage_error(
+          "diff: B is missing: give two --save files, or -m MODEL and what differs in B");
     // Input flags without -m would be ignored: refused instead.
     for (const auto* option : cmd.get_options()) {
       const std::string name = option->get_name();
       if (option->count() > 0 && !option->get_positional() && !is_diff_file_flag(name)) {
-        throw usage_error(fmt::format("{}: diff of two --save files takes no input flags (they belong to an inline run, "
-                                      "-m …)", name));
+        throw usage_error(fmt::format(
+            "{}: diff of two --save files takes no input flags (they belong to an inline run, "
+            "-m …)",
+            name));
       }
     }
     diff_saved(args, args.a, args.b, std::filesystem::path(args.a).filename().string(),
                std::filesystem::path(args.b).filename().string());
     return;
   }
-  if (args.in.model.empty()) throw usage_error("diff: give two --save files A B, or -m MODEL with an input and what differs in B");
+  if (args.in.model.empty())
+    throw usage_error(
+        "diff: give two --save files A B, or -m MODEL with an input and what differs in B");
   const detail::InlineRuns runs(args.in, args.run_b);
   diff_saved(args, runs.a().string(), runs.b().string(), runs.name_a(), runs.name_b());
 }
@@ -335,30 +367,40 @@ void diff_command(const DiffArgs& args, const CLI::App& cmd) {
 
 void add_diff_command(CLI::App& app) {
   auto args = std::make_shared<DiffArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "diff", "compare two runs' maps (two --save files) head by head: Jensen-Shannon divergence, max and mean "
-              "|B - A|, entropy change; ranked, with difference figures");
+  CLI::App* cmd = app.add_subcommand("diff",
+                                     "compare two runs' maps (two --save files) head by head: "
+                                     "Jensen-Shannon divergence, max and mean "
+                                     "|B - A|, entropy change; ranked, with difference figures");
   cmd->add_option("A", args->a, "the first run's --save file");
   cmd->add_option("B", args->b, "the second run's --save file, with the same maps");
   // Or the two runs inline: A from the input flags, B the same but for the --b-… flags.
   add_input_flags(*cmd, args->in);
   cmd->get_option("--model")->required(false);
-  cmd->add_option("--b-model", args->run_b.model, "inline: B runs this model (F16 against Q4_K, before and after fine-tuning)");
+  cmd->add_option("--b-model", args->run_b.model,
+                  "inline: B runs this model (F16 against Q4_K, before and after fine-tuning)");
   cmd->add_option("--b-text", args->run_b.target.text, "inline: B's text (A's with a word changed)")
-      ->each([args](const std::string&) { args->run_b.target.text_given = true; });  // "" is refused, not A's
-  cmd->add_option("--b-text-file", args->run_b.target.text_file, text_file_help("inline: B's text file"));
+      ->each([args](const std::string&) {
+        args->run_b.target.text_given = true;
+      });  // "" is refused, not A's
+  cmd->add_option("--b-text-file", args->run_b.target.text_file,
+                  text_file_help("inline: B's text file"));
   cmd->add_option("--b-tokens", args->run_b.target.tokens, "inline: B's token file");
   cmd->add_option("--b-ids", args->run_b.target.ids, "inline: B's token ids");
   cmd->add_option("--b-probe", args->run_b.target.probe, "inline: B's probe");
-  cmd->add_option("--b-seed", args->run_b.target.probe_seed, "inline: A's --probe with another seed");
-  cmd->add_option("--sort", args->sort, "rank heads by jsd (default), max, mean or entropy (|H(B) - H(A)|)");
-  cmd->add_option("--top", args->top, "only the first K heads (and their figures)")->check(positive_number());
+  cmd->add_option("--b-seed", args->run_b.target.probe_seed,
+                  "inline: A's --probe with another seed");
+  cmd->add_option("--sort", args->sort,
+                  "rank heads by jsd (default), max, mean or entropy (|H(B) - H(A)|)");
+  cmd->add_option("--top", args->top, "only the first K heads (and their figures)")
+      ->check(positive_number());
   add_table_format_flag(*cmd, args->format, "text, csv, json or markdown");
   add_precision_flag(*cmd, args->precision, "digits after the decimal point (text, markdown)");
-  cmd->add_option("--png", args->png_dir,
-                  "write difference figures (B - A, diverging colours centred on 0) of the top heads (--top, "
-                  "else 6) and a layer × head chart of the ranking figure into this folder");
-  cmd->add_option("--max-pixels", args->max_pixels, "figures mean-pool longer maps to this many cells per side")
+  cmd->add_option(
+      "--png", args->png_dir,
+      "write difference figures (B - A, diverging colours centred on 0) of the top heads (--top, "
+      "else 6) and a layer × head chart of the ranking figure into this folder");
+  cmd->add_option("--max-pixels", args->max_pixels,
+                  "figures mean-pool longer maps to this many cells per side")
       ->check(CLI::Range(16, 16384));
   add_figure_flags(*cmd, args->figure_flags, true);
   cmd->callback([args, cmd] {

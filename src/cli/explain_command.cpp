@@ -21,7 +21,7 @@ namespace {
 struct ExplainArgs {
   InputArgs in;
   std::string stack;  // --stack encoder|decoder (an encoder-decoder's self maps)
-  std::string cell;  // --cell I,J
+  std::string cell;   // --cell I,J
   std::string format = "text";
   int precision = 3, rows = 6, cols = 6;
 };
@@ -46,7 +46,8 @@ void explain_command(const ExplainArgs& a) {
   o.precision = a.precision;
   o.rows = a.rows, o.cols = a.cols;
   if (!a.cell.empty()) o.cell = parse_cell(a.cell);
-  if (a.in.selection.head.empty()) throw usage_error("explain follows one head: give --head H (and --layer L, default 0)");
+  if (a.in.selection.head.empty())
+    throw usage_error("explain follows one head: give --head H (and --layer L, default 0)");
   InputArgs in = a.in;
   if (in.selection.layer.empty()) in.selection.layer = "0";
   in.bound = {4096, "explain", "it keeps the head's whole N × N matrices"};
@@ -58,9 +59,11 @@ void explain_command(const ExplainArgs& a) {
     if (a.stack.empty() || m.stack == a.stack) maps.push_back(m);
   }
   if (maps.size() != 1) {
-    throw usage_error(fmt::format("explain follows one map; --layer {}{} selects {} ({}): choose with --site self|cross and "
-                                  "--stack encoder|decoder", in.selection.layer,
-                                  a.stack.empty() ? "" : " --stack " + a.stack, maps.size(), found.empty() ? "none" : found));
+    throw usage_error(fmt::format(
+        "explain follows one map; --layer {}{} selects {} ({}): choose with --site self|cross and "
+        "--stack encoder|decoder",
+        in.selection.layer, a.stack.empty() ? "" : " --stack " + a.stack, maps.size(),
+        found.empty() ? "none" : found));
   }
   HeadId id = maps.front();
   if (run.selection.head.indices().size() != 1) {
@@ -75,8 +78,10 @@ void explain_command(const ExplainArgs& a) {
   o.fused_qkv_width = id.site == Site::self && c.fused_qkv ? c.d_qk + c.k_rows() + c.v_rows() : 0;
   o.out_projection = c.out_projection;
   // The flag wins over the model's own scale (forward's options_.scale ? … : c.attn_scale).
-  if (run.options.scale) o.scale_source = "--qk-scale " + in.qk_scale;
-  else if (c.attn_scale) o.scale_source = c.attn_scale_source;
+  if (run.options.scale)
+    o.scale_source = "--qk-scale " + in.qk_scale;
+  else if (c.attn_scale)
+    o.scale_source = c.attn_scale_source;
   HeadTracer tracer(id, static_cast<int>(in.bound.max_tokens));
   run_collecting(run, tracer);
   std::cout << render_explain(tracer.trace(), o);
@@ -87,16 +92,22 @@ void explain_command(const ExplainArgs& a) {
 void add_explain_command(CLI::App& app) {
   auto args = std::make_shared<ExplainArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "explain", "one head's attention step by step with the run's numbers: X, Q/K/V and the head split, QK^T, the "
-                 "scale, the mask, the softmax, P·V, the merge; --cell I,J: one score term by term");
+      "explain",
+      "one head's attention step by step with the run's numbers: X, Q/K/V and the head split, "
+      "QK^T, the "
+      "scale, the mask, the softmax, P·V, the merge; --cell I,J: one score term by term");
   add_input_flags(*cmd, args->in);
   cmd->add_option("--stack", args->stack, "an encoder-decoder's stack: encoder or decoder")
       ->check(CLI::IsMember({"encoder", "decoder"}));
-  cmd->add_option("--cell", args->cell, "also the score of query I and key J, term by term through to its weight");
-  add_table_format_flag(*cmd, args->format, "text, markdown (for notes) or json (every matrix whole)");
+  cmd->add_option("--cell", args->cell,
+                  "also the score of query I and key J, term by term through to its weight");
+  add_table_format_flag(*cmd, args->format,
+                        "text, markdown (for notes) or json (every matrix whole)");
   add_precision_flag(*cmd, args->precision, "digits after the decimal point (text, markdown)");
-  cmd->add_option("--rows", args->rows, "rows of each matrix shown (default 6)")->check(positive_number());
-  cmd->add_option("--cols", args->cols, "columns of each matrix shown (default 6)")->check(positive_number());
+  cmd->add_option("--rows", args->rows, "rows of each matrix shown (default 6)")
+      ->check(positive_number());
+  cmd->add_option("--cols", args->cols, "columns of each matrix shown (default 6)")
+      ->check(positive_number());
   cmd->callback([args] { explain_command(*args); });
 }
 

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 #include <iostream>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "attnviz/analysis/head_detection.hpp"
@@ -56,12 +56,13 @@ size_t sort_index(const std::string& sort, const std::vector<PatternSpec>& patte
 
 // The table on stdout and, with --png, a chart per pattern.
 void report_heads(const std::vector<HeadScores>& heads, const DetectionOptions& detection,
-                  const HeadsReportOptions& report, const std::string& png_dir, const FigureFile& file) {
+                  const HeadsReportOptions& report, const std::string& png_dir,
+                  const FigureFile& file) {
   std::cout << render_heads(heads, detection, report);
   std::cout.flush();
   if (!png_dir.empty()) {
-    const auto charts =
-        write_heads_charts(png_dir, heads, detection, fmt::format("{} · {}", report.model_name, report.input), file);
+    const auto charts = write_heads_charts(
+        png_dir, heads, detection, fmt::format("{} · {}", report.model_name, report.input), file);
     note_figures_written(charts.size(), png_dir);
   }
 }
@@ -71,7 +72,8 @@ void check_unique_names(const std::vector<PatternSpec>& patterns, const std::str
   std::set<std::string> seen;
   for (const auto& p : patterns) {
     if (!seen.insert(p.name).second) {
-      throw usage_error(fmt::format("--pattern {}: a pattern named '{}' is given twice", flag_value, p.name));
+      throw usage_error(
+          fmt::format("--pattern {}: a pattern named '{}' is given twice", flag_value, p.name));
     }
   }
 }
@@ -82,7 +84,8 @@ void heads_batch(const HeadsArgs& a, DetectionOptions detection, HeadsReportOpti
   detail::refuse_inputs_beside_batch(a.in);
   if (!a.batch.items.empty()) check_output_file(a.batch.items, "--items");
   for (const auto& name : names) {
-    detection.patterns.push_back(builtin_pattern(name));  // a pattern file fits one length: refused here
+    detection.patterns.push_back(
+        builtin_pattern(name));  // a pattern file fits one length: refused here
     check_unique_names(detection.patterns, name);
   }
   report.sort = sort_index(a.sort, detection.patterns);
@@ -90,20 +93,22 @@ void heads_batch(const HeadsArgs& a, DetectionOptions detection, HeadsReportOpti
   PreparedRun run = prepare_model(a.in, scan.tokenizer_use);
   detection.selection = run.selection;
   report.model_name = run.model.name;
-  const detail::BatchResult result =
-      detail::run_heads_batch(run, a.in, detection, a.batch, scan, detail::batch_settings(a.in, run));
+  const detail::BatchResult result = detail::run_heads_batch(run, a.in, detection, a.batch, scan,
+                                                             detail::batch_settings(a.in, run));
   report.input = result.input;
   report_heads(result.summary, detection, report, a.png_dir, a.figure_file);
 }
 
-// A built-in name, or a 0/1 matrix file [N, N] (text or .npy, 1 = on the pattern) named by its stem.
+// A built-in name, or a 0/1 matrix file [N, N] (text or .npy, 1 = on the pattern) named by its
+// stem.
 PatternSpec pattern_of(const std::string& text, int n) {
   for (const char* name : k_builtin_patterns) {
     if (text == name) return builtin_pattern(text);
   }
   std::error_code ec;
   if (!std::filesystem::is_regular_file(text, ec)) builtin_pattern(text);  // the unknown-name error
-  auto matrix = std::make_shared<const MaskMatrix>(read_mask_file(text, n, n, MaskConvention::keep));
+  auto matrix =
+      std::make_shared<const MaskMatrix>(read_mask_file(text, n, n, MaskConvention::keep));
   return {DetectionPattern::user, std::filesystem::path(text).stem().string(), std::move(matrix)};
 }
 
@@ -133,10 +138,12 @@ void heads_command(const HeadsArgs& a) {
     if (!std::filesystem::is_regular_file(p, ec)) builtin_pattern(p);
   }
   const std::vector<std::string> names =
-      a.patterns.empty() ? std::vector<std::string>(std::begin(k_builtin_patterns), std::end(k_builtin_patterns))
-                         : a.patterns;
+      a.patterns.empty()
+          ? std::vector<std::string>(std::begin(k_builtin_patterns), std::end(k_builtin_patterns))
+          : a.patterns;
   if (!a.batch.file.empty()) return heads_batch(a, detection, report, names);
-  if (!a.batch.items.empty() || !a.batch.shard.empty()) throw usage_error("--items and --shard go with --batch");
+  if (!a.batch.items.empty() || !a.batch.shard.empty())
+    throw usage_error("--items and --shard go with --batch");
   const PreparedRun run = prepare_run(a.in);
   const int n = static_cast<int>(run.inputs.target.x.rows());
   for (const auto& name : names) {
@@ -150,9 +157,11 @@ void heads_command(const HeadsArgs& a) {
   if (user_pattern && run.inputs.source && run.inputs.source->x.rows() != n) {
     for (const auto& id : run.maps.maps) {
       if (id.stack != "encoder") continue;
-      throw usage_error(fmt::format("--pattern FILE: a pattern file is [{0}, {0}], the target's tokens, but the encoder's "
-                                    "maps are over the {1} source tokens; give a source of {0} tokens, or built-in "
-                                    "patterns only", n, run.inputs.source->x.rows()));
+      throw usage_error(fmt::format(
+          "--pattern FILE: a pattern file is [{0}, {0}], the target's tokens, but the encoder's "
+          "maps are over the {1} source tokens; give a source of {0} tokens, or built-in "
+          "patterns only",
+          n, run.inputs.source->x.rows()));
     }
   }
   report.sort = sort_index(a.sort, detection.patterns);
@@ -160,10 +169,14 @@ void heads_command(const HeadsArgs& a) {
   for (const auto& p : detection.patterns) tokens_needed |= needs_tokens(p.kind);
   if (tokens_needed) {
     // --embeddings carry no tokens (their labels are positions) unless --tokens names them.
-    const auto no_tokens = [](const SequenceFlags& f) { return !f.embeddings.empty() && f.tokens.empty(); };
+    const auto no_tokens = [](const SequenceFlags& f) {
+      return !f.embeddings.empty() && f.tokens.empty();
+    };
     if (no_tokens(a.in.target) || (run.inputs.source && no_tokens(a.in.source))) {
-      throw usage_error("the duplicate-token and induction patterns compare tokens, and --embeddings has none: "
-                        "give --tokens (or --source-tokens) alongside, or --pattern previous-token / sink / FILE");
+      throw usage_error(
+          "the duplicate-token and induction patterns compare tokens, and --embeddings has none: "
+          "give --tokens (or --source-tokens) alongside, or --pattern previous-token / sink / "
+          "FILE");
     }
     detection.tokens = detail::token_identities(run.inputs.target);
     if (run.inputs.source) detection.source_tokens = detail::token_identities(*run.inputs.source);
@@ -174,8 +187,9 @@ void heads_command(const HeadsArgs& a) {
   HeadDetector heads(detection);
   run_collecting(run, heads);
   if (heads.heads().empty()) {
-    throw usage_error("heads scores self-attention maps, and the selection reached none (a cross map has no "
-                      "detection pattern)");
+    throw usage_error(
+        "heads scores self-attention maps, and the selection reached none (a cross map has no "
+        "detection pattern)");
   }
   report_heads(heads.heads(), heads.options(), report, a.png_dir, a.figure_file);
 }
@@ -194,11 +208,14 @@ void merge_command(const MergeArgs& a) {
   detail::ItemsHeader header;
   const detail::BatchResult result = detail::merge_items(a.files, header);
   if (header.command == "stats") {
-    detail::report_stats_batch(result, header, detail::StatsBatchFlags{a.format, a.precision, a.sort, a.ascending, a.top,
-                                                                       a.png_dir, a.chart, 0, a.figure_file});
+    detail::report_stats_batch(
+        result, header,
+        detail::StatsBatchFlags{a.format, a.precision, a.sort, a.ascending, a.top, a.png_dir,
+                                a.chart, 0, a.figure_file});
     return;
   }
-  if (a.ascending || !a.chart.empty()) throw usage_error("--ascending and --chart go with the --items files of stats --batch");
+  if (a.ascending || !a.chart.empty())
+    throw usage_error("--ascending and --chart go with the --items files of stats --batch");
   const DetectionOptions detection = detail::detection_of(header);
   report.model_name = header.model;
   report.sort = sort_index(a.sort, detection.patterns);
@@ -210,28 +227,36 @@ void merge_command(const MergeArgs& a) {
 
 void add_heads_command(CLI::App& app) {
   auto args = std::make_shared<HeadsArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "heads",
-      "head detection: the share of each head's attention on the previous token, earlier copies of the token "
-      "(duplicate), the token after them (induction), the first token (sink), or a pattern file; ranked");
+  CLI::App* cmd = app.add_subcommand("heads",
+                                     "head detection: the share of each head's attention on the "
+                                     "previous token, earlier copies of the token "
+                                     "(duplicate), the token after them (induction), the first "
+                                     "token (sink), or a pattern file; ranked");
   add_input_flags(*cmd, args->in);
   cmd->add_option("--pattern", args->patterns,
-                  "previous-token, duplicate-token, induction, sink, or a 0/1 matrix file [N, N] (text or .npy); "
+                  "previous-token, duplicate-token, induction, sink, or a 0/1 matrix file [N, N] "
+                  "(text or .npy); "
                   "repeat the flag for several (default: the four built-in ones)");
   cmd->add_option("--measure", args->measure,
-                  "mul: share of attention on the pattern (default); abs: 1 - sum|A - P| / N (TransformerLens's "
+                  "mul: share of attention on the pattern (default); abs: 1 - sum|A - P| / N "
+                  "(TransformerLens's "
                   "error measures)")
       ->check(CLI::IsMember({"mul", "abs"}));
-  cmd->add_flag("--exclude-bos", args->exclude_bos, "leave attention to the first key out of both sums");
-  cmd->add_flag("--exclude-current", args->exclude_current, "leave attention to a query's own key out");
+  cmd->add_flag("--exclude-bos", args->exclude_bos,
+                "leave attention to the first key out of both sums");
+  cmd->add_flag("--exclude-current", args->exclude_current,
+                "leave attention to a query's own key out");
   cmd->add_option("--sort", args->sort, "rank heads by this pattern (default: the first)");
   cmd->add_option("--top", args->top, "only the first K heads")->check(positive_number());
   add_table_format_flag(*cmd, args->format, "text, csv, json or markdown");
   add_precision_flag(*cmd, args->precision, "digits after the decimal point (text, markdown)");
-  cmd->add_option("--png", args->png_dir, "write a layer × head chart per pattern into this folder");
-  detail::add_batch_flags(*cmd, args->batch.file, args->batch.shard, "score",
-                          "the table shows each head's mean over them (attnviz merge pools shards' --items)");
-  cmd->add_option("--items", args->batch.items, "with --batch: write each input's scores as JSON lines into this file");
+  cmd->add_option("--png", args->png_dir,
+                  "write a layer × head chart per pattern into this folder");
+  detail::add_batch_flags(
+      *cmd, args->batch.file, args->batch.shard, "score",
+      "the table shows each head's mean over them (attnviz merge pools shards' --items)");
+  cmd->add_option("--items", args->batch.items,
+                  "with --batch: write each input's scores as JSON lines into this file");
   add_figure_flags(*cmd, args->figure_flags);
   cmd->callback([args, cmd] {
     args->figure_file = figure_file(*cmd, args->figure_flags);
@@ -241,17 +266,21 @@ void add_heads_command(CLI::App& app) {
 
 void add_merge_command(CLI::App& app) {
   auto args = std::make_shared<MergeArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "merge", "pool the --items files of every shard of one `heads --batch` or `stats --batch` run: the figures one "
-               "run gives");
+  CLI::App* cmd = app.add_subcommand("merge",
+                                     "pool the --items files of every shard of one `heads --batch` "
+                                     "or `stats --batch` run: the figures one "
+                                     "run gives");
   cmd->add_option("ITEMS", args->files, "every shard's --items file")->required();
-  cmd->add_option("--sort", args->sort, "rank heads by this pattern (heads; default: the first) or figure (stats)");
+  cmd->add_option("--sort", args->sort,
+                  "rank heads by this pattern (heads; default: the first) or figure (stats)");
   cmd->add_flag("--ascending", args->ascending, "stats: with --sort, smallest first");
-  cmd->add_option("--chart", args->chart, "stats: the figure of the --png chart (default saturated)");
+  cmd->add_option("--chart", args->chart,
+                  "stats: the figure of the --png chart (default saturated)");
   cmd->add_option("--top", args->top, "only the first K heads")->check(positive_number());
   add_table_format_flag(*cmd, args->format, "text, csv, json or markdown");
   add_precision_flag(*cmd, args->precision, "digits after the decimal point (text, markdown)");
-  cmd->add_option("--png", args->png_dir, "write a layer × head chart per pattern into this folder");
+  cmd->add_option("--png", args->png_dir,
+                  "write a layer × head chart per pattern into this folder");
   add_figure_flags(*cmd, args->figure_flags);
   cmd->callback([args, cmd] {
     args->figure_file = figure_file(*cmd, args->figure_flags);

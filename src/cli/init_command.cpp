@@ -5,14 +5,14 @@
 #include <iostream>
 #include <memory>
 
-#include "attnviz/cli/validators.hpp"
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/model/init.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
 #include "attnviz/inputs/tokenizer_writer.hpp"
 #include "attnviz/inputs/tokens.hpp"
 #include "attnviz/io/text_file.hpp"
+#include "attnviz/model/init.hpp"
 
 namespace attnviz {
 
@@ -23,7 +23,8 @@ namespace {
 void user_tokenizer(InitOptions& o, const std::filesystem::path& file) {
   const auto tokenizer = find_tokenizer(file);
   if (!tokenizer || file.filename() != "tokenizer.json") {
-    throw usage_error(fmt::format("init --tokenizer {}: expected a tokenizer.json file", file.string()));
+    throw usage_error(
+        fmt::format("init --tokenizer {}: expected a tokenizer.json file", file.string()));
   }
   o.vocab_size = static_cast<int>(tokenizer->vocab_size());
   o.tokenizer_json = read_text_file(file);
@@ -48,7 +49,10 @@ void default_tokenizer(InitOptions& o) {
       {"qwen3", {"<|endoftext|>", "<|im_start|>", "<|im_end|>"}, "", "<|endoftext|>"},
       {"gemma2", {"<pad>", "<eos>", "<bos>"}, "<bos>", "<eos>"},
       {"phi3", {"<unk>", "<s>", "<|endoftext|>"}, "<s>", "<|endoftext|>"},
-      {"gpt2", {"<|endoftext|>"}, "", "<|endoftext|>"},  // GPT-2 adds no special token around a text
+      {"gpt2",
+       {"<|endoftext|>"},
+       "",
+       "<|endoftext|>"},  // GPT-2 adds no special token around a text
   };
   for (const auto& s : k_specials) {
     if (o.arch != s.arch) continue;
@@ -72,38 +76,50 @@ void add_init_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
   InitOptions& o = args->options;
   CLI::App* cmd = app.add_subcommand("init", "write a random model of any architecture");
-  cmd->add_option("--arch", o.arch,
-                  "mha, encoder, decoder, encoder-decoder, gpt2, bert, or a Hugging Face family: llama, "
-                  "mistral, qwen2, qwen3, gemma2, phi3")
-      ->check(CLI::IsMember({"mha", "encoder", "decoder", "encoder-decoder", "gpt2", "bert", "llama", "mistral",
-                             "qwen2", "qwen3", "gemma2", "phi3"}));
-  cmd->add_option("--kv-heads", o.n_kv_heads, "key/value heads of a Hugging Face family (default: half the heads)")
+  cmd->add_option(
+         "--arch", o.arch,
+         "mha, encoder, decoder, encoder-decoder, gpt2, bert, or a Hugging Face family: llama, "
+         "mistral, qwen2, qwen3, gemma2, phi3")
+      ->check(CLI::IsMember({"mha", "encoder", "decoder", "encoder-decoder", "gpt2", "bert",
+                             "llama", "mistral", "qwen2", "qwen3", "gemma2", "phi3"}));
+  cmd->add_option("--kv-heads", o.n_kv_heads,
+                  "key/value heads of a Hugging Face family (default: half the heads)")
       ->check(positive_number());
-  cmd->add_option("--tokenizer", args->tokenizer,
-                  "a tokenizer.json, copied beside the weights with the tokenizer_config.json beside it; the "
-                  "token table gets one row per id (mha, decoder, gpt2, bert and the Hugging Face families; "
-                  "default for these families and gpt2: a byte-level tokenizer, one id per UTF-8 byte, with "
-                  "the family's special tokens)");
+  cmd->add_option(
+      "--tokenizer", args->tokenizer,
+      "a tokenizer.json, copied beside the weights with the tokenizer_config.json beside it; the "
+      "token table gets one row per id (mha, decoder, gpt2, bert and the Hugging Face families; "
+      "default for these families and gpt2: a byte-level tokenizer, one id per UTF-8 byte, with "
+      "the family's special tokens)");
   cmd->add_option("--layers", o.n_layers, "layers per stack")->check(positive_number());
-  cmd->add_option("--d-ff", o.d_ff, "feed-forward width (default 4 · d_model)")->check(positive_number());
+  cmd->add_option("--d-ff", o.d_ff, "feed-forward width (default 4 · d_model)")
+      ->check(positive_number());
   cmd->add_flag("--norm-first", o.norm_first, "pre-norm layers (encoder, encoder-decoder)");
-  cmd->add_option("--gguf", o.gguf_type,
-                  "a Hugging Face family as one GGUF file (-o names the file), as llama.cpp converts and "
-                  "quantises it: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K_M, Q4_K_M, Q5_K_M, Q6_K");
-  cmd->add_option("--output,-o", args->out, "folder to write model.safetensors and config.json (--gguf: the file)")
+  cmd->add_option(
+      "--gguf", o.gguf_type,
+      "a Hugging Face family as one GGUF file (-o names the file), as llama.cpp converts and "
+      "quantises it: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K_M, Q4_K_M, Q5_K_M, "
+      "Q6_K");
+  cmd->add_option("--output,-o", args->out,
+                  "folder to write model.safetensors and config.json (--gguf: the file)")
       ->required();
   cmd->add_option("--d-model", o.d_model, "input width")->check(positive_number());
   cmd->add_option("--heads", o.n_heads, "number of heads")->check(positive_number());
   cmd->add_option("--d-qk", o.d_qk, "mha: total query/key width (default d_model)")
       ->check(positive_number());
-  cmd->add_option("--d-v", o.d_v, "mha: total value width (default d_model)")->check(positive_number());
-  cmd->add_option("--max-positions", o.max_positions, "longest input accepted (default: no limit; 512 learned positions for decoder, gpt2, bert)")
+  cmd->add_option("--d-v", o.d_v, "mha: total value width (default d_model)")
+      ->check(positive_number());
+  cmd->add_option("--max-positions", o.max_positions,
+                  "longest input accepted (default: no limit; 512 learned positions for decoder, "
+                  "gpt2, bert)")
       ->check(non_negative_number());
   cmd->add_option("--seed", o.seed, "random seed");
-  cmd->add_option("--vocab", args->vocab_file,
-                  "token file: adds an embedding table with one row per distinct token and vocab.txt "
-                  "(bert needs it or --tokenizer)");
-  cmd->add_flag("--no-out-proj", args->no_out_proj, "no output projection (q, k, v only, as a tutorial's SelfAttention)");
+  cmd->add_option(
+      "--vocab", args->vocab_file,
+      "token file: adds an embedding table with one row per distinct token and vocab.txt "
+      "(bert needs it or --tokenizer)");
+  cmd->add_flag("--no-out-proj", args->no_out_proj,
+                "no output projection (q, k, v only, as a tutorial's SelfAttention)");
   cmd->callback([args] {
     args->options.out_proj = !args->no_out_proj;
     if (!args->vocab_file.empty()) {

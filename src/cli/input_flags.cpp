@@ -1,47 +1,65 @@
 // The input flags shared by every command that runs a model (run, stats, check).
-#include "attnviz/cli/validators.hpp"
 #include "attnviz/cli/run_args.hpp"
+#include "attnviz/cli/validators.hpp"
 
 namespace attnviz {
 
 std::string text_file_help(const std::string& what) {
-  return what + ", - for stdin; one final newline (\\n or \\r\\n, as editors end a file) is dropped";
+  return what +
+         ", - for stdin; one final newline (\\n or \\r\\n, as editors end a file) is dropped";
 }
 
-void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens, std::string& bos) {
+void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens,
+                         std::string& bos) {
   cmd.add_option("--tokenizer", tokenizer,
-                 "the tokenizer: its folder or file (tokenizer.json, vocab.json + merges.txt, tokenizer.model, vocab.txt); default: the model's folder");
+                 "the tokenizer: its folder or file (tokenizer.json, vocab.json + merges.txt, "
+                 "tokenizer.model, vocab.txt); default: the model's folder");
   cmd.add_flag("--no-special-tokens", no_special_tokens,
-               "leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>, <|begin_of_text|>; GPT-2 adds none)");
+               "leave out the special tokens the tokenizer adds ([CLS] … [SEP], <s>, "
+               "<|begin_of_text|>; GPT-2 adds none)");
   cmd.add_option("--bos", bos,
-                 "the BOS token before the text: auto (as the tokenizer adds it), always (put first when not added, as "
+                 "the BOS token before the text: auto (as the tokenizer adds it), always (put "
+                 "first when not added, as "
                  "TransformerLens does; <|endoftext|> for GPT-2), never (left out)")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
 void add_input_flags(CLI::App& cmd, InputArgs& in) {
-  in.bound.command = cmd.get_name();  // named in the refusal of a longer input (rollout and explain lower it)
-  cmd.add_option("--model,-m", in.model, ".safetensors or .gguf file, model folder, or Hugging Face cache id (org/name[@revision], never downloaded)")->required();
+  in.bound.command =
+      cmd.get_name();  // named in the refusal of a longer input (rollout and explain lower it)
+  cmd.add_option("--model,-m", in.model,
+                 ".safetensors or .gguf file, model folder, or Hugging Face cache id "
+                 "(org/name[@revision], never downloaded)")
+      ->required();
   cmd.add_option("--text", in.target.text, "text, turned into ids by the model's tokenizer")
-      ->each([&in](const std::string&) { in.target.text_given = true; });  // "" is an empty text, not no input
-  cmd.add_option("--text-file", in.target.text_file, text_file_help("UTF-8 text file for the tokenizer"));
-  cmd.add_option("--tokens,-t", in.target.tokens, "UTF-8 token file (whitespace-separated), - for stdin");
+      ->each([&in](const std::string&) {
+        in.target.text_given = true;
+      });  // "" is an empty text, not no input
+  cmd.add_option("--text-file", in.target.text_file,
+                 text_file_help("UTF-8 text file for the tokenizer"));
+  cmd.add_option("--tokens,-t", in.target.tokens,
+                 "UTF-8 token file (whitespace-separated), - for stdin");
   cmd.add_option("--ids", in.target.ids, "token ids: \"5 17 3\" or a file holding them");
-  cmd.add_option("--embeddings", in.target.embeddings, ".npy [N, d_model] fed to the layer directly");
-  cmd.add_option("--probe", in.target.probe,
-                 "a built-in input of random token ids: repeat:N (N distinct tokens, then the same N again: "
-                 "the induction probe) or duplicate:N (then the same N shuffled)");
-  cmd.add_option("--seed", in.target.probe_seed, "seed of --probe's random tokens: 0 to 2^64 - 1 (default 0)");
+  cmd.add_option("--embeddings", in.target.embeddings,
+                 ".npy [N, d_model] fed to the layer directly");
+  cmd.add_option(
+      "--probe", in.target.probe,
+      "a built-in input of random token ids: repeat:N (N distinct tokens, then the same N again: "
+      "the induction probe) or duplicate:N (then the same N shuffled)");
+  cmd.add_option("--seed", in.target.probe_seed,
+                 "seed of --probe's random tokens: 0 to 2^64 - 1 (default 0)");
   cmd.add_option("--source-text", in.source.text, "cross-attention source text")
       ->each([&in](const std::string&) { in.source.text_given = true; });
-  cmd.add_option("--source-text-file", in.source.text_file, text_file_help("cross-attention source text file"));
+  cmd.add_option("--source-text-file", in.source.text_file,
+                 text_file_help("cross-attention source text file"));
   cmd.add_option("--source-tokens", in.source.tokens, "cross-attention source tokens");
   cmd.add_option("--source-ids", in.source.ids, "cross-attention source ids");
   cmd.add_option("--source-embeddings", in.source.embeddings, "cross-attention source .npy");
   add_tokenizer_flags(cmd, in.tokenizer, in.no_special_tokens, in.bos);
   add_model_flags(cmd, in.model_flags);
   cmd.add_flag("--no-positions", in.no_positions,
-               "run the model without its positional encoding (learned, sinusoidal or rotary): the maps then "
+               "run the model without its positional encoding (learned, sinusoidal or rotary): the "
+               "maps then "
                "permute with the tokens (permutation equivariance)");
   cmd.add_flag("--causal", in.causal, "causal mask: query i sees keys j <= i");
   cmd.add_option("--pad", in.pad, "the last N target tokens are padding")

@@ -1,6 +1,7 @@
-// `attnviz inspect FILE`: where the model came from, its tensors (names, dtypes, shapes, sizes, totals
-// per dtype), metadata, config.json's model type, the layout and config attnviz detects, and the tokenizer;
-// all of it printed even for a file attnviz cannot run, which then exits 1 with the reason.
+// `attnviz inspect FILE`: where the model came from, its tensors (names, dtypes, shapes, sizes,
+// totals per dtype), metadata, config.json's model type, the layout and config attnviz detects, and
+// the tokenizer; all of it printed even for a file attnviz cannot run, which then exits 1 with the
+// reason.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -84,7 +85,8 @@ std::optional<Error> print_tokenizer(const std::filesystem::path& dir) {
 
 // The layout and config attnviz detects, or why the file is not a model it can run: then the error,
 // raised once everything else is printed, so `inspect` exits as `run` would (1, or 2 for a flag).
-std::optional<Error> print_model(const std::filesystem::path& path, const ConfigOverrides& overrides) {
+std::optional<Error> print_model(const std::filesystem::path& path,
+                                 const ConfigOverrides& overrides) {
   try {
     const Model model = load_model(path, overrides);
     std::cout << "\nmodel: " << describe_config(model.config) << '\n';
@@ -100,7 +102,8 @@ void inspect(const std::string& argument, const ConfigOverrides& overrides) {
   const std::filesystem::path& path = where.path;
   if (is_gguf_file(path)) {  // the file itself, whether or not it loads as a model
     detail::print_gguf(where);
-    const std::optional<Error> tokenizer_error = print_tokenizer(path);  // its tokenizer.ggml.* metadata
+    const std::optional<Error> tokenizer_error =
+        print_tokenizer(path);  // its tokenizer.ggml.* metadata
     const auto not_runnable = print_model(path, overrides);
     if (not_runnable) throw *not_runnable;
     if (tokenizer_error) throw *tokenizer_error;
@@ -113,12 +116,15 @@ void inspect(const std::string& argument, const ConfigOverrides& overrides) {
   std::vector<std::string> shown;
   for (const auto& n : names) shown.push_back(printable_text(n));
   size_t name_width = 6;
-  for (const auto& n : shown) name_width = std::max(name_width, static_cast<size_t>(display_width(n)));
-  std::cout << fmt::format("source: {}\n{}\n{}\n\n", printable_text(where.description()), src.description(),
+  for (const auto& n : shown)
+    name_width = std::max(name_width, static_cast<size_t>(display_width(n)));
+  std::cout << fmt::format("source: {}\n{}\n{}\n\n", printable_text(where.description()),
+                           src.description(),
                            count_of(static_cast<long long>(names.size()), "tensor"));
-  const auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
-    std::cout << fmt::format("{}  {:<5}  {:<20}  {:>12}\n", pad_to_width(a, static_cast<int>(name_width)), b,
-                             c, d);
+  const auto row = [&](const std::string& a, const std::string& b, const std::string& c,
+                       const std::string& d) {
+    std::cout << fmt::format("{}  {:<5}  {:<20}  {:>12}\n",
+                             pad_to_width(a, static_cast<int>(name_width)), b, c, d);
   };
   row("tensor", "dtype", "shape", "bytes");
   uint64_t total = 0;
@@ -150,10 +156,12 @@ void add_inspect_command(CLI::App& app) {
     ModelFlags model;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("inspect", "list the tensors, metadata and detected layout of a model");
-  cmd->add_option("file,--model,-m", args->path,
-                  ".safetensors or .gguf file, model folder, Hugging Face cache id (org/name[@revision]) or "
-                  "ollama:NAME[:TAG] (never downloaded)")
+  CLI::App* cmd =
+      app.add_subcommand("inspect", "list the tensors, metadata and detected layout of a model");
+  cmd->add_option(
+         "file,--model,-m", args->path,
+         ".safetensors or .gguf file, model folder, Hugging Face cache id (org/name[@revision]) or "
+         "ollama:NAME[:TAG] (never downloaded)")
       ->required();
   add_model_flags(*cmd, args->model);
   cmd->callback([args] { inspect(args->path, overrides_of(args->model)); });

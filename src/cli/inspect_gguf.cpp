@@ -36,33 +36,49 @@ std::string quoted(const std::string& s) {
   const std::string printable = printable_text(escaped);
   const std::string shown = truncate_to_width(printable, k_string_columns);
   const bool cut = shown.size() < printable.size();
-  return "\"" + shown + "\"" + (cut ? fmt::format(" ({})", count_of(static_cast<long long>(s.size()), "byte")) : "");
+  return "\"" + shown + "\"" +
+         (cut ? fmt::format(" ({})", count_of(static_cast<long long>(s.size()), "byte")) : "");
 }
 
 template <typename T>
 std::string number_at(const GgufValue& v, uint64_t i) {
   T x;
   std::memcpy(&x, v.bytes.data() + i * sizeof(T), sizeof(T));
-  if constexpr (sizeof(T) == 1 && !std::is_same_v<T, bool>) return std::to_string(static_cast<int>(x));
-  else return fmt::format("{}", x);
+  if constexpr (sizeof(T) == 1 && !std::is_same_v<T, bool>)
+    return std::to_string(static_cast<int>(x));
+  else
+    return fmt::format("{}", x);
 }
 
 // Element i of a value, as text.
 std::string element(const GgufValue& v, uint64_t i) {
   switch (v.type) {
-    case GgufValueType::U8: return number_at<uint8_t>(v, i);
-    case GgufValueType::I8: return number_at<int8_t>(v, i);
-    case GgufValueType::U16: return number_at<uint16_t>(v, i);
-    case GgufValueType::I16: return number_at<int16_t>(v, i);
-    case GgufValueType::U32: return number_at<uint32_t>(v, i);
-    case GgufValueType::I32: return number_at<int32_t>(v, i);
-    case GgufValueType::U64: return number_at<uint64_t>(v, i);
-    case GgufValueType::I64: return number_at<int64_t>(v, i);
-    case GgufValueType::F32: return number_at<float>(v, i);
-    case GgufValueType::F64: return number_at<double>(v, i);
-    case GgufValueType::Bool: return v.bytes[i] != 0 ? "true" : "false";
-    case GgufValueType::String: return quoted(v.strings[i]);
-    default: return "?";
+    case GgufValueType::U8:
+      return number_at<uint8_t>(v, i);
+    case GgufValueType::I8:
+      return number_at<int8_t>(v, i);
+    case GgufValueType::U16:
+      return number_at<uint16_t>(v, i);
+    case GgufValueType::I16:
+      return number_at<int16_t>(v, i);
+    case GgufValueType::U32:
+      return number_at<uint32_t>(v, i);
+    case GgufValueType::I32:
+      return number_at<int32_t>(v, i);
+    case GgufValueType::U64:
+      return number_at<uint64_t>(v, i);
+    case GgufValueType::I64:
+      return number_at<int64_t>(v, i);
+    case GgufValueType::F32:
+      return number_at<float>(v, i);
+    case GgufValueType::F64:
+      return number_at<double>(v, i);
+    case GgufValueType::Bool:
+      return v.bytes[i] != 0 ? "true" : "false";
+    case GgufValueType::String:
+      return quoted(v.strings[i]);
+    default:
+      return "?";
   }
 }
 
@@ -97,8 +113,10 @@ void print_tensors(const GgufFile& f) {
     names.push_back(printable_text(t.name));
     name_width = std::max(name_width, static_cast<size_t>(display_width(names.back())));
   }
-  const auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
-    std::cout << fmt::format("{}  {:<7}  {:<24}  {:>12}\n", pad_to_width(a, static_cast<int>(name_width)), b, c, d);
+  const auto row = [&](const std::string& a, const std::string& b, const std::string& c,
+                       const std::string& d) {
+    std::cout << fmt::format("{}  {:<7}  {:<24}  {:>12}\n",
+                             pad_to_width(a, static_cast<int>(name_width)), b, c, d);
   };
   row("tensor", "type", "ne (ggml order)", "bytes");
   uint64_t total = 0;
@@ -124,7 +142,8 @@ void print_mix(const GgufFile& f) {
   }
   std::cout << "\ntypes\n";
   if (by_type.empty()) std::cout << "  none\n";
-  for (const auto& [type, totals] : by_type) std::cout << describe_totals(ggml_type_name(type), totals);
+  for (const auto& [type, totals] : by_type)
+    std::cout << describe_totals(ggml_type_name(type), totals);
   if (by_type.size() > 1) std::cout << describe_totals("total", all);
 }
 
@@ -134,19 +153,24 @@ void print_gguf(const ModelLocation& where) {
   const GgufFile f = GgufFile::open(where.path);
   const GgufMetadata& md = f.metadata();
   uint64_t parameters = 0;
-  for (const GgufTensorInfo& t : f.tensors()) parameters += static_cast<uint64_t>(t.row_length()) * static_cast<uint64_t>(t.rows());
+  for (const GgufTensorInfo& t : f.tensors())
+    parameters += static_cast<uint64_t>(t.row_length()) * static_cast<uint64_t>(t.rows());
   const uint64_t size = std::filesystem::file_size(where.path);
   std::cout << fmt::format("source: {}\n", printable_text(where.description()))
-            << fmt::format("format: GGUF v{}, alignment {}, tensor data at byte {} of {} ({})\n", f.version(),
-                           f.alignment(), grouped(f.data_offset()), grouped(size), decimal_size(size))
-            << fmt::format("architecture: {}, name: {}\n", string_or_none(md, "general.architecture"),
+            << fmt::format("format: GGUF v{}, alignment {}, tensor data at byte {} of {} ({})\n",
+                           f.version(), f.alignment(), grouped(f.data_offset()), grouped(size),
+                           decimal_size(size))
+            << fmt::format("architecture: {}, name: {}\n",
+                           string_or_none(md, "general.architecture"),
                            string_or_none(md, "general.name"))
             << file_type_line(md) << '\n'
-            << fmt::format("{}, {} parameters\n\n", count_of(static_cast<long long>(f.tensors().size()), "tensor"),
+            << fmt::format("{}, {} parameters\n\n",
+                           count_of(static_cast<long long>(f.tensors().size()), "tensor"),
                            grouped(parameters));
   print_tensors(f);
   print_mix(f);
-  std::cout << "\nmetadata (" << count_of(static_cast<long long>(md.entries().size()), "key") << ")\n";
+  std::cout << "\nmetadata (" << count_of(static_cast<long long>(md.entries().size()), "key")
+            << ")\n";
   for (const auto& [key, value] : md.entries()) {
     std::cout << fmt::format("  {}: {}\n", printable_text(key), describe_value(value));
   }

@@ -14,7 +14,8 @@ namespace attnviz {
 
 namespace {
 
-// The built-in layouts' names, from the registry itself, so the help and the check list exactly those.
+// The built-in layouts' names, from the registry itself, so the help and the check list exactly
+// those.
 std::vector<std::string> layout_names() {
   std::vector<std::string> names;
   for (const auto& l : builtin_layouts()) names.push_back(l.name);
@@ -35,7 +36,8 @@ std::vector<std::string> layout_aliases() {
 void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
   cmd.add_option("--heads", flags.heads, "number of heads, when the model file lacks it")
       ->check(positive_number());
-  // Checked while parsing (exit 2), so every command refuses an unknown name before it reads a file.
+  // Checked while parsing (exit 2), so every command refuses an unknown name before it reads a
+  // file.
   cmd.add_option("--layout", flags.layout,
                  fmt::format("tensor-name layout: {} (default: detected; older names: {})",
                              fmt::join(layout_names(), ", "), fmt::join(layout_aliases(), ", ")))
@@ -49,10 +51,13 @@ void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
             return fmt::format("unknown layout '{}' (known: {})", name, fmt::join(names, ", "));
           },
           "NAME"));
-  cmd.add_option("--layout-file", flags.layout_file, "JSON mapping of roles to tensor-name patterns");
-  cmd.add_flag("--norm-first", flags.norm_first, "pre-norm layers (nn.Transformer* norm_first=True)");
+  cmd.add_option("--layout-file", flags.layout_file,
+                 "JSON mapping of roles to tensor-name patterns");
+  cmd.add_flag("--norm-first", flags.norm_first,
+               "pre-norm layers (nn.Transformer* norm_first=True)");
   cmd.add_option("--activation", flags.activation, "FFN activation: relu, gelu, gelu_tanh, silu");
-  cmd.add_option("--layer-norm-eps", flags.layer_norm_eps, "epsilon of every LayerNorm / RMSNorm")->check(positive_number());
+  cmd.add_option("--layer-norm-eps", flags.layer_norm_eps, "epsilon of every LayerNorm / RMSNorm")
+      ->check(positive_number());
   cmd.add_option("--pe-base", flags.pe_base, "base of the sinusoidal positional encoding (10000)")
       ->check(positive_number());
 }

@@ -13,18 +13,21 @@ void check_logits_flag(const PreparedRun& run, int k, TableFormat format, bool m
   if (k <= 0) return;
   const Model& m = run.model;
   if (!unembedding(m)) {
-    const std::string why = m.weights.embed.token
-                                ? "no lm_head tensor (role unembed.weight) and tie_word_embeddings is false"
-                                : "no lm_head tensor (role unembed.weight) and no token table";
-    throw usage_error(fmt::format("--logits: {} ({} layout, {}) has no unembedding to predict tokens with: {}",
-                                  m.name, m.config.layout, arch_name(m.config.arch), why));
+    const std::string why =
+        m.weights.embed.token
+            ? "no lm_head tensor (role unembed.weight) and tie_word_embeddings is false"
+            : "no lm_head tensor (role unembed.weight) and no token table";
+    throw usage_error(
+        fmt::format("--logits: {} ({} layout, {}) has no unembedding to predict tokens with: {}",
+                    m.name, m.config.layout, arch_name(m.config.arch), why));
   }
   if (format == TableFormat::csv && map_tables) {
     throw usage_error("--format csv writes one table: give --table none with --logits");
   }
 }
 
-std::string predictions_table(const PreparedRun& run, const Matrix& hidden, int k, const TableStyle& style) {
+std::string predictions_table(const PreparedRun& run, const Matrix& hidden, int k,
+                              const TableStyle& style) {
   const std::vector<std::vector<Prediction>> top =
       top_predictions(*unembedding(run.model), hidden, k, run.model.config.final_logit_softcap);
   const auto label = [&](int64_t id) {
@@ -35,8 +38,8 @@ std::string predictions_table(const PreparedRun& run, const Matrix& hidden, int 
   for (size_t p = 0; p < top.size(); ++p) {
     for (size_t r = 0; r < top[p].size(); ++r) {
       const Prediction& t = top[p][r];
-      rows.push_back({static_cast<int64_t>(p), run.inputs.target.labels.at(p), static_cast<int>(r + 1), t.id,
-                      label(t.id), t.logit, t.probability});
+      rows.push_back({static_cast<int64_t>(p), run.inputs.target.labels.at(p),
+                      static_cast<int>(r + 1), t.id, label(t.id), t.logit, t.probability});
     }
   }
   return render_predictions(fmt::format("{}: top {} next tokens", run.model.name, k), rows, style);

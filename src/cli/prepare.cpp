@@ -10,9 +10,9 @@
 
 #include "attnviz/cli/inputs.hpp"
 #include "attnviz/cli/notes.hpp"
-#include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
+#include "attnviz/inputs/mask_file.hpp"
 #include "attnviz/model/hf_cache.hpp"
 
 namespace attnviz {
@@ -24,7 +24,8 @@ std::optional<float> parse_qk_scale(const std::string& text) {
   if (text == "none") return 1.0f;
   float value = 0.0f;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !(value > 0.0f) || !std::isfinite(value)) {
+  if (ec != std::errc() || end != text.data() + text.size() || !(value > 0.0f) ||
+      !std::isfinite(value)) {
     throw usage_error(fmt::format("--qk-scale '{}': expected a positive number or none", text));
   }
   return value;
@@ -52,11 +53,13 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
   if (on_cross && (a.causal || a.pad > 0 || a.window > 0)) {
     // A lone attention module given a source makes only a cross map: there is no target
     // self-attention for these masks to apply to.
-    throw usage_error("--causal, --pad and --window mask the target's self-attention, which a lone "
-                      "attention module given a source does not have: use --source-pad or --mask");
+    throw usage_error(
+        "--causal, --pad and --window mask the target's self-attention, which a lone "
+        "attention module given a source does not have: use --source-pad or --mask");
   }
   if (a.mask_file.empty()) {
-    if (a.mask_convention != "auto") throw usage_error("--mask-convention says what --mask values mean: give --mask");
+    if (a.mask_convention != "auto")
+      throw usage_error("--mask-convention says what --mask values mean: give --mask");
     return;
   }
   Mask& m = on_cross ? in.source_mask : in.target_mask;
@@ -70,11 +73,13 @@ PreparedRun prepare_model(const InputArgs& a, std::optional<TokenizerUse> tokeni
   const bool cross = a.source.given();
   const ModelLocation where = locate_model(a.model, HfEnvironment::of_process());
   PreparedRun run{load_model(where.path, overrides_of(a.model_flags)), {}, {}, {}, {}, {}};
-  if (where.from_cache()) run.model.name = where.repo_id;  // titles say the model, not its commit hash
+  if (where.from_cache())
+    run.model.name = where.repo_id;  // titles say the model, not its commit hash
   if (a.no_positions) {
     Config& c = run.model.config;
     if (c.positional == Positional::none && c.rotary_dim == 0) {
-      throw usage_error(fmt::format("--no-positions: {} has no positional encoding to leave out", run.model.name));
+      throw usage_error(fmt::format("--no-positions: {} has no positional encoding to leave out",
+                                    run.model.name));
     }
     c.positional = Positional::none;
     c.rotary_dim = 0;
@@ -85,12 +90,14 @@ PreparedRun prepare_model(const InputArgs& a, std::optional<TokenizerUse> tokeni
   run.selection = selection_of(a.selection, run.maps);
   check_selection(run.selection, run.maps);  // a wrong one prints only the error
   const auto text = [](const SequenceFlags& f) { return !f.text.empty() || !f.text_file.empty(); };
-  const TokenizerUse use = tokenizer_use                                    ? *tokenizer_use
-                           : text(a.target) || text(a.source)                ? TokenizerUse::text
-                           : !a.target.ids.empty() || !a.source.ids.empty() || !a.target.probe.empty() ? TokenizerUse::labels
-                                                                            : TokenizerUse::none;
-  run.tools = std::make_shared<const TextTools>(text_tools_of(run.model, a.tokenizer, use, !a.no_special_tokens,
-                                                                bos_mode_of(a.bos)));
+  const TokenizerUse use =
+      tokenizer_use                      ? *tokenizer_use
+      : text(a.target) || text(a.source) ? TokenizerUse::text
+      : !a.target.ids.empty() || !a.source.ids.empty() || !a.target.probe.empty()
+          ? TokenizerUse::labels
+          : TokenizerUse::none;
+  run.tools = std::make_shared<const TextTools>(
+      text_tools_of(run.model, a.tokenizer, use, !a.no_special_tokens, bos_mode_of(a.bos)));
   return run;
 }
 

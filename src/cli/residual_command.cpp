@@ -26,7 +26,8 @@ struct ResidualArgs {
   int precision = 3;
 };
 
-// The feed-forward row's share of its layer's updates: ‖Δ_ffn‖ / (‖Δ_attention‖ + ‖Δ_cross‖ + ‖Δ_ffn‖).
+// The feed-forward row's share of its layer's updates: ‖Δ_ffn‖ / (‖Δ_attention‖ + ‖Δ_cross‖ +
+// ‖Δ_ffn‖).
 double ffn_share(const std::vector<SublayerNorms>& all, size_t k) {
   double total = 0;
   for (const auto& s : all) {
@@ -38,7 +39,8 @@ double ffn_share(const std::vector<SublayerNorms>& all, size_t k) {
 void residual_command(const ResidualArgs& a) {
   const TableFormat format = parse_table_format(a.format);
   if (!a.in.selection.head.empty() || !a.in.selection.site.empty()) {
-    throw usage_error("residual reports whole sublayers: --head and --site do not apply (--layer picks a layer)");
+    throw usage_error(
+        "residual reports whole sublayers: --head and --site do not apply (--layer picks a layer)");
   }
   const PreparedRun run = prepare_run(a.in);
   ResidualCollector residual;
@@ -47,39 +49,49 @@ void residual_command(const ResidualArgs& a) {
   for (const auto& s : residual.sublayers()) {
     if (run.selection.layer.contains(s.layer)) all.push_back(s);
   }
-  if (all.empty()) throw usage_error(fmt::format("{} has no residual sublayers (a bare attention layer)", run.model.name));
+  if (all.empty())
+    throw usage_error(
+        fmt::format("{} has no residual sublayers (a bare attention layer)", run.model.name));
   if (format == TableFormat::json) {
     nlohmann::ordered_json j;
     j["model"] = run.model.name;
     j["sublayers"] = nlohmann::json::array();
     for (size_t k = 0; k < all.size(); ++k) {
       const auto& s = all[k];
-      nlohmann::ordered_json row = {{"stack", s.stack}, {"layer", s.layer}, {"sublayer", s.kind}, {"placement", s.placement},
-                                    {"tokens", s.tokens}, {"x", s.x}, {"f_input", s.f_input}, {"update", s.update},
-                                    {"out", s.out}, {"cos_x_update", s.cosine}, {"share", ffn_share(all, k)}};
+      nlohmann::ordered_json row = {
+          {"stack", s.stack},         {"layer", s.layer},          {"sublayer", s.kind},
+          {"placement", s.placement}, {"tokens", s.tokens},        {"x", s.x},
+          {"f_input", s.f_input},     {"update", s.update},        {"out", s.out},
+          {"cos_x_update", s.cosine}, {"share", ffn_share(all, k)}};
       j["sublayers"].push_back(row);
     }
     std::cout << json_text(j, 2) << '\n';
     return;
   }
-  std::vector<std::vector<std::string>> rows = {
-      {"layer", "sublayer", "placement", "‖x‖ in", "‖f input‖", "‖update‖", "‖x‖ out", "update/‖x‖", "cos(x, update)", "share"}};
+  std::vector<std::vector<std::string>> rows = {{"layer", "sublayer", "placement", "‖x‖ in",
+                                                 "‖f input‖", "‖update‖", "‖x‖ out", "update/‖x‖",
+                                                 "cos(x, update)", "share"}};
   const int p = format == TableFormat::csv ? 9 : a.precision;
   for (size_t k = 0; k < all.size(); ++k) {
     const auto& s = all[k];
-    rows.push_back({(s.stack.empty() ? "" : s.stack + ".") + std::to_string(s.layer), s.kind, s.placement,
-                    fmt::format("{:.{}f}", s.x, p), fmt::format("{:.{}f}", s.f_input, p), fmt::format("{:.{}f}", s.update, p),
-                    fmt::format("{:.{}f}", s.out, p), fmt::format("{:.{}f}", s.x > 0 ? s.update / s.x : 0.0, p),
-                    fmt::format("{:.{}f}", s.cosine, p), fmt::format("{:.{}f}", ffn_share(all, k), p)});
+    rows.push_back(
+        {(s.stack.empty() ? "" : s.stack + ".") + std::to_string(s.layer), s.kind, s.placement,
+         fmt::format("{:.{}f}", s.x, p), fmt::format("{:.{}f}", s.f_input, p),
+         fmt::format("{:.{}f}", s.update, p), fmt::format("{:.{}f}", s.out, p),
+         fmt::format("{:.{}f}", s.x > 0 ? s.update / s.x : 0.0, p),
+         fmt::format("{:.{}f}", s.cosine, p), fmt::format("{:.{}f}", ffn_share(all, k), p)});
   }
   std::string tokens;
   for (const auto& s : all) {
-    const std::string t = fmt::format("{}{} tokens", s.stack.empty() ? "" : s.stack + " ", s.tokens);
+    const std::string t =
+        fmt::format("{}{} tokens", s.stack.empty() ? "" : s.stack + " ", s.tokens);
     if (tokens.find(t) == std::string::npos) tokens += (tokens.empty() ? "" : ", ") + t;
   }
   const std::string title = fmt::format(
-      "{} · the residual stream around each sublayer, mean over the tokens ({}) of per-token L2 norms · pre-norm: "
-      "x + f(Norm(x)); post-norm: Norm(x + f(x)); sandwich: x + Norm(f(Norm(x))) · share: of the layer's updates",
+      "{} · the residual stream around each sublayer, mean over the tokens ({}) of per-token L2 "
+      "norms · pre-norm: "
+      "x + f(Norm(x)); post-norm: Norm(x + f(x)); sandwich: x + Norm(f(Norm(x))) · share: of the "
+      "layer's updates",
       run.model.name, tokens);
   std::cout << report_table(title, std::move(rows), format, [](size_t c) { return c <= 2; });
 }
@@ -88,9 +100,11 @@ void residual_command(const ResidualArgs& a) {
 
 void add_residual_command(CLI::App& app) {
   auto args = std::make_shared<ResidualArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "residual", "the residual stream around every sublayer: ‖x‖ in and out, what the norm gives the sublayer, the "
-                  "size of each update and its share of the layer's (pre- vs post-norm, attention vs feed-forward)");
+  CLI::App* cmd = app.add_subcommand("residual",
+                                     "the residual stream around every sublayer: ‖x‖ in and out, "
+                                     "what the norm gives the sublayer, the "
+                                     "size of each update and its share of the layer's (pre- vs "
+                                     "post-norm, attention vs feed-forward)");
   add_input_flags(*cmd, args->in);
   add_table_format_flag(*cmd, args->format, "text, csv, json or markdown");
   add_precision_flag(*cmd, args->precision, "digits after the decimal point (text, markdown)");

@@ -26,13 +26,18 @@ TokenBound rollout_bound(const RunArgs& a) {
   return {static_cast<size_t>(limits.max_tokens), "rollout", "it holds three N × N matrices"};
 }
 
-std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArgs& a, const PreparedRun& run) {
+std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArgs& a,
+                                            const PreparedRun& run) {
   if (run.selection.site == Site::cross) {
-    throw usage_error("--site cross: rollout follows self-attention only (a target × source map has no identity to add)");
+    throw usage_error(
+        "--site cross: rollout follows self-attention only (a target × source map has no identity "
+        "to add)");
   }
   bool any_self = false;
   for (const auto& id : run.maps.maps) any_self |= id.site == Site::self;
-  if (!any_self) throw usage_error(fmt::format("{} makes no self-attention map on this input: nothing to roll out", run.model.name));
+  if (!any_self)
+    throw usage_error(fmt::format(
+        "{} makes no self-attention map on this input: nothing to roll out", run.model.name));
   RolloutOptions o;
   o.combine = parse_head_combine(a.combine);
   o.residual = a.residual;
@@ -65,7 +70,8 @@ std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArg
     for (int r0 = 0; r0 < info.n_query; r0 += block_rows) {
       const int r1 = std::min(info.n_query, r0 + block_rows);
       const auto rows = m.values->middleRows(r0, r1 - r0);
-      outputs.on_block(AttentionBlock(info, r0, r1, rows, rows));  // no scores: the sinks read probs
+      outputs.on_block(
+          AttentionBlock(info, r0, r1, rows, rows));  // no scores: the sinks read probs
     }
     outputs.end_map(info);
   };

@@ -14,14 +14,14 @@
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/rollout_maps.hpp"
 #include "attnviz/cli/saved_tokens.hpp"
-#include "attnviz/io/atomic_file.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/event/panel.hpp"
+#include "attnviz/event/sink_list.hpp"
+#include "attnviz/io/atomic_file.hpp"
 #include "attnviz/sinks/html_sink.hpp"
 #include "attnviz/sinks/png_sink.hpp"
 #include "attnviz/sinks/progress_sink.hpp"
-#include "attnviz/event/panel.hpp"
 #include "attnviz/sinks/save_sink.hpp"
-#include "attnviz/event/sink_list.hpp"
 #include "attnviz/sinks/terminal_sink.hpp"
 
 namespace attnviz {
@@ -80,7 +80,9 @@ TerminalOptions terminal_options(const RunArgs& a, const PreparedRun& run, Color
 
 // --log / --linear, else the default (log for causal maps over 32 tokens).
 ColourScale colour_scale(const RunArgs& a) {
-  return a.log_scale ? ColourScale::log : a.linear_scale ? ColourScale::linear : ColourScale::auto_scale;
+  return a.log_scale      ? ColourScale::log
+         : a.linear_scale ? ColourScale::linear
+                          : ColourScale::auto_scale;
 }
 
 PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap) {
@@ -102,15 +104,17 @@ PngOptions png_options(const RunArgs& a, const PreparedRun& run, ColormapId cmap
   return p;
 }
 
-// The page replaces the file it names: only a .html / .htm name, so a slip (`--html model.safetensors`,
-// the --embeddings file) cannot destroy an input, and never the --save file.
+// The page replaces the file it names: only a .html / .htm name, so a slip (`--html
+// model.safetensors`, the --embeddings file) cannot destroy an input, and never the --save file.
 void check_html_file(const RunArgs& a) {
   check_output_file(a.html, "--html");
   std::string ext = std::filesystem::path(a.html).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext != ".html" && ext != ".htm") {
-    throw usage_error(fmt::format("--html {}: the page's name must end in .html or .htm (it replaces the file it names)",
-                                  a.html));
+    throw usage_error(fmt::format(
+        "--html {}: the page's name must end in .html or .htm (it replaces the file it names)",
+        a.html));
   }
   const auto same = [&](const std::string& other) {
     std::error_code ec;
@@ -119,10 +123,13 @@ void check_html_file(const RunArgs& a) {
   if (same(a.save)) throw usage_error(fmt::format("--html {}: the same file as --save", a.html));
   // Any file the run reads (an .html text file, a tokenizer folder's file, …) must survive it.
   const InputArgs& in = a.in;
-  for (const std::string& input : {in.model, in.tokenizer, in.mask_file, in.model_flags.layout_file, in.target.tokens,
-                                   in.target.ids, in.target.embeddings, in.target.text_file, in.source.tokens,
-                                   in.source.ids, in.source.embeddings, in.source.text_file}) {
-    if (same(input)) throw usage_error(fmt::format("--html {}: the run reads this file; give the page another name", a.html));
+  for (const std::string& input :
+       {in.model, in.tokenizer, in.mask_file, in.model_flags.layout_file, in.target.tokens,
+        in.target.ids, in.target.embeddings, in.target.text_file, in.source.tokens, in.source.ids,
+        in.source.embeddings, in.source.text_file}) {
+    if (same(input))
+      throw usage_error(
+          fmt::format("--html {}: the run reads this file; give the page another name", a.html));
   }
 }
 
@@ -142,12 +149,15 @@ void check_csv_selection(const PreparedRun& run, const TerminalOptions& t) {
   if (t.table_style.format != TableFormat::csv || t.table == TableKind::none) return;
   const size_t matched = selected_maps(run.selection, run.maps).size();
   if (run.selection.head.indices().size() > 1) {
-    throw usage_error(fmt::format("--format csv writes one table, but --head selects {} heads: choose one",
-                                  run.selection.head.indices().size()));
+    throw usage_error(
+        fmt::format("--format csv writes one table, but --head selects {} heads: choose one",
+                    run.selection.head.indices().size()));
   }
   if (matched > 1) {
-    throw usage_error(fmt::format("--format csv writes one table, but {} maps are selected: choose one "
-                                  "with --layer and --site", matched));
+    throw usage_error(
+        fmt::format("--format csv writes one table, but {} maps are selected: choose one "
+                    "with --layer and --site",
+                    matched));
   }
 }
 
@@ -160,8 +170,11 @@ void run_command(const RunArgs& a) {
   if (a.html_given) check_html_file(a);
   if (a.png_given && a.png_dir.empty()) throw usage_error("--png: the folder name is empty");
   if (!a.panel.empty()) {
-    if (a.png_dir.empty()) throw usage_error("--panel draws into the --png folder: give --png DIR too");
-    if (a.rollout) throw usage_error("--panel: rollout has one map per layer; --png draws each, --layer picks one");
+    if (a.png_dir.empty())
+      throw usage_error("--panel draws into the --png folder: give --png DIR too");
+    if (a.rollout)
+      throw usage_error(
+          "--panel: rollout has one map per layer; --png draws each, --layer picks one");
     parse_panel(a.panel);  // its errors before the model loads
   }
   InputArgs in = a.in;
@@ -172,7 +185,8 @@ void run_command(const RunArgs& a) {
   check_csv_selection(run, terminal);
   check_logits_flag(run, a.logits, terminal.table_style.format, terminal.table != TableKind::none);
   if (a.rollout && (terminal.table == TableKind::scores || terminal.table == TableKind::both)) {
-    throw usage_error("--table " + a.table + ": rollout maps are products of attention weights, with no scores: "
+    throw usage_error("--table " + a.table +
+                      ": rollout maps are products of attention weights, with no scores: "
                       "use --table probs");
   }
   const TableStyle table_style = terminal.table_style;
@@ -185,7 +199,8 @@ void run_command(const RunArgs& a) {
   PngSink* png = nullptr;
   if (!a.png_dir.empty()) {
     // The longest side a map can have: the figures' memory is checked against it before the run.
-    const int64_t n_tokens = std::max<int64_t>(run.inputs.target.x.rows(), run.inputs.source ? run.inputs.source->x.rows() : 0);
+    const int64_t n_tokens = std::max<int64_t>(run.inputs.target.x.rows(),
+                                               run.inputs.source ? run.inputs.source->x.rows() : 0);
     auto sink = std::make_unique<PngSink>(a.png_dir, png_options(a, run, cmap), n_tokens);
     png = sink.get();
     outputs.add(std::move(sink));

@@ -1,9 +1,8 @@
 // The inputs' token ids and tokens as --save metadata: one pair per stack's sequence.
 #include "attnviz/cli/saved_tokens.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace attnviz {
 
@@ -25,12 +24,14 @@ nlohmann::json tokens_of(const TextTools& tools, const std::vector<int64_t>& ids
   return out;
 }
 
-void add_sequence(std::map<std::string, std::string>& out, const std::string& prefix, const Sequence& seq,
-                  const TextTools& tools) {
+void add_sequence(std::map<std::string, std::string>& out, const std::string& prefix,
+                  const Sequence& seq, const TextTools& tools) {
   if (seq.ids.empty()) return;  // embeddings or hash-embedded tokens: no ids to join on
   out[prefix + "ids"] = nlohmann::json(seq.ids).dump();
   const nlohmann::json tokens = tokens_of(tools, seq.ids);
-  if (std::all_of(tokens.begin(), tokens.end(), [](const nlohmann::json& t) { return t.is_null(); })) return;
+  if (std::all_of(tokens.begin(), tokens.end(),
+                  [](const nlohmann::json& t) { return t.is_null(); }))
+    return;
   // A token that is not UTF-8 (a hostile GGUF's) is written with U+FFFD rather than refused: the
   // ids are the key to join on, and stay exact.
   out[prefix + "tokens"] = tokens.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -44,7 +45,8 @@ std::map<std::string, std::string> saved_token_metadata(const PreparedRun& run) 
   bool source_run = false;
   for (const StackPlan& stack : plan_stacks(run.model, has_source)) {
     const std::string prefix = stack.name.empty() ? "" : stack.name + ".";
-    add_sequence(out, prefix, stack.over_source ? *run.inputs.source : run.inputs.target, *run.tools);
+    add_sequence(out, prefix, stack.over_source ? *run.inputs.source : run.inputs.target,
+                 *run.tools);
     source_run = source_run || stack.over_source;
   }
   if (has_source && !source_run) add_sequence(out, "source.", *run.inputs.source, *run.tools);

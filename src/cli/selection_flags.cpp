@@ -6,9 +6,11 @@
 namespace attnviz {
 
 void add_selection_flags(CLI::App& cmd, SelectionFlags& flags) {
-  cmd.add_option("--layer", flags.layer, "only these layers: 3, a list with ranges 0,3-5, -1 for the last");
-  cmd.add_option("--head", flags.head,
-                 "only these heads: 3, a list with ranges 0,3-5, -1 for the last (tables: default head 0)");
+  cmd.add_option("--layer", flags.layer,
+                 "only these layers: 3, a list with ranges 0,3-5, -1 for the last");
+  cmd.add_option(
+      "--head", flags.head,
+      "only these heads: 3, a list with ranges 0,3-5, -1 for the last (tables: default head 0)");
   cmd.add_option("--site", flags.site, "only self or cross attention")
       ->check(CLI::IsMember({"self", "cross"}));
 }

@@ -16,7 +16,8 @@ namespace attnviz::detail {
 // 1235814400 → "1,235,814,400": parameter counts of real models are read at a glance.
 inline std::string grouped(uint64_t n) {
   std::string digits = std::to_string(n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+    digits.insert(static_cast<size_t>(i), ",");
   return digits;
 }
 
@@ -34,8 +35,8 @@ inline std::string decimal_size(uint64_t bytes) {
 }
 
 inline std::string describe_totals(const std::string& what, const DtypeTotals& t) {
-  return fmt::format("  {}: {}, {} parameters ({})\n", what, count_of(t.tensors, "tensor"), grouped(t.parameters),
-                     decimal_size(t.bytes));
+  return fmt::format("  {}: {}, {} parameters ({})\n", what, count_of(t.tensors, "tensor"),
+                     grouped(t.parameters), decimal_size(t.bytes));
 }
 
 }  // namespace attnviz::detail

@@ -23,10 +23,11 @@ struct StatsBatchFlags {
 
 // Runs the batch (this shard's inputs), each input into a StatsCollector; the items header records
 // the saturation threshold and temperature beside batch_settings.
-BatchResult run_stats_batch(PreparedRun& run, const InputArgs& in, const StatsOptions& stats, const BatchArgs& batch,
-                            const BatchScan& scan, ItemsHeader& header);
+BatchResult run_stats_batch(PreparedRun& run, const InputArgs& in, const StatsOptions& stats,
+                            const BatchArgs& batch, const BatchScan& scan, ItemsHeader& header);
 
 // The pooled table on stdout and, with --png, the chart of one figure.
-void report_stats_batch(const BatchResult& result, const ItemsHeader& header, const StatsBatchFlags& flags);
+void report_stats_batch(const BatchResult& result, const ItemsHeader& header,
+                        const StatsBatchFlags& flags);
 
 }  // namespace attnviz::detail

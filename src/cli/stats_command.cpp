@@ -7,17 +7,17 @@
 #include <memory>
 #include <string_view>
 
-#include "attnviz/sinks/stats_charts.hpp"
-#include "attnviz/sinks/stats_report.hpp"
 #include "attnviz/cli/collect.hpp"
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/sinks/scale_note.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/io/atomic_file.hpp"
+#include "attnviz/sinks/scale_note.hpp"
+#include "attnviz/sinks/stats_charts.hpp"
+#include "attnviz/sinks/stats_report.hpp"
 #include "batch_input.hpp"
 #include "stats_batch.hpp"
 
@@ -38,7 +38,7 @@ struct StatsArgs {
   std::string chart = "saturated";
   FigureFlags figure_flags;  // --figure-format, --dpi
   FigureFile figure_file;
-  int width = 0;  // text: columns of the terminal (0 = detected)
+  int width = 0;            // text: columns of the terminal (0 = detected)
   detail::BatchArgs batch;  // --batch, --items, --shard
 };
 
@@ -66,12 +66,14 @@ StatsReportOptions report_options(const StatsArgs& a) {
 void stats_batch(const StatsArgs& a) {
   detail::refuse_inputs_beside_batch(a.in);
   if (!a.role.empty()) {
-    throw usage_error("--role with --batch: a head's role can differ from input to input; sort by a figure instead "
-                      "(--sort sink, --sort previous, …)");
+    throw usage_error(
+        "--role with --batch: a head's role can differ from input to input; sort by a figure "
+        "instead "
+        "(--sort sink, --sort previous, …)");
   }
   if (!a.batch.items.empty()) check_output_file(a.batch.items, "--items");
-  const detail::StatsBatchFlags flags{a.format, a.precision, a.sort, a.ascending, a.top, a.png_dir, a.chart, a.width,
-                                            a.figure_file};
+  const detail::StatsBatchFlags flags{a.format,  a.precision, a.sort,  a.ascending,  a.top,
+                                      a.png_dir, a.chart,     a.width, a.figure_file};
   if (!a.sort.empty()) find_stats_metric(a.sort, "--sort");  // flag errors before the model loads
   find_stats_metric(a.chart, "--chart");
   parse_table_format(a.format);
@@ -85,7 +87,8 @@ void stats_batch(const StatsArgs& a) {
 
 void stats_command(const StatsArgs& a) {
   if (!a.batch.file.empty()) return stats_batch(a);
-  if (!a.batch.items.empty() || !a.batch.shard.empty()) throw usage_error("--items and --shard go with --batch");
+  if (!a.batch.items.empty() || !a.batch.shard.empty())
+    throw usage_error("--items and --shard go with --batch");
   StatsReportOptions report = report_options(a);  // flag errors before the model loads
   if (!a.png_dir.empty()) find_stats_metric(a.chart, "--chart");
   const PreparedRun run = prepare_run(a.in);
@@ -109,7 +112,8 @@ void stats_command(const StatsArgs& a) {
   if (!a.png_dir.empty()) {
     const auto charts = write_stats_charts(
         a.png_dir, stats.heads(), find_stats_metric(a.chart, "--chart"), stats.options(),
-        report.model_name + (report.scale_note.empty() ? "" : " · " + report.scale_note), a.figure_file);
+        report.model_name + (report.scale_note.empty() ? "" : " · " + report.scale_note),
+        a.figure_file);
     note_figures_written(charts.size(), a.png_dir);
   }
 }
@@ -145,9 +149,10 @@ void add_stats_command(CLI::App& app) {
   add_figure_flags(*cmd, args->figure_flags);
   add_width_flag(*cmd, args->width,
                  "text: terminal width in columns; wider tables are split (default: detected)");
-  detail::add_batch_flags(*cmd, args->batch.file, args->batch.shard, "analyse",
-                          "the table shows each head's figures as the mean over them (attnviz merge pools shards' "
-                          "--items)");
+  detail::add_batch_flags(
+      *cmd, args->batch.file, args->batch.shard, "analyse",
+      "the table shows each head's figures as the mean over them (attnviz merge pools shards' "
+      "--items)");
   cmd->add_option("--items", args->batch.items,
                   "with --batch: write each input's figures per head as JSON lines into this file");
   cmd->callback([args, cmd] {

@@ -13,8 +13,8 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
-#include "attnviz/model/hf_cache.hpp"
 #include "attnviz/io/gguf.hpp"
+#include "attnviz/model/hf_cache.hpp"
 #include "attnviz/render/table.hpp"
 
 namespace attnviz {
@@ -58,8 +58,8 @@ std::string as_json(const Tokenizer& t, const std::vector<TokenPiece>& pieces) {
   doc["tokenizer"] = t.description();
   doc["tokens"] = nlohmann::ordered_json::array();
   for (const TokenPiece& p : pieces) {
-    doc["tokens"].push_back({{"id", p.id}, {"piece", p.label}, {"begin", p.begin}, {"end", p.end},
-                             {"added", p.added}});
+    doc["tokens"].push_back(
+        {{"id", p.id}, {"piece", p.label}, {"begin", p.begin}, {"end", p.end}, {"added", p.added}});
   }
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -78,18 +78,21 @@ void tokenize_command(const TokenizeArgs& a) {
     throw usage_error("tokenize: give the model (-m) or the tokenizer (--tokenizer), one of them");
   }
   if (!a.text.given()) throw usage_error("tokenize: give --text or --text-file");
-  const std::string text = read_text_input(a.text, "--");  // an empty --text is refused before any file is read
+  const std::string text =
+      read_text_input(a.text, "--");  // an empty --text is refused before any file is read
   // -m resolves as run's does (a path, or a Hugging Face cache id); --tokenizer is a path.
-  fs::path dir = a.tokenizer.empty() ? locate_model(a.model, HfEnvironment::of_process()).path : fs::path(a.tokenizer);
+  fs::path dir = a.tokenizer.empty() ? locate_model(a.model, HfEnvironment::of_process()).path
+                                     : fs::path(a.tokenizer);
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw Error(fmt::format("{}: no such file or folder", dir.string()));
   if (!fs::is_directory(dir, ec) && a.tokenizer.empty() && !is_gguf_file(dir)) {
-    dir = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();  // a weights file: its folder
-  }  // a GGUF file carries its own tokenizer
+    dir = dir.parent_path().empty() ? fs::path(".")
+                                    : dir.parent_path();  // a weights file: its folder
+  }                                                       // a GGUF file carries its own tokenizer
   const std::unique_ptr<Tokenizer> t = find_tokenizer(dir);
   if (!t) {
-    throw usage_error(fmt::format("{} holds no tokenizer attnviz reads (looked for {})", dir.string(),
-                                  k_tokenizer_files));
+    throw usage_error(fmt::format("{} holds no tokenizer attnviz reads (looked for {})",
+                                  dir.string(), k_tokenizer_files));
   }
   const auto pieces = encode_with_bos(*t, text, !a.no_special_tokens, bos_mode_of(a.bos));
   if (const std::string note = unknown_pieces_note(*t, pieces); !note.empty()) print_note(note);
@@ -106,13 +109,18 @@ void tokenize_command(const TokenizeArgs& a) {
 
 void add_tokenize_command(CLI::App& app) {
   auto args = std::make_shared<TokenizeArgs>();
-  CLI::App* cmd = app.add_subcommand("tokenize", "show the ids, pieces and byte offsets a model's tokenizer makes of a text");
-  cmd->add_option("--model,-m", args->model, "model folder (or a weights file in it, or a Hugging Face cache id) holding the tokenizer");
-  cmd->add_option("--text", args->text.text, "the text")
-      ->each([args](const std::string&) { args->text.text_given = true; });
+  CLI::App* cmd = app.add_subcommand(
+      "tokenize", "show the ids, pieces and byte offsets a model's tokenizer makes of a text");
+  cmd->add_option(
+      "--model,-m", args->model,
+      "model folder (or a weights file in it, or a Hugging Face cache id) holding the tokenizer");
+  cmd->add_option("--text", args->text.text, "the text")->each([args](const std::string&) {
+    args->text.text_given = true;
+  });
   cmd->add_option("--text-file", args->text.text_file, text_file_help("UTF-8 text file"));
   add_tokenizer_flags(*cmd, args->tokenizer, args->no_special_tokens, args->bos);
-  cmd->add_option("--format", args->format, "text, json or csv")->check(CLI::IsMember({"text", "json", "csv"}));
+  cmd->add_option("--format", args->format, "text, json or csv")
+      ->check(CLI::IsMember({"text", "json", "csv"}));
   cmd->callback([args] { tokenize_command(*args); });
 }
 

@@ -1,4 +1,5 @@
-// Scaled dot-product attention (Vaswani et al. 2017, eq. 1) with a fused mask + softmax per row block.
+// Scaled dot-product attention (Vaswani et al. 2017, eq. 1) with a fused mask + softmax per row
+// block.
 #include "attnviz/compute/attention.hpp"
 
 #include <cblas.h>  // OpenBLAS, the BLAS Eigen's products use (EIGEN_USE_BLAS)
@@ -22,10 +23,11 @@ namespace {
 
 // Softmax of one row whose columns [n_live, n_k) already hold -inf / 0: writes [0, n_live) only,
 // so under a causal mask a block touches the keys it computed and no more.
-void softmax_live_row(float* scores, float* probs, int n_k, int n_live, int query, const Mask& mask) {
+void softmax_live_row(float* scores, float* probs, int n_k, int n_live, int query,
+                      const Mask& mask) {
   // p_j = exp(s_j − m) / Σ_l exp(s_l − m) over allowed keys, m = max_j s_j (so exp never overflows)
   const auto [lo, hi] = mask.key_range(query, n_k);  // hi <= n_live: the caller's promise
-  std::fill(scores, scores + lo, k_neg_inf);  // masked_fill(mask == 0, -inf)
+  std::fill(scores, scores + lo, k_neg_inf);         // masked_fill(mask == 0, -inf)
   std::fill(scores + hi, scores + n_live, k_neg_inf);
   std::fill(probs, probs + lo, 0.0f);
   std::fill(probs + hi, probs + n_live, 0.0f);
@@ -75,7 +77,8 @@ class BlockBuffers {
       p.middleCols(n_live, clean_from_ - n_live).setZero();
     }
     clean_from_ = n_live;
-    return {Eigen::Map<Matrix>(scores_.data(), rows, n_k), Eigen::Map<Matrix>(probs_.data(), rows, n_k)};
+    return {Eigen::Map<Matrix>(scores_.data(), rows, n_k),
+            Eigen::Map<Matrix>(probs_.data(), rows, n_k)};
   }
 
  private:
@@ -87,7 +90,8 @@ class BlockBuffers {
 // scores = scale · q kᵀ in one sgemm (alpha = scale, beta = 0): Eigen's product would clear the
 // block first and scale it in a second pass, both on one core; the result is the same float.
 void scaled_scores(MatrixRef scores, ConstMatrixRef q, ConstMatrixRef k, float scale) {
-  const auto rows = static_cast<int>(q.rows()), n = static_cast<int>(k.rows()), d = static_cast<int>(q.cols());
+  const auto rows = static_cast<int>(q.rows()), n = static_cast<int>(k.rows()),
+             d = static_cast<int>(q.cols());
   if (rows == 0 || n == 0) return;
   if (d == 0) {  // an empty dot product; BLAS refuses a leading dimension of 0
     scores.setZero();
@@ -105,7 +109,8 @@ void scaled_scores(MatrixRef scores, ConstMatrixRef q, ConstMatrixRef k, float s
 std::vector<int> block_starts(int n_q, int block_rows, bool split_tail) {
   std::vector<int> starts;
   const int small = std::max(1, block_rows / 4);
-  const int64_t tail = split_tail ? int64_t{n_q} - 2 * int64_t{block_rows} : n_q;  // --block-rows may be near INT_MAX
+  const int64_t tail = split_tail ? int64_t{n_q} - 2 * int64_t{block_rows}
+                                  : n_q;  // --block-rows may be near INT_MAX
   for (int r = 0; r < n_q;) {
     starts.push_back(r);
     r = static_cast<int>(std::min<int64_t>(n_q, int64_t{r} + (r >= tail ? small : block_rows)));

@@ -32,9 +32,9 @@ struct BlockTeam::State {
   int n_blocks = 0;
   const std::function<void(int, int)>* compute = nullptr;
   const std::function<void(int, int)>* emit = nullptr;
-  int next_claim = 0;      // the next block a member may take
-  int next_emit = 0;       // the block whose emit may run now
-  int members_done = 0;    // members finished with the current job
+  int next_claim = 0;    // the next block a member may take
+  int next_emit = 0;     // the block whose emit may run now
+  int members_done = 0;  // members finished with the current job
   std::exception_ptr failure;
   bool stopping = false;
 
@@ -94,7 +94,8 @@ struct BlockTeam::State {
 
 BlockTeam::BlockTeam(int size) : state_(new State) {
   state_->size = size < 1 ? 1 : size;
-  for (int m = 1; m < state_->size; ++m) state_->helpers.emplace_back([this, m] { state_->helper(m); });
+  for (int m = 1; m < state_->size; ++m)
+    state_->helpers.emplace_back([this, m] { state_->helper(m); });
 }
 
 BlockTeam::~BlockTeam() {
@@ -112,7 +113,9 @@ BlockTeam& BlockTeam::shared() {
   return team;
 }
 
-int BlockTeam::size() const { return state_->size; }
+int BlockTeam::size() const {
+  return state_->size;
+}
 
 void BlockTeam::run(int n_blocks, const std::function<void(int, int)>& compute,
                     const std::function<void(int, int)>& emit) {
@@ -152,8 +155,11 @@ void for_row_chunks(int n_rows, int min_rows, const std::function<void(int, int)
     if (n_rows > 0) f(0, n_rows);
     return;
   }
-  const auto bound = [&](int c) { return static_cast<int>(static_cast<long long>(n_rows) * c / chunks); };
-  team.run(chunks, [&](int c, int) { f(bound(c), bound(c + 1)); }, [](int, int) {});
+  const auto bound = [&](int c) {
+    return static_cast<int>(static_cast<long long>(n_rows) * c / chunks);
+  };
+  team.run(
+      chunks, [&](int c, int) { f(bound(c), bound(c + 1)); }, [](int, int) {});
 }
 
 }  // namespace attnviz

@@ -1,4 +1,5 @@
-// Token embeddings: nn.Embedding lookup, or the deterministic hash embedding for vocabulary-free models.
+// Token embeddings: nn.Embedding lookup, or the deterministic hash embedding for vocabulary-free
+// models.
 #include "attnviz/compute/embedding.hpp"
 
 #include <fmt/format.h>
@@ -15,8 +16,8 @@ namespace attnviz {
 void check_length(const Model& model, size_t n, const std::string& what) {
   const int limit = model.config.max_positions;
   if (limit > 0 && n > static_cast<size_t>(limit)) {
-    throw Error(fmt::format("{}: {} tokens, but the model accepts at most {} (max_positions)", what, n,
-                            limit));
+    throw Error(fmt::format("{}: {} tokens, but the model accepts at most {} (max_positions)", what,
+                            n, limit));
   }
 }
 
@@ -29,7 +30,8 @@ void finish_embedding(const Model& model, Matrix& x) {
   if (c.scale_embeddings) x *= std::sqrt(static_cast<float>(c.d_model));
   const auto n = x.rows();
   if (c.positional == Positional::learned && e.position) x += e.position->block(0, n);
-  if (c.positional == Positional::sinusoidal) x += sinusoidal_encoding(int(n), c.d_model, c.pe_base);
+  if (c.positional == Positional::sinusoidal)
+    x += sinusoidal_encoding(int(n), c.d_model, c.pe_base);
   if (e.token_type) x.rowwise() += e.token_type->row(0);
   if (e.norm) x = normalize(x, *e.norm, c);
 }
@@ -46,8 +48,10 @@ RowVector hash_embedding(std::string_view token, int d_model) {
 namespace {
 
 std::string hash_note(const Model& model, const char* what) {
-  return fmt::format("{} has no token embedding table: {} are embedded as hash vectors "
-                     "(x ~ N(0, 1), seeded by each token's bytes)", model.name, what);
+  return fmt::format(
+      "{} has no token embedding table: {} are embedded as hash vectors "
+      "(x ~ N(0, 1), seeded by each token's bytes)",
+      model.name, what);
 }
 
 }  // namespace
@@ -64,7 +68,8 @@ Sequence embed_hashed(const Model& model, const std::vector<std::string>& tokens
   return seq;
 }
 
-Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids, std::vector<std::string> labels) {
+Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids,
+                   std::vector<std::string> labels) {
   check_length(model, ids.size(), "ids");
   const int d_model = model.config.d_model;
   Sequence seq{std::move(labels), Matrix(static_cast<Eigen::Index>(ids.size()), d_model), {}, ids};
@@ -89,8 +94,9 @@ Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids, std::vec
 Sequence embedded_input(const Model& model, Matrix x, std::vector<std::string> labels,
                         const std::string& what, int width) {
   if (x.cols() != width) {
-    throw Error(fmt::format("{}: width {} (shape [{}, {}]), but the model's {} is {}", what, x.cols(),
-                            x.rows(), x.cols(), width == model.config.d_model ? "d_model" : "kdim", width));
+    throw Error(fmt::format("{}: width {} (shape [{}, {}]), but the model's {} is {}", what,
+                            x.cols(), x.rows(), x.cols(),
+                            width == model.config.d_model ? "d_model" : "kdim", width));
   }
   if (x.rows() == 0) throw Error(fmt::format("{}: no rows", what));
   check_length(model, static_cast<size_t>(x.rows()), what);

@@ -1,4 +1,5 @@
-// The forward pass: embeddings are done by the caller; here the stacks run and every map is emitted.
+// The forward pass: embeddings are done by the caller; here the stacks run and every map is
+// emitted.
 #include "attnviz/compute/forward.hpp"
 
 #include <fmt/format.h>
@@ -15,9 +16,10 @@ std::vector<StackPlan> plan_stacks(const Model& model, bool has_source) {
   const Config& c = model.config;
   const auto need_source = [&] {
     if (!has_source) {
-      throw usage_error(fmt::format("{} ({} layout) attends to a source: give --source-tokens, "
-                                    "--source-ids or --source-embeddings",
-                                    model.name, c.layout));
+      throw usage_error(
+          fmt::format("{} ({} layout) attends to a source: give --source-tokens, "
+                      "--source-ids or --source-embeddings",
+                      model.name, c.layout));
     }
   };
   switch (c.arch) {
@@ -25,27 +27,38 @@ std::vector<StackPlan> plan_stacks(const Model& model, bool has_source) {
       // Self-attention feeds the target to k and v too: they must read d_model-wide rows (a
       // k weight [8, 7] would otherwise be multiplied with 8-wide rows, wrong in Release).
       if (!has_source && (c.kdim != c.d_model || c.vdim != c.d_model)) {
-        throw usage_error(fmt::format("{}: keys and values are {} / {} wide (kdim / vdim), not d_model {}: "
-                                      "self-attention needs them equal; give a source input of width {}",
-                                      model.name, c.kdim, c.vdim, c.d_model, c.kdim));
+        throw usage_error(
+            fmt::format("{}: keys and values are {} / {} wide (kdim / vdim), not d_model {}: "
+                        "self-attention needs them equal; give a source input of width {}",
+                        model.name, c.kdim, c.vdim, c.d_model, c.kdim));
       }
-      return {StackPlan{.n_layers = 1, .lone = true, .lone_site = has_source ? Site::cross : Site::self,
+      return {StackPlan{.n_layers = 1,
+                        .lone = true,
+                        .lone_site = has_source ? Site::cross : Site::self,
                         .causal = c.causal}};
     case Arch::encoder:
-      if (has_source) throw usage_error(fmt::format("{} is an encoder: it has no cross-attention for a source", model.name));
+      if (has_source)
+        throw usage_error(
+            fmt::format("{} is an encoder: it has no cross-attention for a source", model.name));
       return {StackPlan{.n_layers = c.n_encoder_layers, .causal = c.causal}};
     case Arch::decoder:
       if (!c.decoder_cross && has_source) {
-        throw usage_error(fmt::format("{} is a decoder without cross-attention: it takes no source", model.name));
+        throw usage_error(
+            fmt::format("{} is a decoder without cross-attention: it takes no source", model.name));
       }
       if (c.decoder_cross) need_source();
-      return {StackPlan{.decoder = true, .n_layers = c.n_decoder_layers, .cross = c.decoder_cross,
+      return {StackPlan{.decoder = true,
+                        .n_layers = c.n_decoder_layers,
+                        .cross = c.decoder_cross,
                         .causal = c.causal}};
     case Arch::encoder_decoder:
       need_source();
       // The encoder sees every source token but padding; the decoder never sees later targets.
       return {StackPlan{.name = "encoder", .n_layers = c.n_encoder_layers, .over_source = true},
-              StackPlan{.name = "decoder", .decoder = true, .n_layers = c.n_decoder_layers, .cross = true,
+              StackPlan{.name = "decoder",
+                        .decoder = true,
+                        .n_layers = c.n_decoder_layers,
+                        .cross = true,
                         .causal = true}};
   }
   throw Error("unknown architecture");
@@ -68,8 +81,8 @@ namespace {
 // and masks are shared with the sinks, which may keep them past the forward pass.
 class Runner {
  public:
-  Runner(const Model& model, const ForwardInputs& in, const ForwardOptions& options, AttentionSink* sink,
-         ForwardResult& result)
+  Runner(const Model& model, const ForwardInputs& in, const ForwardOptions& options,
+         AttentionSink* sink, ForwardResult& result)
       : model_(model), in_(in), options_(options), sink_(sink), result_(result) {}
 
   Matrix run(const StackPlan& plan, const Matrix* memory) {
@@ -77,8 +90,8 @@ class Runner {
     if (plan.lone) {
       const bool across = plan.lone_site == Site::cross;
       const Sequence& keys = across ? *in_.source : in_.target;
-      const AttentionSetup s = setup(plan, plan.lone_site, input, keys.labels,
-                                     across ? source_mask() : self_mask(plan));
+      const AttentionSetup s =
+          setup(plan, plan.lone_site, input, keys.labels, across ? source_mask() : self_mask(plan));
       check_masked(fmt::format("layer0.{}", site_name(plan.lone_site)), s, keys.x.rows());
       std::optional<LayerWeights> held;
       const AttentionWeights& w = weights(plan).layer(0, held).self_attn;
@@ -99,9 +112,9 @@ class Runner {
     Matrix x = input.x;
     std::optional<LayerWeights> held;  // a loaded model's layers are converted one at a time
     for (int l = 0; l < plan.n_layers; ++l) {
-      x = transformer_layer(x, w.layer(l, held), model_.config, l, model_.config.sliding(l) ? sliding : self,
-                            plan.cross ? cross_keys : nullptr,
-                            plan.cross ? &cross : nullptr);
+      x = transformer_layer(x, w.layer(l, held), model_.config, l,
+                            model_.config.sliding(l) ? sliding : self,
+                            plan.cross ? cross_keys : nullptr, plan.cross ? &cross : nullptr);
     }
     if (w.final_norm) x = normalize(x, *w.final_norm, model_.config);
     return x;
@@ -112,8 +125,8 @@ class Runner {
     return plan.decoder ? model_.weights.decoder : model_.weights.encoder;
   }
 
-  AttentionSetup setup(const StackPlan& plan, Site site, const Sequence& queries, const Labels& keys,
-                       std::shared_ptr<const Mask> mask) const {
+  AttentionSetup setup(const StackPlan& plan, Site site, const Sequence& queries,
+                       const Labels& keys, std::shared_ptr<const Mask> mask) const {
     AttentionSetup s;
     s.stack = plan.name;
     s.site = site;
@@ -155,7 +168,9 @@ class Runner {
     mask->causal = mask->causal || plan.causal;
     return mask;
   }
-  std::shared_ptr<const Mask> source_mask() const { return std::make_shared<const Mask>(in_.source_mask); }
+  std::shared_ptr<const Mask> source_mask() const {
+    return std::make_shared<const Mask>(in_.source_mask);
+  }
   // An encoder over the source sees every source token but padding.
   std::shared_ptr<const Mask> encoder_mask() const {
     auto mask = std::make_shared<Mask>();
@@ -164,17 +179,21 @@ class Runner {
   }
 
   // A warning for rows whose keys are all masked (the same in every layer of the stack). PyTorch's
-  // answer depends on the fill: masked_fill(mask == 0, -1e9) leaves n_k equal scores, so softmax gives
-  // 1/n_k everywhere (the annotated transformer's -1e9 fill: it looks like attention); -inf gives 0/0 = NaN.
+  // answer depends on the fill: masked_fill(mask == 0, -1e9) leaves n_k equal scores, so softmax
+  // gives 1/n_k everywhere (the annotated transformer's -1e9 fill: it looks like attention); -inf
+  // gives 0/0 = NaN.
   void check_masked(const std::string& name, const AttentionSetup& s, Eigen::Index n_keys) {
     const int n_q = static_cast<int>(s.query_labels->size()), n_k = static_cast<int>(n_keys);
     const auto rows = fully_masked_rows(*s.mask, n_q, n_k);
     if (rows.empty()) return;
-    result_.warnings.push_back(fmt::format(
-        "{}: every key is masked for query rows {} ({} of {}); attnviz shows them as zero rows: a row that may "
-        "attend to nothing has no attention. PyTorch's softmax after masked_fill(mask == 0, -1e9) would give a "
-        "uniform row (1/{} = {:.4g} on each of the {} keys), after masked_fill(mask == 0, -inf) NaN",
-        name, format_row_list(rows), rows.size(), n_q, n_k, 1.0 / n_k, n_k));
+    result_.warnings.push_back(
+        fmt::format("{}: every key is masked for query rows {} ({} of {}); attnviz shows them as "
+                    "zero rows: a row that may "
+                    "attend to nothing has no attention. PyTorch's softmax after masked_fill(mask "
+                    "== 0, -1e9) would give a "
+                    "uniform row (1/{} = {:.4g} on each of the {} keys), after masked_fill(mask == "
+                    "0, -inf) NaN",
+                    name, format_row_list(rows), rows.size(), n_q, n_k, 1.0 / n_k, n_k));
   }
 
   const Model& model_;
@@ -202,8 +221,8 @@ ForwardResult forward(const Model& model, const ForwardInputs& in, const Forward
   result.encoder_hidden = std::move(memory);
   const auto bad = (!result.hidden.array().isFinite()).count();
   if (bad > 0) {
-    result.warnings.push_back(fmt::format("the final hidden states hold {} NaN or inf values of {}", bad,
-                                          result.hidden.size()));
+    result.warnings.push_back(fmt::format("the final hidden states hold {} NaN or inf values of {}",
+                                          bad, result.hidden.size()));
   }
   return result;
 }

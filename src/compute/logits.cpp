@@ -51,23 +51,25 @@ void add_block(RunningRow& r, const Eigen::Ref<const RowVector>& logits, int64_t
 
 }  // namespace
 
-std::vector<std::vector<Prediction>> top_predictions(const TokenTable& unembed, const Matrix& hidden, int k,
-                                                     float cap) {
+std::vector<std::vector<Prediction>> top_predictions(const TokenTable& unembed,
+                                                     const Matrix& hidden, int k, float cap) {
   const auto keep = static_cast<size_t>(std::clamp<int64_t>(k, 0, unembed.rows()));
   std::vector<RunningRow> rows(static_cast<size_t>(hidden.rows()));
   for (Eigen::Index v0 = 0; v0 < unembed.rows(); v0 += TokenTable::k_block_rows) {
     const Matrix w = unembed.block(v0, std::min(TokenTable::k_block_rows, unembed.rows() - v0));
     for (Eigen::Index p0 = 0; p0 < hidden.rows(); p0 += k_position_rows) {
       const Eigen::Index n = std::min(k_position_rows, hidden.rows() - p0);
-      Matrix logits = hidden.middleRows(p0, n) * w.transpose();  // logits = hidden · W_unembedᵀ
+      Matrix logits = hidden.middleRows(p0, n) * w.transpose();   // logits = hidden · W_unembedᵀ
       if (cap > 0) logits = cap * (logits.array() / cap).tanh();  // Gemma 2's soft-cap
-      for (Eigen::Index i = 0; i < n; ++i) add_block(rows[static_cast<size_t>(p0 + i)], logits.row(i), v0, keep);
+      for (Eigen::Index i = 0; i < n; ++i)
+        add_block(rows[static_cast<size_t>(p0 + i)], logits.row(i), v0, keep);
     }
   }
   std::vector<std::vector<Prediction>> out;
   out.reserve(rows.size());
   for (RunningRow& r : rows) {
-    for (Prediction& p : r.top) p.probability = static_cast<float>(std::exp(double(p.logit) - r.max) / r.sum);
+    for (Prediction& p : r.top)
+      p.probability = static_cast<float>(std::exp(double(p.logit) - r.max) / r.sum);
     out.push_back(std::move(r.top));
   }
   return out;

@@ -11,12 +11,14 @@ namespace attnviz {
 
 Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const AttentionWeights& w,
                             int n_heads, const AttentionSetup& setup, int layer) {
-  // q = x W_qᵀ + b_q, k = x W_kᵀ + b_k, v = x W_vᵀ + b_v, per head normalised / rotated when the model says
+  // q = x W_qᵀ + b_q, k = x W_kᵀ + b_k, v = x W_vᵀ + b_v, per head normalised / rotated when the
+  // model says
   const HeadInputs in = project_heads(x_q, x_kv, w, n_heads, setup.qk);
   const int d_k = in.d_k;
   const int d_head_v = in.d_head_v;
   const float scale = setup.scale.value_or(1.0f / std::sqrt(static_cast<float>(d_k)));
-  Matrix merged(in.q.rows(), n_heads * d_head_v);  // Concat(head_1, …, head_h): [n_q, n_heads · d_head_v]
+  Matrix merged(in.q.rows(),
+                n_heads * d_head_v);  // Concat(head_1, …, head_h): [n_q, n_heads · d_head_v]
 
   MapInfo info;
   info.id = HeadId{setup.stack, layer, setup.site, 0};
@@ -43,8 +45,9 @@ Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Atten
       setup.sink->queries_and_keys(info, in.q_head(h), in.k_head(h));
       setup.sink->head_values(info, in.v_head(h));
     }
-    scaled_dot_product_attention(merged.middleCols(h * d_head_v, d_head_v), in.q_head(h), in.k_head(h),
-                                 in.v_head(h), *setup.mask, scale, setup.block_rows, emit, setup.softcap);
+    scaled_dot_product_attention(merged.middleCols(h * d_head_v, d_head_v), in.q_head(h),
+                                 in.k_head(h), in.v_head(h), *setup.mask, scale, setup.block_rows,
+                                 emit, setup.softcap);
     if (setup.sink) {
       setup.sink->head_output(info, merged.middleCols(h * d_head_v, d_head_v));
       setup.sink->end_map(info);

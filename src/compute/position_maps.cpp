@@ -32,19 +32,22 @@ PositionMaps position_maps(const Model& model, int n) {
   const Config& c = model.config;
   if (n < 1) throw usage_error("positions: at least one position");
   if (n > k_max_position_maps) {
-    throw usage_error(fmt::format("positions: {} positions asked for; the n × n similarity is kept whole, so at most {}", n,
-                                  k_max_position_maps));
+    throw usage_error(fmt::format(
+        "positions: {} positions asked for; the n × n similarity is kept whole, so at most {}", n,
+        k_max_position_maps));
   }
   if (c.max_positions > 0 && n > c.max_positions) {
-    throw usage_error(fmt::format("positions: {} positions asked for, but {} has {} (max_positions)", n, model.name,
-                                  c.max_positions));
+    throw usage_error(
+        fmt::format("positions: {} positions asked for, but {} has {} (max_positions)", n,
+                    model.name, c.max_positions));
   }
   PositionMaps m;
   if (c.positional == Positional::sinusoidal) {
     m.kind = "sinusoidal";
     m.encoding = sinusoidal_encoding(n, c.d_model, c.pe_base);
-    m.encoding_what = fmt::format("PE(p, 2i) = sin(p / {0:g}^(2i/d)), PE(p, 2i+1) = cos(p / {0:g}^(2i/d)), d = {1}",
-                                  c.pe_base, c.d_model);
+    m.encoding_what = fmt::format(
+        "PE(p, 2i) = sin(p / {0:g}^(2i/d)), PE(p, 2i+1) = cos(p / {0:g}^(2i/d)), d = {1}",
+        c.pe_base, c.d_model);
   } else if (c.positional == Positional::learned && model.weights.embed.position) {
     m.kind = "learned";
     m.encoding = model.weights.embed.position->block(0, n);
@@ -53,24 +56,31 @@ PositionMaps position_maps(const Model& model, int n) {
     m.kind = "rotary";
     const RotaryTable t = rotary_table(n, c.rotary_dim, c.rope_theta, c.rope_scaling);
     m.encoding = t.cos;
-    const char* scaled = c.rope_scaling.kind == RopeScaling::Kind::linear  ? ", divided by the linear rope scaling factor"
-                         : c.rope_scaling.kind == RopeScaling::Kind::llama3 ? ", with Llama 3's frequency scaling"
-                         : c.rope_scaling.kind == RopeScaling::Kind::freq_factors ? ", divided by the model's freq_factors"
-                                                                               : "";
-    m.encoding_what = fmt::format("cos(p·θ_i), θ_i = {:g}^(−2i/{}){} (rotated pairs of q and k){}", c.rope_theta,
-                                  c.rotary_dim, scaled,
-                                  c.rope_local_theta > 0
-                                      ? fmt::format("; the global layers' — sliding-window layers rotate with base {:g}, unscaled",
-                                                    c.rope_local_theta)
-                                      : "");
+    const char* scaled = c.rope_scaling.kind == RopeScaling::Kind::linear
+                             ? ", divided by the linear rope scaling factor"
+                         : c.rope_scaling.kind == RopeScaling::Kind::llama3
+                             ? ", with Llama 3's frequency scaling"
+                         : c.rope_scaling.kind == RopeScaling::Kind::freq_factors
+                             ? ", divided by the model's freq_factors"
+                             : "";
+    m.encoding_what = fmt::format(
+        "cos(p·θ_i), θ_i = {:g}^(−2i/{}){} (rotated pairs of q and k){}", c.rope_theta,
+        c.rotary_dim, scaled,
+        c.rope_local_theta > 0
+            ? fmt::format(
+                  "; the global layers' — sliding-window layers rotate with base {:g}, unscaled",
+                  c.rope_local_theta)
+            : "");
     m.dim_prefix = "θ";
     const Eigen::MatrixXd cs = t.cos.cast<double>(), sn = t.sin.cast<double>();
-    m.similarity = ((cs * cs.transpose() + sn * sn.transpose()) / static_cast<double>(t.cos.cols())).cast<float>();
-    m.similarity_what = "mean over the frequencies of cos((m − n)·θ_i): a unit query and key rotated to m and n";
+    m.similarity = ((cs * cs.transpose() + sn * sn.transpose()) / static_cast<double>(t.cos.cols()))
+                       .cast<float>();
+    m.similarity_what =
+        "mean over the frequencies of cos((m − n)·θ_i): a unit query and key rotated to m and n";
     return m;
   } else {
-    throw usage_error(fmt::format("positions: {} has no positional encoding (positional {})", model.name,
-                                  positional_name(c.positional)));
+    throw usage_error(fmt::format("positions: {} has no positional encoding (positional {})",
+                                  model.name, positional_name(c.positional)));
   }
   if (m.dim_prefix.empty()) m.dim_prefix = "d";
   m.similarity = cosine_similarity(m.encoding);

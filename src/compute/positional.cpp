@@ -1,4 +1,5 @@
-// Sinusoidal positions, computed in double as the annotated transformer's div_term = exp(2i · −ln(base)/d).
+// Sinusoidal positions, computed in double as the annotated transformer's div_term = exp(2i ·
+// −ln(base)/d).
 #include "attnviz/compute/positional.hpp"
 
 #include <cmath>

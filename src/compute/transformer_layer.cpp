@@ -12,8 +12,8 @@ namespace {
 // normalises f's output before the residual: x + post(f(pre(x))). Tells the sink what it did.
 template <typename F>
 Matrix sublayer(const Matrix& x, const std::optional<LayerNormWeights>& norm,
-                const std::optional<LayerNormWeights>& post, const Config& c, AttentionSink* sink, SublayerStep step,
-                F&& f) {
+                const std::optional<LayerNormWeights>& post, const Config& c, AttentionSink* sink,
+                SublayerStep step, F&& f) {
   const auto out = [&](const Matrix& h) { return post ? normalize(f(h), *post, c) : f(h); };
   Matrix h, update, result;
   if (!norm) {
@@ -30,23 +30,27 @@ Matrix sublayer(const Matrix& x, const std::optional<LayerNormWeights>& norm,
     update = out(x);
     result = normalize(x + update, *norm, c);
   }
-  if (sink) sink->sublayer(step, x, h.size() > 0 ? ConstMatrixRef(h) : ConstMatrixRef(x), update, result);
+  if (sink)
+    sink->sublayer(step, x, h.size() > 0 ? ConstMatrixRef(h) : ConstMatrixRef(x), update, result);
   return result;
 }
 
 }  // namespace
 
 Matrix transformer_layer(ConstMatrixRef x_in, const LayerWeights& w, const Config& c, int layer,
-                         const AttentionSetup& self, const Matrix* memory, const AttentionSetup* cross) {
+                         const AttentionSetup& self, const Matrix* memory,
+                         const AttentionSetup* cross) {
   Matrix x = x_in;
   const auto step = [&](const char* kind) { return SublayerStep{self.stack, layer, kind, ""}; };
-  x = sublayer(x, w.norm_self, w.norm_self_post, c, self.sink, step("attention"), [&](const Matrix& h) {
-    return multi_head_attention(h, h, w.self_attn, c.n_heads, self, layer);
-  });
+  x = sublayer(x, w.norm_self, w.norm_self_post, c, self.sink, step("attention"),
+               [&](const Matrix& h) {
+                 return multi_head_attention(h, h, w.self_attn, c.n_heads, self, layer);
+               });
   if (w.cross_attn && memory && cross) {
-    x = sublayer(x, w.norm_cross, std::nullopt, c, self.sink, step("cross-attention"), [&](const Matrix& h) {
-      return multi_head_attention(h, *memory, *w.cross_attn, c.n_heads, *cross, layer);
-    });
+    x = sublayer(x, w.norm_cross, std::nullopt, c, self.sink, step("cross-attention"),
+                 [&](const Matrix& h) {
+                   return multi_head_attention(h, *memory, *w.cross_attn, c.n_heads, *cross, layer);
+                 });
   }
   if (w.ffn) {
     x = sublayer(x, w.norm_ffn, w.norm_ffn_post, c, self.sink, step("feed-forward"),

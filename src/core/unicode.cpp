@@ -118,7 +118,9 @@ bool is_control(char32_t cp) {
 
 // The 66 noncharacters (U+FDD0–FDEF and the last two code points of every plane): valid UTF-8, but
 // not for interchange, and cairo refuses text holding one (an SVG or PDF figure would fail).
-bool is_noncharacter(char32_t cp) { return (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE; }
+bool is_noncharacter(char32_t cp) {
+  return (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE;
+}
 
 }  // namespace
 

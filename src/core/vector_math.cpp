@@ -128,7 +128,8 @@ void bins_256(const float* x, size_t n, float lo, float hi, uint8_t* bins) {
   // t = (x − lo) / span clamped to [0, 1], NaN → 0; bin = min(⌊256 t⌋, 255), the scalar's floats.
   const auto bin = [&](auto dd, auto v) {
     const auto t = hn::Div(hn::Sub(v, hn::Set(dd, lo)), hn::Set(dd, span));
-    const auto clamped = hn::Min(hn::Max(hn::IfThenZeroElse(hn::IsNaN(t), t), hn::Zero(dd)), hn::Set(dd, 1.0f));
+    const auto clamped =
+        hn::Min(hn::Max(hn::IfThenZeroElse(hn::IsNaN(t), t), hn::Zero(dd)), hn::Set(dd, 1.0f));
     const hn::RebindToSigned<decltype(dd)> di;
     return hn::Min(hn::ConvertTo(di, hn::Mul(clamped, hn::Set(dd, 256.0f))), hn::Set(di, 255));
   };
@@ -148,7 +149,8 @@ uint64_t sum_abs_int8(const uint8_t* x, size_t n) {
   auto sum = hn::Zero(hn::Repartition<uint64_t, decltype(du8)>());
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
-    sum = hn::Add(sum, hn::SumsOf8(hn::BitCast(du8, hn::Abs(hn::BitCast(di8, hn::LoadU(du8, x + i))))));
+    sum = hn::Add(sum,
+                  hn::SumsOf8(hn::BitCast(du8, hn::Abs(hn::BitCast(di8, hn::LoadU(du8, x + i))))));
   }
   uint64_t total = hn::GetLane(hn::SumOfLanes(hn::Repartition<uint64_t, decltype(du8)>(), sum));
   for (; i < n; ++i) total += x[i] < 128 ? x[i] : 256u - x[i];

@@ -1,11 +1,13 @@
 // Names and titles of attention maps: the --save tensor prefixes and the figure titles.
-#include "attnviz/event/attention_block.hpp"
-
 #include <fmt/format.h>
+
+#include "attnviz/event/attention_block.hpp"
 
 namespace attnviz {
 
-const char* site_name(Site site) { return site == Site::self ? "self" : "cross"; }
+const char* site_name(Site site) {
+  return site == Site::self ? "self" : "cross";
+}
 
 std::string HeadId::map_name() const {
   std::string name = fmt::format("layer{}.{}", layer, site_name(site));

@@ -1,9 +1,9 @@
 // Human-readable description of a mask, for titles, warnings and saved metadata.
 #include "attnviz/event/mask.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace attnviz {
 

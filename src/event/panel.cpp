@@ -11,7 +11,8 @@
 namespace attnviz {
 
 std::vector<HeadId> parse_panel(const std::string& spec) {
-  static const std::regex item(R"(^(?:([A-Za-z_][A-Za-z0-9_]*)\.)?L(\d{1,6})H(\d{1,6})(?:\.(self|cross))?$)");
+  static const std::regex item(
+      R"(^(?:([A-Za-z_][A-Za-z0-9_]*)\.)?L(\d{1,6})H(\d{1,6})(?:\.(self|cross))?$)");
   std::vector<HeadId> heads;
   size_t start = 0;
   while (start <= spec.size()) {
@@ -19,10 +20,13 @@ std::vector<HeadId> parse_panel(const std::string& spec) {
     const std::string text = spec.substr(start, end - start);
     std::smatch m;
     if (!std::regex_match(text, m, item)) {
-      throw usage_error(fmt::format("--panel '{}': '{}' is not a head (write L<layer>H<head>, e.g. L3H5, with an optional "
-                                    "stack before and site after: decoder.L1H0.cross)", spec, text));
+      throw usage_error(fmt::format(
+          "--panel '{}': '{}' is not a head (write L<layer>H<head>, e.g. L3H5, with an optional "
+          "stack before and site after: decoder.L1H0.cross)",
+          spec, text));
     }
-    HeadId id{m[1].str(), std::stoi(m[2].str()), m[4].str() == "cross" ? Site::cross : Site::self, std::stoi(m[3].str())};
+    HeadId id{m[1].str(), std::stoi(m[2].str()), m[4].str() == "cross" ? Site::cross : Site::self,
+              std::stoi(m[3].str())};
     for (const auto& h : heads) {
       if (h.stack == id.stack && h.layer == id.layer && h.site == id.site && h.head == id.head) {
         throw usage_error(fmt::format("--panel '{}': {} is named twice", spec, text));
@@ -32,7 +36,8 @@ std::vector<HeadId> parse_panel(const std::string& spec) {
     start = end + 1;
   }
   if (heads.size() > k_max_panel_heads) {
-    throw usage_error(fmt::format("--panel '{}': {} heads; a panel shows at most {}", spec, heads.size(), k_max_panel_heads));
+    throw usage_error(fmt::format("--panel '{}': {} heads; a panel shows at most {}", spec,
+                                  heads.size(), k_max_panel_heads));
   }
   return heads;
 }
@@ -52,12 +57,14 @@ void check_panel(const std::vector<HeadId>& panel, const MapList& list) {
     if (!map_exists) {
       std::string known;
       for (const auto& m : list.maps) known += (known.empty() ? "" : ", ") + m.map_name();
-      throw usage_error(fmt::format("--panel: {} names a map this model does not make on this input (its maps: {})",
-                                    panel_name(id), known));
+      throw usage_error(fmt::format(
+          "--panel: {} names a map this model does not make on this input (its maps: {})",
+          panel_name(id), known));
     }
     if (id.head >= list.n_heads) {
-      throw usage_error(fmt::format("--panel: {} names head {}, but the maps have {} heads (0 to {})", panel_name(id), id.head,
-                                    list.n_heads, list.n_heads - 1));
+      throw usage_error(
+          fmt::format("--panel: {} names head {}, but the maps have {} heads (0 to {})",
+                      panel_name(id), id.head, list.n_heads, list.n_heads - 1));
     }
   }
 }

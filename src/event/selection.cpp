@@ -1,4 +1,5 @@
-// Checking --layer / --site / --head against the maps a model makes, with messages naming what exists.
+// Checking --layer / --site / --head against the maps a model makes, with messages naming what
+// exists.
 #include "attnviz/event/selection.hpp"
 
 #include <fmt/format.h>
@@ -31,10 +32,12 @@ std::optional<long long> item_index(const std::string& text, int count) {
 
 }  // namespace
 
-IndexSet parse_index_list(const std::string& spec, int count, const std::string& flag, const std::string& noun) {
+IndexSet parse_index_list(const std::string& spec, int count, const std::string& flag,
+                          const std::string& noun) {
   const auto syntax = [&] {
-    return usage_error(fmt::format("{} {}: expected {} numbers and ranges, such as 3, 0,3-5 or -1 (the last)", flag,
-                                   spec, noun));
+    return usage_error(
+        fmt::format("{} {}: expected {} numbers and ranges, such as 3, 0,3-5 or -1 (the last)",
+                    flag, spec, noun));
   };
   std::vector<std::string> items(1);
   for (const char c : spec) {
@@ -53,12 +56,14 @@ IndexSet parse_index_list(const std::string& spec, int count, const std::string&
     if (!first || !last) throw syntax();
     for (const long long index : {*first, *last}) {
       if (index < 0 || index >= count) {
-        throw usage_error(fmt::format("{} {}: {}the model has {} ({})", flag, spec,
-                                      items.size() > 1 || dash != std::string::npos ? item + " is out of range: " : "",
-                                      count_of(count, noun), index_range(count)));
+        throw usage_error(fmt::format(
+            "{} {}: {}the model has {} ({})", flag, spec,
+            items.size() > 1 || dash != std::string::npos ? item + " is out of range: " : "",
+            count_of(count, noun), index_range(count)));
       }
     }
-    if (*first > *last) throw usage_error(fmt::format("{} {}: the range {} runs downward", flag, spec, item));
+    if (*first > *last)
+      throw usage_error(fmt::format("{} {}: the range {} runs downward", flag, spec, item));
     for (long long i = *first; i <= *last; ++i) indices.push_back(static_cast<int>(i));
   }
   return IndexSet::of(std::move(indices));

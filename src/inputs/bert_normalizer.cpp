@@ -75,7 +75,8 @@ std::unique_ptr<Normalizer> make_bert_normalizer(const BertNormalizerOptions& op
   return std::make_unique<BertNormalizer>(options);
 }
 
-std::unique_ptr<Normalizer> make_bert_normalizer(const nlohmann::json& spec, const SpecPlace& place) {
+std::unique_ptr<Normalizer> make_bert_normalizer(const nlohmann::json& spec,
+                                                 const SpecPlace& place) {
   BertNormalizerOptions options;
   options.clean_text = spec_bool(spec, "clean_text", true, place);
   options.handle_chinese_chars = spec_bool(spec, "handle_chinese_chars", true, place);

@@ -19,11 +19,11 @@ struct SpecialToken {
   int64_t id = 0;
 };
 
-SpecialToken special_token(const nlohmann::json& spec, std::string_view field, const SpecPlace& place,
-                           int64_t vocab_size) {
+SpecialToken special_token(const nlohmann::json& spec, std::string_view field,
+                           const SpecPlace& place, int64_t vocab_size) {
   const nlohmann::json& value = spec_required(spec, field, place);
-  if (!value.is_array() || value.size() != 2 || !value[0].is_string() || !value[1].is_number_integer() ||
-      value[1].get<int64_t>() < 0) {
+  if (!value.is_array() || value.size() != 2 || !value[0].is_string() ||
+      !value[1].is_number_integer() || value[1].get<int64_t>() < 0) {
     place.at(field).fail(fmt::format("expected [token, id] (a string and an integer >= 0), got {}",
                                      printable_text(value.dump())));
   }
@@ -34,7 +34,10 @@ SpecialToken special_token(const nlohmann::json& spec, std::string_view field, c
 class ClsSepProcessor final : public PostProcessor {
  public:
   ClsSepProcessor(SpecialToken cls, SpecialToken sep, bool trim, bool add_prefix_space)
-      : cls_(std::move(cls)), sep_(std::move(sep)), trim_(trim), add_prefix_space_(add_prefix_space) {}
+      : cls_(std::move(cls)),
+        sep_(std::move(sep)),
+        trim_(trim),
+        add_prefix_space_(add_prefix_space) {}
 
   std::vector<TokenPiece> process(std::vector<TokenPiece> pieces, size_t text_end) const override {
     if (trim_) trim_offsets(pieces, add_prefix_space_);
@@ -54,14 +57,15 @@ class ClsSepProcessor final : public PostProcessor {
 
 }  // namespace
 
-std::unique_ptr<PostProcessor> make_bert_processing(const nlohmann::json& spec, const SpecPlace& place,
-                                                    int64_t vocab_size) {
+std::unique_ptr<PostProcessor> make_bert_processing(const nlohmann::json& spec,
+                                                    const SpecPlace& place, int64_t vocab_size) {
   return std::make_unique<ClsSepProcessor>(special_token(spec, "cls", place, vocab_size),
-                                           special_token(spec, "sep", place, vocab_size), false, false);
+                                           special_token(spec, "sep", place, vocab_size), false,
+                                           false);
 }
 
-std::unique_ptr<PostProcessor> make_roberta_processing(const nlohmann::json& spec, const SpecPlace& place,
-                                                       int64_t vocab_size) {
+std::unique_ptr<PostProcessor> make_roberta_processing(const nlohmann::json& spec,
+                                                       const SpecPlace& place, int64_t vocab_size) {
   // trim_offsets and add_prefix_space change offsets only, never ids.
   return std::make_unique<ClsSepProcessor>(special_token(spec, "cls", place, vocab_size),
                                            special_token(spec, "sep", place, vocab_size),

@@ -3,9 +3,8 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
@@ -30,15 +29,17 @@ struct BertConfig {
 
 // The classes that read vocab.txt as BertTokenizer does.
 bool is_bert_class(std::string_view name) {
-  for (const std::string_view bert : {"BertTokenizer", "DistilBertTokenizer", "ElectraTokenizer", "MobileBertTokenizer",
-                                      "SqueezeBertTokenizer", "LayoutLMTokenizer"}) {
+  for (const std::string_view bert :
+       {"BertTokenizer", "DistilBertTokenizer", "ElectraTokenizer", "MobileBertTokenizer",
+        "SqueezeBertTokenizer", "LayoutLMTokenizer"}) {
     if (name == bert || name == fmt::format("{}Fast", bert)) return true;
   }
   return false;
 }
 
 // A special token field: a string, or an AddedToken object {"content": …}; null leaves the default.
-void read_token(const nlohmann::json& config, std::string_view field, std::string& token, const SpecPlace& place) {
+void read_token(const nlohmann::json& config, std::string_view field, std::string& token,
+                const SpecPlace& place) {
   const auto it = config.find(std::string(field));
   if (it == config.end() || it->is_null()) return;
   if (it->is_object()) {
@@ -55,11 +56,15 @@ BertConfig read_config(const fs::path& path) {
   const nlohmann::json config = read_json_file(path);
   const SpecContext ctx{path.string()};
   const SpecPlace place{ctx, ""};
-  if (!config.is_object()) place.fail(fmt::format("expected a JSON object, got {}", config.type_name()));
-  if (const auto cls = spec_optional_string(config, "tokenizer_class", place); cls && !is_bert_class(*cls)) {
-    place.at("tokenizer_class").fail(fmt::format(
-        "'{}' reads vocab.txt by its own rules; attnviz reads it as BertTokenizer (and DistilBERT, ELECTRA, "
-        "MobileBERT, SqueezeBERT, LayoutLM, which share them)", printable_text(*cls)));
+  if (!config.is_object())
+    place.fail(fmt::format("expected a JSON object, got {}", config.type_name()));
+  if (const auto cls = spec_optional_string(config, "tokenizer_class", place);
+      cls && !is_bert_class(*cls)) {
+    place.at("tokenizer_class")
+        .fail(fmt::format("'{}' reads vocab.txt by its own rules; attnviz reads it as "
+                          "BertTokenizer (and DistilBERT, ELECTRA, "
+                          "MobileBERT, SqueezeBERT, LayoutLM, which share them)",
+                          printable_text(*cls)));
   }
   // Without the basic tokenizer (lowercasing, punctuation and CJK splits) only WordPiece runs.
   spec_require_value(config, "do_basic_tokenize", true, place);
@@ -73,21 +78,28 @@ BertConfig read_config(const fs::path& path) {
   read_token(config, "sep_token", c.sep, place);
   read_token(config, "pad_token", c.pad, place);
   read_token(config, "mask_token", c.mask, place);
-  if (const auto it = config.find("additional_special_tokens"); it != config.end() && !it->is_null()) {
+  if (const auto it = config.find("additional_special_tokens");
+      it != config.end() && !it->is_null()) {
     if (!it->is_array()) {
-      place.at("additional_special_tokens").fail(fmt::format("expected a list of tokens, got {}", it->type_name()));
+      place.at("additional_special_tokens")
+          .fail(fmt::format("expected a list of tokens, got {}", it->type_name()));
     }
     for (size_t i = 0; i < it->size(); ++i) {
       std::string token;
-      read_token(nlohmann::json{{"token", (*it)[i]}}, "token", token, place.at("additional_special_tokens").at(i));
+      read_token(nlohmann::json{{"token", (*it)[i]}}, "token", token,
+                 place.at("additional_special_tokens").at(i));
       c.additional.push_back(token);
     }
   }
   if (const auto it = config.find("never_split"); it != config.end() && !it->is_null()) {
-    if (!it->is_array()) place.at("never_split").fail(fmt::format("expected a list of strings, got {}", it->type_name()));
+    if (!it->is_array())
+      place.at("never_split")
+          .fail(fmt::format("expected a list of strings, got {}", it->type_name()));
     for (size_t i = 0; i < it->size(); ++i) {
       if (!(*it)[i].is_string()) {
-        place.at("never_split").at(i).fail(fmt::format("expected a string, got {}", printable_text((*it)[i].dump())));
+        place.at("never_split")
+            .at(i)
+            .fail(fmt::format("expected a string, got {}", printable_text((*it)[i].dump())));
       }
       c.never_split.push_back((*it)[i].get<std::string>());
     }
@@ -99,7 +111,9 @@ BertConfig read_config(const fs::path& path) {
 class RefusingPostProcessor final : public PostProcessor {
  public:
   explicit RefusingPostProcessor(std::string why) : why_(std::move(why)) {}
-  std::vector<TokenPiece> process(std::vector<TokenPiece>, size_t) const override { throw Error(why_); }
+  std::vector<TokenPiece> process(std::vector<TokenPiece>, size_t) const override {
+    throw Error(why_);
+  }
 
  private:
   std::string why_;
@@ -110,7 +124,8 @@ class RefusingPostProcessor final : public PostProcessor {
 std::unique_ptr<Tokenizer> make_bert_vocab_tokenizer(const fs::path& dir) {
   const Vocabulary vocab = read_vocabulary(dir);
   const std::string source = vocab.path.string();
-  if (vocab.tokens.empty()) throw Error(fmt::format("{}: missing or empty, so there is no vocabulary", source));
+  if (vocab.tokens.empty())
+    throw Error(fmt::format("{}: missing or empty, so there is no vocabulary", source));
   const fs::path config_path = dir / "tokenizer_config.json";
   const BertConfig config = read_config(config_path);
 
@@ -131,19 +146,22 @@ std::unique_ptr<Tokenizer> make_bert_vocab_tokenizer(const fs::path& dir) {
 
   PipelineParts parts;
   parts.source = source;
-  parts.description = fmt::format("vocab.txt: BERT WordPiece ({})", config.normalizer.lowercase ? "uncased" : "cased");
+  parts.description = fmt::format("vocab.txt: BERT WordPiece ({})",
+                                  config.normalizer.lowercase ? "uncased" : "cased");
   // The special tokens the vocabulary has, matched before normalization, as BertTokenizerFast
   // adds them (unk, sep, pad, cls, mask; not normalized, so "[cls]" is not [CLS]).
   // One the vocabulary lacks would get a new id in transformers: it is listed with id -1, and a
   // text holding it is refused.
-  std::vector<const std::string*> specials = {&config.unk, &config.sep, &config.pad, &config.cls, &config.mask};
+  std::vector<const std::string*> specials = {&config.unk, &config.sep, &config.pad, &config.cls,
+                                              &config.mask};
   for (const std::string& token : config.additional) specials.push_back(&token);
   for (const std::string* token : specials) {
     if (token->empty()) continue;
     const auto id = id_of(*token);
     const bool listed = std::any_of(parts.added_tokens.begin(), parts.added_tokens.end(),
                                     [&](const AddedToken& t) { return t.content == *token; });
-    if (!listed) parts.added_tokens.push_back({id.value_or(-1), *token, false, false, false, false, true});
+    if (!listed)
+      parts.added_tokens.push_back({id.value_or(-1), *token, false, false, false, false, true});
   }
   const SpecContext config_ctx{config_path.string()};
   for (size_t i = 0; i < config.never_split.size(); ++i) {
@@ -151,10 +169,11 @@ std::unique_ptr<Tokenizer> make_bert_vocab_tokenizer(const fs::path& dir) {
     const bool special = std::any_of(parts.added_tokens.begin(), parts.added_tokens.end(),
                                      [&](const AddedToken& t) { return t.content == word; });
     if (!special) {
-      SpecPlace{config_ctx, "never_split"}.at(i).fail(fmt::format(
-          "'{}' is not a special token of the vocabulary: BertTokenizer keeps such a word whole and "
-          "BertTokenizerFast splits it, and attnviz implements neither difference",
-          printable_text(word)));
+      SpecPlace{config_ctx, "never_split"}.at(i).fail(
+          fmt::format("'{}' is not a special token of the vocabulary: BertTokenizer keeps such a "
+                      "word whole and "
+                      "BertTokenizerFast splits it, and attnviz implements neither difference",
+                      printable_text(word)));
     }
   }
   const SpecContext ctx{source};
@@ -162,17 +181,21 @@ std::unique_ptr<Tokenizer> make_bert_vocab_tokenizer(const fs::path& dir) {
   parts.normalizer = make_bert_normalizer(config.normalizer);
   parts.pre_tokenizer = make_pre_tokenizer({{"type", "BertPreTokenizer"}}, place);
   parts.model = make_token_model(model, place);
-  const std::string* missing = !id_of(config.cls) ? &config.cls : !id_of(config.sep) ? &config.sep : nullptr;
+  const std::string* missing = !id_of(config.cls)   ? &config.cls
+                               : !id_of(config.sep) ? &config.sep
+                                                    : nullptr;
   if (missing) {
     // Text still tokenizes without special tokens (--no-special-tokens); with them it cannot.
     parts.post_processor = std::make_unique<RefusingPostProcessor>(fmt::format(
-        "{}: the special token '{}' (tokenizer_config.json's {} or the default) is not in the vocabulary, so "
+        "{}: the special token '{}' (tokenizer_config.json's {} or the default) is not in the "
+        "vocabulary, so "
         "[CLS] A [SEP] cannot be made (--no-special-tokens leaves them out)",
         source, printable_text(*missing), missing == &config.cls ? "cls_token" : "sep_token"));
   } else {
-    parts.post_processor = make_post_processor(
-        {{"type", "BertProcessing"}, {"cls", {config.cls, *id_of(config.cls)}}, {"sep", {config.sep, *id_of(config.sep)}}},
-        place, parts.model->vocab_size());
+    parts.post_processor = make_post_processor({{"type", "BertProcessing"},
+                                                {"cls", {config.cls, *id_of(config.cls)}},
+                                                {"sep", {config.sep, *id_of(config.sep)}}},
+                                               place, parts.model->vocab_size());
   }
   parts.labels = LabelStyle::plain;
   return make_pipeline_tokenizer(std::move(parts));

@@ -13,16 +13,17 @@ BosMode bos_mode_of(std::string_view flag) {
   throw usage_error(fmt::format("--bos {}: expected auto, always or never", flag));
 }
 
-std::vector<TokenPiece> encode_with_bos(const Tokenizer& tokenizer, std::string_view text, bool add_special,
-                                        BosMode mode) {
+std::vector<TokenPiece> encode_with_bos(const Tokenizer& tokenizer, std::string_view text,
+                                        bool add_special, BosMode mode) {
   std::vector<TokenPiece> pieces = tokenizer.encode(text, add_special);
   if (mode == BosMode::automatic) return pieces;
   const std::optional<int64_t> bos = tokenizer.bos_id();
   if (!bos) {
     if (mode == BosMode::never) return pieces;  // nothing to take away
-    throw usage_error(fmt::format("--bos always: {} has no BOS token (no bos_token in tokenizer_config.json, "
-                                  "or none the vocabulary holds); give --bos auto or never",
-                                  tokenizer.description()));
+    throw usage_error(
+        fmt::format("--bos always: {} has no BOS token (no bos_token in tokenizer_config.json, "
+                    "or none the vocabulary holds); give --bos auto or never",
+                    tokenizer.description()));
   }
   // Only a BOS the tokenizer added counts: one typed at the start of the text is part of the text.
   const bool added = !pieces.empty() && pieces.front().added && pieces.front().id == *bos;

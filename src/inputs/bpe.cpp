@@ -41,7 +41,8 @@ void BpeMerges::merge_all(std::vector<BpeSymbol>& word, MergeOrder order) const 
   const auto n = static_cast<int32_t>(word.size());
   if (n < 2) return;
   std::vector<Node> nodes(word.size());
-  for (int32_t i = 0; i < n; ++i) nodes[static_cast<size_t>(i)] = {word[static_cast<size_t>(i)], i - 1, i + 1 < n ? i + 1 : -1};
+  for (int32_t i = 0; i < n; ++i)
+    nodes[static_cast<size_t>(i)] = {word[static_cast<size_t>(i)], i - 1, i + 1 < n ? i + 1 : -1};
 
   std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> heap;
   auto candidate = [&](int32_t pos, std::vector<Candidate>* later) {
@@ -84,7 +85,8 @@ void BpeMerges::merge_all(std::vector<BpeSymbol>& word, MergeOrder order) const 
     }
   }
   word.clear();
-  for (int32_t i = 0; i >= 0; i = nodes[static_cast<size_t>(i)].next) word.push_back(nodes[static_cast<size_t>(i)].symbol);
+  for (int32_t i = 0; i >= 0; i = nodes[static_cast<size_t>(i)].next)
+    word.push_back(nodes[static_cast<size_t>(i)].symbol);
 }
 
 int32_t SymbolTable::intern(std::string_view text) {

@@ -43,7 +43,8 @@ class BpeMerges {
   size_t size() const { return count_; }
 
   // Merges `word` in place: lowest rank first, leftmost first among equal ranks; an occurrence
-  // overlapping one just merged is skipped ("aaa" → "aa" "a"); stops when no adjacent pair is a merge.
+  // overlapping one just merged is skipped ("aaa" → "aa" "a"); stops when no adjacent pair is a
+  // merge.
   void merge_all(std::vector<BpeSymbol>& word, MergeOrder order) const;
 
  private:

@@ -58,7 +58,8 @@ class BpeModel final : public TokenModel {
     }
     size_t at = 0;
     for (const BpeSymbol& symbol : symbols) {
-      out.push_back({symbol.id, *vocab_.token(symbol.id), word.origin[at], word.origin[at + symbol.length]});
+      out.push_back(
+          {symbol.id, *vocab_.token(symbol.id), word.origin[at], word.origin[at + symbol.length]});
       at += symbol.length;
     }
   }
@@ -68,13 +69,13 @@ class BpeModel final : public TokenModel {
     return id ? std::optional<int64_t>(*id) : std::nullopt;
   }
 
-  std::optional<std::string> id_to_token(int64_t id) const override {
-    return vocab_.token(id);
-  }
+  std::optional<std::string> id_to_token(int64_t id) const override { return vocab_.token(id); }
 
   int64_t vocab_size() const override { return vocab_.size(); }
 
-  std::optional<int64_t> unknown_id() const override { return unk_token_ ? vocab_.id(*unk_token_) : std::nullopt; }
+  std::optional<int64_t> unknown_id() const override {
+    return unk_token_ ? vocab_.id(*unk_token_) : std::nullopt;
+  }
 
   std::string description() const override {
     return fmt::format("BPE, {}, {}", count_of(static_cast<long long>(vocab_.count()), "token"),
@@ -91,9 +92,10 @@ class BpeModel final : public TokenModel {
   static void check_dropout(const nlohmann::json& spec, const SpecPlace& place) {
     const auto it = spec.find("dropout");
     if (it == spec.end() || it->is_null() || (it->is_number() && it->get<double>() == 0.0)) return;
-    place.at("dropout").fail(fmt::format(
-        "{} drops merges at random, so a text has no one tokenization; attnviz implements only null or 0",
-        printable_text(it->dump())));
+    place.at("dropout").fail(
+        fmt::format("{} drops merges at random, so a text has no one tokenization; attnviz "
+                    "implements only null or 0",
+                    printable_text(it->dump())));
   }
 
   // "merges": ["a b", …] (the older form: tokens separated by one space; "#version" lines
@@ -101,7 +103,8 @@ class BpeModel final : public TokenModel {
   // continuing_subword_prefix (tokenizers cuts that many bytes off b); a, b and the result must
   // all be in the vocabulary.
   void read_merges(const nlohmann::json& merges, const SpecPlace& place) {
-    if (!merges.is_array()) place.fail(fmt::format("expected a list of merges, got {}", merges.type_name()));
+    if (!merges.is_array())
+      place.fail(fmt::format("expected a list of merges, got {}", merges.type_name()));
     for (size_t i = 0; i < merges.size(); ++i) {
       const nlohmann::json& entry = merges[i];
       const SpecPlace at = place.at(i);
@@ -111,11 +114,13 @@ class BpeModel final : public TokenModel {
         if (line.starts_with("#version")) continue;
         const size_t space = line.find(' ');
         if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos) {
-          at.fail(fmt::format("expected two tokens separated by one space, got '{}'", printable_text(line)));
+          at.fail(fmt::format("expected two tokens separated by one space, got '{}'",
+                              printable_text(line)));
         }
         first = line.substr(0, space);
         second = line.substr(space + 1);
-      } else if (entry.is_array() && entry.size() == 2 && entry[0].is_string() && entry[1].is_string()) {
+      } else if (entry.is_array() && entry.size() == 2 && entry[0].is_string() &&
+                 entry[1].is_string()) {
         first = entry[0].get<std::string>();
         second = entry[1].get<std::string>();
       } else {
@@ -125,14 +130,16 @@ class BpeModel final : public TokenModel {
       const std::string shown = printable_text(first + " " + second);
       auto id_of = [&](const std::string& token, std::string_view role) {
         const auto id = find(token);
-        if (!id) at.fail(fmt::format("'{}': {} '{}' is not in the vocabulary", shown, role, printable_text(token)));
+        if (!id)
+          at.fail(fmt::format("'{}': {} '{}' is not in the vocabulary", shown, role,
+                              printable_text(token)));
         return *id;
       };
       const int32_t a = id_of(first, "its first token");
       const int32_t b = id_of(second, "its second token");
       if (second.size() < prefix_.size()) {
-        at.fail(fmt::format("'{}': the second token is shorter than continuing_subword_prefix '{}'", shown,
-                            printable_text(prefix_)));
+        at.fail(fmt::format("'{}': the second token is shorter than continuing_subword_prefix '{}'",
+                            shown, printable_text(prefix_)));
       }
       merges_.add(a, b, id_of(first + second.substr(prefix_.size()), "the merged token"));
     }
@@ -158,20 +165,27 @@ class BpeModel final : public TokenModel {
         return;
       }
       if (byte_fallback_ && byte_tokens_exist(key)) {
-        if (key != c) fail_piece(word, at, length, "falls back to bytes with its continuing_subword_prefix or "
-                                 "end_of_word_suffix, which tokenizers turns into byte tokens too; attnviz does not "
-                                 "implement it");
+        if (key != c)
+          fail_piece(
+              word, at, length,
+              "falls back to bytes with its continuing_subword_prefix or "
+              "end_of_word_suffix, which tokenizers turns into byte tokens too; attnviz does not "
+              "implement it");
         // tokenizers adds the bytes before a pending unknown token (out of the text's order).
-        if (unk) fail_piece(word, at, length, "falls back to bytes right after an unknown character, which "
-                            "tokenizers puts after the bytes, out of the text's order; attnviz does not implement it");
+        if (unk)
+          fail_piece(word, at, length,
+                     "falls back to bytes right after an unknown character, which "
+                     "tokenizers puts after the bytes, out of the text's order; attnviz does not "
+                     "implement it");
         for (const char b : key) symbols.push_back({byte_ids_[static_cast<uint8_t>(b)], 1});
         return;
       }
       if (!unk_token_) {
         // tokenizers drops the character without a trace; attnviz never drops a piece.
-        fail_piece(word, at, length, byte_fallback_ ? "is not in the vocabulary, nor are all its byte tokens, and "
-                                                      "the model has no unk_token"
-                                                    : "is not in the vocabulary, which has no unk_token");
+        fail_piece(word, at, length,
+                   byte_fallback_ ? "is not in the vocabulary, nor are all its byte tokens, and "
+                                    "the model has no unk_token"
+                                  : "is not in the vocabulary, which has no unk_token");
       }
       if (unk && fuse_unk_) {
         unk->length += static_cast<uint32_t>(length);
@@ -180,8 +194,9 @@ class BpeModel final : public TokenModel {
       if (unk) symbols.push_back(*unk);
       const auto unk_id = find(*unk_token_);
       if (!unk_id) {
-        fail_piece(word, at, length, fmt::format("is not in the vocabulary, and neither is the unk_token '{}'",
-                                                 printable_text(*unk_token_)));
+        fail_piece(word, at, length,
+                   fmt::format("is not in the vocabulary, and neither is the unk_token '{}'",
+                               printable_text(*unk_token_)));
       }
       unk = BpeSymbol{*unk_id, static_cast<uint32_t>(length)};
     });
@@ -196,7 +211,8 @@ class BpeModel final : public TokenModel {
     return true;
   }
 
-  [[noreturn]] void fail_piece(const NormalizedText& word, size_t at, size_t length, std::string_view why) const {
+  [[noreturn]] void fail_piece(const NormalizedText& word, size_t at, size_t length,
+                               std::string_view why) const {
     throw Error(fmt::format("{}: {}: the character '{}' (input bytes {}..{}) {}", file_, where_,
                             printable_text(word.text.substr(at, length)), word.origin[at],
                             word.origin[at + length], why));

@@ -11,7 +11,9 @@ namespace attnviz {
 
 namespace {
 
-bool printable_byte(int b) { return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF); }
+bool printable_byte(int b) {
+  return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+}
 
 // The table of bytes_to_unicode: printable bytes keep their value, the others take 256 + n in
 // byte order.
@@ -19,7 +21,8 @@ const std::array<char32_t, 256>& byte_table() {
   static const std::array<char32_t, 256> table = [] {
     std::array<char32_t, 256> t{};
     char32_t next = 256;
-    for (int b = 0; b < 256; ++b) t[static_cast<size_t>(b)] = printable_byte(b) ? static_cast<char32_t>(b) : next++;
+    for (int b = 0; b < 256; ++b)
+      t[static_cast<size_t>(b)] = printable_byte(b) ? static_cast<char32_t>(b) : next++;
     return t;
   }();
   return table;
@@ -38,7 +41,9 @@ const std::array<int, 324>& unicode_table() {
 
 }  // namespace
 
-char32_t byte_to_unicode(uint8_t byte) { return byte_table()[byte]; }
+char32_t byte_to_unicode(uint8_t byte) {
+  return byte_table()[byte];
+}
 
 std::optional<std::string> byte_level_decode(std::string_view token) {
   if (find_invalid_utf8(token)) return std::nullopt;

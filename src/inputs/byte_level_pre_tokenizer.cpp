@@ -22,7 +22,8 @@ class ByteLevelPreTokenizer final : public PreTokenizer {
     for (NormalizedText& piece : pieces) {
       if (add_prefix_space_ && !piece.text.starts_with(' ')) piece = with_leading_space(piece);
       if (use_regex_) {
-        for (const NormalizedText& part : split_at(piece, gpt2_regex().find_all(piece.text), SplitBehavior::isolated)) {
+        for (const NormalizedText& part :
+             split_at(piece, gpt2_regex().find_all(piece.text), SplitBehavior::isolated)) {
           out.push_back(to_alphabet(part));
         }
       } else if (!piece.text.empty()) {
@@ -60,7 +61,8 @@ class ByteLevelPreTokenizer final : public PreTokenizer {
 
 }  // namespace
 
-std::unique_ptr<PreTokenizer> make_byte_level_pre_tokenizer(const nlohmann::json& spec, const SpecPlace& place) {
+std::unique_ptr<PreTokenizer> make_byte_level_pre_tokenizer(const nlohmann::json& spec,
+                                                            const SpecPlace& place) {
   // trim_offsets changes only the offsets tokenizers reports, not the pieces.
   (void)spec_bool(spec, "trim_offsets", true, place);
   return std::make_unique<ByteLevelPreTokenizer>(spec_bool(spec, "add_prefix_space", true, place),

@@ -1,8 +1,8 @@
 // The character classes Hugging Face tokenizers' normalizers and pre-tokenizers test, each as the
 // Rust predicate it uses (private to inputs/). Categories come from utf8proc (Unicode 15.0 in
 // utf8proc 2.8); where tokenizers' crate carries older tables (unicode_categories: Unicode 8.0,
-// unicode-normalization-alignments: 9.0), a character assigned since (ICU's Age) is not in the class,
-// as there (checked against tokenizers' Rust core: U+2E42 is punctuation there, U+2E43 not).
+// unicode-normalization-alignments: 9.0), a character assigned since (ICU's Age) is not in the
+// class, as there (checked against tokenizers' Rust core: U+2E42 is punctuation there, U+2E43 not).
 #pragma once
 
 namespace attnviz {

@@ -15,27 +15,36 @@ namespace attnviz {
 namespace {
 
 // The regexes of llama.cpp's llm_tokenizer_bpe for these pre types (Llama 3's and Qwen2's with the
-// case-insensitive contractions spelled out, as llama.cpp adapts them), applied one after the other:
-// each splits every piece the previous ones left into its matches and the stretches between them.
+// case-insensitive contractions spelled out, as llama.cpp adapts them), applied one after the
+// other: each splits every piece the previous ones left into its matches and the stretches between
+// them.
 std::vector<const UnicodeRegex*> pre_regexes(GgufPre pre) {
-  static const UnicodeRegex gpt2("'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)",
-                                 "llama.cpp's GPT-2 pre-tokenizer");
+  static const UnicodeRegex gpt2(
+      "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)",
+      "llama.cpp's GPT-2 pre-tokenizer");
   static const UnicodeRegex llama3(
-      "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| "
+      "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{"
+      "N}{1,3}| "
       "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
       "llama.cpp's Llama 3 pre-tokenizer");
   static const UnicodeRegex qwen2(
-      "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
+      "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{"
+      "N}| "
       "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
       "llama.cpp's Qwen2 pre-tokenizer");
-  static const UnicodeRegex punctuation("[\\p{P}\\$\\+<=>\\^~\\|]+", "llama.cpp's default pre-tokenizer");
+  static const UnicodeRegex punctuation("[\\p{P}\\$\\+<=>\\^~\\|]+",
+                                        "llama.cpp's default pre-tokenizer");
   static const UnicodeRegex numbers("\\p{N}+", "llama.cpp's default pre-tokenizer");
   static const UnicodeRegex three_digits("[0-9][0-9][0-9]", "llama.cpp's default pre-tokenizer");
   switch (pre) {
-    case GgufPre::llama_default: return {&punctuation, &gpt2, &numbers, &three_digits};
-    case GgufPre::llama3: return {&llama3};
-    case GgufPre::qwen2: return {&qwen2};
-    case GgufPre::gpt2: break;
+    case GgufPre::llama_default:
+      return {&punctuation, &gpt2, &numbers, &three_digits};
+    case GgufPre::llama3:
+      return {&llama3};
+    case GgufPre::qwen2:
+      return {&qwen2};
+    case GgufPre::gpt2:
+      break;
   }
   return {&gpt2};
 }
@@ -93,8 +102,8 @@ class BpeWord {
 };
 
 // One pre-token: input bytes [begin, end) of `text`, encoded one character per byte.
-void tokenize_word(const GgufVocab& vocab, std::string_view text, size_t begin, size_t end, size_t base,
-                   std::vector<TokenPiece>& out) {
+void tokenize_word(const GgufVocab& vocab, std::string_view text, size_t begin, size_t end,
+                   size_t base, std::vector<TokenPiece>& out) {
   std::string word;
   std::vector<size_t> origin;  // encoded byte → input byte
   for (size_t i = begin; i < end; ++i) {
@@ -109,24 +118,30 @@ void tokenize_word(const GgufVocab& vocab, std::string_view text, size_t begin, 
     if (s.n == 0) continue;
     const std::string piece = bpe.text(s);
     int32_t id = vocab.find(piece);
-    if (id < 0) {  // llama.cpp looks the piece's bytes up one by one and drops those that are no token
-      throw Error(fmt::format("{}: tokenizer.ggml.merges: the merges form '{}', which is not in tokenizer.ggml.tokens "
-                              "(llama.cpp would drop part of it)", vocab.file, printable_text(piece)));
+    if (id <
+        0) {  // llama.cpp looks the piece's bytes up one by one and drops those that are no token
+      throw Error(fmt::format(
+          "{}: tokenizer.ggml.merges: the merges form '{}', which is not in tokenizer.ggml.tokens "
+          "(llama.cpp would drop part of it)",
+          vocab.file, printable_text(piece)));
     }
-    out.push_back({id, vocab.tokens[static_cast<size_t>(id)], origin[s.begin], origin[s.begin + s.n], false});
+    out.push_back(
+        {id, vocab.tokens[static_cast<size_t>(id)], origin[s.begin], origin[s.begin + s.n], false});
   }
 }
 
 }  // namespace
 
-void gguf_bpe_tokenize(const GgufVocab& vocab, std::string_view text, size_t base, std::vector<TokenPiece>& out) {
+void gguf_bpe_tokenize(const GgufVocab& vocab, std::string_view text, size_t base,
+                       std::vector<TokenPiece>& out) {
   std::vector<std::pair<size_t, size_t>> words = {{0, text.size()}};
   for (const UnicodeRegex* regex : pre_regexes(vocab.pre)) {
     std::vector<std::pair<size_t, size_t>> next;
     for (const auto& [from, to] : words) {
       size_t at = from;
       for (const auto& [begin, end] : regex->find_all(text.substr(from, to - from))) {
-        if (from + begin > at) next.emplace_back(at, from + begin);  // an unmatched stretch is a word
+        if (from + begin > at)
+          next.emplace_back(at, from + begin);  // an unmatched stretch is a word
         next.emplace_back(from + begin, from + end);
         at = from + end;
       }

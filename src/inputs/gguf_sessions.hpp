@@ -28,17 +28,19 @@ void gguf_merge(std::vector<GgufSymbol>& symbols, int left, int right);
 // `text` (valid UTF-8, a fragment between special tokens that starts at input byte `base`) split
 // by the pre-tokenizer regex of vocab.pre, each word byte-level encoded and merged by rank;
 // pieces appended to `out` with the token as written in the vocabulary as label.
-void gguf_bpe_tokenize(const GgufVocab& vocab, std::string_view text, size_t base, std::vector<TokenPiece>& out);
+void gguf_bpe_tokenize(const GgufVocab& vocab, std::string_view text, size_t base,
+                       std::vector<TokenPiece>& out);
 
 // `text` already escaped (spaces as "▁", the prefix space added), origin[i] the input byte of
 // text byte i (text.size() + 1 entries): merged by score, highest first, leftmost among equals;
 // a symbol that is no token becomes its bytes (<0xXX>, else the byte itself as a token).
-void gguf_spm_tokenize(const GgufVocab& vocab, std::string_view text, const std::vector<size_t>& origin,
-                       std::vector<TokenPiece>& out);
+void gguf_spm_tokenize(const GgufVocab& vocab, std::string_view text,
+                       const std::vector<size_t>& origin, std::vector<TokenPiece>& out);
 
 // `text` (valid UTF-8, a fragment between special tokens that starts at input byte `base`)
 // normalised and split into words as llama.cpp's WPM preprocess does, each word "▁" + word matched
 // longest token first; a word with a position no token matches becomes the unknown token.
-void gguf_wpm_tokenize(const GgufVocab& vocab, std::string_view text, size_t base, std::vector<TokenPiece>& out);
+void gguf_wpm_tokenize(const GgufVocab& vocab, std::string_view text, size_t base,
+                       std::vector<TokenPiece>& out);
 
 }  // namespace attnviz

@@ -68,17 +68,21 @@ int32_t byte_token(const GgufVocab& vocab, unsigned char byte) {
   if (id >= 0) return id;
   const int32_t raw = vocab.find(std::string(1, static_cast<char>(byte)));
   if (raw >= 0) return raw;
-  throw Error(fmt::format("{}: tokenizer.ggml.tokens: no token for byte 0x{:02X} (neither <0x{:02X}> nor the byte "
-                          "itself), which the text needs (llama.cpp fails here too)", vocab.file, byte, byte));
+  throw Error(fmt::format(
+      "{}: tokenizer.ggml.tokens: no token for byte 0x{:02X} (neither <0x{:02X}> nor the byte "
+      "itself), which the text needs (llama.cpp fails here too)",
+      vocab.file, byte, byte));
 }
 
 }  // namespace
 
 std::vector<GgufSymbol> gguf_symbols(std::string_view text) {
-  static constexpr size_t k_length[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};  // by the high nibble
+  static constexpr size_t k_length[] = {1, 1, 1, 1, 1, 1, 1, 1,
+                                        1, 1, 1, 1, 2, 2, 3, 4};  // by the high nibble
   std::vector<GgufSymbol> symbols;
   for (size_t at = 0; at < text.size();) {
-    const size_t n = std::min(k_length[static_cast<unsigned char>(text[at]) >> 4], text.size() - at);
+    const size_t n =
+        std::min(k_length[static_cast<unsigned char>(text[at]) >> 4], text.size() - at);
     const int index = static_cast<int>(symbols.size());
     symbols.push_back({index - 1, at + n == text.size() ? -1 : index + 1, at, n});
     at += n;
@@ -95,20 +99,22 @@ void gguf_merge(std::vector<GgufSymbol>& symbols, int left, int right) {
   if (r.next >= 0) symbols[static_cast<size_t>(r.next)].prev = left;
 }
 
-void gguf_spm_tokenize(const GgufVocab& vocab, std::string_view text, const std::vector<size_t>& origin,
-                       std::vector<TokenPiece>& out) {
+void gguf_spm_tokenize(const GgufVocab& vocab, std::string_view text,
+                       const std::vector<size_t>& origin, std::vector<TokenPiece>& out) {
   if (text.empty()) return;
   const std::vector<GgufSymbol> symbols = SpmSession(vocab, text).merge();
   for (int i = 0; i != -1; i = symbols[static_cast<size_t>(i)].next) {
     const GgufSymbol& s = symbols[static_cast<size_t>(i)];
     const int32_t id = vocab.find(text.substr(s.begin, s.n));
     if (id >= 0) {
-      out.push_back({id, vocab.tokens[static_cast<size_t>(id)], origin[s.begin], origin[s.begin + s.n], false});
+      out.push_back({id, vocab.tokens[static_cast<size_t>(id)], origin[s.begin],
+                     origin[s.begin + s.n], false});
       continue;
     }
     for (size_t b = s.begin; b < s.begin + s.n; ++b) {
       const int32_t byte_id = byte_token(vocab, static_cast<unsigned char>(text[b]));
-      out.push_back({byte_id, vocab.tokens[static_cast<size_t>(byte_id)], origin[b], origin[b + 1], false});
+      out.push_back(
+          {byte_id, vocab.tokens[static_cast<size_t>(byte_id)], origin[b], origin[b + 1], false});
     }
   }
 }

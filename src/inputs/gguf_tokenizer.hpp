@@ -18,7 +18,8 @@ class GgufMetadata;
 // special tokens in text); add_special adds BOS / EOS as tokenizer.ggml.add_bos_token /
 // add_eos_token say, with llama.cpp's defaults when absent. Malformed metadata is an Error naming
 // `file` and the key.
-std::unique_ptr<Tokenizer> read_gguf_tokenizer(const GgufMetadata& metadata, const std::string& file);
+std::unique_ptr<Tokenizer> read_gguf_tokenizer(const GgufMetadata& metadata,
+                                               const std::string& file);
 
 // The tokenizer of the GGUF file at `path` (its metadata only: the tensors are not read).
 std::unique_ptr<Tokenizer> make_gguf_tokenizer(const std::filesystem::path& path);

@@ -14,7 +14,15 @@ namespace attnviz {
 class GgufMetadata;
 
 // tokenizer.ggml.token_type values (llama.h's llama_token_type).
-enum class GgufTokenType : int32_t { undefined = 0, normal = 1, unknown = 2, control = 3, user_defined = 4, unused = 5, byte = 6 };
+enum class GgufTokenType : int32_t {
+  undefined = 0,
+  normal = 1,
+  unknown = 2,
+  control = 3,
+  user_defined = 4,
+  unused = 5,
+  byte = 6
+};
 
 // The pre-tokenizer regexes llama.cpp picks by tokenizer.ggml.pre (those attnviz implements);
 // llama_default: "default" or no tokenizer.ggml.pre, four regexes one after the other.
@@ -27,9 +35,9 @@ struct PairHash {
 };
 
 struct GgufVocab {
-  std::string file;                  // for messages
-  std::string model;                 // tokenizer.ggml.model: "gpt2", "llama" or "bert"
-  std::string pre_name;              // tokenizer.ggml.pre as written ("default" when absent)
+  std::string file;      // for messages
+  std::string model;     // tokenizer.ggml.model: "gpt2", "llama" or "bert"
+  std::string pre_name;  // tokenizer.ggml.pre as written ("default" when absent)
   GgufPre pre = GgufPre::gpt2;
   std::vector<std::string> tokens;   // an empty token becomes "[EMPTY_<id>]", as in llama.cpp
   std::vector<GgufTokenType> types;  // after llama.cpp's promotions of control-looking names
@@ -40,9 +48,9 @@ struct GgufVocab {
   int32_t bos = -1, eos = -1, unk = -1, sep = -1, pad = -1;  // -1: none
   bool add_bos = false, add_eos = false, add_space_prefix = false, ignore_merges = false;
   bool lowercase = true, strip_accents = true;  // bert: tokenizer.ggml.normalizer.*
-  size_t max_token_len = 0;          // bytes of the longest token (bert's longest-match bound)
-  bool rstrip_specials = false;      // Phi-3 (general.name): special tokens take the spaces after them
-  std::vector<int32_t> specials;     // control, user-defined and unknown tokens, longest text first
+  size_t max_token_len = 0;       // bytes of the longest token (bert's longest-match bound)
+  bool rstrip_specials = false;   // Phi-3 (general.name): special tokens take the spaces after them
+  std::vector<int32_t> specials;  // control, user-defined and unknown tokens, longest text first
 
   int32_t find(std::string_view text) const;  // -1 when absent
   bool is_byte_level() const { return model == "gpt2"; }

@@ -13,37 +13,50 @@
 namespace attnviz {
 namespace {
 
-// A word after preprocessing: its normalised UTF-8 and, per byte of it (and one past), the input byte.
+// A word after preprocessing: its normalised UTF-8 and, per byte of it (and one past), the input
+// byte.
 struct WpmWord {
   std::string text;
   std::vector<size_t> origin;
 };
 
-size_t utf8_length(char32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
+size_t utf8_length(char32_t cp) {
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+}
 
-utf8proc_category_t category(char32_t cp) { return utf8proc_category(static_cast<utf8proc_int32_t>(cp)); }
+utf8proc_category_t category(char32_t cp) {
+  return utf8proc_category(static_cast<utf8proc_int32_t>(cp));
+}
 
 // unicode_cpts_normalize_nfd: llama.cpp's table keeps only the first code point of the NFD.
 char32_t nfd_first(char32_t cp) {
   utf8proc_int32_t out[8];
   utf8proc_int32_t boundclass = 0;
-  const auto n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), out, 8, UTF8PROC_DECOMPOSE, &boundclass);
+  const auto n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), out, 8,
+                                         UTF8PROC_DECOMPOSE, &boundclass);
   return n > 0 ? static_cast<char32_t>(out[0]) : cp;
 }
 
 bool is_control(utf8proc_category_t c) {  // \p{C} but unassigned (Cn), as llama.cpp's flags
-  return c == UTF8PROC_CATEGORY_CC || c == UTF8PROC_CATEGORY_CF || c == UTF8PROC_CATEGORY_CO || c == UTF8PROC_CATEGORY_CS;
+  return c == UTF8PROC_CATEGORY_CC || c == UTF8PROC_CATEGORY_CF || c == UTF8PROC_CATEGORY_CO ||
+         c == UTF8PROC_CATEGORY_CS;
 }
 bool is_mark(utf8proc_category_t c) {
   return c == UTF8PROC_CATEGORY_MN || c == UTF8PROC_CATEGORY_MC || c == UTF8PROC_CATEGORY_ME;
 }
-bool is_punctuation(utf8proc_category_t c) { return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO; }
-bool is_symbol(utf8proc_category_t c) { return c >= UTF8PROC_CATEGORY_SM && c <= UTF8PROC_CATEGORY_SO; }
+bool is_punctuation(utf8proc_category_t c) {
+  return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO;
+}
+bool is_symbol(utf8proc_category_t c) {
+  return c >= UTF8PROC_CATEGORY_SM && c <= UTF8PROC_CATEGORY_SO;
+}
 
-// llm_tokenizer_wpm_session::is_chinese_char, with its ranges (0x2B920, not 0x2B820, as Hugging Face's).
+// llm_tokenizer_wpm_session::is_chinese_char, with its ranges (0x2B920, not 0x2B820, as Hugging
+// Face's).
 bool is_wpm_chinese(char32_t cp) {
-  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2A6DF) ||
-         (cp >= 0x2A700 && cp <= 0x2B73F) || (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
+  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
+         (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0x2A700 && cp <= 0x2B73F) ||
+         (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
          (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
@@ -75,7 +88,9 @@ std::vector<WpmWord> preprocess(const GgufVocab& v, std::string_view text, size_
       continue;
     }
     if (cp == 0 || cp == 0xFFFD || is_control(c) || (v.strip_accents && is_mark(c))) continue;
-    const char32_t out = v.lowercase ? static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(cp))) : cp;
+    const char32_t out =
+        v.lowercase ? static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(cp)))
+                    : cp;
     if (is_punctuation(c) || (cp < 0x7F && is_symbol(c)) || is_wpm_chinese(cp)) {
       finish(words, begin);
       append(words.back(), out, begin);
@@ -96,7 +111,9 @@ std::vector<WpmWord> preprocess(const GgufVocab& v, std::string_view text, size_
 void tokenize_word(const GgufVocab& v, const WpmWord& word, std::vector<TokenPiece>& out) {
   static constexpr std::string_view k_phantom = "\xe2\x96\x81";
   const std::string text = std::string(k_phantom) + word.text;
-  const auto origin = [&](size_t i) { return i < k_phantom.size() ? word.origin.front() : word.origin[i - k_phantom.size()]; };
+  const auto origin = [&](size_t i) {
+    return i < k_phantom.size() ? word.origin.front() : word.origin[i - k_phantom.size()];
+  };
   const size_t first = out.size();
   for (size_t i = 0; i < text.size();) {
     size_t j = std::min(text.size(), i + v.max_token_len + 1);
@@ -112,15 +129,19 @@ void tokenize_word(const GgufVocab& v, const WpmWord& word, std::vector<TokenPie
   }
   if (out.size() > first) return;
   if (v.unk < 0) {
-    throw Error(fmt::format("{}: the vocabulary has no unknown token (tokenizer.ggml.unknown_token_id), which the "
-                            "word '{}' needs", v.file, word.text));
+    throw Error(fmt::format(
+        "{}: the vocabulary has no unknown token (tokenizer.ggml.unknown_token_id), which the "
+        "word '{}' needs",
+        v.file, word.text));
   }
-  out.push_back({v.unk, v.tokens[static_cast<size_t>(v.unk)], word.origin.front(), word.origin.back(), false});
+  out.push_back({v.unk, v.tokens[static_cast<size_t>(v.unk)], word.origin.front(),
+                 word.origin.back(), false});
 }
 
 }  // namespace
 
-void gguf_wpm_tokenize(const GgufVocab& vocab, std::string_view text, size_t base, std::vector<TokenPiece>& out) {
+void gguf_wpm_tokenize(const GgufVocab& vocab, std::string_view text, size_t base,
+                       std::vector<TokenPiece>& out) {
   for (const WpmWord& word : preprocess(vocab, text, base)) tokenize_word(vocab, word, out);
 }
 

@@ -1,4 +1,6 @@
 // GPT-2's tokenizer (vocab.json + merges.txt): pre-tokenizer regex, byte-level alphabet, BPE.
+#include "gpt2_tokenizer.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,7 +18,6 @@
 #include "bpe.hpp"
 #include "byte_level.hpp"
 #include "gpt2_pretokenizer.hpp"
-#include "gpt2_tokenizer.hpp"
 #include "spec_fields.hpp"
 #include "special_split.hpp"
 #include "tokenizer_config.hpp"
@@ -30,29 +31,31 @@ namespace {
 // vocab.json: a JSON object token → id. Tokens are in the byte-level alphabet; ids non-negative,
 // below 2^31 and unique.
 struct Vocab {
-  std::unordered_map<std::string, int64_t> ids;      // the token's bytes → id
-  std::unordered_map<int64_t, std::string> tokens;   // id → the token as written in the file
+  std::unordered_map<std::string, int64_t> ids;     // the token's bytes → id
+  std::unordered_map<int64_t, std::string> tokens;  // id → the token as written in the file
   int64_t max_id = -1;
 };
 
 Vocab read_vocab_json(const fs::path& path) {
   const nlohmann::json json = read_json_file(path);
   if (!json.is_object()) {
-    throw Error(fmt::format("{}: expected a JSON object mapping tokens to ids, got {}", path.string(),
-                            json.type_name()));
+    throw Error(fmt::format("{}: expected a JSON object mapping tokens to ids, got {}",
+                            path.string(), json.type_name()));
   }
   Vocab vocab;
   for (const auto& [token, value] : json.items()) {
     // nlohmann reads a non-negative integer as unsigned, a negative one as signed.
     constexpr uint64_t k_limit = uint64_t{1} << 31;
     if (!value.is_number_unsigned() || value.get<uint64_t>() >= k_limit) {
-      throw Error(fmt::format("{}: token '{}' has id {}, expected a non-negative integer below 2^31",
-                              path.string(), printable_text(token), value.dump()));
+      throw Error(
+          fmt::format("{}: token '{}' has id {}, expected a non-negative integer below 2^31",
+                      path.string(), printable_text(token), value.dump()));
     }
     const auto id = static_cast<int64_t>(value.get<uint64_t>());
     if (const auto [it, fresh] = vocab.tokens.emplace(id, token); !fresh) {
-      throw Error(fmt::format("{}: tokens '{}' and '{}' both have id {} (ids must be unique)", path.string(),
-                              printable_text(it->second), printable_text(token), id));
+      throw Error(fmt::format("{}: tokens '{}' and '{}' both have id {} (ids must be unique)",
+                              path.string(), printable_text(it->second), printable_text(token),
+                              id));
     }
     // A token with a character outside the byte-level alphabet can never come out of text; it
     // keeps its id and label.
@@ -85,8 +88,9 @@ BpeMerges read_merges_txt(const fs::path& path, SymbolTable& symbols) {
     const auto first = byte_level_decode(std::string_view(line).substr(0, space));
     const auto second = byte_level_decode(std::string_view(line).substr(space + 1));
     if (!first || !second) {
-      throw Error(fmt::format("{}: line {}: '{}' has a character outside GPT-2's byte-level alphabet",
-                              path.string(), line_number, printable_text(line)));
+      throw Error(
+          fmt::format("{}: line {}: '{}' has a character outside GPT-2's byte-level alphabet",
+                      path.string(), line_number, printable_text(line)));
     }
     merges.add(symbols.intern(*first), symbols.intern(*second), symbols.intern(*first + *second));
   }
@@ -97,7 +101,8 @@ BpeMerges read_merges_txt(const fs::path& path, SymbolTable& symbols) {
 std::vector<int64_t> vocab_ids_of(const SymbolTable& symbols, const Vocab& vocab) {
   std::vector<int64_t> ids(symbols.size(), -1);
   for (size_t s = 0; s < symbols.size(); ++s) {
-    if (const auto it = vocab.ids.find(symbols.text(static_cast<int32_t>(s))); it != vocab.ids.end()) {
+    if (const auto it = vocab.ids.find(symbols.text(static_cast<int32_t>(s)));
+        it != vocab.ids.end()) {
       ids[s] = it->second;
     }
   }
@@ -115,15 +120,20 @@ struct Gpt2Specials {
 
 Gpt2Specials read_gpt2_specials(const fs::path& dir, const Vocab& vocab) {
   const TokenizerConfig config = read_tokenizer_config(dir);
-  const std::string file = config.path.empty() ? (dir / "tokenizer_config.json").string() : config.path.string();
-  if (const auto cls = config.text("tokenizer_class"); cls && *cls != "GPT2Tokenizer" && *cls != "GPT2TokenizerFast") {
-    throw Error(fmt::format("{}: tokenizer_class: attnviz reads vocab.json + merges.txt as GPT2Tokenizer does; {} "
-                            "adds or handles special tokens otherwise (give its tokenizer.json)",
-                            file, printable_text(*cls)));
+  const std::string file =
+      config.path.empty() ? (dir / "tokenizer_config.json").string() : config.path.string();
+  if (const auto cls = config.text("tokenizer_class");
+      cls && *cls != "GPT2Tokenizer" && *cls != "GPT2TokenizerFast") {
+    throw Error(fmt::format(
+        "{}: tokenizer_class: attnviz reads vocab.json + merges.txt as GPT2Tokenizer does; {} "
+        "adds or handles special tokens otherwise (give its tokenizer.json)",
+        file, printable_text(*cls)));
   }
   if (config.flag("add_prefix_space").value_or(false)) {
-    throw Error(fmt::format("{}: add_prefix_space: true (a space before the text) is not implemented for "
-                            "vocab.json + merges.txt", file));
+    throw Error(
+        fmt::format("{}: add_prefix_space: true (a space before the text) is not implemented for "
+                    "vocab.json + merges.txt",
+                    file));
   }
   Gpt2Specials specials;
   // A special token vocab.json lacks gets a new id in transformers, one past the vocabulary: it
@@ -140,15 +150,19 @@ Gpt2Specials read_gpt2_specials(const fs::path& dir, const Vocab& vocab) {
   std::optional<int64_t> bos_id;
   for (const char* field : {"unk_token", "bos_token", "eos_token", "pad_token"}) {
     const bool defaulted = std::string_view(field) != "pad_token";
-    const std::optional<std::string> token = config.json.contains(field)
-                                                 ? config.token(field)
-                                                 : (defaulted ? std::optional<std::string>("<|endoftext|>") : std::nullopt);
+    const std::optional<std::string> token =
+        config.json.contains(field)
+            ? config.token(field)
+            : (defaulted ? std::optional<std::string>("<|endoftext|>") : std::nullopt);
     if (!token) continue;
     const int64_t id = add(*token, std::nullopt);
     if (std::string_view(field) == "bos_token" && id >= 0) bos_id = id;
   }
-  if (const auto it = config.json.find("added_tokens_decoder"); it != config.json.end() && !it->is_null()) {
-    if (!it->is_object()) throw Error(fmt::format("{}: added_tokens_decoder: expected an object, got {}", file, shown(*it)));
+  if (const auto it = config.json.find("added_tokens_decoder");
+      it != config.json.end() && !it->is_null()) {
+    if (!it->is_object())
+      throw Error(
+          fmt::format("{}: added_tokens_decoder: expected an object, got {}", file, shown(*it)));
     for (const auto& [key, token] : it->items()) {
       const std::string field = "added_tokens_decoder." + key;
       int64_t id = -1;
@@ -157,12 +171,13 @@ Gpt2Specials read_gpt2_specials(const fs::path& dir, const Vocab& vocab) {
         throw Error(fmt::format("{}: {}: the key is not an id", file, printable_text(field)));
       }
       if (!token.is_object() || !token.contains("content") || !token.at("content").is_string()) {
-        throw Error(fmt::format("{}: {}: expected {{\"content\": …}}, got {}", file, printable_text(field), shown(token)));
+        throw Error(fmt::format("{}: {}: expected {{\"content\": …}}, got {}", file,
+                                printable_text(field), shown(token)));
       }
       for (const char* option : {"lstrip", "rstrip", "single_word"}) {
         if (token.value(option, false) == true) {
-          throw Error(fmt::format("{}: {}.{}: true is not implemented for vocab.json + merges.txt", file,
-                                  printable_text(field), option));
+          throw Error(fmt::format("{}: {}.{}: true is not implemented for vocab.json + merges.txt",
+                                  file, printable_text(field), option));
         }
       }
       add(token.at("content").get<std::string>(), id);
@@ -170,7 +185,9 @@ Gpt2Specials read_gpt2_specials(const fs::path& dir, const Vocab& vocab) {
   }
   specials.bos_token = bos_id;
   if (config.flag("add_bos_token").value_or(false)) {
-    if (!bos_id) throw Error(fmt::format("{}: add_bos_token: true, but the bos_token is not in vocab.json", file));
+    if (!bos_id)
+      throw Error(
+          fmt::format("{}: add_bos_token: true, but the bos_token is not in vocab.json", file));
     specials.bos = bos_id;
   }
   return specials;
@@ -190,15 +207,18 @@ class Gpt2Tokenizer final : public Tokenizer {
     // Growing a vector of 56-byte pieces by doubling copies it about as often as it writes it;
     // pages reserved but never written cost no memory, so reserve past English's ~4 bytes a token.
     pieces.reserve(text.size() / 2 + 1);
-    if (add_special && specials_.bos) pieces.push_back({*specials_.bos, label(*specials_.bos), 0, 0, true});
+    if (add_special && specials_.bos)
+      pieces.push_back({*specials_.bos, label(*specials_.bos), 0, 0, true});
     for (const SpecialSegment& segment : split_specials(text, specials_.in_text)) {
       if (segment.token != nullptr) {
         if (segment.token->id < 0) {
-          throw Error(fmt::format("{}: the text holds '{}' at byte {}, a special token of GPT2Tokenizer that is not "
-                                  "in vocab.json (transformers would give it a new id, outside the model's table)",
-                                  vocab_path_.string(), printable_text(segment.token->content), segment.begin));
+          throw Error(fmt::format(
+              "{}: the text holds '{}' at byte {}, a special token of GPT2Tokenizer that is not "
+              "in vocab.json (transformers would give it a new id, outside the model's table)",
+              vocab_path_.string(), printable_text(segment.token->content), segment.begin));
         }
-        pieces.push_back({segment.token->id, printable_text(segment.token->content), segment.begin, segment.end});
+        pieces.push_back({segment.token->id, printable_text(segment.token->content), segment.begin,
+                          segment.end});
       } else {
         encode_plain(text, segment.begin, segment.end, pieces);
       }
@@ -207,7 +227,8 @@ class Gpt2Tokenizer final : public Tokenizer {
   }
 
   // The pieces of whole[from, to), which holds no special token.
-  void encode_plain(std::string_view whole, size_t from, size_t to, std::vector<TokenPiece>& pieces) const {
+  void encode_plain(std::string_view whole, size_t from, size_t to,
+                    std::vector<TokenPiece>& pieces) const {
     const std::string_view text = whole.substr(0, to);
     for (auto [begin, end] : gpt2_pretokenize(text.substr(from), "text")) {
       begin += from;
@@ -219,10 +240,11 @@ class Gpt2Tokenizer final : public Tokenizer {
         const int64_t id = vocab_of_symbol_[static_cast<size_t>(symbol.id)];
         if (id < 0) {
           // GPT-2 has no unknown token: a piece the vocabulary lacks is never dropped or guessed.
-          throw Error(fmt::format("{}: the piece '{}' (bytes {}..{} of the text, token '{}') is not in the "
-                                  "vocabulary, which has no unknown token",
-                                  vocab_path_.string(), byte_label(bytes), at, at + symbol.length,
-                                  byte_level_token(bytes)));
+          throw Error(
+              fmt::format("{}: the piece '{}' (bytes {}..{} of the text, token '{}') is not in the "
+                          "vocabulary, which has no unknown token",
+                          vocab_path_.string(), byte_label(bytes), at, at + symbol.length,
+                          byte_level_token(bytes)));
         }
         pieces.push_back({id, byte_label(bytes), at, at + symbol.length});
         at += symbol.length;
@@ -253,7 +275,8 @@ class Gpt2Tokenizer final : public Tokenizer {
   }
 
  private:
-  // The word's symbols after encoder.py's merges: single bytes first (a byte's symbol id is the byte).
+  // The word's symbols after encoder.py's merges: single bytes first (a byte's symbol id is the
+  // byte).
   std::vector<BpeSymbol> merge(std::string_view word) const {
     if (auto cached = cache_.find(word)) return std::move(*cached);
     std::vector<BpeSymbol> symbols;
@@ -296,8 +319,10 @@ std::unique_ptr<Tokenizer> read_gpt2_tokenizer(const fs::path& dir) {
   const bool has_merges = fs::exists(dir / "merges.txt", ec);
   if (has_vocab != has_merges) {
     const fs::path missing = dir / (has_vocab ? "merges.txt" : "vocab.json");
-    throw Error(fmt::format("{}: no such file, but {} is beside it (GPT-2's byte-level BPE needs vocab.json "
-                            "and merges.txt)", missing.string(), has_vocab ? "vocab.json" : "merges.txt"));
+    throw Error(fmt::format(
+        "{}: no such file, but {} is beside it (GPT-2's byte-level BPE needs vocab.json "
+        "and merges.txt)",
+        missing.string(), has_vocab ? "vocab.json" : "merges.txt"));
   }
   return std::make_unique<Gpt2Tokenizer>(dir);
 }

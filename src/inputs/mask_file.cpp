@@ -13,9 +13,9 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
-#include "attnviz/io/npy.hpp"
-#include "attnviz/inputs/tokens.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/inputs/tokens.hpp"
+#include "attnviz/io/npy.hpp"
 
 namespace attnviz {
 
@@ -35,10 +35,14 @@ struct RawMask {
 
 const char* convention_name(MaskConvention c) {
   switch (c) {
-    case MaskConvention::keep: return "keep (1 = attend)";
-    case MaskConvention::block: return "block (1/True = masked)";
-    case MaskConvention::additive: return "additive (0 = attend, -inf = masked)";
-    default: return "auto";
+    case MaskConvention::keep:
+      return "keep (1 = attend)";
+    case MaskConvention::block:
+      return "block (1/True = masked)";
+    case MaskConvention::additive:
+      return "additive (0 = attend, -inf = masked)";
+    default:
+      return "auto";
   }
 }
 
@@ -46,19 +50,23 @@ const char* convention_name(MaskConvention c) {
 std::pair<int64_t, int64_t> core_shape(const std::vector<int64_t>& shape, const std::string& path,
                                        int n_query, int n_key) {
   const std::string shown = fmt::format("[{}]", fmt::join(shape, ", "));
-  if (shape.empty()) throw Error(fmt::format("{}: the mask is a scalar, expected [{}, {}]", path, n_query, n_key));
+  if (shape.empty())
+    throw Error(fmt::format("{}: the mask is a scalar, expected [{}, {}]", path, n_query, n_key));
   for (size_t d = 0; d + 2 < shape.size(); ++d) {
     if (shape[d] != 1) {
-      throw Error(fmt::format("{}: mask shape {} has leading dimension {} of size {}: attnviz takes one "
-                              "[queries, keys] mask for every head and batch item (save mask[0])",
-                              path, shown, d, shape[d]));
+      throw Error(
+          fmt::format("{}: mask shape {} has leading dimension {} of size {}: attnviz takes one "
+                      "[queries, keys] mask for every head and batch item (save mask[0])",
+                      path, shown, d, shape[d]));
     }
   }
   const int64_t rows = shape.size() == 1 ? 1 : shape[shape.size() - 2];
   const int64_t cols = shape.back();
   if ((rows != n_query && rows != 1) || cols != n_key) {
-    throw Error(fmt::format("{}: mask is {}, expected [{}, {}] (queries × keys), or [1, {}] for every "
-                            "query", path, shown, n_query, n_key, n_key));
+    throw Error(
+        fmt::format("{}: mask is {}, expected [{}, {}] (queries × keys), or [1, {}] for every "
+                    "query",
+                    path, shown, n_query, n_key, n_key));
   }
   return {rows, cols};
 }
@@ -72,7 +80,8 @@ double parse_entry(std::string_view token, const std::string& path, size_t line_
   const char* first = token.data() + (token.front() == '+' ? 1 : 0);
   const auto [end, ec] = std::from_chars(first, token.data() + token.size(), v);
   if (ec != std::errc() || end != token.data() + token.size()) {
-    throw Error(fmt::format("{}: line {}: '{}' is not a number", path, line_no, printable_text(token)));
+    throw Error(
+        fmt::format("{}: line {}: '{}' is not a number", path, line_no, printable_text(token)));
   }
   return v;
 }
@@ -94,15 +103,17 @@ RawMask read_text_mask(const std::string& path, int n_query, int n_key) {
       if (tok_end > i) {
         // Refused as it arrives, so a huge file of the wrong size costs nothing.
         if (rows == n_query) {
-          throw Error(fmt::format("{}: line {} starts row {}; expected {} rows of {} (queries × keys)", path,
-                                  line_no, rows, n_query, n_key));
+          throw Error(
+              fmt::format("{}: line {} starts row {}; expected {} rows of {} (queries × keys)",
+                          path, line_no, rows, n_query, n_key));
         }
         if (cols == n_key) {
-          throw Error(fmt::format("{}: line {} (row {}) has more than {} entries; expected {} rows of {} "
-                                  "(queries × keys)", path, line_no, rows, n_key, n_query, n_key));
+          throw Error(
+              fmt::format("{}: line {} (row {}) has more than {} entries; expected {} rows of {} "
+                          "(queries × keys)",
+                          path, line_no, rows, n_key, n_query, n_key));
         }
-        m.values.push_back(parse_entry(text.substr(i, tok_end - i), path, line_no,
-                                       integer));
+        m.values.push_back(parse_entry(text.substr(i, tok_end - i), path, line_no, integer));
         ++cols;
       }
       i = tok_end + 1;
@@ -110,8 +121,10 @@ RawMask read_text_mask(const std::string& path, int n_query, int n_key) {
     if (cols > 0) {
       // Checked as the rows arrive, so a huge file of the wrong size is refused early.
       if (cols != n_key) {
-        throw Error(fmt::format("{}: line {} (row {}) has {}; expected {} rows of {} (queries × keys)", path,
-                                line_no, rows, cols == 1 ? std::string("1 entry") : fmt::format("{} entries", cols), n_query, n_key));
+        throw Error(fmt::format(
+            "{}: line {} (row {}) has {}; expected {} rows of {} (queries × keys)", path, line_no,
+            rows, cols == 1 ? std::string("1 entry") : fmt::format("{} entries", cols), n_query,
+            n_key));
       }
       ++rows;
     }
@@ -120,8 +133,8 @@ RawMask read_text_mask(const std::string& path, int n_query, int n_key) {
   if (rows == 0) throw Error(fmt::format("{}: the mask file is empty", path));
   // A text file has no shape to say "one row for every query": fewer rows is a truncated file.
   if (rows != n_query) {
-    throw Error(fmt::format("{}: {} of {}, expected {} rows (queries × keys)", path, count_of(rows, "row"),
-                            n_key, n_query));
+    throw Error(fmt::format("{}: {} of {}, expected {} rows (queries × keys)", path,
+                            count_of(rows, "row"), n_key, n_query));
   }
   m.shape = {rows, n_key};
   m.kind = integer ? 'i' : 'f';
@@ -132,9 +145,10 @@ RawMask read_npy_mask(const std::string& path, int n_query, int n_key) {
   // No mask of the right shape is larger than 8 bytes a cell plus a header: a bigger file is
   // refused before it is read.
   const uint64_t max_bytes = uint64_t(n_query) * uint64_t(n_key) * 8 + (uint64_t(1) << 20);
-  NpyArray a = read_npy_array(path, [&](const std::vector<int64_t>& shape, char) {
-    core_shape(shape, path, n_query, n_key);
-  }, max_bytes);
+  NpyArray a = read_npy_array(
+      path,
+      [&](const std::vector<int64_t>& shape, char) { core_shape(shape, path, n_query, n_key); },
+      max_bytes);
   return RawMask{std::move(a.shape), a.kind, std::move(a.values)};
 }
 
@@ -148,31 +162,37 @@ std::string position(size_t k, int n_key) {
 MaskConvention decide(const RawMask& m, const std::string& path, int n_key) {
   if (m.kind == 'b') {
     throw usage_error(fmt::format(
-        "{}: a bool mask means 'True = attend' to F.scaled_dot_product_attention but 'True = masked' "
-        "to nn.MultiheadAttention: say --mask-convention keep or --mask-convention block", path));
+        "{}: a bool mask means 'True = attend' to F.scaled_dot_product_attention but 'True = "
+        "masked' "
+        "to nn.MultiheadAttention: say --mask-convention keep or --mask-convention block",
+        path));
   }
   bool all_zero = true;
   for (size_t k = 0; k < m.values.size(); ++k) {
     const double v = m.values[k];
     if (v <= k_additive_masked) return MaskConvention::additive;
     if (v != 0.0 && v != 1.0) {
-      throw Error(fmt::format("{}: value {} at {} is neither a 0/1 mask entry nor an additive mask entry "
-                              "(0, or -inf / <= -1e4 for masked)", path, v, position(k, n_key)));
+      throw Error(
+          fmt::format("{}: value {} at {} is neither a 0/1 mask entry nor an additive mask entry "
+                      "(0, or -inf / <= -1e4 for masked)",
+                      path, v, position(k, n_key)));
     }
     all_zero = all_zero && v == 0.0;
   }
   if (m.kind == 'f' && all_zero) {
-    throw usage_error(fmt::format(
-        "{}: every value is 0.0: as a keep mask every key is masked, as an additive mask none is: say "
-        "--mask-convention keep or --mask-convention additive", path));
+    throw usage_error(
+        fmt::format("{}: every value is 0.0: as a keep mask every key is masked, as an additive "
+                    "mask none is: say "
+                    "--mask-convention keep or --mask-convention additive",
+                    path));
   }
   return MaskConvention::keep;
 }
 
 // Applies the convention: 1 where the key may be attended; a value the convention has no meaning
 // for is an error naming it.
-// PyTorch adds a finite "masking" value to the scores: when it covers a whole row, the row keeps its
-// softmax (−1e4 everywhere cancels) or turns near-uniform (−1e9), which a 0/1 mask cannot say.
+// PyTorch adds a finite "masking" value to the scores: when it covers a whole row, the row keeps
+// its softmax (−1e4 everywhere cancels) or turns near-uniform (−1e9), which a 0/1 mask cannot say.
 void check_finite_blocked_rows(const MaskMatrix& allowed, const RawMask& m, const std::string& path,
                                int64_t cols) {
   for (Eigen::Index i = 0; i < allowed.rows(); ++i) {
@@ -180,20 +200,23 @@ void check_finite_blocked_rows(const MaskMatrix& allowed, const RawMask& m, cons
     const size_t at = static_cast<size_t>(std::min<int64_t>(i, m.values.size() / cols - 1) * cols);
     for (int64_t j = 0; j < cols; ++j) {
       if (std::isfinite(m.values[at + j])) {
-        throw Error(fmt::format(
-            "{}: row {} blocks every key with finite values ({} at [{}, {}]): PyTorch adds them to every "
-            "score, so the row is not masked but shifted; attnviz cannot show that as a mask: use -inf",
-            path, i, m.values[at + j], i, j));
+        throw Error(
+            fmt::format("{}: row {} blocks every key with finite values ({} at [{}, {}]): PyTorch "
+                        "adds them to every "
+                        "score, so the row is not masked but shifted; attnviz cannot show that as "
+                        "a mask: use -inf",
+                        path, i, m.values[at + j], i, j));
       }
     }
   }
 }
 
-MaskMatrix interpret(const RawMask& m, MaskConvention c, const std::string& path, int n_query, int n_key) {
+MaskMatrix interpret(const RawMask& m, MaskConvention c, const std::string& path, int n_query,
+                     int n_key) {
   const auto [rows, cols] = core_shape(m.shape, path, n_query, n_key);
   if (c == MaskConvention::additive && m.kind == 'b') {
-    throw usage_error(fmt::format("{}: a bool mask cannot be additive: say --mask-convention keep or block",
-                                  path));
+    throw usage_error(fmt::format(
+        "{}: a bool mask cannot be additive: say --mask-convention keep or block", path));
   }
   MaskMatrix out(n_query, n_key);
   for (size_t k = 0; k < m.values.size(); ++k) {
@@ -222,10 +245,12 @@ MaskConvention parse_mask_convention(const std::string& name) {
   if (name == "keep") return MaskConvention::keep;
   if (name == "block") return MaskConvention::block;
   if (name == "additive") return MaskConvention::additive;
-  throw usage_error(fmt::format("--mask-convention {}: expected auto, keep, block or additive", name));
+  throw usage_error(
+      fmt::format("--mask-convention {}: expected auto, keep, block or additive", name));
 }
 
-MaskMatrix read_mask_file(const std::string& path, int n_query, int n_key, MaskConvention convention) {
+MaskMatrix read_mask_file(const std::string& path, int n_query, int n_key,
+                          MaskConvention convention) {
   const RawMask m = std::filesystem::path(path).extension() == ".npy"
                         ? read_npy_mask(path, n_query, n_key)
                         : read_text_mask(path, n_query, n_key);

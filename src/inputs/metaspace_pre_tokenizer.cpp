@@ -24,7 +24,8 @@ class MetaspacePreTokenizer final : public PreTokenizer {
     for (const NormalizedText& piece : pieces) {
       NormalizedText text = replaced(piece);
       if (!text.text.starts_with(replacement_) &&
-          (prepend_ == Prepend::always || (prepend_ == Prepend::first && piece.input_begin() == 0))) {
+          (prepend_ == Prepend::always ||
+           (prepend_ == Prepend::first && piece.input_begin() == 0))) {
         text = prepended(text);
       }
       if (!split_) {
@@ -36,7 +37,8 @@ class MetaspacePreTokenizer final : public PreTokenizer {
            at = text.text.find(replacement_, at + replacement_.size())) {
         marks.emplace_back(at, at + replacement_.size());
       }
-      for (NormalizedText& part : split_at(text, marks, SplitBehavior::merged_with_next)) out.push_back(std::move(part));
+      for (NormalizedText& part : split_at(text, marks, SplitBehavior::merged_with_next))
+        out.push_back(std::move(part));
     }
     return out;
   }
@@ -69,12 +71,15 @@ class MetaspacePreTokenizer final : public PreTokenizer {
 
 }  // namespace
 
-std::unique_ptr<PreTokenizer> make_metaspace_pre_tokenizer(const nlohmann::json& spec, const SpecPlace& place) {
+std::unique_ptr<PreTokenizer> make_metaspace_pre_tokenizer(const nlohmann::json& spec,
+                                                           const SpecPlace& place) {
   const std::string replacement = spec_string(spec, "replacement", place);
   // tokenizers' Metaspace holds a char: any other length does not load there.
   if (decode_utf8(replacement).size() != 1) {
-    place.at("replacement").fail(fmt::format("expected one character, got '{}' ({})", printable_text(replacement),
-                                             count_of(static_cast<long long>(decode_utf8(replacement).size()), "character")));
+    place.at("replacement")
+        .fail(fmt::format(
+            "expected one character, got '{}' ({})", printable_text(replacement),
+            count_of(static_cast<long long>(decode_utf8(replacement).size()), "character")));
   }
   Prepend prepend = Prepend::always;
   if (const auto scheme = spec_optional_string(spec, "prepend_scheme", place)) {
@@ -85,13 +90,15 @@ std::unique_ptr<PreTokenizer> make_metaspace_pre_tokenizer(const nlohmann::json&
     } else if (*scheme == "never") {
       prepend = Prepend::never;
     } else {
-      place.at("prepend_scheme").fail(fmt::format("'{}' is not one of always, first, never", *scheme));
+      place.at("prepend_scheme")
+          .fail(fmt::format("'{}' is not one of always, first, never", *scheme));
     }
   } else {
     // Files written before prepend_scheme existed say add_prefix_space.
     prepend = spec_bool(spec, "add_prefix_space", true, place) ? Prepend::always : Prepend::never;
   }
-  return std::make_unique<MetaspacePreTokenizer>(replacement, prepend, spec_bool(spec, "split", true, place));
+  return std::make_unique<MetaspacePreTokenizer>(replacement, prepend,
+                                                 spec_bool(spec, "split", true, place));
 }
 
 }  // namespace attnviz

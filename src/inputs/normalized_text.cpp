@@ -57,7 +57,8 @@ void for_each_char(std::string_view text, const std::function<void(char32_t, siz
       cp = b & 0x1F;
     }
     if (i + n > text.size()) throw Error(fmt::format("internal: truncated UTF-8 at byte {}", i));
-    for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    for (size_t k = 1; k < n; ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
     f(cp, i, n);
     i += n;
   }

@@ -8,9 +8,9 @@
 #include "attnviz/core/unicode.hpp"
 #include "char_classes.hpp"
 #include "pipeline_parts.hpp"
-#include "unicode_regex.hpp"
 #include "spec_fields.hpp"
 #include "text_transforms.hpp"
+#include "unicode_regex.hpp"
 
 namespace attnviz {
 
@@ -23,9 +23,10 @@ constexpr size_t k_max_normalized_bytes = size_t{32} << 20;
 
 void check_normalized_size(size_t bytes, const std::string& where) {
   if (bytes <= k_max_normalized_bytes) return;
-  throw Error(fmt::format("{}: the normalized text would pass {} MiB (attnviz's bound: 4 times the 8 MiB of text "
-                          "it tokenizes); this normalizer multiplies the text",
-                          where, k_max_normalized_bytes >> 20));
+  throw Error(fmt::format(
+      "{}: the normalized text would pass {} MiB (attnviz's bound: 4 times the 8 MiB of text "
+      "it tokenizes); this normalizer multiplies the text",
+      where, k_max_normalized_bytes >> 20));
 }
 
 // Any normalizer, its output checked against the bound (those that insert text check as they go).
@@ -47,7 +48,8 @@ class BoundedNormalizer final : public Normalizer {
 // A normalizer that is one function of the text.
 class FunctionNormalizer final : public Normalizer {
  public:
-  explicit FunctionNormalizer(std::function<NormalizedText(const NormalizedText&)> f) : f_(std::move(f)) {}
+  explicit FunctionNormalizer(std::function<NormalizedText(const NormalizedText&)> f)
+      : f_(std::move(f)) {}
   NormalizedText normalize(NormalizedText text) const override { return f_(text); }
 
  private:
@@ -56,7 +58,8 @@ class FunctionNormalizer final : public Normalizer {
 
 class SequenceNormalizer final : public Normalizer {
  public:
-  explicit SequenceNormalizer(std::vector<std::unique_ptr<Normalizer>> parts) : parts_(std::move(parts)) {}
+  explicit SequenceNormalizer(std::vector<std::unique_ptr<Normalizer>> parts)
+      : parts_(std::move(parts)) {}
   NormalizedText normalize(NormalizedText text) const override {
     for (const auto& part : parts_) text = part->normalize(std::move(text));
     return text;
@@ -95,7 +98,8 @@ class ReplaceNormalizer final : public Normalizer {
     };
     for (const auto& [begin, end] : finder_.find_all(text.text)) {
       keep(plain, begin);
-      check_normalized_size(out.text.size() + content_.size(), where_);  // before the memory is taken
+      check_normalized_size(out.text.size() + content_.size(),
+                            where_);  // before the memory is taken
       out.text += content_;
       out.origin.insert(out.origin.end(), content_.size(), text.origin[begin]);
       plain = end;
@@ -124,8 +128,9 @@ std::unique_ptr<Normalizer> make_replace(const nlohmann::json& spec, const SpecP
                                    printable_text(pattern.dump())));
   }
   const std::string content = spec_string(spec, "content", place);
-  return std::make_unique<ReplaceNormalizer>(UnicodeRegex(regex, fmt::format("{}: {}", place.ctx.file, pattern_place.where)),
-                                             content, fmt::format("{}: {}", place.ctx.file, place.where));
+  return std::make_unique<ReplaceNormalizer>(
+      UnicodeRegex(regex, fmt::format("{}: {}", place.ctx.file, pattern_place.where)), content,
+      fmt::format("{}: {}", place.ctx.file, place.where));
 }
 
 // Prepend: the string before a text that is not empty, as an insertion at its start.
@@ -143,16 +148,19 @@ bool required_bool(const nlohmann::json& spec, std::string_view field, const Spe
   return spec_bool(spec, field, false, place);
 }
 
-std::unique_ptr<Normalizer> function_normalizer(std::function<NormalizedText(const NormalizedText&)> f) {
+std::unique_ptr<Normalizer> function_normalizer(
+    std::function<NormalizedText(const NormalizedText&)> f) {
   return std::make_unique<FunctionNormalizer>(std::move(f));
 }
 
 std::unique_ptr<Normalizer> unicode_form(UnicodeForm form) {
-  return function_normalizer([form](const NormalizedText& t) { return unicode_normalize(t, form); });
+  return function_normalizer(
+      [form](const NormalizedText& t) { return unicode_normalize(t, form); });
 }
 
 // One normalizer other than a Sequence, by "type".
-std::unique_ptr<Normalizer> make_part(const std::string& type, const nlohmann::json& spec, const SpecPlace& place) {
+std::unique_ptr<Normalizer> make_part(const std::string& type, const nlohmann::json& spec,
+                                      const SpecPlace& place) {
   if (type == "NFC") return unicode_form(UnicodeForm::nfc);
   if (type == "NFD") return unicode_form(UnicodeForm::nfd);
   if (type == "NFKC") return unicode_form(UnicodeForm::nfkc);
@@ -168,8 +176,10 @@ std::unique_ptr<Normalizer> make_part(const std::string& type, const nlohmann::j
     });
   }
   if (type == "Strip") {
-    const bool left = required_bool(spec, "strip_left", place), right = required_bool(spec, "strip_right", place);
-    return function_normalizer([left, right](const NormalizedText& t) { return strip(t, left, right); });
+    const bool left = required_bool(spec, "strip_left", place),
+               right = required_bool(spec, "strip_right", place);
+    return function_normalizer(
+        [left, right](const NormalizedText& t) { return strip(t, left, right); });
   }
   if (type == "Replace") return make_replace(spec, place);
   if (type == "Prepend") {
@@ -181,19 +191,23 @@ std::unique_ptr<Normalizer> make_part(const std::string& type, const nlohmann::j
     // SentencePiece's normalization rules compiled into a trie; an empty one changes nothing.
     const nlohmann::json& charsmap = spec_required(spec, "precompiled_charsmap", place);
     if (!charsmap.is_string()) {
-      place.at("precompiled_charsmap").fail(fmt::format("expected a base64 string, got {}", shown(charsmap)));
+      place.at("precompiled_charsmap")
+          .fail(fmt::format("expected a base64 string, got {}", shown(charsmap)));
     }
     if (!charsmap.get_ref<const std::string&>().empty()) {
       place.at("precompiled_charsmap")
-          .fail("SentencePiece's precompiled normalization rules are not implemented by attnviz (only an empty "
-                "precompiled_charsmap is accepted)");
+          .fail(
+              "SentencePiece's precompiled normalization rules are not implemented by attnviz "
+              "(only an empty "
+              "precompiled_charsmap is accepted)");
     }
     return function_normalizer([](const NormalizedText& t) { return t; });
   }
-  place.at("type").fail(fmt::format("the normalizer '{}' is not one attnviz implements (NFC, NFD, NFKC, NFKD, "
-                                    "Lowercase, StripAccents, Strip, Replace, Prepend, BertNormalizer, "
-                                    "Precompiled with no rules, Sequence)",
-                                    type));
+  place.at("type").fail(
+      fmt::format("the normalizer '{}' is not one attnviz implements (NFC, NFD, NFKC, NFKD, "
+                  "Lowercase, StripAccents, Strip, Replace, Prepend, BertNormalizer, "
+                  "Precompiled with no rules, Sequence)",
+                  type));
 }
 
 }  // namespace
@@ -204,7 +218,8 @@ std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& spec, const Sp
     const nlohmann::json& list = spec_required(spec, "normalizers", place);
     if (!list.is_array()) place.at("normalizers").fail("expected a list of normalizers");
     std::vector<std::unique_ptr<Normalizer>> parts;
-    for (size_t i = 0; i < list.size(); ++i) parts.push_back(make_normalizer(list[i], place.at("normalizers").at(i)));
+    for (size_t i = 0; i < list.size(); ++i)
+      parts.push_back(make_normalizer(list[i], place.at("normalizers").at(i)));
     return std::make_unique<SequenceNormalizer>(std::move(parts));
   }
   return std::make_unique<BoundedNormalizer>(make_part(type, spec, place),

@@ -17,7 +17,8 @@ size_t spaces_at(std::string_view label, bool at_end) {
     if (at_end ? label.ends_with(' ') : label.starts_with(' ')) {
       label = at_end ? label.substr(0, label.size() - 1) : label.substr(1);
     } else if (at_end ? label.ends_with(k_open_box) : label.starts_with(k_open_box)) {
-      label = at_end ? label.substr(0, label.size() - k_open_box.size()) : label.substr(k_open_box.size());
+      label = at_end ? label.substr(0, label.size() - k_open_box.size())
+                     : label.substr(k_open_box.size());
     } else {
       return n;
     }
@@ -36,7 +37,8 @@ void trim_offsets(std::vector<TokenPiece>& pieces, bool add_prefix_space) {
       if (is_first && add_prefix_space && leading == 1) leading = 0;
       piece.begin = std::min(piece.begin + leading, piece.end);
     }
-    if (trailing > 0 && piece.end >= trailing) piece.end = std::max(piece.end - trailing, piece.begin);
+    if (trailing > 0 && piece.end >= trailing)
+      piece.end = std::max(piece.end - trailing, piece.begin);
   }
 }
 

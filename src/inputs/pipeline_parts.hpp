@@ -17,33 +17,41 @@ struct BertNormalizerOptions {
   bool lowercase = true;
 };
 std::unique_ptr<Normalizer> make_bert_normalizer(const BertNormalizerOptions& options);
-std::unique_ptr<Normalizer> make_bert_normalizer(const nlohmann::json& spec, const SpecPlace& place);
+std::unique_ptr<Normalizer> make_bert_normalizer(const nlohmann::json& spec,
+                                                 const SpecPlace& place);
 
 // Pre-tokenizers.
-std::unique_ptr<PreTokenizer> make_byte_level_pre_tokenizer(const nlohmann::json& spec, const SpecPlace& place);
-std::unique_ptr<PreTokenizer> make_split_pre_tokenizer(const nlohmann::json& spec, const SpecPlace& place);
-std::unique_ptr<PreTokenizer> make_metaspace_pre_tokenizer(const nlohmann::json& spec, const SpecPlace& place);
+std::unique_ptr<PreTokenizer> make_byte_level_pre_tokenizer(const nlohmann::json& spec,
+                                                            const SpecPlace& place);
+std::unique_ptr<PreTokenizer> make_split_pre_tokenizer(const nlohmann::json& spec,
+                                                       const SpecPlace& place);
+std::unique_ptr<PreTokenizer> make_metaspace_pre_tokenizer(const nlohmann::json& spec,
+                                                           const SpecPlace& place);
 // BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits (word_pre_tokenizers.cpp);
 // nullptr when `type` is none of them.
-std::unique_ptr<PreTokenizer> make_word_pre_tokenizer(const std::string& type, const nlohmann::json& spec,
+std::unique_ptr<PreTokenizer> make_word_pre_tokenizer(const std::string& type,
+                                                      const nlohmann::json& spec,
                                                       const SpecPlace& place);
 
 // Models.
 std::unique_ptr<TokenModel> make_bpe_model(const nlohmann::json& spec, const SpecPlace& place);
-std::unique_ptr<TokenModel> make_word_level_model(const nlohmann::json& spec, const SpecPlace& place);
-std::unique_ptr<TokenModel> make_wordpiece_model(const nlohmann::json& spec, const SpecPlace& place);
+std::unique_ptr<TokenModel> make_word_level_model(const nlohmann::json& spec,
+                                                  const SpecPlace& place);
+std::unique_ptr<TokenModel> make_wordpiece_model(const nlohmann::json& spec,
+                                                 const SpecPlace& place);
 std::unique_ptr<TokenModel> make_unigram_model(const nlohmann::json& spec, const SpecPlace& place);
 
 // Post-processors.
 // Special tokens' ids are checked against `vocab_size` (see make_post_processor).
-std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json& spec, const SpecPlace& place,
-                                                        int64_t vocab_size);
-std::unique_ptr<PostProcessor> make_byte_level_post_processor(const nlohmann::json& spec, const SpecPlace& place);
+std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json& spec,
+                                                        const SpecPlace& place, int64_t vocab_size);
+std::unique_ptr<PostProcessor> make_byte_level_post_processor(const nlohmann::json& spec,
+                                                              const SpecPlace& place);
 // BertProcessing and RobertaProcessing (bert_processing.cpp): [CLS] A [SEP], <s> A </s>.
-std::unique_ptr<PostProcessor> make_bert_processing(const nlohmann::json& spec, const SpecPlace& place,
-                                                    int64_t vocab_size);
-std::unique_ptr<PostProcessor> make_roberta_processing(const nlohmann::json& spec, const SpecPlace& place,
-                                                       int64_t vocab_size);
+std::unique_ptr<PostProcessor> make_bert_processing(const nlohmann::json& spec,
+                                                    const SpecPlace& place, int64_t vocab_size);
+std::unique_ptr<PostProcessor> make_roberta_processing(const nlohmann::json& spec,
+                                                       const SpecPlace& place, int64_t vocab_size);
 // An id of a special token at `place` that is not below `vocab_size`: an Error naming both.
 void check_special_id(uint64_t id, int64_t vocab_size, const SpecPlace& place);
 

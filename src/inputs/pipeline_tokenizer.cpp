@@ -23,7 +23,9 @@ struct Segment {
   const AddedToken* token = nullptr;
 };
 
-size_t utf8_length(char32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
+size_t utf8_length(char32_t cp) {
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+}
 
 bool is_word_char(char32_t cp) {
   if (cp == '_') return true;
@@ -35,7 +37,8 @@ bool is_word_char(char32_t cp) {
 bool is_space(char32_t cp) {
   const auto category = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
   return cp == '\t' || cp == '\n' || cp == '\r' || cp == '\v' || cp == '\f' || cp == 0x85 ||
-         category == UTF8PROC_CATEGORY_ZS || category == UTF8PROC_CATEGORY_ZL || category == UTF8PROC_CATEGORY_ZP;
+         category == UTF8PROC_CATEGORY_ZS || category == UTF8PROC_CATEGORY_ZL ||
+         category == UTF8PROC_CATEGORY_ZP;
 }
 
 // The code point that ends just before byte `at` / starts at byte `at` of valid UTF-8 text.
@@ -59,7 +62,8 @@ class AddedMatcher {
               [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
     for (auto& [content, token] : patterns) {
       if (content.empty()) continue;
-      by_first_byte_[static_cast<unsigned char>(content[0])].emplace_back(std::move(content), token);
+      by_first_byte_[static_cast<unsigned char>(content[0])].emplace_back(std::move(content),
+                                                                          token);
     }
   }
   bool empty() const { return by_first_byte_.empty(); }
@@ -78,8 +82,8 @@ class AddedMatcher {
       }
       size_t begin = at;
       size_t end = at + match->first.size();
-      if (match->second->single_word &&
-          ((at > 0 && is_word_char(char_before(s, at))) || (end < s.size() && is_word_char(char_at(s, end))))) {
+      if (match->second->single_word && ((at > 0 && is_word_char(char_before(s, at))) ||
+                                         (end < s.size() && is_word_char(char_at(s, end))))) {
         // A single_word token inside a word is no match, and, as tokenizers' non-overlapping
         // Aho-Corasick search goes on after it, neither is a token overlapping it.
         at = end;
@@ -91,7 +95,8 @@ class AddedMatcher {
       out.push_back({text.slice(begin, end), match->second});
       plain_begin = at = end;
     }
-    if (plain_begin < s.size() || out.empty()) out.push_back({text.slice(plain_begin, s.size()), nullptr});
+    if (plain_begin < s.size() || out.empty())
+      out.push_back({text.slice(plain_begin, s.size()), nullptr});
     return out;
   }
 
@@ -124,7 +129,8 @@ class AddedMatcher {
     return at;
   }
 
-  std::unordered_map<unsigned char, std::vector<std::pair<std::string, const AddedToken*>>> by_first_byte_;
+  std::unordered_map<unsigned char, std::vector<std::pair<std::string, const AddedToken*>>>
+      by_first_byte_;
 };
 
 class PipelineTokenizer final : public Tokenizer {
@@ -134,12 +140,14 @@ class PipelineTokenizer final : public Tokenizer {
     std::vector<std::pair<std::string, const AddedToken*>> raw, normalized;
     for (const AddedToken& token : parts_.added_tokens) {
       if (token.normalized && parts_.normalizer) {
-        std::string content = parts_.normalizer->normalize(NormalizedText::of_input(token.content)).text;
+        std::string content =
+            parts_.normalizer->normalize(NormalizedText::of_input(token.content)).text;
         if (content.empty()) {
           // tokenizers would then match it between every two characters of the text.
-          throw Error(fmt::format("{}: the added token '{}' (id {}) is normalized to nothing; attnviz does not "
-                                  "implement matching an empty token",
-                                  parts_.source, printable_text(token.content), token.id));
+          throw Error(fmt::format(
+              "{}: the added token '{}' (id {}) is normalized to nothing; attnviz does not "
+              "implement matching an empty token",
+              parts_.source, printable_text(token.content), token.id));
         }
         normalized.emplace_back(std::move(content), &token);
       } else {
@@ -153,7 +161,8 @@ class PipelineTokenizer final : public Tokenizer {
   }
 
   std::vector<TokenPiece> encode(std::string_view text, bool add_special) const override {
-    if (const auto bad = find_invalid_utf8(text)) throw Error(fmt::format("text: invalid UTF-8 at byte {}", *bad));
+    if (const auto bad = find_invalid_utf8(text))
+      throw Error(fmt::format("text: invalid UTF-8 at byte {}", *bad));
     std::vector<TokenPiece> pieces;
     for (const Segment& outer : raw_matcher_->split(NormalizedText::of_input(text))) {
       if (outer.token != nullptr) {
@@ -161,7 +170,8 @@ class PipelineTokenizer final : public Tokenizer {
         continue;
       }
       if (outer.text.text.empty()) continue;
-      NormalizedText normalized = parts_.normalizer ? parts_.normalizer->normalize(outer.text) : outer.text;
+      NormalizedText normalized =
+          parts_.normalizer ? parts_.normalizer->normalize(outer.text) : outer.text;
       for (const Segment& inner : normalized_matcher_->split(normalized)) {
         if (inner.token != nullptr) {
           pieces.push_back(added_piece(*inner.token, inner.text));
@@ -170,13 +180,16 @@ class PipelineTokenizer final : public Tokenizer {
         }
       }
     }
-    if (add_special && parts_.post_processor) pieces = parts_.post_processor->process(std::move(pieces), text.size());
+    if (add_special && parts_.post_processor)
+      pieces = parts_.post_processor->process(std::move(pieces), text.size());
     return pieces;
   }
 
   std::string label(int64_t id) const override {
-    if (const auto it = added_by_id_.find(id); it != added_by_id_.end()) return printable_text(it->second->content);
-    if (const auto token = parts_.model->id_to_token(id)) return readable_label(*token, parts_.labels);
+    if (const auto it = added_by_id_.find(id); it != added_by_id_.end())
+      return printable_text(it->second->content);
+    if (const auto token = parts_.model->id_to_token(id))
+      return readable_label(*token, parts_.labels);
     return fmt::format("#{}", id);
   }
 
@@ -193,7 +206,8 @@ class PipelineTokenizer final : public Tokenizer {
   std::string description() const override {
     std::string text = fmt::format("{} ({}", parts_.description, parts_.model->description());
     if (!parts_.added_tokens.empty()) {
-      text += fmt::format(", {}", count_of(static_cast<long long>(parts_.added_tokens.size()), "added token"));
+      text += fmt::format(
+          ", {}", count_of(static_cast<long long>(parts_.added_tokens.size()), "added token"));
     }
     return text + ")";
   }
@@ -201,9 +215,10 @@ class PipelineTokenizer final : public Tokenizer {
  private:
   TokenPiece added_piece(const AddedToken& token, const NormalizedText& text) const {
     if (token.id < 0) {
-      throw Error(fmt::format("{}: the text holds '{}' at byte {}, a special token the vocabulary lacks "
-                              "(transformers would give it a new id, outside the model's table)",
-                              parts_.source, printable_text(token.content), text.input_begin()));
+      throw Error(
+          fmt::format("{}: the text holds '{}' at byte {}, a special token the vocabulary lacks "
+                      "(transformers would give it a new id, outside the model's table)",
+                      parts_.source, printable_text(token.content), text.input_begin()));
     }
     return {token.id, printable_text(token.content), text.input_begin(), text.input_end()};
   }
@@ -219,7 +234,8 @@ class PipelineTokenizer final : public Tokenizer {
       if (word.text.empty()) continue;
       const size_t first = pieces.size();
       parts_.model->tokenize(word, pieces);
-      for (size_t i = first; i < pieces.size(); ++i) pieces[i].label = readable_label(pieces[i].label, parts_.labels);
+      for (size_t i = first; i < pieces.size(); ++i)
+        pieces[i].label = readable_label(pieces[i].label, parts_.labels);
     }
   }
 
@@ -239,7 +255,8 @@ std::string readable_label(std::string_view token, LabelStyle style) {
       return printable_text(token);
     case LabelStyle::metaspace: {
       std::string text(token);
-      for (size_t at = 0; (at = text.find("\u2581", at)) != std::string::npos;) text.replace(at, 3, "\u2423");
+      for (size_t at = 0; (at = text.find("\u2581", at)) != std::string::npos;)
+        text.replace(at, 3, "\u2423");
       return printable_text(text);
     }
     case LabelStyle::plain:

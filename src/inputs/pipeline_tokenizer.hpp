@@ -14,7 +14,7 @@ namespace attnviz {
 
 // An entry of tokenizer.json's "added_tokens": matched in the text before anything else runs.
 struct AddedToken {
-  int64_t id = 0;            // -1: a special token the vocabulary lacks; a text holding it is an Error
+  int64_t id = 0;  // -1: a special token the vocabulary lacks; a text holding it is an Error
   std::string content;
   bool single_word = false;  // only where no word character touches it
   bool lstrip = false;       // takes the white space before it
@@ -31,12 +31,13 @@ enum class LabelStyle {
 };
 
 struct PipelineParts {
-  std::string source;       // the file, for messages: "models/x/tokenizer.json"
-  std::string description;  // "tokenizer.json: BPE (byte-level)"; the model's own description follows
-  std::unique_ptr<Normalizer> normalizer;          // may be null
-  std::unique_ptr<PreTokenizer> pre_tokenizer;     // may be null: the whole text is one word
-  std::unique_ptr<TokenModel> model;               // required
-  std::unique_ptr<PostProcessor> post_processor;   // may be null: no special tokens added
+  std::string source;  // the file, for messages: "models/x/tokenizer.json"
+  std::string
+      description;  // "tokenizer.json: BPE (byte-level)"; the model's own description follows
+  std::unique_ptr<Normalizer> normalizer;         // may be null
+  std::unique_ptr<PreTokenizer> pre_tokenizer;    // may be null: the whole text is one word
+  std::unique_ptr<TokenModel> model;              // required
+  std::unique_ptr<PostProcessor> post_processor;  // may be null: no special tokens added
   std::vector<AddedToken> added_tokens;
   std::optional<int64_t> bos;  // the BOS token's id (tokenizer_config.json's bos_token), if any
   LabelStyle labels = LabelStyle::plain;

@@ -35,13 +35,16 @@ ProbeSpec parse_probe(const std::string& text) {
   } else if (kind == "duplicate") {
     spec.kind = ProbeKind::duplicate;
   } else {
-    throw usage_error(fmt::format("--probe '{}': unknown probe (known: repeat:N, duplicate:N)", text));
+    throw usage_error(
+        fmt::format("--probe '{}': unknown probe (known: repeat:N, duplicate:N)", text));
   }
   const std::string count = colon == std::string::npos ? "" : text.substr(colon + 1);
   const auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), spec.n);
-  if (count.empty() || ec != std::errc() || end != count.data() + count.size() || spec.n < 1 || spec.n > k_max_probe) {
-    throw usage_error(fmt::format("--probe '{}': N must be a whole number from 1 to {} (e.g. {}:50)", text,
-                                  k_max_probe, kind));
+  if (count.empty() || ec != std::errc() || end != count.data() + count.size() || spec.n < 1 ||
+      spec.n > k_max_probe) {
+    throw usage_error(
+        fmt::format("--probe '{}': N must be a whole number from 1 to {} (e.g. {}:50)", text,
+                    k_max_probe, kind));
   }
   return spec;
 }
@@ -51,21 +54,24 @@ uint64_t parse_probe_seed(const std::string& text) {
   if (text.empty()) return seed;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
   if (ec != std::errc() || end != text.data() + text.size()) {
-    throw usage_error(fmt::format("--seed '{}': a whole number from 0 to 18446744073709551615", text));
+    throw usage_error(
+        fmt::format("--seed '{}': a whole number from 0 to 18446744073709551615", text));
   }
   return seed;
 }
 
-std::vector<int64_t> probe_ids(const ProbeSpec& spec, int64_t vocab_size, const std::vector<int64_t>& prefix,
+std::vector<int64_t> probe_ids(const ProbeSpec& spec, int64_t vocab_size,
+                               const std::vector<int64_t>& prefix,
                                const std::vector<int64_t>& suffix, uint64_t seed) {
   std::unordered_set<int64_t> taken(prefix.begin(), prefix.end());
   taken.insert(suffix.begin(), suffix.end());
   int64_t reserved = 0;
   for (const int64_t id : taken) reserved += id >= 0 && id < vocab_size ? 1 : 0;
   if (vocab_size - reserved < spec.n) {
-    throw usage_error(fmt::format("--probe: {} distinct tokens asked for, but the vocabulary has {} ({} of them "
-                                  "special tokens the probe leaves out)",
-                                  spec.n, vocab_size, reserved));
+    throw usage_error(
+        fmt::format("--probe: {} distinct tokens asked for, but the vocabulary has {} ({} of them "
+                    "special tokens the probe leaves out)",
+                    spec.n, vocab_size, reserved));
   }
   Random rng(seed);
   std::vector<int64_t> first;

@@ -18,10 +18,11 @@ namespace attnviz {
 //   .model other than tokenizer.model without a tokenizer_config.json (no class to go by; a
 //   tokenizer.model alone is read as Llama's).
 // "bos_token" / "eos_token" (a string or {"content": …}) choose the pieces, default the model's
-// own. "add_prefix_space": false and a non-empty "sp_model_kwargs" change the pieces and are refused.
-// A text holding a special token's text (control and unknown pieces; the special and added tokens
-// of tokenizer_config.json, special_tokens_map.json, added_tokens.json) is an Error: transformers
-// splits those out first, libsentencepiece does not. Labels: "▁" shown as "␣", byte pieces
+// own. "add_prefix_space": false and a non-empty "sp_model_kwargs" change the pieces and are
+// refused. A text holding a special token's text (control and unknown pieces; the special and added
+// tokens of tokenizer_config.json, special_tokens_map.json, added_tokens.json) is an Error:
+// transformers splits those out first, libsentencepiece does not. Labels: "▁" shown as "␣", byte
+// pieces
 // ("<0xE7>") and control pieces ("<s>") as written, control characters escaped. An unreadable
 // model, or a malformed tokenizer_config.json, is an Error naming the file (and the field).
 std::unique_ptr<Tokenizer> make_sentencepiece_tokenizer(const std::filesystem::path& model_file);

@@ -5,7 +5,8 @@
 
 namespace attnviz {
 
-std::vector<SpecialSegment> split_specials(std::string_view text, const std::vector<SpecialToken>& tokens) {
+std::vector<SpecialSegment> split_specials(std::string_view text,
+                                           const std::vector<SpecialToken>& tokens) {
   std::vector<SpecialSegment> out;
   std::array<bool, 256> starts{};  // the first bytes of the tokens, to skip most bytes at once
   for (const SpecialToken& token : tokens) {
@@ -19,7 +20,8 @@ std::vector<SpecialSegment> split_specials(std::string_view text, const std::vec
     }
     const SpecialToken* best = nullptr;
     for (const SpecialToken& token : tokens) {
-      if (token.content.empty() || text.compare(at, token.content.size(), token.content) != 0) continue;
+      if (token.content.empty() || text.compare(at, token.content.size(), token.content) != 0)
+        continue;
       if (best == nullptr || token.content.size() > best->content.size()) best = &token;
     }
     if (best == nullptr) {

@@ -24,6 +24,7 @@ struct SpecialSegment {
 
 // The text cut at every occurrence of a token's content, leftmost first and, where several
 // start at one byte, the longest (transformers' Trie.split). Plain stretches may be empty.
-std::vector<SpecialSegment> split_specials(std::string_view text, const std::vector<SpecialToken>& tokens);
+std::vector<SpecialSegment> split_specials(std::string_view text,
+                                           const std::vector<SpecialToken>& tokens);
 
 }  // namespace attnviz

@@ -3,9 +3,8 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "spec_fields.hpp"
 
@@ -20,11 +19,13 @@ SplitBehavior split_behavior_of(const nlohmann::json& value, const SpecPlace& pl
     if (name == "MergedWithNext") return SplitBehavior::merged_with_next;
     if (name == "Contiguous") return SplitBehavior::contiguous;
   }
-  place.fail(fmt::format("expected Removed, Isolated, MergedWithPrevious, MergedWithNext or Contiguous, got {}",
-                         value.dump()));
+  place.fail(fmt::format(
+      "expected Removed, Isolated, MergedWithPrevious, MergedWithNext or Contiguous, got {}",
+      value.dump()));
 }
 
-std::vector<MatchSpan> char_matches(std::string_view text, const std::function<bool(char32_t)>& accepts) {
+std::vector<MatchSpan> char_matches(std::string_view text,
+                                    const std::function<bool(char32_t)>& accepts) {
   std::vector<MatchSpan> spans;
   size_t plain = 0;
   for_each_char(text, [&](char32_t cp, size_t at, size_t length) {
@@ -37,7 +38,8 @@ std::vector<MatchSpan> char_matches(std::string_view text, const std::function<b
   return spans;
 }
 
-std::vector<MatchSpan> regex_spans(size_t text_size, const std::vector<std::pair<size_t, size_t>>& matches,
+std::vector<MatchSpan> regex_spans(size_t text_size,
+                                   const std::vector<std::pair<size_t, size_t>>& matches,
                                    bool invert) {
   std::vector<MatchSpan> spans;
   size_t plain = 0;
@@ -50,7 +52,8 @@ std::vector<MatchSpan> regex_spans(size_t text_size, const std::vector<std::pair
   return spans;
 }
 
-std::vector<NormalizedText> split_by_behavior(const NormalizedText& text, const std::vector<MatchSpan>& spans,
+std::vector<NormalizedText> split_by_behavior(const NormalizedText& text,
+                                              const std::vector<MatchSpan>& spans,
                                               SplitBehavior behavior) {
   // (begin, end, removed) per piece, folded as NormalizedString::split does.
   std::vector<MatchSpan> pieces;  // here `match` means "remove"
@@ -96,12 +99,13 @@ std::vector<NormalizedText> split_by_behavior(const NormalizedText& text, const 
   return out;
 }
 
-std::vector<NormalizedText> split_each(std::vector<NormalizedText> pieces,
-                                       const std::function<std::vector<MatchSpan>(std::string_view)>& find,
-                                       SplitBehavior behavior) {
+std::vector<NormalizedText> split_each(
+    std::vector<NormalizedText> pieces,
+    const std::function<std::vector<MatchSpan>(std::string_view)>& find, SplitBehavior behavior) {
   std::vector<NormalizedText> out;
   for (const NormalizedText& piece : pieces) {
-    for (NormalizedText& part : split_by_behavior(piece, find(piece.text), behavior)) out.push_back(std::move(part));
+    for (NormalizedText& part : split_by_behavior(piece, find(piece.text), behavior))
+      out.push_back(std::move(part));
   }
   return out;
 }
@@ -110,7 +114,8 @@ SplitBehavior read_split_behavior(const nlohmann::json& spec, const SpecPlace& p
   return split_behavior_of(spec_required(spec, "behavior", place), place.at("behavior"));
 }
 
-std::vector<NormalizedText> split_at(const NormalizedText& text, const std::vector<std::pair<size_t, size_t>>& matches,
+std::vector<NormalizedText> split_at(const NormalizedText& text,
+                                     const std::vector<std::pair<size_t, size_t>>& matches,
                                      SplitBehavior behavior, bool invert) {
   return split_by_behavior(text, regex_spans(text.text.size(), matches, invert), behavior);
 }

@@ -3,10 +3,9 @@
 // pre-tokenizers that split on characters (Bert, Whitespace, Punctuation, Digits) and by Split.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstddef>
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <utility>
 #include <vector>
 
@@ -35,27 +34,32 @@ struct MatchSpan {
 
 // Pattern::find_matches of a character predicate: every character it accepts is a match of its
 // own (so "--" is two matches), the stretches between them non-matches.
-std::vector<MatchSpan> char_matches(std::string_view text, const std::function<bool(char32_t)>& accepts);
+std::vector<MatchSpan> char_matches(std::string_view text,
+                                    const std::function<bool(char32_t)>& accepts);
 // Pattern::find_matches of a regex: its matches ([begin, end), in order, not overlapping) and
 // the stretches between them; `invert` swaps match and non-match (tokenizers' Invert).
-std::vector<MatchSpan> regex_spans(size_t text_size, const std::vector<std::pair<size_t, size_t>>& matches,
+std::vector<MatchSpan> regex_spans(size_t text_size,
+                                   const std::vector<std::pair<size_t, size_t>>& matches,
                                    bool invert);
 
 // The pieces of `text` the spans and the behaviour make; empty pieces are dropped, as
 // PreTokenizedString::split drops them.
-std::vector<NormalizedText> split_by_behavior(const NormalizedText& text, const std::vector<MatchSpan>& spans,
+std::vector<NormalizedText> split_by_behavior(const NormalizedText& text,
+                                              const std::vector<MatchSpan>& spans,
                                               SplitBehavior behavior);
 
 // Applies split_by_behavior to each piece with the spans `find` gives for its text.
-std::vector<NormalizedText> split_each(std::vector<NormalizedText> pieces,
-                                       const std::function<std::vector<MatchSpan>(std::string_view)>& find,
-                                       SplitBehavior behavior);
+std::vector<NormalizedText> split_each(
+    std::vector<NormalizedText> pieces,
+    const std::function<std::vector<MatchSpan>(std::string_view)>& find, SplitBehavior behavior);
 
 // A part's "behavior" field, required.
 SplitBehavior read_split_behavior(const nlohmann::json& spec, const SpecPlace& place);
 
-// `text` split at `matches` (sorted, non-overlapping byte ranges of text), `invert` as in regex_spans.
-std::vector<NormalizedText> split_at(const NormalizedText& text, const std::vector<std::pair<size_t, size_t>>& matches,
+// `text` split at `matches` (sorted, non-overlapping byte ranges of text), `invert` as in
+// regex_spans.
+std::vector<NormalizedText> split_at(const NormalizedText& text,
+                                     const std::vector<std::pair<size_t, size_t>>& matches,
                                      SplitBehavior behavior, bool invert = false);
 
 }  // namespace attnviz

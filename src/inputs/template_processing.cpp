@@ -25,7 +25,8 @@ class TemplateProcessing final : public PostProcessor {
     bool after_text = false;
     for (const TemplateItem& item : items_) {
       if (item.sequence) {
-        out.insert(out.end(), std::make_move_iterator(pieces.begin()), std::make_move_iterator(pieces.end()));
+        out.insert(out.end(), std::make_move_iterator(pieces.begin()),
+                   std::make_move_iterator(pieces.end()));
         after_text = true;
         continue;
       }
@@ -44,7 +45,9 @@ class TemplateProcessing final : public PostProcessor {
 
 class ByteLevelPostProcessor final : public PostProcessor {
  public:
-  std::vector<TokenPiece> process(std::vector<TokenPiece> pieces, size_t) const override { return pieces; }
+  std::vector<TokenPiece> process(std::vector<TokenPiece> pieces, size_t) const override {
+    return pieces;
+  }
 };
 
 std::vector<TokenPiece> special_tokens_of(const nlohmann::json& specials, const std::string& name,
@@ -82,17 +85,20 @@ void check_type_id(const nlohmann::json& item, const SpecPlace& place) {
                                          type_id.get<int64_t>() <= k_max) {
     return;
   }
-  place.at("type_id").fail(fmt::format("expected an integer from 0 to 2^32 - 1, got {}", printable_text(type_id.dump())));
+  place.at("type_id").fail(fmt::format("expected an integer from 0 to 2^32 - 1, got {}",
+                                       printable_text(type_id.dump())));
 }
 
 }  // namespace
 
-std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json& spec, const SpecPlace& place,
+std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json& spec,
+                                                        const SpecPlace& place,
                                                         int64_t vocab_size) {
   const nlohmann::json& single = spec_required(spec, "single", place);
   const SpecPlace single_place = place.at("single");
   if (!single.is_array()) single_place.fail("expected a list of template items");
-  const nlohmann::json specials = spec.contains("special_tokens") ? spec.at("special_tokens") : nlohmann::json::object();
+  const nlohmann::json specials =
+      spec.contains("special_tokens") ? spec.at("special_tokens") : nlohmann::json::object();
   std::vector<TemplateItem> items;
   bool has_sequence = false;
   for (size_t i = 0; i < single.size(); ++i) {
@@ -101,12 +107,15 @@ std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json& sp
     if (item.is_object() && item.contains("Sequence")) {
       check_type_id(item.at("Sequence"), item_place.at("Sequence"));
       const std::string id = spec_string(item.at("Sequence"), "id", item_place.at("Sequence"));
-      if (id != "A") item_place.at("Sequence").fail(fmt::format("'{}' in a single-sequence template (expected A)", id));
+      if (id != "A")
+        item_place.at("Sequence")
+            .fail(fmt::format("'{}' in a single-sequence template (expected A)", id));
       items.push_back({true, {}});
       has_sequence = true;
     } else if (item.is_object() && item.contains("SpecialToken")) {
       check_type_id(item.at("SpecialToken"), item_place.at("SpecialToken"));
-      const std::string id = spec_string(item.at("SpecialToken"), "id", item_place.at("SpecialToken"));
+      const std::string id =
+          spec_string(item.at("SpecialToken"), "id", item_place.at("SpecialToken"));
       items.push_back({false, special_tokens_of(specials, id, place, vocab_size)});
     } else {
       item_place.fail("expected {\"Sequence\": …} or {\"SpecialToken\": …}");
@@ -116,7 +125,8 @@ std::unique_ptr<PostProcessor> make_template_processing(const nlohmann::json& sp
   return std::make_unique<TemplateProcessing>(std::move(items));
 }
 
-std::unique_ptr<PostProcessor> make_byte_level_post_processor(const nlohmann::json& spec, const SpecPlace& place) {
+std::unique_ptr<PostProcessor> make_byte_level_post_processor(const nlohmann::json& spec,
+                                                              const SpecPlace& place) {
   (void)spec_bool(spec, "trim_offsets", true, place);
   (void)spec_bool(spec, "add_prefix_space", true, place);
   return std::make_unique<ByteLevelPostProcessor>();

@@ -9,12 +9,11 @@
 // not implement is an Error naming the file, the field and the value, never skipped.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -108,20 +107,23 @@ class PostProcessor {
   // Adds the special tokens of a single sequence (ids looked up in the tokenizer's vocabulary
   // when the file gives none); special tokens have begin == end (at 0 before the text, at the
   // end of the text after it). May also fix offsets (ByteLevel's trim_offsets).
-  virtual std::vector<TokenPiece> process(std::vector<TokenPiece> pieces, size_t text_end) const = 0;
+  virtual std::vector<TokenPiece> process(std::vector<TokenPiece> pieces,
+                                          size_t text_end) const = 0;
 };
 
 // Builders, one per JSON "type"; `spec` is the object of that part. An unknown type, an option
 // with a value attnviz does not implement, or a malformed field is an Error naming the file, the
 // field (`place`) and the value.
 std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& spec, const SpecPlace& place);
-std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& spec, const SpecPlace& place);
+std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& spec,
+                                                 const SpecPlace& place);
 std::unique_ptr<TokenModel> make_token_model(const nlohmann::json& spec, const SpecPlace& place);
-// A token's id in the vocabulary (model and added tokens), for special tokens named by content only.
+// A token's id in the vocabulary (model and added tokens), for special tokens named by content
+// only.
 using TokenLookup = std::function<std::optional<int64_t>(std::string_view)>;
 // `vocab_size`: the tokenizer's ids (model and added tokens) are below it; a special token's id at
 // or past it is an Error naming the part and the id.
-std::unique_ptr<PostProcessor> make_post_processor(const nlohmann::json& spec, const SpecPlace& place,
-                                                   int64_t vocab_size);
+std::unique_ptr<PostProcessor> make_post_processor(const nlohmann::json& spec,
+                                                   const SpecPlace& place, int64_t vocab_size);
 
 }  // namespace attnviz

@@ -35,10 +35,12 @@ utf8proc_option_t form_options(UnicodeForm form) {
 // The whole text in `form`, by utf8proc: what the origin-keeping path below must produce.
 std::string utf8proc_normalized(const std::string& text, UnicodeForm form) {
   utf8proc_uint8_t* out = nullptr;
-  const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
-                                          static_cast<utf8proc_ssize_t>(text.size()), &out, form_options(form));
+  const utf8proc_ssize_t n =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                   static_cast<utf8proc_ssize_t>(text.size()), &out, form_options(form));
   const std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> owned(out, &std::free);
-  if (n < 0) throw Error(fmt::format("internal: Unicode normalization failed: {}", utf8proc_errmsg(n)));
+  if (n < 0)
+    throw Error(fmt::format("internal: Unicode normalization failed: {}", utf8proc_errmsg(n)));
   return std::string(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
 }
 
@@ -51,10 +53,13 @@ std::vector<OriginChar> decompose(const NormalizedText& text, bool compat) {
   for_each_char(text.text, [&](char32_t cp, size_t at, size_t) {
     utf8proc_int32_t parts[32];
     int boundclass = 0;
-    const utf8proc_ssize_t n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), parts, 32,
-                                                       static_cast<utf8proc_option_t>(options), &boundclass);
-    if (n < 0 || n > 32) throw Error(fmt::format("internal: cannot decompose U+{:04X}", static_cast<uint32_t>(cp)));
-    for (utf8proc_ssize_t k = 0; k < n; ++k) out.push_back({static_cast<char32_t>(parts[k]), text.origin[at]});
+    const utf8proc_ssize_t n =
+        utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), parts, 32,
+                                static_cast<utf8proc_option_t>(options), &boundclass);
+    if (n < 0 || n > 32)
+      throw Error(fmt::format("internal: cannot decompose U+{:04X}", static_cast<uint32_t>(cp)));
+    for (utf8proc_ssize_t k = 0; k < n; ++k)
+      out.push_back({static_cast<char32_t>(parts[k]), text.origin[at]});
   });
   for (size_t i = 1; i < out.size(); ++i) {
     for (size_t j = i; j > 0; --j) {
@@ -69,8 +74,10 @@ std::vector<OriginChar> decompose(const NormalizedText& text, bool compat) {
 // The primary composite of (starter, c), if any (composition exclusions and Hangul included), by
 // letting utf8proc compose the pair.
 std::optional<char32_t> compose_pair(char32_t starter, char32_t c) {
-  utf8proc_int32_t pair[2] = {static_cast<utf8proc_int32_t>(starter), static_cast<utf8proc_int32_t>(c)};
-  const utf8proc_ssize_t n = utf8proc_normalize_utf32(pair, 2, static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_STABLE));
+  utf8proc_int32_t pair[2] = {static_cast<utf8proc_int32_t>(starter),
+                              static_cast<utf8proc_int32_t>(c)};
+  const utf8proc_ssize_t n = utf8proc_normalize_utf32(
+      pair, 2, static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_STABLE));
   if (n == 1) return static_cast<char32_t>(pair[0]);
   return std::nullopt;
 }
@@ -85,7 +92,8 @@ std::vector<OriginChar> compose(std::vector<OriginChar> chars) {
   for (size_t i = 1; i < chars.size(); ++i) {
     const int cc = combining_class(chars[i].cp);
     const bool reachable = last_class < cc || last_class == 0;
-    if (const auto composite = reachable ? compose_pair(chars[starter].cp, chars[i].cp) : std::nullopt) {
+    if (const auto composite =
+            reachable ? compose_pair(chars[starter].cp, chars[i].cp) : std::nullopt) {
       chars[starter].cp = *composite;  // keeps the starter's origin
       continue;
     }
@@ -99,7 +107,8 @@ std::vector<OriginChar> compose(std::vector<OriginChar> chars) {
 
 }  // namespace
 
-NormalizedText map_chars(const NormalizedText& text, const std::function<void(char32_t, std::string& out)>& f) {
+NormalizedText map_chars(const NormalizedText& text,
+                         const std::function<void(char32_t, std::string& out)>& f) {
   NormalizedBuilder builder;
   std::string piece;
   for_each_char(text.text, [&](char32_t cp, size_t at, size_t length) {
@@ -125,7 +134,8 @@ NormalizedText unicode_normalize(const NormalizedText& text, UnicodeForm form) {
   }
   NormalizedText out = builder.finish(text.input_end());
   // The character-by-character path must agree with utf8proc's own normalization of the text.
-  if (out.text != expected) throw Error("internal: Unicode normalization with origins differs from utf8proc's");
+  if (out.text != expected)
+    throw Error("internal: Unicode normalization with origins differs from utf8proc's");
   return out;
 }
 

@@ -13,7 +13,8 @@ namespace attnviz {
 // Each character → the string `f` appends to `out` (nothing: the character is removed); the
 // string's bytes come from that character. A removed character's input bytes end up in the piece
 // before it (origins cannot leave gaps), where tokenizers' offsets would skip them.
-NormalizedText map_chars(const NormalizedText& text, const std::function<void(char32_t, std::string& out)>& f);
+NormalizedText map_chars(const NormalizedText& text,
+                         const std::function<void(char32_t, std::string& out)>& f);
 
 // Unicode normalization forms, run by utf8proc: decomposition character by character, canonical
 // reordering, then (NFC, NFKC) canonical composition, so every output character keeps the origin

@@ -12,7 +12,8 @@ std::unique_ptr<TokenModel> make_token_model(const nlohmann::json& spec, const S
   std::string type;
   if (spec.is_object() && !spec.contains("type") && spec.contains("merges")) {
     type = "BPE";
-  } else if (spec.is_object() && !spec.contains("type") && spec.contains("continuing_subword_prefix") &&
+  } else if (spec.is_object() && !spec.contains("type") &&
+             spec.contains("continuing_subword_prefix") &&
              spec.contains("max_input_chars_per_word")) {
     type = "WordPiece";
   } else {
@@ -22,8 +23,8 @@ std::unique_ptr<TokenModel> make_token_model(const nlohmann::json& spec, const S
   if (type == "WordLevel") return make_word_level_model(spec, place);
   if (type == "WordPiece") return make_wordpiece_model(spec, place);
   if (type == "Unigram") return make_unigram_model(spec, place);
-  place.at("type").fail(
-      fmt::format("the model '{}' is not one attnviz implements (BPE, WordPiece, Unigram, WordLevel)", type));
+  place.at("type").fail(fmt::format(
+      "the model '{}' is not one attnviz implements (BPE, WordPiece, Unigram, WordLevel)", type));
 }
 
 }  // namespace attnviz

@@ -15,14 +15,17 @@ namespace fs = std::filesystem;
 std::optional<bool> TokenizerConfig::flag(std::string_view key) const {
   const auto it = json.find(std::string(key));
   if (it == json.end() || it->is_null()) return std::nullopt;
-  if (!it->is_boolean()) throw Error(fmt::format("{}: {}: expected true or false, got {}", path.string(), key, shown(*it)));
+  if (!it->is_boolean())
+    throw Error(
+        fmt::format("{}: {}: expected true or false, got {}", path.string(), key, shown(*it)));
   return it->get<bool>();
 }
 
 std::optional<std::string> TokenizerConfig::text(std::string_view key) const {
   const auto it = json.find(std::string(key));
   if (it == json.end() || it->is_null()) return std::nullopt;
-  if (!it->is_string()) throw Error(fmt::format("{}: {}: expected a string, got {}", path.string(), key, shown(*it)));
+  if (!it->is_string())
+    throw Error(fmt::format("{}: {}: expected a string, got {}", path.string(), key, shown(*it)));
   return it->get<std::string>();
 }
 
@@ -33,8 +36,8 @@ std::optional<std::string> TokenizerConfig::token(std::string_view key) const {
   if (it->is_object() && it->contains("content") && it->at("content").is_string()) {
     return it->at("content").get<std::string>();
   }
-  throw Error(fmt::format("{}: {}: expected a token (a string or {{\"content\": …}}), got {}", path.string(), key,
-                          shown(*it)));
+  throw Error(fmt::format("{}: {}: expected a token (a string or {{\"content\": …}}), got {}",
+                          path.string(), key, shown(*it)));
 }
 
 TokenizerConfig read_tokenizer_config(const fs::path& dir) {
@@ -45,7 +48,8 @@ TokenizerConfig read_tokenizer_config(const fs::path& dir) {
   config.path = path;
   config.json = read_json_file(path);
   if (!config.json.is_object()) {
-    throw Error(fmt::format("{}: expected a JSON object, got {}", path.string(), config.json.type_name()));
+    throw Error(
+        fmt::format("{}: expected a JSON object, got {}", path.string(), config.json.type_name()));
   }
   return config;
 }

@@ -48,14 +48,15 @@ std::vector<AddedToken> read_added_tokens(const nlohmann::json& json, const Spec
 // An added token and the model's vocabulary must agree: one text, one id (tokenizers would give the
 // model's id to a token the model has, whatever added_tokens writes). Returns the ids' bound: the
 // model's ids and the added tokens'.
-int64_t check_added_tokens(const std::vector<AddedToken>& added, const TokenModel& model, const SpecPlace& place) {
+int64_t check_added_tokens(const std::vector<AddedToken>& added, const TokenModel& model,
+                           const SpecPlace& place) {
   int64_t size = model.vocab_size();
   for (size_t i = 0; i < added.size(); ++i) {
     const AddedToken& token = added[i];
     const SpecPlace at = place.at("added_tokens").at(i).at("id");
     if (const auto id = model.token_to_id(token.content); id && *id != token.id) {
-      at.fail(fmt::format("'{}' has id {} here but {} in the model's vocabulary", printable_text(token.content),
-                          token.id, *id));
+      at.fail(fmt::format("'{}' has id {} here but {} in the model's vocabulary",
+                          printable_text(token.content), token.id, *id));
     }
     if (const auto text = model.id_to_token(token.id); text && *text != token.content) {
       at.fail(fmt::format("id {} is '{}' here but '{}' in the model's vocabulary", token.id,
@@ -68,7 +69,8 @@ int64_t check_added_tokens(const std::vector<AddedToken>& added, const TokenMode
 
 bool has_type(const nlohmann::json& part, std::string_view type) {
   if (part.is_object()) {
-    if (const auto it = part.find("type"); it != part.end() && it->is_string() && *it == type) return true;
+    if (const auto it = part.find("type"); it != part.end() && it->is_string() && *it == type)
+      return true;
     for (const auto& [key, value] : part.items()) {
       if ((value.is_object() || value.is_array()) && has_type(value, type)) return true;
     }
@@ -94,9 +96,11 @@ LabelStyle label_style_of(const nlohmann::json& json) {
   if (has_type(pre, "ByteLevel") || has_type(decoder, "ByteLevel")) return LabelStyle::byte_level;
   const nlohmann::json& normalizer = json.contains("normalizer") ? json.at("normalizer") : empty;
   // Llama 2's files spell the metaspace in a Replace normalizer and decoder, not a Metaspace part.
-  const auto mentions_metaspace = [](const nlohmann::json& part) { return part.dump().find("\u2581") != std::string::npos; };
-  if (has_type(pre, "Metaspace") || has_type(decoder, "Metaspace") || mentions_metaspace(normalizer) ||
-      mentions_metaspace(decoder)) {
+  const auto mentions_metaspace = [](const nlohmann::json& part) {
+    return part.dump().find("\u2581") != std::string::npos;
+  };
+  if (has_type(pre, "Metaspace") || has_type(decoder, "Metaspace") ||
+      mentions_metaspace(normalizer) || mentions_metaspace(decoder)) {
     return LabelStyle::metaspace;
   }
   return LabelStyle::plain;
@@ -117,12 +121,15 @@ std::optional<nlohmann::json> llama_template(const TokenizerConfig& config) {
   const auto add = [&](const char* key, const char* fallback) {
     const std::string token = config.token(key).value_or(fallback);
     single.push_back({{"SpecialToken", {{"id", token}, {"type_id", 0}}}});
-    specials[token] = {{"id", token}, {"ids", nlohmann::json::array()}, {"tokens", nlohmann::json::array({token})}};
+    specials[token] = {{"id", token},
+                       {"ids", nlohmann::json::array()},
+                       {"tokens", nlohmann::json::array({token})}};
   };
   if (add_bos) add("bos_token", gemma ? "<bos>" : "<s>");
   single.push_back({{"Sequence", {{"id", "A"}, {"type_id", 0}}}});
   if (add_eos) add("eos_token", gemma ? "<eos>" : "</s>");
-  return nlohmann::json{{"type", "TemplateProcessing"}, {"single", single}, {"special_tokens", specials}};
+  return nlohmann::json{
+      {"type", "TemplateProcessing"}, {"single", single}, {"special_tokens", specials}};
 }
 
 }  // namespace
@@ -131,12 +138,14 @@ std::unique_ptr<Tokenizer> read_tokenizer_json(const fs::path& file) {
   const nlohmann::json json = read_json_file(file);
   const SpecContext ctx{file.string()};
   const SpecPlace root{ctx, ""};
-  if (!json.is_object()) throw Error(fmt::format("{}: expected a JSON object, got {}", file.string(), json.type_name()));
+  if (!json.is_object())
+    throw Error(fmt::format("{}: expected a JSON object, got {}", file.string(), json.type_name()));
 
   PipelineParts parts;
   parts.source = file.string();
   parts.added_tokens = read_added_tokens(json, root);
-  if (const auto* spec = part_of(json, "normalizer")) parts.normalizer = make_normalizer(*spec, root.at("normalizer"));
+  if (const auto* spec = part_of(json, "normalizer"))
+    parts.normalizer = make_normalizer(*spec, root.at("normalizer"));
   if (const auto* spec = part_of(json, "pre_tokenizer")) {
     parts.pre_tokenizer = make_pre_tokenizer(*spec, root.at("pre_tokenizer"));
   }
@@ -147,7 +156,8 @@ std::unique_ptr<Tokenizer> read_tokenizer_json(const fs::path& file) {
   const int64_t vocab_size = check_added_tokens(parts.added_tokens, *parts.model, root);
   const TokenModel& vocabulary = *parts.model;
   const std::vector<AddedToken> added = parts.added_tokens;
-  const TokenLookup lookup = [&vocabulary, added](std::string_view token) -> std::optional<int64_t> {
+  const TokenLookup lookup = [&vocabulary,
+                              added](std::string_view token) -> std::optional<int64_t> {
     for (const AddedToken& a : added) {
       if (a.content == token) return a.id;
     }
@@ -161,13 +171,15 @@ std::unique_ptr<Tokenizer> read_tokenizer_json(const fs::path& file) {
     for (auto& [name, entry] : (*rebuilt)["special_tokens"].items()) {
       const std::optional<int64_t> id = lookup(name);
       if (!id) {
-        throw Error(fmt::format("{}: the special token '{}' (tokenizer_class {}) is not in {}", config.path.string(),
-                                name, config.text("tokenizer_class").value_or("?"), file.string()));
+        throw Error(fmt::format("{}: the special token '{}' (tokenizer_class {}) is not in {}",
+                                config.path.string(), name,
+                                config.text("tokenizer_class").value_or("?"), file.string()));
       }
       entry["ids"].push_back(static_cast<uint64_t>(*id));
     }
     const SpecContext config_ctx{config.path.string() + " (add_bos_token, add_eos_token)"};
-    parts.post_processor = make_post_processor(*rebuilt, SpecPlace{config_ctx, "post_processor"}, vocab_size);
+    parts.post_processor =
+        make_post_processor(*rebuilt, SpecPlace{config_ctx, "post_processor"}, vocab_size);
   } else if (const auto* spec = part_of(json, "post_processor")) {
     parts.post_processor = make_post_processor(*spec, root.at("post_processor"), vocab_size);
   }

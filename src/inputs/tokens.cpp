@@ -6,8 +6,8 @@
 #include <charconv>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/text_file.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/text_file.hpp"
 
 namespace attnviz {
 

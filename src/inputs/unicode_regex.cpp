@@ -2,9 +2,8 @@
 #include "unicode_regex.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <fmt/format.h>
+#include <pcre2.h>
 
 #include <algorithm>
 #include <cctype>
@@ -31,14 +30,17 @@ std::string pcre2_message(int code) {
   return reinterpret_cast<const char*>(buffer);
 }
 
-void free_code(pcre2_real_code_8* code) { pcre2_code_free(code); }
+void free_code(pcre2_real_code_8* code) {
+  pcre2_code_free(code);
+}
 
 }  // namespace
 
 std::string with_white_space_classes(std::string_view pattern, std::string_view what) {
   const auto refuse = [&](std::string_view why) {
-    throw Error(fmt::format("{}: the regex '{}': {} (attnviz runs tokenizers' Oniguruma patterns on PCRE2)", what,
-                            printable_text(pattern), why));
+    throw Error(
+        fmt::format("{}: the regex '{}': {} (attnviz runs tokenizers' Oniguruma patterns on PCRE2)",
+                    what, printable_text(pattern), why));
   };
   std::string out;
   bool in_class = false;
@@ -53,9 +55,11 @@ std::string with_white_space_classes(std::string_view pattern, std::string_view 
         if (in_class) refuse(fmt::format("\\{} inside a character class is not supported", next));
         out += fmt::format("[^{}]", next == 'S' ? k_white_space : k_word);
       } else if (next == 'h' || next == 'H') {
-        refuse(fmt::format("\\{} is a hexadecimal digit in Oniguruma and horizontal space in PCRE2", next));
+        refuse(fmt::format("\\{} is a hexadecimal digit in Oniguruma and horizontal space in PCRE2",
+                           next));
       } else if (next == 'b' || next == 'B') {
-        refuse(fmt::format("\\{} (a word boundary) follows each engine's own word characters", next));
+        refuse(
+            fmt::format("\\{} (a word boundary) follows each engine's own word characters", next));
       } else {
         out += c;
         out += next;
@@ -89,15 +93,16 @@ std::string with_white_space_classes(std::string_view pattern, std::string_view 
   return out;
 }
 
-UnicodeRegex::UnicodeRegex(std::string_view pattern, std::string what) : code_(nullptr, &free_code), what_(std::move(what)) {
+UnicodeRegex::UnicodeRegex(std::string_view pattern, std::string what)
+    : code_(nullptr, &free_code), what_(std::move(what)) {
   const std::string text = with_white_space_classes(pattern, what_);
   int error = 0;
   PCRE2_SIZE offset = 0;
-  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), PCRE2_UTF | PCRE2_UCP,
-                                   &error, &offset, nullptr);
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(),
+                                   PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
   if (code == nullptr) {
-    throw Error(fmt::format("{}: the regex '{}' does not compile (at {}): {}", what_, printable_text(pattern), offset,
-                            pcre2_message(error)));
+    throw Error(fmt::format("{}: the regex '{}' does not compile (at {}): {}", what_,
+                            printable_text(pattern), offset, pcre2_message(error)));
   }
   (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // no JIT: the interpreter runs it
   code_.reset(code);
@@ -113,7 +118,7 @@ namespace {
 // budget of steps across all of its calls, so a pattern that backtracks at every position ends in
 // an Error naming it instead of running for hours: k_budget_per_byte per byte (+ 16 bytes, for a
 // short piece), where a real pre-tokenizer pattern is charged at most 3 × k_first_limit per byte.
-constexpr uint64_t k_first_limit = 256;       // steps per start position in the fast path
+constexpr uint64_t k_first_limit = 256;  // steps per start position in the fast path
 constexpr uint64_t k_budget_per_byte = 2048;
 constexpr uint64_t k_default_limit = 10'000'000;  // PCRE2's own per-position limit, as before
 
@@ -122,12 +127,16 @@ constexpr uint64_t k_default_limit = 10'000'000;  // PCRE2's own per-position li
 class BudgetedMatcher {
  public:
   BudgetedMatcher(const pcre2_code* code, std::string_view text, const std::string& what)
-      : code_(code), text_(text), what_(what), budget_(k_budget_per_byte * (text.size() + 16)),
+      : code_(code),
+        text_(text),
+        what_(what),
+        budget_(k_budget_per_byte * (text.size() + 16)),
         match_(pcre2_match_data_create_from_pattern(code, nullptr), &pcre2_match_data_free),
         // A JIT stack larger than the 32 KiB default, so long runs of one class do not exhaust it.
         stack_(pcre2_jit_stack_create(32 * 1024, 8 * 1024 * 1024, nullptr), &pcre2_jit_stack_free),
         context_(pcre2_match_context_create(nullptr), &pcre2_match_context_free) {
-    if (!match_ || !stack_ || !context_) throw Error(fmt::format("{}: out of memory for the regex", what_));
+    if (!match_ || !stack_ || !context_)
+      throw Error(fmt::format("{}: out of memory for the regex", what_));
     pcre2_jit_stack_assign(context_.get(), nullptr, stack_.get());
   }
 
@@ -178,9 +187,10 @@ class BudgetedMatcher {
   }
 
   [[noreturn]] void over_budget() const {
-    throw Error(fmt::format("{}: the regex needs more than its budget of {} matching steps for {} bytes of text "
-                            "(attnviz allows {} per byte: the pattern backtracks at every position)",
-                            what_, budget_, text_.size(), k_budget_per_byte));
+    throw Error(fmt::format(
+        "{}: the regex needs more than its budget of {} matching steps for {} bytes of text "
+        "(attnviz allows {} per byte: the pattern backtracks at every position)",
+        what_, budget_, text_.size(), k_budget_per_byte));
   }
   [[noreturn]] void fail(size_t at, int rc) const {
     throw Error(fmt::format("{}: the regex failed at byte {}: {}", what_, at, pcre2_message(rc)));

@@ -33,7 +33,8 @@ class UnicodeRegex {
   std::string what_;
 };
 
-// `literal` as a pattern that matches exactly it (regex::escape), also after with_white_space_classes.
+// `literal` as a pattern that matches exactly it (regex::escape), also after
+// with_white_space_classes.
 std::string regex_escape(std::string_view literal);
 
 // The pattern with \s, \S, \w and \W spelled out as Oniguruma's classes (exposed for tests).

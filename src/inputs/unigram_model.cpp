@@ -72,9 +72,13 @@ struct Piece {
 
 class UnigramModel final : public TokenModel {
  public:
-  UnigramModel(std::vector<Piece> vocab, std::optional<int64_t> unk_id, bool byte_fallback, const SpecPlace& place)
-      : vocab_(std::move(vocab)), unk_id_(unk_id), byte_fallback_(byte_fallback),
-        file_(place.ctx.file), where_(place.where) {
+  UnigramModel(std::vector<Piece> vocab, std::optional<int64_t> unk_id, bool byte_fallback,
+               const SpecPlace& place)
+      : vocab_(std::move(vocab)),
+        unk_id_(unk_id),
+        byte_fallback_(byte_fallback),
+        file_(place.ctx.file),
+        where_(place.where) {
     for (size_t id = 0; id < vocab_.size(); ++id) {
       ids_[vocab_[id].token] = static_cast<int64_t>(id);
       trie_.add(vocab_[id].token, static_cast<int64_t>(id));
@@ -100,7 +104,8 @@ class UnigramModel final : public TokenModel {
       }
       // Each byte piece spans the whole run, as in tokenize().
       if (byte_fallback_ && append_byte_pieces(piece, input_begin, input_end, out)) continue;
-      out.push_back({*unk_id_, vocab_[static_cast<size_t>(*unk_id_)].token, input_begin, input_end});
+      out.push_back(
+          {*unk_id_, vocab_[static_cast<size_t>(*unk_id_)].token, input_begin, input_end});
     }
   }
 
@@ -119,7 +124,8 @@ class UnigramModel final : public TokenModel {
   std::optional<int64_t> unknown_id() const override { return unk_id_; }
 
   std::string description() const override {
-    return fmt::format("Unigram, {}{}", count_of(vocab_size(), "token"), byte_fallback_ ? ", byte fallback" : "");
+    return fmt::format("Unigram, {}{}", count_of(vocab_size(), "token"),
+                       byte_fallback_ ? ", byte fallback" : "");
   }
 
  private:
@@ -156,8 +162,9 @@ class UnigramModel final : public TokenModel {
       });
       if (!has_single_char_piece) {
         if (!unk_id_) {
-          throw Error(fmt::format("{}: {}: the character '{}' has no piece and the model has no unk_id",
-                                  file_, where_, printable_text(text.substr(start, char_length))));
+          throw Error(
+              fmt::format("{}: {}: the character '{}' has no piece and the model has no unk_id",
+                          file_, where_, printable_text(text.substr(start, char_length))));
         }
         offer(start, start + char_length, unk_score, *unk_id_);
       }
@@ -222,8 +229,9 @@ std::vector<Piece> read_vocab(const nlohmann::json& spec, const SpecPlace& place
   for (size_t i = 0; i < list.size(); ++i) {
     const nlohmann::json& entry = list[i];
     if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number()) {
-      place.at("vocab").at(i).fail(fmt::format("expected [piece, score] (a string and a number), got {}",
-                                               printable_text(entry.dump().substr(0, 80))));
+      place.at("vocab").at(i).fail(
+          fmt::format("expected [piece, score] (a string and a number), got {}",
+                      printable_text(entry.dump().substr(0, 80))));
     }
     const double score = entry[1].get<double>();
     if (!std::isfinite(score)) place.at("vocab").at(i).fail("the score is not a finite number");
@@ -238,8 +246,10 @@ std::unique_ptr<TokenModel> make_unigram_model(const nlohmann::json& spec, const
   // The fields tokenizers serialises (serialization.rs); anything else is an option attnviz
   // cannot honour, so it is named rather than ignored.
   for (const auto& [key, value] : spec.items()) {
-    if (key != "type" && key != "vocab" && key != "unk_id" && key != "byte_fallback" && !value.is_null()) {
-      place.at(key).fail("is not a Unigram option attnviz implements (vocab, unk_id, byte_fallback)");
+    if (key != "type" && key != "vocab" && key != "unk_id" && key != "byte_fallback" &&
+        !value.is_null()) {
+      place.at(key).fail(
+          "is not a Unigram option attnviz implements (vocab, unk_id, byte_fallback)");
     }
   }
   std::vector<Piece> vocab = read_vocab(spec, place);

@@ -2,9 +2,9 @@
 #include "vocab_map.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "attnviz/core/unicode.hpp"
 #include "spec_fields.hpp"
@@ -30,22 +30,24 @@ std::optional<std::string> VocabMap::token(int64_t id) const {
 }
 
 VocabMap read_vocab_map(const nlohmann::json& vocab, const SpecPlace& place) {
-  if (!vocab.is_object()) place.fail(fmt::format("expected an object mapping tokens to ids, got {}", shown(vocab)));
+  if (!vocab.is_object())
+    place.fail(fmt::format("expected an object mapping tokens to ids, got {}", shown(vocab)));
   VocabMap map;
   for (const auto& [token, value] : vocab.items()) {
     // A parsed file holds non-negative integers as unsigned; a json built in code as signed.
     constexpr uint64_t k_limit = uint64_t{1} << 31;
-    const bool in_range = value.is_number_unsigned() ? value.get<uint64_t>() < k_limit
-                          : value.is_number_integer() && value.get<int64_t>() >= 0 &&
-                                static_cast<uint64_t>(value.get<int64_t>()) < k_limit;
+    const bool in_range = value.is_number_unsigned()
+                              ? value.get<uint64_t>() < k_limit
+                              : value.is_number_integer() && value.get<int64_t>() >= 0 &&
+                                    static_cast<uint64_t>(value.get<int64_t>()) < k_limit;
     if (!in_range) {
-      place.fail(fmt::format("token '{}' has id {}, expected a non-negative integer below 2^31", printable_text(token),
-                             shown(value)));
+      place.fail(fmt::format("token '{}' has id {}, expected a non-negative integer below 2^31",
+                             printable_text(token), shown(value)));
     }
     const auto id = value.get<int64_t>();
     if (!map.add(token, id)) {
-      place.fail(fmt::format("tokens '{}' and '{}' both have id {} (ids must be unique)", printable_text(*map.token(id)),
-                             printable_text(token), id));
+      place.fail(fmt::format("tokens '{}' and '{}' both have id {} (ids must be unique)",
+                             printable_text(*map.token(id)), printable_text(token), id));
     }
   }
   return map;

@@ -1,9 +1,8 @@
 // A tokenizer.json model's "vocab": token → id, and back (private to inputs/).
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -25,7 +25,8 @@ Vocabulary read_vocabulary(const fs::path& dir) {
       vocab.tokens.push_back(line);
     }
     // A UTF-8 byte order mark is not part of token 0.
-    if (!vocab.tokens.empty() && vocab.tokens.front().starts_with("\xEF\xBB\xBF")) vocab.tokens.front().erase(0, 3);
+    if (!vocab.tokens.empty() && vocab.tokens.front().starts_with("\xEF\xBB\xBF"))
+      vocab.tokens.front().erase(0, 3);
   }
   vocab.tokenizer_files = tokenizer_files_in(dir);
   return vocab;
@@ -50,7 +51,9 @@ Error no_vocabulary(const Vocabulary& vocab, const std::string& model, int table
   std::string found;
   for (const auto& f : vocab.tokenizer_files) found += (found.empty() ? "" : ", ") + f;
   const std::string why =
-      found.empty() ? "" : fmt::format(" (found {}: that tokenizer makes ids from text, so give --text)", found);
+      found.empty()
+          ? ""
+          : fmt::format(" (found {}: that tokenizer makes ids from text, so give --text)", found);
   return usage_error(fmt::format(
       "{} has a token embedding table ({} rows), so tokens must become its ids, but there is no "
       "vocabulary for pre-split tokens: looked for {}{}; give --text, --ids (the ids its tokenizer "
@@ -65,8 +68,9 @@ std::string unknown_note(const Vocabulary& vocab, const std::vector<std::string>
   for (size_t i = 0; i < unknown.size() && i < 10; ++i) list += (i ? ", " : "") + unknown[i];
   if (unknown.size() > 10) list += fmt::format(", … ({} more)", unknown.size() - 10);
   return fmt::format("{} of {} {} not in {} and {} embedded as [UNK] (id {}): {}", unknown.size(),
-                     count_of(static_cast<long long>(n), "token"), unknown.size() == 1 ? "is" : "are",
-                     vocab.path.string(), unknown.size() == 1 ? "is" : "are", unk_id, list);
+                     count_of(static_cast<long long>(n), "token"),
+                     unknown.size() == 1 ? "is" : "are", vocab.path.string(),
+                     unknown.size() == 1 ? "is" : "are", unk_id, list);
 }
 
 }  // namespace
@@ -84,8 +88,9 @@ TokenIds look_up_tokens(const Vocabulary& vocab, const std::vector<std::string>&
     if (it == ids.end()) {
       it = ids.find("[UNK]");
       if (it == ids.end()) {
-        throw Error(fmt::format("token {} '{}' is not in the vocabulary of {} ({}, which has no [UNK])",
-                                i, tokens[i], model, vocab.path.string()));
+        throw Error(
+            fmt::format("token {} '{}' is not in the vocabulary of {} ({}, which has no [UNK])", i,
+                        tokens[i], model, vocab.path.string()));
       }
       unknown.push_back(tokens[i]);
       unk_id = it->second;
@@ -105,8 +110,9 @@ std::vector<std::string> id_labels(const Vocabulary& vocab, const std::vector<in
   std::vector<std::string> labels;
   labels.reserve(ids.size());
   for (const int64_t id : ids) {
-    labels.push_back(id >= 0 && static_cast<size_t>(id) < vocab.tokens.size() ? vocab.tokens[id]
-                                                                               : fmt::format("#{}", id));
+    labels.push_back(id >= 0 && static_cast<size_t>(id) < vocab.tokens.size()
+                         ? vocab.tokens[id]
+                         : fmt::format("#{}", id));
   }
   return labels;
 }

@@ -7,9 +7,9 @@
 #include "attnviz/core/error.hpp"
 #include "char_classes.hpp"
 #include "pipeline_parts.hpp"
-#include "unicode_regex.hpp"
 #include "spec_fields.hpp"
 #include "split_behavior.hpp"
+#include "unicode_regex.hpp"
 
 namespace attnviz {
 
@@ -21,8 +21,9 @@ class CharSplitPreTokenizer final : public PreTokenizer {
   CharSplitPreTokenizer(std::function<bool(char32_t)> accepts, SplitBehavior behavior)
       : accepts_(std::move(accepts)), behavior_(behavior) {}
   std::vector<NormalizedText> split(std::vector<NormalizedText> pieces) const override {
-    return split_each(std::move(pieces), [this](std::string_view text) { return char_matches(text, accepts_); },
-                      behavior_);
+    return split_each(
+        std::move(pieces), [this](std::string_view text) { return char_matches(text, accepts_); },
+        behavior_);
   }
 
  private:
@@ -50,14 +51,17 @@ class WhitespacePreTokenizer final : public PreTokenizer {
   std::vector<NormalizedText> split(std::vector<NormalizedText> pieces) const override {
     return split_each(
         std::move(pieces),
-        [this](std::string_view text) { return regex_spans(text.size(), words_.find_all(text), true); },
+        [this](std::string_view text) {
+          return regex_spans(text.size(), words_.find_all(text), true);
+        },
         SplitBehavior::removed);
   }
 
  private:
   static std::string pattern() {
     const std::string word = R"(\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D})";
-    const std::string space = R"(\t-\r\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000})";
+    const std::string space =
+        R"(\t-\r\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000})";
     return fmt::format("[{0}]+|[^{0}{1}]+", word, space);
   }
   UnicodeRegex words_{pattern(), "the Whitespace pre-tokenizer"};
@@ -65,11 +69,13 @@ class WhitespacePreTokenizer final : public PreTokenizer {
 
 }  // namespace
 
-std::unique_ptr<PreTokenizer> make_word_pre_tokenizer(const std::string& type, const nlohmann::json& spec,
+std::unique_ptr<PreTokenizer> make_word_pre_tokenizer(const std::string& type,
+                                                      const nlohmann::json& spec,
                                                       const SpecPlace& place) {
   if (type == "BertPreTokenizer") return std::make_unique<BertPreTokenizer>();
   if (type == "Whitespace") return std::make_unique<WhitespacePreTokenizer>();
-  if (type == "WhitespaceSplit") return std::make_unique<CharSplitPreTokenizer>(is_white_space, SplitBehavior::removed);
+  if (type == "WhitespaceSplit")
+    return std::make_unique<CharSplitPreTokenizer>(is_white_space, SplitBehavior::removed);
   if (type == "Punctuation") {
     SplitBehavior behavior = SplitBehavior::isolated;
     if (const auto it = spec.find("behavior"); it != spec.end() && !it->is_null()) {

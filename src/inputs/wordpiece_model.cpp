@@ -3,9 +3,8 @@
 // models/wordpiece does.
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
@@ -31,8 +30,12 @@ size_t char_count(std::string_view text) {
 
 class WordPieceModel final : public TokenModel {
  public:
-  WordPieceModel(VocabMap vocab, std::string unk, std::string prefix, size_t max_chars, std::string where)
-      : vocab_(std::move(vocab)), unk_(std::move(unk)), prefix_(std::move(prefix)), max_chars_(max_chars),
+  WordPieceModel(VocabMap vocab, std::string unk, std::string prefix, size_t max_chars,
+                 std::string where)
+      : vocab_(std::move(vocab)),
+        unk_(std::move(unk)),
+        prefix_(std::move(prefix)),
+        max_chars_(max_chars),
         where_(std::move(where)) {}
 
   void tokenize(const NormalizedText& word, std::vector<TokenPiece>& out) const override {
@@ -45,8 +48,8 @@ class WordPieceModel final : public TokenModel {
     std::string candidate;
     for (size_t start = 0; start < text.size();) {
       // The longest piece from `start` the vocabulary has, shortening one character at a time; none
-      // is longer than the longest token, so the search starts there (a 200 kB word is not tried whole
-      // at every start, which took minutes).
+      // is longer than the longest token, so the search starts there (a 200 kB word is not tried
+      // whole at every start, which took minutes).
       size_t end = first_end(text, start);
       std::optional<int64_t> id;
       for (; end > start; end -= last_char_length(text.substr(start, end - start))) {
@@ -70,27 +73,30 @@ class WordPieceModel final : public TokenModel {
     const size_t prefix = start > 0 ? prefix_.size() : 0;
     if (vocab_.longest() <= prefix) return start;
     size_t end = std::min(text.size(), start + (vocab_.longest() - prefix));
-    while (end > start && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    while (end > start && end < text.size() &&
+           (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+      --end;
     return end;
   }
 
   std::optional<int64_t> token_to_id(std::string_view token) const override {
     return vocab_.id(token);
   }
-  std::optional<std::string> id_to_token(int64_t id) const override {
-    return vocab_.token(id);
-  }
+  std::optional<std::string> id_to_token(int64_t id) const override { return vocab_.token(id); }
   int64_t vocab_size() const override { return vocab_.size(); }
   std::optional<int64_t> unknown_id() const override { return vocab_.id(unk_); }
-  std::string description() const override { return fmt::format("WordPiece, {} tokens", vocab_.count()); }
+  std::string description() const override {
+    return fmt::format("WordPiece, {} tokens", vocab_.count());
+  }
 
  private:
   TokenPiece unknown(const NormalizedText& word) const {
     const auto id = vocab_.id(unk_);
     if (!id) {
-      throw Error(fmt::format("{}: the word '{}' has no pieces in the vocabulary and its unk_token '{}' is not in "
-                              "the vocabulary either",
-                              where_, printable_text(word.text), printable_text(unk_)));
+      throw Error(fmt::format(
+          "{}: the word '{}' has no pieces in the vocabulary and its unk_token '{}' is not in "
+          "the vocabulary either",
+          where_, printable_text(word.text), printable_text(unk_)));
     }
     return {*id, unk_, word.input_begin(), word.input_end()};
   }
@@ -104,15 +110,19 @@ class WordPieceModel final : public TokenModel {
 
 }  // namespace
 
-std::unique_ptr<TokenModel> make_wordpiece_model(const nlohmann::json& spec, const SpecPlace& place) {
+std::unique_ptr<TokenModel> make_wordpiece_model(const nlohmann::json& spec,
+                                                 const SpecPlace& place) {
   VocabMap vocab = read_vocab_map(spec_required(spec, "vocab", place), place.at("vocab"));
   // The defaults of tokenizers' WordPieceBuilder.
   std::string unk = spec_optional_string(spec, "unk_token", place).value_or("[UNK]");
-  std::string prefix = spec_optional_string(spec, "continuing_subword_prefix", place).value_or("##");
+  std::string prefix =
+      spec_optional_string(spec, "continuing_subword_prefix", place).value_or("##");
   const int64_t max_chars = spec_int(spec, "max_input_chars_per_word", 100, place);
-  if (max_chars < 0) place.at("max_input_chars_per_word").fail(fmt::format("expected >= 0, got {}", max_chars));
+  if (max_chars < 0)
+    place.at("max_input_chars_per_word").fail(fmt::format("expected >= 0, got {}", max_chars));
   return std::make_unique<WordPieceModel>(std::move(vocab), std::move(unk), std::move(prefix),
-                                          static_cast<size_t>(max_chars), fmt::format("{}: {}", place.ctx.file, place.where));
+                                          static_cast<size_t>(max_chars),
+                                          fmt::format("{}: {}", place.ctx.file, place.where));
 }
 
 }  // namespace attnviz

@@ -146,12 +146,24 @@ class TempFile {
 AtomicFileWriter::AtomicFileWriter(const std::filesystem::path& target)
     : temp_(std::make_unique<detail::TempFile>(target)) {}
 AtomicFileWriter::~AtomicFileWriter() = default;
-void AtomicFileWriter::write(std::string_view bytes) { temp_->write_all(bytes); }
-void AtomicFileWriter::write_at(uint64_t offset, std::string_view bytes) { temp_->write_at(offset, bytes); }
-int AtomicFileWriter::fd() const { return temp_->fd(); }
-uint64_t AtomicFileWriter::block_size() const { return temp_->block_size(); }
-bool AtomicFileWriter::insert_front(std::string_view bytes) { return temp_->insert_front(bytes); }
-void AtomicFileWriter::commit() { temp_->commit(); }
+void AtomicFileWriter::write(std::string_view bytes) {
+  temp_->write_all(bytes);
+}
+void AtomicFileWriter::write_at(uint64_t offset, std::string_view bytes) {
+  temp_->write_at(offset, bytes);
+}
+int AtomicFileWriter::fd() const {
+  return temp_->fd();
+}
+uint64_t AtomicFileWriter::block_size() const {
+  return temp_->block_size();
+}
+bool AtomicFileWriter::insert_front(std::string_view bytes) {
+  return temp_->insert_front(bytes);
+}
+void AtomicFileWriter::commit() {
+  temp_->commit();
+}
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
   detail::TempFile temp(path);
@@ -165,12 +177,15 @@ void check_output_file(const std::filesystem::path& path, const std::string& fla
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(path, ec);
   if (fs::exists(st) && !fs::is_regular_file(st)) {
-    throw usage_error(fmt::format("{} {}: exists and is not a regular file; attnviz replaces the file it "
-                                  "writes, so give a new name", flag, path.string()));
+    throw usage_error(
+        fmt::format("{} {}: exists and is not a regular file; attnviz replaces the file it "
+                    "writes, so give a new name",
+                    flag, path.string()));
   }
   const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec)) {
-    throw Error(fmt::format("{} {}: the folder {} does not exist", flag, path.string(), parent.string()));
+    throw Error(
+        fmt::format("{} {}: the folder {} does not exist", flag, path.string(), parent.string()));
   }
   if (::access(parent.c_str(), W_OK | X_OK) != 0) {
     throw Error(fmt::format("{} {}: cannot write in {}: {}", flag, path.string(), parent.string(),

@@ -57,12 +57,24 @@ GgufFile::GgufFile(GgufFile&&) noexcept = default;
 GgufFile& GgufFile::operator=(GgufFile&&) noexcept = default;
 GgufFile::~GgufFile() = default;
 
-const std::filesystem::path& GgufFile::path() const { return impl_->path; }
-uint32_t GgufFile::version() const { return impl_->layout.version; }
-uint64_t GgufFile::alignment() const { return impl_->layout.alignment; }
-uint64_t GgufFile::data_offset() const { return impl_->layout.data_offset; }
-const GgufMetadata& GgufFile::metadata() const { return impl_->metadata; }
-const std::vector<GgufTensorInfo>& GgufFile::tensors() const { return impl_->layout.tensors; }
+const std::filesystem::path& GgufFile::path() const {
+  return impl_->path;
+}
+uint32_t GgufFile::version() const {
+  return impl_->layout.version;
+}
+uint64_t GgufFile::alignment() const {
+  return impl_->layout.alignment;
+}
+uint64_t GgufFile::data_offset() const {
+  return impl_->layout.data_offset;
+}
+const GgufMetadata& GgufFile::metadata() const {
+  return impl_->metadata;
+}
+const std::vector<GgufTensorInfo>& GgufFile::tensors() const {
+  return impl_->layout.tensors;
+}
 
 const GgufTensorInfo* GgufFile::find(const std::string& name) const {
   const auto it = impl_->index.find(name);
@@ -84,10 +96,11 @@ void GgufFile::dequantize_rows(const GgufTensorInfo& tensor, int64_t r0, int64_t
     throw Error(fmt::format("{}: no tensor '{}' with that layout in this file", file, tensor.name));
   }
   if (!ggml_type_dequantizable(tensor.type)) {
-    throw Error(fmt::format("{}: tensor '{}' has type {}, which attnviz cannot convert to float32 "
-                            "(it reads F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, "
-                            "Q4_K, Q5_K and Q6_K)",
-                            file, tensor.name, ggml_type_name(tensor.type)));
+    throw Error(
+        fmt::format("{}: tensor '{}' has type {}, which attnviz cannot convert to float32 "
+                    "(it reads F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, "
+                    "Q4_K, Q5_K and Q6_K)",
+                    file, tensor.name, ggml_type_name(tensor.type)));
   }
   if (r0 < 0 || r1 < r0 || r1 > tensor.rows()) {
     throw Error(fmt::format("{}: tensor '{}': rows [{}, {}) requested, it has {} rows", file,
@@ -96,7 +109,8 @@ void GgufFile::dequantize_rows(const GgufTensorInfo& tensor, int64_t r0, int64_t
   const detail::GgmlTypeTraits& t = *detail::ggml_type_traits(tensor.type);
   const auto row_bytes = static_cast<uint64_t>(tensor.row_length() / t.block) * t.block_bytes;
   const auto* src = reinterpret_cast<const unsigned char*>(impl_->map.bytes().data()) +
-                    impl_->layout.data_offset + tensor.offset + static_cast<uint64_t>(r0) * row_bytes;
+                    impl_->layout.data_offset + tensor.offset +
+                    static_cast<uint64_t>(r0) * row_bytes;
   detail::dequantize_blocks(tensor.type, src, (r1 - r0) * tensor.row_length(), out);
 }
 

@@ -25,9 +25,10 @@ class GgufCursor {
   // n raw bytes; `what` names the field for the error ("tensor 3's name").
   std::string_view take(uint64_t n, const std::string& what) {
     if (n > remaining()) {
-      throw Error(fmt::format("{}: truncated GGUF file: {} needs {} bytes at offset {}, "
-                              "but only {} remain",
-                              file_, what, n, pos_, remaining()));
+      throw Error(
+          fmt::format("{}: truncated GGUF file: {} needs {} bytes at offset {}, "
+                      "but only {} remain",
+                      file_, what, n, pos_, remaining()));
     }
     const std::string_view out = bytes_.substr(pos_, n);
     pos_ += n;
@@ -46,9 +47,10 @@ class GgufCursor {
   std::string read_string(const std::string& what) {
     const auto n = read<uint64_t>(what + "'s length");
     if (n > remaining()) {
-      throw Error(fmt::format("{}: {} has length {} at offset {}, beyond the end of the file "
-                              "({} bytes remain)",
-                              file_, what, n, pos_ - 8, remaining()));
+      throw Error(
+          fmt::format("{}: {} has length {} at offset {}, beyond the end of the file "
+                      "({} bytes remain)",
+                      file_, what, n, pos_ - 8, remaining()));
     }
     return std::string(take(n, what));
   }

@@ -19,7 +19,9 @@ uint32_t read_u32(const unsigned char* p) {
 
 // q·d, plus m for the _1 types only: ggml adds no m to the _0 types, and -0.0 + 0 would be +0.0
 // where ggml's file says -0.0 (a level of 0 times a negative scale).
-float scaled(float q, float d, float m, bool has_min) { return has_min ? q * d + m : q * d; }
+float scaled(float q, float d, float m, bool has_min) {
+  return has_min ? q * d + m : q * d;
+}
 
 // Q4_0 / Q4_1: byte j holds element j (low nibble) and j + 16 (high nibble); x = q·d + m, with
 // q - 8 and no m for Q4_0.
@@ -75,24 +77,36 @@ void dequantize_blocks(uint32_t type, const unsigned char* src, int64_t n, float
     case GgmlType::F32:
       if (n > 0) std::memcpy(out, src, static_cast<size_t>(n) * 4);
       return;
-    case GgmlType::F16: return run([](const unsigned char* b, float* o) { *o = read_f16(b); });
+    case GgmlType::F16:
+      return run([](const unsigned char* b, float* o) { *o = read_f16(b); });
     case GgmlType::BF16:
       return run([](const unsigned char* b, float* o) {
         uint16_t v;
         std::memcpy(&v, b, 2);
         *o = bf16_to_f32(v);
       });
-    case GgmlType::Q4_0: return run([](auto b, float* o) { dequantize_q4(b, false, o); });
-    case GgmlType::Q4_1: return run([](auto b, float* o) { dequantize_q4(b, true, o); });
-    case GgmlType::Q5_0: return run([](auto b, float* o) { dequantize_q5(b, false, o); });
-    case GgmlType::Q5_1: return run([](auto b, float* o) { dequantize_q5(b, true, o); });
-    case GgmlType::Q8_0: return run(dequantize_q8_0);
-    case GgmlType::Q2_K: return run(dequantize_q2_k);
-    case GgmlType::Q3_K: return run(dequantize_q3_k);
-    case GgmlType::Q4_K: return run(dequantize_q4_k);
-    case GgmlType::Q5_K: return run(dequantize_q5_k);
-    case GgmlType::Q6_K: return run(dequantize_q6_k);
-    default: return;  // the caller refused it (ggml_type_dequantizable)
+    case GgmlType::Q4_0:
+      return run([](auto b, float* o) { dequantize_q4(b, false, o); });
+    case GgmlType::Q4_1:
+      return run([](auto b, float* o) { dequantize_q4(b, true, o); });
+    case GgmlType::Q5_0:
+      return run([](auto b, float* o) { dequantize_q5(b, false, o); });
+    case GgmlType::Q5_1:
+      return run([](auto b, float* o) { dequantize_q5(b, true, o); });
+    case GgmlType::Q8_0:
+      return run(dequantize_q8_0);
+    case GgmlType::Q2_K:
+      return run(dequantize_q2_k);
+    case GgmlType::Q3_K:
+      return run(dequantize_q3_k);
+    case GgmlType::Q4_K:
+      return run(dequantize_q4_k);
+    case GgmlType::Q5_K:
+      return run(dequantize_q5_k);
+    case GgmlType::Q6_K:
+      return run(dequantize_q6_k);
+    default:
+      return;  // the caller refused it (ggml_type_dequantizable)
   }
 }
 

@@ -112,7 +112,8 @@ void dequantize_q5_k(const unsigned char* b, float* out) {
 }
 
 // block_q6_K: ql[128] (low 4 bits), qh[64] (high 2 bits), scales[16] (int8, per 16 elements), d;
-// q is 6 bits minus 32; x = (d·scale)·q, in ggml's order of rounding. Each half of 128 elements reads 64 bytes of ql and 32 of qh.
+// q is 6 bits minus 32; x = (d·scale)·q, in ggml's order of rounding. Each half of 128 elements
+// reads 64 bytes of ql and 32 of qh.
 void dequantize_q6_k(const unsigned char* b, float* out) {
   const unsigned char* ql = b;
   const unsigned char* qh = b + 128;

@@ -29,14 +29,16 @@ uint32_t read_version(GgufCursor& in) {
   const auto version = in.read<uint32_t>("the version");
   if (version == 0) throw Error(fmt::format("{}: GGUF version 0 is not a version", in.file()));
   if ((version & 0xFFFFu) == 0) {
-    throw Error(fmt::format("{}: GGUF version {:#x} is impossibly large: a file written on a "
-                            "big-endian machine? (expected 2 or 3)",
-                            in.file(), version));
+    throw Error(
+        fmt::format("{}: GGUF version {:#x} is impossibly large: a file written on a "
+                    "big-endian machine? (expected 2 or 3)",
+                    in.file(), version));
   }
   if (version == 1) {
-    throw Error(fmt::format("{}: GGUF version 1 is no longer supported (llama.cpp refuses it too); "
-                            "expected version 2 or 3: convert the model again",
-                            in.file()));
+    throw Error(
+        fmt::format("{}: GGUF version 1 is no longer supported (llama.cpp refuses it too); "
+                    "expected version 2 or 3: convert the model again",
+                    in.file()));
   }
   if (version > k_gguf_version) {
     throw Error(fmt::format("{}: GGUF version {} is newer than attnviz reads (expected 2 or 3)",
@@ -47,12 +49,14 @@ uint32_t read_version(GgufCursor& in) {
 
 uint64_t read_count(GgufCursor& in, const char* what, uint64_t min_bytes_each) {
   const auto n = in.read<int64_t>(fmt::format("the number of {}", what));
-  if (n < 0) throw Error(fmt::format("{}: the number of {} is {}, expected >= 0", in.file(), what, n));
+  if (n < 0)
+    throw Error(fmt::format("{}: the number of {} is {}, expected >= 0", in.file(), what, n));
   const auto count = static_cast<uint64_t>(n);
   if (count > in.remaining() / min_bytes_each) {
-    throw Error(fmt::format("{}: the header claims {} {}, impossible in a file of {} bytes (each "
-                            "takes at least {} bytes)",
-                            in.file(), count, what, in.size(), min_bytes_each));
+    throw Error(
+        fmt::format("{}: the header claims {} {}, impossible in a file of {} bytes (each "
+                    "takes at least {} bytes)",
+                    in.file(), count, what, in.size(), min_bytes_each));
   }
   return count;
 }
@@ -67,9 +71,10 @@ GgufLayout parse_gguf(std::string_view bytes, const std::string& file) {
   const uint64_t n_tensors = read_count(in, "tensors", k_min_tensor_info_bytes);
   const uint64_t n_kv = read_count(in, "metadata key/value pairs", k_min_kv_bytes);
   if (n_kv * k_min_kv_bytes + n_tensors * k_min_tensor_info_bytes > in.remaining()) {
-    throw Error(fmt::format("{}: the header claims {} tensors and {} key/value pairs, impossible "
-                            "in a file of {} bytes",
-                            file, n_tensors, n_kv, in.size()));
+    throw Error(
+        fmt::format("{}: the header claims {} tensors and {} key/value pairs, impossible "
+                    "in a file of {} bytes",
+                    file, n_tensors, n_kv, in.size()));
   }
   read_gguf_metadata(in, n_kv, layout);
   read_gguf_tensor_infos(in, n_tensors, layout);

@@ -13,7 +13,7 @@
 namespace attnviz::detail {
 
 inline constexpr uint64_t k_gguf_default_alignment = 32;
-inline constexpr size_t k_ggml_max_name = 64;  // GGML_MAX_NAME: names are shorter (with the NUL)
+inline constexpr size_t k_ggml_max_name = 64;   // GGML_MAX_NAME: names are shorter (with the NUL)
 inline constexpr uint32_t k_ggml_max_dims = 4;  // GGML_MAX_DIMS
 
 struct GgufLayout {
@@ -28,8 +28,10 @@ struct GgufLayout {
 GgufLayout parse_gguf(std::string_view bytes, const std::string& file);
 
 // Parts of parse_gguf, each in its own file.
-void read_gguf_metadata(GgufCursor& in, uint64_t n_kv, GgufLayout& layout);    // gguf_metadata_read.cpp
-void read_gguf_tensor_infos(GgufCursor& in, uint64_t n_tensors, GgufLayout& layout);  // gguf_tensor_infos.cpp
+void read_gguf_metadata(GgufCursor& in, uint64_t n_kv,
+                        GgufLayout& layout);  // gguf_metadata_read.cpp
+void read_gguf_tensor_infos(GgufCursor& in, uint64_t n_tensors,
+                            GgufLayout& layout);                        // gguf_tensor_infos.cpp
 void check_gguf_data_layout(const GgufCursor& in, GgufLayout& layout);  // gguf_tensor_infos.cpp
 
 }  // namespace attnviz::detail

@@ -47,8 +47,8 @@ const GgufValue& GgufMetadata::require(const std::string& key, GgufValueType typ
                                        bool array) const {
   const GgufValue* v = find(key);
   if (!v) {
-    throw Error(fmt::format("{}: no metadata key '{}' (expected {})", file_, key,
-                            describe(type, array)));
+    throw Error(
+        fmt::format("{}: no metadata key '{}' (expected {})", file_, key, describe(type, array)));
   }
   if (v->type != type || v->is_array != array) {
     throw Error(fmt::format("{}: metadata key '{}' is {}, expected {}", file_, key,
@@ -74,29 +74,42 @@ std::vector<T> GgufMetadata::get_array(const std::string& key) const {
 uint64_t GgufMetadata::get_count(const std::string& key) const {
   const GgufValue* v = find(key);
   const auto refuse = [&](const std::string& actual) {
-    return Error(fmt::format("{}: metadata key '{}' is {}, expected a non-negative integer",
-                             file_, key, actual));
+    return Error(fmt::format("{}: metadata key '{}' is {}, expected a non-negative integer", file_,
+                             key, actual));
   };
   if (!v) throw Error(fmt::format("{}: no metadata key '{}' (expected an integer)", file_, key));
   if (v->is_array) throw refuse(describe(v->type, true));
   int64_t value = 0;
   switch (v->type) {
-    case GgufValueType::U8: return element<uint8_t>(*v, 0);
-    case GgufValueType::U16: return element<uint16_t>(*v, 0);
-    case GgufValueType::U32: return element<uint32_t>(*v, 0);
-    case GgufValueType::U64: return element<uint64_t>(*v, 0);
-    case GgufValueType::I8: value = element<int8_t>(*v, 0); break;
-    case GgufValueType::I16: value = element<int16_t>(*v, 0); break;
-    case GgufValueType::I32: value = element<int32_t>(*v, 0); break;
-    case GgufValueType::I64: value = element<int64_t>(*v, 0); break;
-    default: throw refuse(describe(v->type, false));
+    case GgufValueType::U8:
+      return element<uint8_t>(*v, 0);
+    case GgufValueType::U16:
+      return element<uint16_t>(*v, 0);
+    case GgufValueType::U32:
+      return element<uint32_t>(*v, 0);
+    case GgufValueType::U64:
+      return element<uint64_t>(*v, 0);
+    case GgufValueType::I8:
+      value = element<int8_t>(*v, 0);
+      break;
+    case GgufValueType::I16:
+      value = element<int16_t>(*v, 0);
+      break;
+    case GgufValueType::I32:
+      value = element<int32_t>(*v, 0);
+      break;
+    case GgufValueType::I64:
+      value = element<int64_t>(*v, 0);
+      break;
+    default:
+      throw refuse(describe(v->type, false));
   }
   if (value < 0) throw refuse(fmt::format("{} {}", gguf_value_type_name(v->type), value));
   return static_cast<uint64_t>(value);
 }
 
-#define ATTNVIZ_GGUF_GETTERS(T)                                        \
-  template T GgufMetadata::get<T>(const std::string&) const;           \
+#define ATTNVIZ_GGUF_GETTERS(T)                              \
+  template T GgufMetadata::get<T>(const std::string&) const; \
   template std::vector<T> GgufMetadata::get_array<T>(const std::string&) const;
 ATTNVIZ_GGUF_GETTERS(uint8_t)
 ATTNVIZ_GGUF_GETTERS(int8_t)

@@ -44,6 +44,8 @@ float make_qkx2_quants(int n, int nmax, const float* x, const float* weights, ui
                        bool use_mad);
 
 // Little-endian stores into a block.
-inline void store_f16(unsigned char* p, uint16_t h) { std::memcpy(p, &h, 2); }
+inline void store_f16(unsigned char* p, uint16_t h) {
+  std::memcpy(p, &h, 2);
+}
 
 }  // namespace attnviz::detail

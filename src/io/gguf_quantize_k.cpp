@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "attnviz/io/gguf_quantize.hpp"
-#include "gguf_quantize.hpp"
 #include "gguf_dequant.hpp"
+#include "gguf_quantize.hpp"
 
 namespace attnviz::detail {
 namespace {
@@ -15,7 +15,8 @@ namespace {
 constexpr int k_qk_k = 256;  // QK_K: elements per super-block
 constexpr int k_groups = k_qk_k / 16;
 
-// 2-bit levels, four per byte: in each half of 128, byte l holds elements l, l + 32, l + 64, l + 96.
+// 2-bit levels, four per byte: in each half of 128, byte l holds elements l, l + 32, l + 64, l
+// + 96.
 void pack_2bit(const uint8_t* L, unsigned char* qs) {
   for (int j = 0; j < k_qk_k; j += 128) {
     for (int l = 0; l < 32; ++l) {
@@ -41,12 +42,14 @@ void quantize_q2_k_block(const float* x, unsigned char* out) {
   std::memset(sc, 0, k_groups);
   if (max_scale > 0) {
     const float iscale = 15.f / max_scale;
-    for (int j = 0; j < k_groups; ++j) sc[j] = static_cast<unsigned char>(nearest_int(iscale * scales[j]));
+    for (int j = 0; j < k_groups; ++j)
+      sc[j] = static_cast<unsigned char>(nearest_int(iscale * scales[j]));
   }
   store_f16(out + 80, f32_to_f16(max_scale > 0 ? max_scale / 15.f : 0.f));
   if (max_min > 0) {
     const float iscale = 15.f / max_min;
-    for (int j = 0; j < k_groups; ++j) sc[j] |= static_cast<unsigned char>(nearest_int(iscale * mins[j]) << 4);
+    for (int j = 0; j < k_groups; ++j)
+      sc[j] |= static_cast<unsigned char>(nearest_int(iscale * mins[j]) << 4);
   }
   store_f16(out + 82, f32_to_f16(max_min > 0 ? max_min / 15.f : 0.f));
   const float d_all = read_f16(out + 80), dmin_all = read_f16(out + 82);
@@ -54,7 +57,8 @@ void quantize_q2_k_block(const float* x, unsigned char* out) {
     const float d = d_all * static_cast<float>(sc[j] & 0xF);
     if (d == 0) continue;
     const float dm = dmin_all * static_cast<float>(sc[j] >> 4);
-    for (int i = 0; i < 16; ++i) L[16 * j + i] = static_cast<uint8_t>(std::clamp(nearest_int((x[16 * j + i] + dm) / d), 0, 3));
+    for (int i = 0; i < 16; ++i)
+      L[16 * j + i] = static_cast<uint8_t>(std::clamp(nearest_int((x[16 * j + i] + dm) / d), 0, 3));
   }
   pack_2bit(L, out + 16);
 }
@@ -86,8 +90,10 @@ void quantize_q3_k_block(const float* x, unsigned char* out) {
     for (int j = 0; j < k_groups; ++j) {
       int8_t l = static_cast<int8_t>(nearest_int(iscale * scales[j]));
       l = static_cast<int8_t>(std::max<int>(-32, std::min<int>(31, l)) + 32);
-      if (j < 8) s[j] = static_cast<unsigned char>(l & 0xF);
-      else s[j - 8] |= static_cast<unsigned char>((l & 0xF) << 4);
+      if (j < 8)
+        s[j] = static_cast<unsigned char>(l & 0xF);
+      else
+        s[j - 8] |= static_cast<unsigned char>((l & 0xF) << 4);
       s[j % 4 + 8] |= static_cast<unsigned char>((l >> 4) << (2 * (j / 4)));
     }
     d_block = 1 / iscale;
@@ -97,7 +103,8 @@ void quantize_q3_k_block(const float* x, unsigned char* out) {
   for (int j = 0; j < k_groups; ++j) {
     const float d = d_all * static_cast<float>(q3_k_scale(s, j));
     if (d == 0) continue;
-    for (int i = 0; i < 16; ++i) L[16 * j + i] = static_cast<int8_t>(std::clamp(nearest_int(x[16 * j + i] / d), -4, 3) + 4);
+    for (int i = 0; i < 16; ++i)
+      L[16 * j + i] = static_cast<int8_t>(std::clamp(nearest_int(x[16 * j + i] / d), -4, 3) + 4);
   }
   // The third bit of element j goes to hmask[j % 32] at bit j / 32.
   unsigned char* hmask = out;
@@ -129,11 +136,13 @@ void quantize_q6_k_block(const float* x, unsigned char* out) {
   store_f16(out + 208, f32_to_f16(1 / iscale));
   const float d_all = read_f16(out + 208);
   auto* sc = reinterpret_cast<int8_t*>(out + 192);
-  for (int ib = 0; ib < k_groups; ++ib) sc[ib] = static_cast<int8_t>(std::min(127, nearest_int(iscale * scales[ib])));
+  for (int ib = 0; ib < k_groups; ++ib)
+    sc[ib] = static_cast<int8_t>(std::min(127, nearest_int(iscale * scales[ib])));
   for (int j = 0; j < k_groups; ++j) {
     const float d = d_all * static_cast<float>(sc[j]);
     if (d == 0) continue;
-    for (int i = 0; i < 16; ++i) L[16 * j + i] = static_cast<int8_t>(std::clamp(nearest_int(x[16 * j + i] / d), -32, 31) + 32);
+    for (int i = 0; i < 16; ++i)
+      L[16 * j + i] = static_cast<int8_t>(std::clamp(nearest_int(x[16 * j + i] / d), -32, 31) + 32);
   }
   unsigned char* ql = out;
   unsigned char* qh = out + 128;
@@ -142,7 +151,8 @@ void quantize_q6_k_block(const float* x, unsigned char* out) {
       const int a = L[j + l], b = L[j + l + 32], c = L[j + l + 64], e = L[j + l + 96];
       ql[l] = static_cast<unsigned char>((a & 0xF) | ((c & 0xF) << 4));
       ql[l + 32] = static_cast<unsigned char>((b & 0xF) | ((e & 0xF) << 4));
-      qh[l] = static_cast<unsigned char>((a >> 4) | ((b >> 4) << 2) | ((c >> 4) << 4) | ((e >> 4) << 6));
+      qh[l] = static_cast<unsigned char>((a >> 4) | ((b >> 4) << 2) | ((c >> 4) << 4) |
+                                         ((e >> 4) << 6));
     }
   }
 }
@@ -154,8 +164,14 @@ void each_block(const float* x, int64_t n, unsigned char* out, size_t bytes, Blo
 
 }  // namespace
 
-void quantize_q2_k(const float* x, int64_t n, unsigned char* out) { each_block(x, n, out, 84, quantize_q2_k_block); }
-void quantize_q3_k(const float* x, int64_t n, unsigned char* out) { each_block(x, n, out, 110, quantize_q3_k_block); }
-void quantize_q6_k(const float* x, int64_t n, unsigned char* out) { each_block(x, n, out, 210, quantize_q6_k_block); }
+void quantize_q2_k(const float* x, int64_t n, unsigned char* out) {
+  each_block(x, n, out, 84, quantize_q2_k_block);
+}
+void quantize_q3_k(const float* x, int64_t n, unsigned char* out) {
+  each_block(x, n, out, 110, quantize_q3_k_block);
+}
+void quantize_q6_k(const float* x, int64_t n, unsigned char* out) {
+  each_block(x, n, out, 210, quantize_q6_k_block);
+}
 
 }  // namespace attnviz::detail

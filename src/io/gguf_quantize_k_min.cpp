@@ -47,7 +47,8 @@ void scale_min(int j, const unsigned char* s, int& sc, int& m) {
 }
 
 // Levels in [0, nmax] for one super-block into L; writes d, dmin and the scales at out.
-void quantize_levels(const float* x, int nmax, float rmin, int nstep, uint8_t* L, unsigned char* out) {
+void quantize_levels(const float* x, int nmax, float rmin, int nstep, uint8_t* L,
+                     unsigned char* out) {
   uint8_t Laux[32];
   float weights[32], mins[k_groups], scales[k_groups];
   float max_scale = 0, max_min = 0;
@@ -73,7 +74,8 @@ void quantize_levels(const float* x, int nmax, float rmin, int nstep, uint8_t* L
     if (d == 0) continue;
     const float dm = dmin_all * static_cast<float>(m);
     for (int i = 0; i < 32; ++i) {
-      L[32 * j + i] = static_cast<uint8_t>(std::clamp(nearest_int((x[32 * j + i] + dm) / d), 0, nmax));
+      L[32 * j + i] =
+          static_cast<uint8_t>(std::clamp(nearest_int((x[32 * j + i] + dm) / d), 0, nmax));
     }
   }
 }

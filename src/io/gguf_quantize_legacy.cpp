@@ -38,7 +38,8 @@ void min_max(const float* x, float& min, float& max) {
 
 // ggml's MIN(top, (int8_t)(v)): truncated toward zero, wrapped to int8, clamped above.
 uint8_t level(float v, int top) {
-  return static_cast<uint8_t>(std::min(top, static_cast<int>(static_cast<int8_t>(truncate_like_x86(v)))));
+  return static_cast<uint8_t>(
+      std::min(top, static_cast<int>(static_cast<int8_t>(truncate_like_x86(v)))));
 }
 
 // Packs 32 levels: element j in the low nibble of byte j, element j + 16 in the high nibble;
@@ -62,7 +63,8 @@ void quantize_symmetric(const float* x, int64_t n, int bits, unsigned char* out)
     const float id = d != 0 ? 1.0f / d : 0.0f;
     store_f16(out, f32_to_f16(d));
     uint8_t l[k_qk];
-    for (int j = 0; j < k_qk; ++j) l[j] = level(x[j] * id + (static_cast<float>(half) + 0.5f), 2 * half - 1);
+    for (int j = 0; j < k_qk; ++j)
+      l[j] = level(x[j] * id + (static_cast<float>(half) + 0.5f), 2 * half - 1);
     pack(l, bits == 4 ? out + 2 : out + 6, bits == 4 ? nullptr : out + 2);
   }
 }
@@ -90,10 +92,18 @@ void quantize_with_min(const float* x, int64_t n, int bits, unsigned char* out) 
 
 }  // namespace
 
-void quantize_q4_0(const float* x, int64_t n, unsigned char* out) { quantize_symmetric(x, n, 4, out); }
-void quantize_q5_0(const float* x, int64_t n, unsigned char* out) { quantize_symmetric(x, n, 5, out); }
-void quantize_q4_1(const float* x, int64_t n, unsigned char* out) { quantize_with_min(x, n, 4, out); }
-void quantize_q5_1(const float* x, int64_t n, unsigned char* out) { quantize_with_min(x, n, 5, out); }
+void quantize_q4_0(const float* x, int64_t n, unsigned char* out) {
+  quantize_symmetric(x, n, 4, out);
+}
+void quantize_q5_0(const float* x, int64_t n, unsigned char* out) {
+  quantize_symmetric(x, n, 5, out);
+}
+void quantize_q4_1(const float* x, int64_t n, unsigned char* out) {
+  quantize_with_min(x, n, 4, out);
+}
+void quantize_q5_1(const float* x, int64_t n, unsigned char* out) {
+  quantize_with_min(x, n, 5, out);
+}
 
 // Q8_0: d = absmax / 127, each element round(x / d) as an int8.
 void quantize_q8_0(const float* x, int64_t n, unsigned char* out) {
@@ -104,7 +114,8 @@ void quantize_q8_0(const float* x, int64_t n, unsigned char* out) {
     const float id = d != 0 ? 1.0f / d : 0.0f;
     store_f16(out, f32_to_f16(d));
     for (int j = 0; j < k_qk; ++j) {
-      out[2 + j] = static_cast<unsigned char>(static_cast<int8_t>(truncate_like_x86(std::round(x[j] * id))));
+      out[2 + j] =
+          static_cast<unsigned char>(static_cast<int8_t>(truncate_like_x86(std::round(x[j] * id))));
     }
   }
 }

@@ -25,7 +25,9 @@ void signed_max(int n, const float* x, float& max, float& amax) {
   }
 }
 
-int clamp_level(int l, int nmax) { return std::max(-nmax, std::min(nmax - 1, l)); }
+int clamp_level(int l, int nmax) {
+  return std::max(-nmax, std::min(nmax - 1, l));
+}
 
 }  // namespace
 

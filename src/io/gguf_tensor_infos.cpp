@@ -17,9 +17,10 @@ namespace {
 std::string read_name(GgufCursor& in, uint64_t i, std::set<std::string>& seen) {
   std::string name = in.read_string(fmt::format("tensor {}'s name", i));
   if (name.size() >= k_ggml_max_name) {
-    throw Error(fmt::format("{}: tensor {}'s name is {} bytes long, expected at most {} "
-                            "(GGML_MAX_NAME {} with its NUL)",
-                            in.file(), i, name.size(), k_ggml_max_name - 1, k_ggml_max_name));
+    throw Error(
+        fmt::format("{}: tensor {}'s name is {} bytes long, expected at most {} "
+                    "(GGML_MAX_NAME {} with its NUL)",
+                    in.file(), i, name.size(), k_ggml_max_name - 1, k_ggml_max_name));
   }
   if (!seen.insert(name).second) {
     throw Error(fmt::format("{}: duplicate tensor name '{}' (tensor {})", in.file(), name, i));
@@ -41,13 +42,14 @@ std::vector<int64_t> read_dims(GgufCursor& in, const std::string& name) {
   for (uint32_t j = 0; j < n_dims; ++j) {
     dims[j] = in.read<int64_t>(fmt::format("tensor '{}''s dimension {}", name, j));
     if (dims[j] < 0) {
-      throw Error(fmt::format("{}: tensor '{}' dimension {} is {}, expected >= 0", in.file(),
-                              name, j, dims[j]));
+      throw Error(fmt::format("{}: tensor '{}' dimension {} is {}, expected >= 0", in.file(), name,
+                              j, dims[j]));
     }
     if (dims[j] > 0 && product >= std::numeric_limits<int64_t>::max() / dims[j]) {
-      throw Error(fmt::format("{}: tensor '{}' has dims [{}, ...]: the number of elements "
-                              "overflows int64",
-                              in.file(), name, fmt::join(dims.begin(), dims.begin() + j + 1, ", ")));
+      throw Error(
+          fmt::format("{}: tensor '{}' has dims [{}, ...]: the number of elements "
+                      "overflows int64",
+                      in.file(), name, fmt::join(dims.begin(), dims.begin() + j + 1, ", ")));
     }
     if (dims[j] > 0) product *= dims[j];
   }
@@ -63,14 +65,16 @@ uint32_t read_type(GgufCursor& in, const std::string& name, int64_t row_length) 
                             raw, k_ggml_type_count - 1));
   }
   if (!t->name) {
-    throw Error(fmt::format("{}: tensor '{}' has ggml type {}, a type removed from GGUF "
-                            "(llama.cpp refuses it too)",
-                            in.file(), name, raw));
+    throw Error(
+        fmt::format("{}: tensor '{}' has ggml type {}, a type removed from GGUF "
+                    "(llama.cpp refuses it too)",
+                    in.file(), name, raw));
   }
   if (row_length % t->block != 0) {
-    throw Error(fmt::format("{}: tensor '{}' of type {} has rows of {} elements, not a multiple "
-                            "of its block size {}",
-                            in.file(), name, t->name, row_length, t->block));
+    throw Error(
+        fmt::format("{}: tensor '{}' of type {} has rows of {} elements, not a multiple "
+                    "of its block size {}",
+                    in.file(), name, t->name, row_length, t->block));
   }
   return static_cast<uint32_t>(raw);
 }
@@ -94,9 +98,10 @@ void read_gguf_tensor_infos(GgufCursor& in, uint64_t n_tensors, GgufLayout& layo
     const GgmlTypeTraits* t = ggml_type_traits(info.type);
     const uint64_t blocks = elements(info.dims) / static_cast<uint64_t>(t->block);
     if (blocks > std::numeric_limits<uint64_t>::max() / t->block_bytes) {
-      throw Error(fmt::format("{}: tensor '{}' of type {} with dims [{}] has a size in bytes "
-                              "beyond 2^64",
-                              in.file(), info.name, t->name, fmt::join(info.dims, ", ")));
+      throw Error(
+          fmt::format("{}: tensor '{}' of type {} with dims [{}] has a size in bytes "
+                      "beyond 2^64",
+                      in.file(), info.name, t->name, fmt::join(info.dims, ", ")));
     }
     info.bytes = blocks * t->block_bytes;
     info.offset = in.read<uint64_t>(fmt::format("tensor '{}''s offset", info.name));
@@ -110,23 +115,26 @@ void check_gguf_data_layout(const GgufCursor& in, GgufLayout& layout) {
   layout.data_offset = in.position();
   if (layout.tensors.empty()) return;  // gguf.cpp seeks to the padded start only with tensors
   if (pad(in.position()) > in.size()) {
-    throw Error(fmt::format("{}: the data section starts at offset {} (the header end {} padded "
-                            "to {}), past the end of the file ({} bytes)",
-                            in.file(), pad(in.position()), in.position(), align, in.size()));
+    throw Error(
+        fmt::format("{}: the data section starts at offset {} (the header end {} padded "
+                    "to {}), past the end of the file ({} bytes)",
+                    in.file(), pad(in.position()), in.position(), align, in.size()));
   }
   layout.data_offset = pad(in.position());
   const uint64_t room = in.size() - layout.data_offset;
   uint64_t expected = 0;
   for (const GgufTensorInfo& t : layout.tensors) {
     if (t.offset != expected) {
-      throw Error(fmt::format("{}: tensor '{}' has offset {}, expected {} (the sizes of the "
-                              "tensors before it, each padded to the alignment {})",
-                              in.file(), t.name, t.offset, expected, align));
+      throw Error(
+          fmt::format("{}: tensor '{}' has offset {}, expected {} (the sizes of the "
+                      "tensors before it, each padded to the alignment {})",
+                      in.file(), t.name, t.offset, expected, align));
     }
     if (t.bytes > room || t.offset > room - t.bytes) {
-      throw Error(fmt::format("{}: tensor '{}' ({} bytes at data offset {}) ends past the end of "
-                              "the file: the data section holds {} bytes",
-                              in.file(), t.name, t.bytes, t.offset, room));
+      throw Error(
+          fmt::format("{}: tensor '{}' ({} bytes at data offset {}) ends past the end of "
+                      "the file: the data section holds {} bytes",
+                      in.file(), t.name, t.bytes, t.offset, room));
     }
     expected = pad(t.offset + t.bytes);  // ≤ file size + align: no overflow
   }

@@ -15,20 +15,20 @@ constexpr int64_t k_qk_k = 256;  // QK_K: the super-block of the K-quants and i-
 constexpr std::array<GgmlTypeTraits, k_ggml_type_count> k_types = {{
     {"F32", 1, 4},
     {"F16", 1, 2},
-    {"Q4_0", 32, 2 + 16},          // d; 32 nibbles
-    {"Q4_1", 32, 2 + 2 + 16},      // d, m; 32 nibbles
-    {},                            // 4: Q4_2, removed
-    {},                            // 5: Q4_3, removed
-    {"Q5_0", 32, 2 + 4 + 16},      // d; qh (the fifth bits); 32 nibbles
-    {"Q5_1", 32, 2 + 2 + 4 + 16},  // d, m; qh; 32 nibbles
-    {"Q8_0", 32, 2 + 32},          // d; 32 int8
-    {"Q8_1", 32, 2 + 2 + 32},      // d, s; 32 int8
-    {"Q2_K", k_qk_k, 16 + 64 + 2 + 2},          // scales; qs; d, dmin
-    {"Q3_K", k_qk_k, 32 + 64 + 12 + 2},         // hmask; qs; scales; d
-    {"Q4_K", k_qk_k, 2 + 2 + 12 + 128},         // d, dmin; scales; qs
-    {"Q5_K", k_qk_k, 2 + 2 + 12 + 32 + 128},    // d, dmin; scales; qh; qs
-    {"Q6_K", k_qk_k, 128 + 64 + 16 + 2},        // ql; qh; scales; d
-    {"Q8_K", k_qk_k, 4 + 256 + 32},             // float d; qs; bsums
+    {"Q4_0", 32, 2 + 16},                     // d; 32 nibbles
+    {"Q4_1", 32, 2 + 2 + 16},                 // d, m; 32 nibbles
+    {},                                       // 4: Q4_2, removed
+    {},                                       // 5: Q4_3, removed
+    {"Q5_0", 32, 2 + 4 + 16},                 // d; qh (the fifth bits); 32 nibbles
+    {"Q5_1", 32, 2 + 2 + 4 + 16},             // d, m; qh; 32 nibbles
+    {"Q8_0", 32, 2 + 32},                     // d; 32 int8
+    {"Q8_1", 32, 2 + 2 + 32},                 // d, s; 32 int8
+    {"Q2_K", k_qk_k, 16 + 64 + 2 + 2},        // scales; qs; d, dmin
+    {"Q3_K", k_qk_k, 32 + 64 + 12 + 2},       // hmask; qs; scales; d
+    {"Q4_K", k_qk_k, 2 + 2 + 12 + 128},       // d, dmin; scales; qs
+    {"Q5_K", k_qk_k, 2 + 2 + 12 + 32 + 128},  // d, dmin; scales; qh; qs
+    {"Q6_K", k_qk_k, 128 + 64 + 16 + 2},      // ql; qh; scales; d
+    {"Q8_K", k_qk_k, 4 + 256 + 32},           // float d; qs; bsums
     {"IQ2_XXS", k_qk_k, 2 + 64},
     {"IQ2_XS", k_qk_k, 2 + 64 + 8},
     {"IQ3_XXS", k_qk_k, 2 + 96},
@@ -44,11 +44,15 @@ constexpr std::array<GgmlTypeTraits, k_ggml_type_count> k_types = {{
     {"F64", 1, 8},
     {"IQ1_M", k_qk_k, 32 + 16 + 8},
     {"BF16", 1, 2},
-    {}, {}, {},                    // 31-33: Q4_0_4_4, Q4_0_4_8, Q4_0_8_8, removed
+    {},
+    {},
+    {},  // 31-33: Q4_0_4_4, Q4_0_4_8, Q4_0_8_8, removed
     {"TQ1_0", k_qk_k, 48 + 4 + 2},
     {"TQ2_0", k_qk_k, 64 + 2},
-    {}, {}, {},                    // 36-38: IQ4_NL_4_4, IQ4_NL_4_8, IQ4_NL_8_8, removed
-    {"MXFP4", 32, 1 + 16},         // e (E8M0); 32 nibbles
+    {},
+    {},
+    {},                     // 36-38: IQ4_NL_4_4, IQ4_NL_4_8, IQ4_NL_8_8, removed
+    {"MXFP4", 32, 1 + 16},  // e (E8M0); 32 nibbles
 }};
 
 }  // namespace
@@ -66,10 +70,19 @@ std::string ggml_type_name(uint32_t type) {
 
 bool ggml_type_dequantizable(uint32_t type) {
   switch (static_cast<GgmlType>(type)) {
-    case GgmlType::F32: case GgmlType::F16: case GgmlType::BF16:
-    case GgmlType::Q4_0: case GgmlType::Q4_1: case GgmlType::Q5_0: case GgmlType::Q5_1:
-    case GgmlType::Q8_0: case GgmlType::Q2_K: case GgmlType::Q3_K: case GgmlType::Q4_K:
-    case GgmlType::Q5_K: case GgmlType::Q6_K:
+    case GgmlType::F32:
+    case GgmlType::F16:
+    case GgmlType::BF16:
+    case GgmlType::Q4_0:
+    case GgmlType::Q4_1:
+    case GgmlType::Q5_0:
+    case GgmlType::Q5_1:
+    case GgmlType::Q8_0:
+    case GgmlType::Q2_K:
+    case GgmlType::Q3_K:
+    case GgmlType::Q4_K:
+    case GgmlType::Q5_K:
+    case GgmlType::Q6_K:
       return true;
     default:
       return false;

@@ -7,7 +7,8 @@
 namespace attnviz::detail {
 
 // Types numbered 0 .. k_ggml_type_count - 1 are in range (llama.cpp at MXFP4 = 39); the numbers of
-// types removed from GGUF (4, 5, 31-33, 36-38) have block size 0 and are refused, as llama.cpp does.
+// types removed from GGUF (4, 5, 31-33, 36-38) have block size 0 and are refused, as llama.cpp
+// does.
 inline constexpr uint32_t k_ggml_type_count = 40;
 
 struct GgmlTypeTraits {

@@ -69,9 +69,10 @@ void check_representable(const std::string& name, uint32_t type, std::span<const
     for (size_t i = 0; i < row.size(); ++i) {
       const float x = values[r * row.size() + i];
       if (std::isfinite(x) && !std::isfinite(row[i])) {
-        throw Error(fmt::format("GGUF writer: tensor '{}' element {} ({}) becomes {} in {}: the "
-                                "values are beyond what the type holds (F16 scales reach 65504)",
-                                name, r * row.size() + i, x, row[i], ggml_type_name(type)));
+        throw Error(
+            fmt::format("GGUF writer: tensor '{}' element {} ({}) becomes {} in {}: the "
+                        "values are beyond what the type holds (F16 scales reach 65504)",
+                        name, r * row.size() + i, x, row[i], ggml_type_name(type)));
       }
     }
   }
@@ -81,14 +82,17 @@ void check_representable(const std::string& name, uint32_t type, std::span<const
 
 void GgufWriter::set(const std::string& key, GgufValue value) {
   if (key.empty()) throw Error("GGUF writer: an empty metadata key");
-  if (key == "general.alignment" && (value.type != GgufValueType::U32 || value.is_array ||
-                                     value.bytes.size() != 4 || !std::has_single_bit(u32_of(value)))) {
+  if (key == "general.alignment" &&
+      (value.type != GgufValueType::U32 || value.is_array || value.bytes.size() != 4 ||
+       !std::has_single_bit(u32_of(value)))) {
     throw Error("GGUF writer: general.alignment must be a u32 power of two");
   }
   const auto same = [&](const auto& kv) { return kv.first == key; };
   const auto it = std::find_if(metadata_.begin(), metadata_.end(), same);
-  if (it != metadata_.end()) it->second = std::move(value);
-  else metadata_.emplace_back(key, std::move(value));
+  if (it != metadata_.end())
+    it->second = std::move(value);
+  else
+    metadata_.emplace_back(key, std::move(value));
 }
 
 uint64_t GgufWriter::alignment() const {
@@ -120,9 +124,10 @@ void GgufWriter::add_tensor(const std::string& name, const std::vector<int64_t>&
     n *= static_cast<uint64_t>(d);
   }
   if (n != values.size()) {
-    throw Error(fmt::format("GGUF writer: tensor '{}' has dims [{}] ({} values) but {} values "
-                            "were given",
-                            name, fmt::join(dims, ", "), n, values.size()));
+    throw Error(
+        fmt::format("GGUF writer: tensor '{}' has dims [{}] ({} values) but {} values "
+                    "were given",
+                    name, fmt::join(dims, ", "), n, values.size()));
   }
   std::vector<unsigned char> data = quantize_rows(type, values, dims[0]);
   check_representable(name, type, values, data, dims[0]);

@@ -57,7 +57,7 @@ GgufValue gguf_strings(const std::vector<std::string>& values) {
   return v;
 }
 
-#define ATTNVIZ_GGUF_VALUE(T) \
+#define ATTNVIZ_GGUF_VALUE(T)           \
   template GgufValue gguf_scalar<T>(T); \
   template GgufValue gguf_array<T>(const std::vector<T>&);
 ATTNVIZ_GGUF_VALUE(uint8_t)

@@ -14,8 +14,10 @@ size_t find_json_too_deep(std::string_view text, int max_depth) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;  // skip the escaped character, which may be a quote
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;  // skip the escaped character, which may be a quote
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {

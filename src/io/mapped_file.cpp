@@ -62,7 +62,9 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
   return *this;
 }
 
-MappedFile::~MappedFile() { unmap(); }
+MappedFile::~MappedFile() {
+  unmap();
+}
 
 void MappedFile::unmap() {
   if (data_) ::munmap(const_cast<char*>(data_), size_);

@@ -48,21 +48,31 @@ T read_raw(const char* p, bool big_endian) {
 double read_item(const detail::NpyHeader& h, const char* p) {
   const bool be = h.big_endian;
   switch (h.kind) {
-    case 'b': return *p != 0 ? 1.0 : 0.0;
-    case 'f': return h.item_size == 4 ? read_raw<float>(p, be) : read_raw<double>(p, be);
+    case 'b':
+      return *p != 0 ? 1.0 : 0.0;
+    case 'f':
+      return h.item_size == 4 ? read_raw<float>(p, be) : read_raw<double>(p, be);
     case 'i':
       switch (h.item_size) {
-        case 1: return read_raw<int8_t>(p, be);
-        case 2: return read_raw<int16_t>(p, be);
-        case 4: return read_raw<int32_t>(p, be);
-        default: return static_cast<double>(read_raw<int64_t>(p, be));
+        case 1:
+          return read_raw<int8_t>(p, be);
+        case 2:
+          return read_raw<int16_t>(p, be);
+        case 4:
+          return read_raw<int32_t>(p, be);
+        default:
+          return static_cast<double>(read_raw<int64_t>(p, be));
       }
     default:
       switch (h.item_size) {
-        case 1: return read_raw<uint8_t>(p, be);
-        case 2: return read_raw<uint16_t>(p, be);
-        case 4: return read_raw<uint32_t>(p, be);
-        default: return static_cast<double>(read_raw<uint64_t>(p, be));
+        case 1:
+          return read_raw<uint8_t>(p, be);
+        case 2:
+          return read_raw<uint16_t>(p, be);
+        case 4:
+          return read_raw<uint32_t>(p, be);
+        default:
+          return static_cast<double>(read_raw<uint64_t>(p, be));
       }
   }
 }
@@ -90,7 +100,8 @@ struct RawNpy {
 };
 
 RawNpy read_raw_npy(const std::filesystem::path& path, uint64_t max_bytes = k_max_npy_bytes) {
-  RawNpy raw{read_regular_file(path.string(), static_cast<size_t>(max_bytes)), {}};  // no FIFO, no device
+  RawNpy raw{read_regular_file(path.string(), static_cast<size_t>(max_bytes)),
+             {}};  // no FIFO, no device
   const std::string file = path.string();
   const detail::NpyHeader& h = raw.header = detail::parse_npy_header(raw.bytes, file);
   const std::string shape = fmt::format("({})", fmt::join(h.shape, ", "));
@@ -129,12 +140,12 @@ Matrix read_npy(const std::filesystem::path& path) {
   const detail::NpyHeader& h = raw.header;
   const std::string file = path.string();
   if (h.kind != 'f') {
-    throw Error(fmt::format("{}: unsupported npy descr '{}' (expected '<f4', '>f4', '<f8' or '>f8')",
-                            file, h.descr));
+    throw Error(fmt::format(
+        "{}: unsupported npy descr '{}' (expected '<f4', '>f4', '<f8' or '>f8')", file, h.descr));
   }
   if (h.shape.size() != 2) {
     const std::string shape = h.shape.size() == 1 ? fmt::format("({},)", h.shape[0])
-                                                   : fmt::format("({})", fmt::join(h.shape, ", "));
+                                                  : fmt::format("({})", fmt::join(h.shape, ", "));
     throw Error(fmt::format("{}: npy shape {} is {}-D; attnviz reads 2-D arrays only", file, shape,
                             h.shape.size()));
   }

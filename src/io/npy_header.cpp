@@ -177,9 +177,10 @@ const T& require(const std::map<std::string, PyValue>& dict, const std::string& 
 // numpy's array-protocol type strings for the dtypes attnviz reads: byte order, kind, item size.
 void set_descr(NpyHeader& h, const std::string& descr, const std::string& file) {
   const auto unsupported = [&] {
-    return Error(fmt::format("{}: unsupported npy descr '{}' (expected a bool, integer or float "
-                             "dtype such as '<f4', '<f8', '|b1', '<i8' or '|u1')",
-                             file, descr));
+    return Error(
+        fmt::format("{}: unsupported npy descr '{}' (expected a bool, integer or float "
+                    "dtype such as '<f4', '<f8', '|b1', '<i8' or '|u1')",
+                    file, descr));
   };
   // '=' is native order, which is little-endian on every host attnviz builds for; '|' means
   // byte order does not apply (one-byte items).
@@ -188,9 +189,10 @@ void set_descr(NpyHeader& h, const std::string& descr, const std::string& file) 
   }
   const char kind = descr[1];
   const int size = descr[2] - '0';
-  const bool ok = (kind == 'b' && size == 1) || ((kind == 'i' || kind == 'u') &&
-                                                 (size == 1 || size == 2 || size == 4 || size == 8)) ||
-                  (kind == 'f' && (size == 4 || size == 8));
+  const bool ok =
+      (kind == 'b' && size == 1) ||
+      ((kind == 'i' || kind == 'u') && (size == 1 || size == 2 || size == 4 || size == 8)) ||
+      (kind == 'f' && (size == 4 || size == 8));
   if (!ok || (descr[0] == '|' && size != 1)) throw unsupported();
   h.descr = descr;
   h.kind = kind;
@@ -203,7 +205,8 @@ void set_shape(NpyHeader& h, const std::vector<int64_t>& shape, const std::strin
   bool overflow = false;
   for (const int64_t d : shape) {
     if (d < 0) {
-      throw Error(fmt::format("{}: npy shape {} has a negative dimension", file, tuple_repr(shape)));
+      throw Error(
+          fmt::format("{}: npy shape {} has a negative dimension", file, tuple_repr(shape)));
     }
     overflow |= __builtin_mul_overflow(n_items, static_cast<uint64_t>(d), &n_items);
   }

@@ -50,10 +50,13 @@ std::optional<FloatDtype> float_dtype(std::string_view name) {
 
 size_t dtype_bytes(FloatDtype dtype) {
   switch (dtype) {
-    case FloatDtype::f32: return 4;
+    case FloatDtype::f32:
+      return 4;
     case FloatDtype::f16:
-    case FloatDtype::bf16: return 2;
-    case FloatDtype::f64: return 8;
+    case FloatDtype::bf16:
+      return 2;
+    case FloatDtype::f64:
+      return 8;
   }
   return 0;
 }
@@ -63,10 +66,13 @@ void convert_to_float(FloatDtype dtype, const char* src, size_t n, float* out) {
     case FloatDtype::f32:
       if (n > 0) std::memcpy(out, src, n * sizeof(float));
       return;
-    case FloatDtype::f16: return detail::convert_into<uint16_t>(out, n, src, detail::f16_to_f32);
-    case FloatDtype::bf16: return detail::convert_into<uint16_t>(out, n, src, detail::bf16_to_f32);
+    case FloatDtype::f16:
+      return detail::convert_into<uint16_t>(out, n, src, detail::f16_to_f32);
+    case FloatDtype::bf16:
+      return detail::convert_into<uint16_t>(out, n, src, detail::bf16_to_f32);
     case FloatDtype::f64:
-      return detail::convert_into<double>(out, n, src, [](double v) { return static_cast<float>(v); });
+      return detail::convert_into<double>(out, n, src,
+                                          [](double v) { return static_cast<float>(v); });
   }
 }
 

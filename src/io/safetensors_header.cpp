@@ -15,8 +15,8 @@
 #include <tuple>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/json.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/io/json.hpp"
 
 namespace attnviz::detail {
 namespace {
@@ -91,7 +91,8 @@ json parse_json_watching_duplicates(std::string_view header, std::optional<Dupli
 
 // UTF-8, then JSON, then "an object", then no duplicate keys: the first failure is reported.
 json parse_header(std::string_view header, const std::string& file) {
-  // Overlong forms, surrogates and code points past U+10FFFF are invalid, as for Rust's str::from_utf8.
+  // Overlong forms, surrogates and code points past U+10FFFF are invalid, as for Rust's
+  // str::from_utf8.
   if (const auto bad = attnviz::find_invalid_utf8(header)) {
     throw Error(fmt::format("{}: header is not valid UTF-8: byte 0x{:02x} at header offset {}",
                             file, static_cast<unsigned char>(header[*bad]), *bad));

@@ -40,12 +40,14 @@ uint64_t byte_length(const TensorLayout& t) {
   return n;
 }
 
-[[noreturn]] void header_too_large(uint64_t bytes, const std::map<std::string, std::string>& metadata,
+[[noreturn]] void header_too_large(uint64_t bytes,
+                                   const std::map<std::string, std::string>& metadata,
                                    size_t n_tensors) {
-  throw Error(fmt::format("cannot write safetensors: the header would be {} bytes or more, over "
-                          "the {}-byte limit safetensors readers accept (metadata of {} entries, "
-                          "{} tensors)",
-                          bytes, k_safetensors_max_header, metadata.size(), n_tensors));
+  throw Error(
+      fmt::format("cannot write safetensors: the header would be {} bytes or more, over "
+                  "the {}-byte limit safetensors readers accept (metadata of {} entries, "
+                  "{} tensors)",
+                  bytes, k_safetensors_max_header, metadata.size(), n_tensors));
 }
 
 // The header JSON, unpadded. ordered_json keeps tensors in the caller's order (nlohmann::json
@@ -56,7 +58,8 @@ std::string header_json(const std::vector<TensorLayout>& tensors,
   for (const auto& [key, value] : metadata) {
     metadata_bytes += safetensors_json_string_bytes(key) + safetensors_json_string_bytes(value) + 2;
   }
-  if (metadata_bytes > k_safetensors_max_header) header_too_large(metadata_bytes, metadata, tensors.size());
+  if (metadata_bytes > k_safetensors_max_header)
+    header_too_large(metadata_bytes, metadata, tensors.size());
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
   std::set<std::string> names;
@@ -102,14 +105,16 @@ std::string serialize_safetensors_header(const std::vector<TensorLayout>& tensor
                                          uint64_t align) {
   std::string header = header_json(tensors, metadata);
   // Checked before anything is written: a file the reader (ours and the reference) would refuse.
-  if (header.size() > k_safetensors_max_header) header_too_large(header.size(), metadata, tensors.size());
+  if (header.size() > k_safetensors_max_header)
+    header_too_large(header.size(), metadata, tensors.size());
   // Pad with spaces (valid trailing JSON whitespace) so the data buffer starts `align`-aligned:
   // 8 + size ≡ 0 (mod align).
   align = std::max<uint64_t>(align, 1);
   const uint64_t used = (detail::k_safetensors_length_bytes + header.size()) % align;
   header.append(used == 0 ? 0 : align - used, ' ');
   // The padding counts too: readers refuse a padded header over the limit as any other.
-  if (header.size() > k_safetensors_max_header) header_too_large(header.size(), metadata, tensors.size());
+  if (header.size() > k_safetensors_max_header)
+    header_too_large(header.size(), metadata, tensors.size());
   const uint64_t n = header.size();
   std::string out(detail::k_safetensors_length_bytes, '\0');
   std::memcpy(out.data(), &n, sizeof n);  // little-endian host (static_assert above)

@@ -40,7 +40,8 @@ StagedDir::StagedDir(const fs::path& dir) : final_(folder_name(dir)) {
     throw Error(fmt::format("{}: exists and is not a directory", dir.string()));
   }
   if (fs::is_symlink(fs::symlink_status(final_, ec)) && !fs::exists(final_, ec)) {
-    throw Error(fmt::format("{}: is a symbolic link to a folder that does not exist", dir.string()));
+    throw Error(
+        fmt::format("{}: is a symbolic link to a folder that does not exist", dir.string()));
   }
   // A new DIR is staged beside it (renamed whole at the end); an existing one inside it, which
   // needs no write access to its parent (`--png .`).

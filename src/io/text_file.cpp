@@ -56,7 +56,8 @@ std::string read_regular_file(const std::string& path, size_t max_bytes) {
   const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (f.fd < 0) throw Error(fmt::format("{}: cannot open file: {}", path, std::strerror(errno)));
   struct stat st {};
-  if (::fstat(f.fd, &st) != 0) throw Error(fmt::format("{}: cannot stat: {}", path, std::strerror(errno)));
+  if (::fstat(f.fd, &st) != 0)
+    throw Error(fmt::format("{}: cannot stat: {}", path, std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{}: is a directory, expected a file", path));
   if (!S_ISREG(st.st_mode)) throw Error(fmt::format("{}: is not a regular file", path));
   if (static_cast<uint64_t>(st.st_size) > max_bytes) throw Error(too_large(path, max_bytes));

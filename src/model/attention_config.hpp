@@ -12,8 +12,8 @@ namespace attnviz::detail {
 // rope type, or a key of the scaling object attnviz does not read, is a usage error naming it.
 RopeScaling read_rope_scaling(const ConfigSources& cfg);
 
-// Which of the stack's n_layers attend within `sliding_window`: config.json's layer_types when given,
-// else the family's rule (Layout::sliding) with max_window_layers / sliding_window_pattern.
+// Which of the stack's n_layers attend within `sliding_window`: config.json's layer_types when
+// given, else the family's rule (Layout::sliding) with max_window_layers / sliding_window_pattern.
 void derive_sliding_layers(Config& c, const Layout& layout, const ConfigSources& cfg, int n_layers);
 
 // attn_logit_softcapping, query_pre_attn_scalar (Gemma) and rope_local_base_freq (Gemma 3).

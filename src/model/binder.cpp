@@ -13,8 +13,9 @@ namespace attnviz::detail {
 
 namespace {
 
-// One F32 tensor viewed in the mapping: keeps the file mapped while a view of it lives, and releases
-// its pages when the last view goes (its layer is done), so a run holds one layer resident, not all.
+// One F32 tensor viewed in the mapping: keeps the file mapped while a view of it lives, and
+// releases its pages when the last view goes (its layer is done), so a run holds one layer
+// resident, not all.
 class MappedTensor {
  public:
   MappedTensor(std::shared_ptr<const void> mapping, const char* data, size_t bytes)
@@ -29,9 +30,10 @@ class MappedTensor {
   size_t bytes_;
 };
 
-// Maps the pages of [data, data + bytes) in one call (MADV_POPULATE_READ, Linux 5.14; glibc 2.36 has no
-// name for it), instead of a page fault per 64 KB as the product first reads them: 11,400 faults → 6,600
-// on a GPT-2-small run. Advice only: an older kernel's EINVAL leaves the faults to happen as before.
+// Maps the pages of [data, data + bytes) in one call (MADV_POPULATE_READ, Linux 5.14; glibc 2.36
+// has no name for it), instead of a page fault per 64 KB as the product first reads them: 11,400
+// faults → 6,600 on a GPT-2-small run. Advice only: an older kernel's EINVAL leaves the faults to
+// happen as before.
 void populate_mapped(const char* data, size_t bytes) {
   constexpr int k_madv_populate_read = 22;
   if (bytes == 0) return;
@@ -42,16 +44,21 @@ void populate_mapped(const char* data, size_t bytes) {
 }
 
 // The tensor `name` stored [rows, cols] as a view of the mapping, when it is F32 at a float's
-// alignment in a safetensors file (GGUF tensors are converted) and `mapping` can keep the file mapped.
-std::optional<WeightMatrix> view_of(const TensorSource& tensors, const std::shared_ptr<const void>& mapping,
-                                    const std::string& name, int64_t rows, int64_t cols, WeightLayout layout) {
+// alignment in a safetensors file (GGUF tensors are converted) and `mapping` can keep the file
+// mapped.
+std::optional<WeightMatrix> view_of(const TensorSource& tensors,
+                                    const std::shared_ptr<const void>& mapping,
+                                    const std::string& name, int64_t rows, int64_t cols,
+                                    WeightLayout layout) {
   if (!mapping || tensors.gguf()) return std::nullopt;
   const StoredTensor s = tensors.stored(name);
-  if (s.dtype != FloatDtype::f32 || reinterpret_cast<uintptr_t>(s.data) % alignof(float) != 0) return std::nullopt;
+  if (s.dtype != FloatDtype::f32 || reinterpret_cast<uintptr_t>(s.data) % alignof(float) != 0)
+    return std::nullopt;
   const size_t bytes = size_t(rows * cols) * sizeof(float);
   populate_mapped(s.data, bytes);
   auto keep = std::make_shared<const MappedTensor>(mapping, s.data, bytes);
-  return WeightMatrix(reinterpret_cast<const float*>(s.data), rows, cols, cols, layout, std::move(keep));
+  return WeightMatrix(reinterpret_cast<const float*>(s.data), rows, cols, cols, layout,
+                      std::move(keep));
 }
 
 }  // namespace
@@ -69,7 +76,11 @@ std::string with_layer(const std::string& pattern, int layer) {
 
 Binder::Binder(const TensorSource& tensors, const Layout& layout, std::string prefix, BindMode mode,
                std::shared_ptr<const void> mapping)
-    : tensors_(tensors), layout_(layout), prefix_(std::move(prefix)), mode_(mode), mapping_(std::move(mapping)) {}
+    : tensors_(tensors),
+      layout_(layout),
+      prefix_(std::move(prefix)),
+      mode_(mode),
+      mapping_(std::move(mapping)) {}
 
 const RolePattern* Binder::pattern(const std::string& role) const {
   for (const auto& r : layout_.roles) {
@@ -97,7 +108,8 @@ std::vector<int64_t> Binder::shape(const std::string& role, int layer) const {
 std::string Binder::missing(const std::string& role, int layer) const {
   const RolePattern* p = pattern(role);
   return fmt::format("{}: missing tensor '{}' ({} of layout {})", tensors_.description(),
-                     p ? tensors_.name_in_file(prefix_ + with_layer(p->pattern, layer)) : role, role, layout_.name);
+                     p ? tensors_.name_in_file(prefix_ + with_layer(p->pattern, layer)) : role,
+                     role, layout_.name);
 }
 
 std::string Binder::tensor_text(const std::string& role, int layer) const {
@@ -112,25 +124,28 @@ bool Binder::present(const std::string& role, int layer) const {
   const RolePattern* p = pattern(role);
   if (p && p->required) {
     const bool per_layer = p->pattern.find("{layer}") != std::string::npos;
-    throw Error(fmt::format("{}, which the family requires{}", missing(role, layer), per_layer ? " in every layer" : ""));
+    throw Error(fmt::format("{}, which the family requires{}", missing(role, layer),
+                            per_layer ? " in every layer" : ""));
   }
   return false;
 }
 
 void Binder::check_layers_alike(const std::string& stack, int n_layers) const {
   for (const auto& r : layout_.roles) {
-    if (!r.role.starts_with(stack + ".") || r.pattern.find("{layer}") == std::string::npos) continue;
+    if (!r.role.starts_with(stack + ".") || r.pattern.find("{layer}") == std::string::npos)
+      continue;
     const bool in_first = has(r.role, 0);
     for (int l = 1; l < n_layers; ++l) {
       if (has(r.role, l) == in_first) continue;
       const int without = in_first ? l : 0;
-      throw Error(fmt::format("{}, which layer {} has: a layer cannot lack what the others have", missing(r.role, without),
-                              in_first ? 0 : l));
+      throw Error(fmt::format("{}, which layer {} has: a layer cannot lack what the others have",
+                              missing(r.role, without), in_first ? 0 : l));
     }
   }
 }
 
-std::string Binder::checked_matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const {
+std::string Binder::checked_matrix(const std::string& role, int layer, int64_t rows,
+                                   int64_t cols) const {
   auto n = name(role, layer);
   if (!n) throw Error(fmt::format("{}, expected shape [{}, {}]", missing(role, layer), rows, cols));
   const bool transpose = pattern(role)->transpose;
@@ -139,10 +154,10 @@ std::string Binder::checked_matrix(const std::string& role, int layer, int64_t r
   const auto& shape = tensors_.info(*n).shape;
   if (shape != expected) {
     const std::string in_file = tensors_.name_in_file(*n);  // a GGUF file's name, its dims reversed
-    throw Error(fmt::format("{}: tensor '{}' has shape {}, expected {}{}{}", tensors_.description(), *n,
-                            shape_string(shape), shape_string(expected),
-                            transpose ? " (Conv1D, stored [in, out])" : "",
-                            in_file == *n ? "" : " (GGUF '" + in_file + "', whose dims are listed reversed)"));
+    throw Error(fmt::format(
+        "{}: tensor '{}' has shape {}, expected {}{}{}", tensors_.description(), *n,
+        shape_string(shape), shape_string(expected), transpose ? " (Conv1D, stored [in, out])" : "",
+        in_file == *n ? "" : " (GGUF '" + in_file + "', whose dims are listed reversed)"));
   }
   return *n;
 }
@@ -150,14 +165,17 @@ std::string Binder::checked_matrix(const std::string& role, int layer, int64_t r
 WeightMatrix Binder::weight(const std::string& role, int layer, int64_t rows, int64_t cols) const {
   const std::string n = checked_matrix(role, layer, rows, cols);
   if (mode_ == BindMode::check_shapes) {
-    tensors_.check_convertible(n);  // refuses a dtype that cannot be converted, now rather than mid-run
+    tensors_.check_convertible(
+        n);  // refuses a dtype that cannot be converted, now rather than mid-run
     return Matrix(rows, 0);
   }
   // A Conv1D weight stays [in, out]: the product reads it through its transpose flag.
-  const WeightLayout layout = pattern(role)->transpose ? WeightLayout::in_out : WeightLayout::out_in;
+  const WeightLayout layout =
+      pattern(role)->transpose ? WeightLayout::in_out : WeightLayout::out_in;
   const int64_t stored_rows = layout == WeightLayout::out_in ? rows : cols;
   const int64_t stored_cols = layout == WeightLayout::out_in ? cols : rows;
-  if (auto view = view_of(tensors_, mapping_, n, stored_rows, stored_cols, layout)) return std::move(*view);
+  if (auto view = view_of(tensors_, mapping_, n, stored_rows, stored_cols, layout))
+    return std::move(*view);
   std::shared_ptr<float> stored = weight_buffer(size_t(stored_rows * stored_cols), recycle_);
   tensors_.convert_into(n, stored.get());
   const float* data = stored.get();
@@ -184,7 +202,8 @@ std::optional<TokenTable> Binder::table(const std::string& role, int64_t rows, i
   return tensors_.table(checked_matrix(role, 0, rows, cols), std::move(owner));
 }
 
-std::optional<LayerNormWeights> Binder::layer_norm(const std::string& role, int layer, int64_t d) const {
+std::optional<LayerNormWeights> Binder::layer_norm(const std::string& role, int layer,
+                                                   int64_t d) const {
   if (!present(role + ".weight", layer)) return std::nullopt;
   LayerNormWeights w{vector(role + ".weight", layer, d), vector(role + ".bias", layer, d)};
   // Gemma's RMSNorm: output · (1 + w), in float32 as GemmaRMSNorm computes 1.0 + weight.float().
@@ -192,7 +211,8 @@ std::optional<LayerNormWeights> Binder::layer_norm(const std::string& role, int 
   return w;
 }
 
-std::optional<Linear> Binder::linear(const std::string& role, int layer, int64_t out, int64_t in) const {
+std::optional<Linear> Binder::linear(const std::string& role, int layer, int64_t out,
+                                     int64_t in) const {
   if (!present(role + ".weight", layer)) return std::nullopt;
   return Linear{weight(role + ".weight", layer, out, in), vector(role + ".bias", layer, out)};
 }
@@ -201,21 +221,26 @@ AttentionWeights Binder::attention(const std::string& module, int layer, const C
   AttentionWeights a;
   Linear* parts[] = {&a.q, &a.k, &a.v};
   if (has(module + ".qkv.weight", layer)) {
-    // Fused projection [Q + K + W, D]: rows [0, Q) are q, then k, then v (qkv.split(C, dim=-1) when all
-    // three are C; Phi-3's qkv_proj with fewer key/value heads: [n_heads·d_k; n_kv·d_k; n_kv·d_head_v]).
+    // Fused projection [Q + K + W, D]: rows [0, Q) are q, then k, then v (qkv.split(C, dim=-1) when
+    // all three are C; Phi-3's qkv_proj with fewer key/value heads: [n_heads·d_k; n_kv·d_k;
+    // n_kv·d_head_v]).
     const int64_t rows[] = {c.d_qk, c.k_rows(), c.v_rows()};
     // Each part is a view of the fused weight's rows (a Conv1D's columns), not a copy.
-    const WeightMatrix w = weight(module + ".qkv.weight", layer, rows[0] + rows[1] + rows[2], c.d_model);
-    for (int i = 0, from = 0; i < 3; from += int(rows[i]), ++i) parts[i]->weight = w.out_rows(from, rows[i]);
+    const WeightMatrix w =
+        weight(module + ".qkv.weight", layer, rows[0] + rows[1] + rows[2], c.d_model);
+    for (int i = 0, from = 0; i < 3; from += int(rows[i]), ++i)
+      parts[i]->weight = w.out_rows(from, rows[i]);
   } else {
     a.q.weight = weight(module + ".q.weight", layer, c.d_qk, c.d_model);
-    a.k.weight = weight(module + ".k.weight", layer, c.k_rows(), c.kdim);  // GQA: n_kv_heads · d_k rows
+    a.k.weight =
+        weight(module + ".k.weight", layer, c.k_rows(), c.kdim);  // GQA: n_kv_heads · d_k rows
     a.v.weight = weight(module + ".v.weight", layer, c.v_rows(), c.vdim);
   }
   if (has(module + ".qkv.bias", layer)) {
     // nn.MultiheadAttention keeps one in_proj_bias [3E] even with separate q/k/v_proj_weight; with
     // fewer key/value heads (GQA) its k and v parts are as wide as k and v.
-    const RowVector b = vector(module + ".qkv.bias", layer, int64_t(c.d_qk) + c.k_rows() + c.v_rows());
+    const RowVector b =
+        vector(module + ".qkv.bias", layer, int64_t(c.d_qk) + c.k_rows() + c.v_rows());
     a.q.bias = b.segment(0, c.d_qk);
     a.k.bias = b.segment(c.d_qk, c.k_rows());
     a.v.bias = b.segment(int64_t(c.d_qk) + c.k_rows(), c.v_rows());
@@ -228,7 +253,8 @@ AttentionWeights Binder::attention(const std::string& module, int layer, const C
   a.q_norm = vector(module + ".q_norm.weight", layer, c.d_k());
   a.k_norm = vector(module + ".k_norm.weight", layer, c.d_k());
   for (RowVector* gain : {&a.q_norm, &a.k_norm}) {
-    if (gain->size() > 0) gain->array() += layout_.norm_offset;  // Gemma 3's q/k norms are (1 + w) too
+    if (gain->size() > 0)
+      gain->array() += layout_.norm_offset;  // Gemma 3's q/k norms are (1 + w) too
   }
   return a;
 }
@@ -239,7 +265,8 @@ LayerWeights Binder::layer(const std::string& stack, int l, const Config& c, boo
   if (cross) w.cross_attn = attention(stack + ".cross", l, c);
   if (present(stack + ".ffn.gate_up.weight", l)) {
     // Phi-3's gate_up_proj [2F, D]: gate, up = gate_up_proj(x).chunk(2, dim=-1).
-    const WeightMatrix gate_up = weight(stack + ".ffn.gate_up.weight", l, 2 * int64_t(c.d_ff), c.d_model);
+    const WeightMatrix gate_up =
+        weight(stack + ".ffn.gate_up.weight", l, 2 * int64_t(c.d_ff), c.d_model);
     w.ffn = FeedForwardWeights{Linear{gate_up.out_rows(c.d_ff, c.d_ff), {}},
                                Linear{weight(stack + ".ffn.down.weight", l, c.d_model, c.d_ff), {}},
                                Linear{gate_up.out_rows(0, c.d_ff), {}}};
@@ -261,8 +288,8 @@ LayerWeights Binder::layer(const std::string& stack, int l, const Config& c, boo
 }
 
 StackWeights bind_stack(std::shared_ptr<const TensorSource> tensors, const Layout& layout,
-                        const std::string& prefix, const std::string& stack, int n_layers, const Config& c,
-                        bool cross) {
+                        const std::string& prefix, const std::string& stack, int n_layers,
+                        const Config& c, bool cross) {
   const Binder check(*tensors, layout, prefix, BindMode::check_shapes);
   for (int l = 0; l < n_layers; ++l) check.layer(stack, l, c, cross);
   check.check_layers_alike(stack, n_layers);

@@ -1,4 +1,5 @@
-// Binding tensors to roles under a layout: name lookup, Conv1D orientation, fused q/k/v splits, shape checks.
+// Binding tensors to roles under a layout: name lookup, Conv1D orientation, fused q/k/v splits,
+// shape checks.
 #pragma once
 
 #include <memory>
@@ -14,9 +15,10 @@
 namespace attnviz::detail {
 
 // convert: matrices are bound as float32 — F32 ones as views of the mapping when the Binder has an
-// owner to keep it alive, the others converted. check_shapes: a matrix's shape and dtype are checked
-// from the header and an empty [rows, 0] matrix stands in for it (its rows can still be split, as a
-// fused q/k/v is), so load_model validates every layer with the code that binds it, converting nothing.
+// owner to keep it alive, the others converted. check_shapes: a matrix's shape and dtype are
+// checked from the header and an empty [rows, 0] matrix stands in for it (its rows can still be
+// split, as a fused q/k/v is), so load_model validates every layer with the code that binds it,
+// converting nothing.
 enum class BindMode { convert, check_shapes };
 
 class Binder {
@@ -25,7 +27,8 @@ class Binder {
   Binder(const TensorSource& tensors, const Layout& layout, std::string prefix,
          BindMode mode = BindMode::convert, std::shared_ptr<const void> mapping = nullptr);
 
-  // The file's tensor name for `role` at `layer`, when the layout has the role and the file the tensor.
+  // The file's tensor name for `role` at `layer`, when the layout has the role and the file the
+  // tensor.
   std::optional<std::string> name(const std::string& role, int layer = 0) const;
   bool has(const std::string& role, int layer = 0) const { return name(role, layer).has_value(); }
   // has(), except that a role the layout requires (RolePattern::required) is an Error when absent.
@@ -35,18 +38,19 @@ class Binder {
   void check_layers_alike(const std::string& stack, int n_layers) const;
   // "missing tensor 'h.0.attn.c_attn.weight' (decoder.self.qkv.weight of layout gpt2)" for a role.
   std::string missing(const std::string& role, int layer) const;
-  // "tensor 'blk.0.ffn_up.weight' of shape [48, 32]": the file's name of the tensor bound to `role` and
-  // its shape in PyTorch's order, for messages that name the weights' side of a contradiction.
+  // "tensor 'blk.0.ffn_up.weight' of shape [48, 32]": the file's name of the tensor bound to `role`
+  // and its shape in PyTorch's order, for messages that name the weights' side of a contradiction.
   std::string tensor_text(const std::string& role, int layer = 0) const;
   // Shape as nn.Linear's (a Conv1D's [in, out] read as [out, in]).
   std::vector<int64_t> shape(const std::string& role, int layer = 0) const;
 
-  // nn.Linear's [rows, cols] weight in its stored orientation: a view of an F32 tensor (no copy), else
-  // converted once into its own buffer.
+  // nn.Linear's [rows, cols] weight in its stored orientation: a view of an F32 tensor (no copy),
+  // else converted once into its own buffer.
   WeightMatrix weight(const std::string& role, int layer, int64_t rows, int64_t cols) const;
-  RowVector vector(const std::string& role, int layer, int64_t n) const;  // empty when absent (and optional)
-  // A [rows, cols] table (token, position, token type) left in the file in its stored dtype (`owner`
-  // keeps the file mapped); nullopt when absent. A table stored transposed is converted.
+  RowVector vector(const std::string& role, int layer,
+                   int64_t n) const;  // empty when absent (and optional)
+  // A [rows, cols] table (token, position, token type) left in the file in its stored dtype
+  // (`owner` keeps the file mapped); nullopt when absent. A table stored transposed is converted.
   std::optional<TokenTable> table(const std::string& role, int64_t rows, int64_t cols,
                                   std::shared_ptr<const void> owner) const;
   std::optional<LayerNormWeights> layer_norm(const std::string& role, int layer, int64_t d) const;
@@ -57,7 +61,8 @@ class Binder {
   LayerWeights layer(const std::string& stack, int layer, const Config& c, bool cross) const;
 
   const std::string& prefix() const { return prefix_; }
-  // Converted weights go back to the pool of weight buffers when dropped, for the next layer to reuse.
+  // Converted weights go back to the pool of weight buffers when dropped, for the next layer to
+  // reuse.
   void recycle_buffers(bool on) { recycle_ = on; }
 
  private:
@@ -73,12 +78,12 @@ class Binder {
   bool recycle_ = false;
 };
 
-// A stack of a loaded model: every layer's shapes and dtypes checked now, each layer bound when forward
-// asks for it (F32 viewed in the mapping, other dtypes converted). The layers read `tensors`, which the
-// stack and the views keep alive.
+// A stack of a loaded model: every layer's shapes and dtypes checked now, each layer bound when
+// forward asks for it (F32 viewed in the mapping, other dtypes converted). The layers read
+// `tensors`, which the stack and the views keep alive.
 StackWeights bind_stack(std::shared_ptr<const TensorSource> tensors, const Layout& layout,
-                        const std::string& prefix, const std::string& stack, int n_layers, const Config& c,
-                        bool cross);
+                        const std::string& prefix, const std::string& stack, int n_layers,
+                        const Config& c, bool cross);
 
 // pattern with every "{layer}" replaced by the index.
 std::string with_layer(const std::string& pattern, int layer);

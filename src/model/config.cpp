@@ -18,10 +18,14 @@ std::optional<T> by_name(const std::string& name, const T (&all)[N], const char*
 
 const char* arch_name(Arch arch) {
   switch (arch) {
-    case Arch::mha: return "mha";
-    case Arch::encoder: return "encoder";
-    case Arch::decoder: return "decoder";
-    case Arch::encoder_decoder: return "encoder-decoder";
+    case Arch::mha:
+      return "mha";
+    case Arch::encoder:
+      return "encoder";
+    case Arch::decoder:
+      return "decoder";
+    case Arch::encoder_decoder:
+      return "encoder-decoder";
   }
   return "?";
 }
@@ -33,10 +37,14 @@ std::optional<Arch> parse_arch(const std::string& name) {
 
 const char* activation_name(Activation a) {
   switch (a) {
-    case Activation::relu: return "relu";
-    case Activation::gelu: return "gelu";
-    case Activation::gelu_tanh: return "gelu_tanh";
-    case Activation::silu: return "silu";
+    case Activation::relu:
+      return "relu";
+    case Activation::gelu:
+      return "gelu";
+    case Activation::gelu_tanh:
+      return "gelu_tanh";
+    case Activation::silu:
+      return "silu";
   }
   return "?";
 }
@@ -45,30 +53,38 @@ std::optional<Activation> parse_activation(const std::string& name) {
   if (name == "relu") return Activation::relu;
   if (name == "gelu") return Activation::gelu;
   // HF GPT-2's "gelu_new" and "gelu_pytorch_tanh" are the tanh approximation.
-  if (name == "gelu_tanh" || name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::gelu_tanh;
+  if (name == "gelu_tanh" || name == "gelu_new" || name == "gelu_pytorch_tanh")
+    return Activation::gelu_tanh;
   if (name == "silu" || name == "swish") return Activation::silu;  // HF's ACT2FN: swish is SiLU
   return std::nullopt;
 }
 
 const char* positional_name(Positional p) {
   switch (p) {
-    case Positional::none: return "none";
-    case Positional::sinusoidal: return "sinusoidal";
-    case Positional::learned: return "learned";
-    case Positional::rotary: return "rotary";
+    case Positional::none:
+      return "none";
+    case Positional::sinusoidal:
+      return "sinusoidal";
+    case Positional::learned:
+      return "learned";
+    case Positional::rotary:
+      return "rotary";
   }
   return "?";
 }
 
 std::optional<Positional> parse_positional(const std::string& name) {
-  static const Positional k_all[] = {Positional::none, Positional::sinusoidal, Positional::learned, Positional::rotary};
+  static const Positional k_all[] = {Positional::none, Positional::sinusoidal, Positional::learned,
+                                     Positional::rotary};
   return by_name(name, k_all, positional_name);
 }
 
 const char* norm_name(NormKind n) {
   switch (n) {
-    case NormKind::layer_norm: return "layer_norm";
-    case NormKind::rms_norm: return "rms_norm";
+    case NormKind::layer_norm:
+      return "layer_norm";
+    case NormKind::rms_norm:
+      return "rms_norm";
   }
   return "?";
 }
@@ -80,8 +96,10 @@ std::optional<NormKind> parse_norm(const std::string& name) {
 
 const char* feed_forward_name(FeedForwardKind f) {
   switch (f) {
-    case FeedForwardKind::plain: return "plain";
-    case FeedForwardKind::gated: return "gated";
+    case FeedForwardKind::plain:
+      return "plain";
+    case FeedForwardKind::gated:
+      return "gated";
   }
   return "?";
 }

@@ -42,8 +42,8 @@ ConfigSource config_json(const fs::path& dir) {
     for (const auto& [key, value] : it->items()) {
       s.values["rope_parameters." + key] = value;
       if (const auto top = j.find(key); top != j.end() && !same(*top, value)) {
-        throw Error(fmt::format("{}: {} = {} but rope_parameters.{} = {}", file.string(), key, top->dump(),
-                                key, value.dump()));
+        throw Error(fmt::format("{}: {} = {} but rope_parameters.{} = {}", file.string(), key,
+                                top->dump(), key, value.dump()));
       }
     }
   }
@@ -96,11 +96,13 @@ void ConfigSources::set_defaults(const std::vector<std::pair<std::string, double
   defaults_ = ConfigSource{fmt::format("the defaults of {}'s config class", family), {}, {}};
   for (const auto& [key, value] : defaults) {  // 4096, not 4096.0, for the keys read as integers
     const bool whole = value == std::floor(value) && std::abs(value) < 1e15;
-    defaults_.values[key] = whole ? nlohmann::json(static_cast<int64_t>(value)) : nlohmann::json(value);
+    defaults_.values[key] =
+        whole ? nlohmann::json(static_cast<int64_t>(value)) : nlohmann::json(value);
   }
 }
 
-std::optional<ConfigSources::Found> ConfigSources::find(const std::vector<std::string>& keys) const {
+std::optional<ConfigSources::Found> ConfigSources::find(
+    const std::vector<std::string>& keys) const {
   std::optional<Found> found;
   bool null = false;  // a key set to null: "none", so no family default replaces it
   for (const auto& s : sources_) {
@@ -111,9 +113,11 @@ std::optional<ConfigSources::Found> ConfigSources::find(const std::vector<std::s
       const auto named = s.names.find(key);
       const std::string name = named == s.names.end() ? key : named->second;
       if (found && !same(found->value, it->second)) {
-        // Two files that disagree are the files' fault (exit 1); a flag against a file, the command line's.
-        const std::string msg = fmt::format("{} = {} in {} contradicts {} = {} in {}", name, it->second.dump(),
-                                            s.where, found->name, found->value.dump(), found->where);
+        // Two files that disagree are the files' fault (exit 1); a flag against a file, the command
+        // line's.
+        const std::string msg =
+            fmt::format("{} = {} in {} contradicts {} = {} in {}", name, it->second.dump(), s.where,
+                        found->name, found->value.dump(), found->where);
         throw s.where == k_flags || found->where == k_flags ? usage_error(msg) : Error(msg);
       }
       if (!found) found = Found{it->second, s.where, key, name};
@@ -131,7 +135,8 @@ std::optional<ConfigSources::Found> ConfigSources::find(const std::vector<std::s
 
 // "<where>: <key> = <value>: expected <range>"; a usage error when the value came from a flag.
 Error ConfigSources::out_of_range(const Found& f, const std::string& range) {
-  const std::string msg = fmt::format("{}: {} = {}: expected {}", f.where, f.name, f.value.dump(), range);
+  const std::string msg =
+      fmt::format("{}: {} = {}: expected {}", f.where, f.name, f.value.dump(), range);
   return f.where == k_flags ? usage_error(msg) : Error(msg);
 }
 
@@ -147,10 +152,13 @@ std::optional<int> ConfigSources::integer(const std::vector<std::string>& keys, 
   const nlohmann::json& v = f->value;
   constexpr int64_t k_max = std::numeric_limits<int>::max();
   bool fits = false;
-  if (v.is_number_unsigned()) fits = v.get<uint64_t>() <= uint64_t(k_max) && int64_t(v.get<uint64_t>()) >= min;
-  else if (v.is_number_integer()) fits = v.get<int64_t>() >= min && v.get<int64_t>() <= k_max;
+  if (v.is_number_unsigned())
+    fits = v.get<uint64_t>() <= uint64_t(k_max) && int64_t(v.get<uint64_t>()) >= min;
+  else if (v.is_number_integer())
+    fits = v.get<int64_t>() >= min && v.get<int64_t>() <= k_max;
   if (!fits) {
-    throw out_of_range(*f, fmt::format("an integer in [{}, {}]", min, std::numeric_limits<int>::max()));
+    throw out_of_range(*f,
+                       fmt::format("an integer in [{}, {}]", min, std::numeric_limits<int>::max()));
   }
   return static_cast<int>(v.get<int64_t>());
 }
@@ -169,21 +177,24 @@ std::optional<double> ConfigSources::number(const std::vector<std::string>& keys
 std::optional<bool> ConfigSources::boolean(const std::vector<std::string>& keys) const {
   auto v = agreed(keys);
   if (!v) return std::nullopt;
-  if (!v->is_boolean()) throw Error(fmt::format("{}: expected true or false, got {}", keys[0], v->dump()));
+  if (!v->is_boolean())
+    throw Error(fmt::format("{}: expected true or false, got {}", keys[0], v->dump()));
   return v->get<bool>();
 }
 
 std::optional<std::string> ConfigSources::text(const std::vector<std::string>& keys) const {
   auto v = agreed(keys);
   if (!v) return std::nullopt;
-  if (!v->is_string()) throw Error(fmt::format("{}: expected a string, got {}", keys[0], v->dump()));
+  if (!v->is_string())
+    throw Error(fmt::format("{}: expected a string, got {}", keys[0], v->dump()));
   return v->get<std::string>();
 }
 
 std::optional<Declared> ConfigSources::declared(const std::vector<std::string>& keys) const {
   auto f = find(keys);
   if (!f) return std::nullopt;
-  return Declared{f->value, fmt::format("{}: {} = {}", f->where, f->name, f->value.dump()), f->where};
+  return Declared{f->value, fmt::format("{}: {} = {}", f->where, f->name, f->value.dump()),
+                  f->where};
 }
 
 Error Declared::error(const std::string& message) const {

@@ -3,11 +3,10 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/model/config.hpp"
@@ -16,7 +15,7 @@
 namespace attnviz::detail {
 
 struct ConfigSource {
-  std::string where;                          // "model.safetensors __metadata__", "config.json", …
+  std::string where;  // "model.safetensors __metadata__", "config.json", …
   std::map<std::string, nlohmann::json> values;
   // A value's name in the file where it is not its key in `values` (a GGUF file's
   // "llama.attention.head_count" for num_attention_heads), so messages name what the file says.
@@ -26,8 +25,9 @@ struct ConfigSource {
 // A value with the source and name it came from, for messages.
 struct Declared {
   nlohmann::json value;
-  std::string origin;  // "m/config.json: intermediate_size = 48", "m.gguf metadata: llama.block_count = 2"
-  std::string where;   // "m/config.json", "m.gguf metadata", "the command line"
+  std::string
+      origin;  // "m/config.json: intermediate_size = 48", "m.gguf metadata: llama.block_count = 2"
+  std::string where;  // "m/config.json", "m.gguf metadata", "the command line"
   // A bad value from a flag is a usage error (exit 2), one from a file the file's (exit 1).
   Error error(const std::string& message) const;
 };
@@ -39,17 +39,20 @@ class ConfigSources {
   // The value every source that has one of `keys` (aliases, e.g. n_head / num_attention_heads)
   // agrees on; a disagreement between sources is a usage error naming both.
   std::optional<nlohmann::json> agreed(const std::vector<std::string>& keys) const;
-  // An integer in [min, INT_MAX]; else an Error naming the source, the key, the range and the value.
+  // An integer in [min, INT_MAX]; else an Error naming the source, the key, the range and the
+  // value.
   std::optional<int> integer(const std::vector<std::string>& keys, int min = 1) const;
   // A finite number in the open interval (above, below); else an Error as for integer.
-  std::optional<double> number(const std::vector<std::string>& keys, double above, double below) const;
+  std::optional<double> number(const std::vector<std::string>& keys, double above,
+                               double below) const;
   std::optional<bool> boolean(const std::vector<std::string>& keys) const;
   std::optional<std::string> text(const std::vector<std::string>& keys) const;
   // The agreed value of `keys` and where it came from; nullopt when no source has one.
   std::optional<Declared> declared(const std::vector<std::string>& keys) const;
   // Values transformers' config class of the family gives a key config.json leaves out (not one it
   // sets to null): used only when no source has the key.
-  void set_defaults(const std::vector<std::pair<std::string, double>>& defaults, const std::string& family);
+  void set_defaults(const std::vector<std::pair<std::string, double>>& defaults,
+                    const std::string& family);
   // config.json's model_type (Hugging Face), for layout detection.
   std::string model_type() const;
 

@@ -12,12 +12,14 @@ namespace attnviz::detail {
 
 namespace {
 
-const std::vector<std::string> k_heads_keys{"n_heads", "n_head", "num_attention_heads", "nhead", "num_heads"};
+const std::vector<std::string> k_heads_keys{"n_heads", "n_head", "num_attention_heads", "nhead",
+                                            "num_heads"};
 const std::vector<std::string> k_kv_heads_keys{"num_key_value_heads", "n_kv_heads"};
 
 // A fused q/k/v weight: [3C, C] in thirds, unless the config gives fewer key/value heads (Phi-3's
 // qkv_proj: [(n_heads + 2 · n_kv_heads) · d_k, D]).
-KeyValueRows fused_widths(Config& c, const Binder& b, const std::string& qkv, const ConfigSources& cfg) {
+KeyValueRows fused_widths(Config& c, const Binder& b, const std::string& qkv,
+                          const ConfigSources& cfg) {
   const auto s = b.shape(qkv);
   c.d_model = c.kdim = c.vdim = width(b, qkv, 1);
   const int rows = width(b, qkv, 0);
@@ -25,9 +27,11 @@ KeyValueRows fused_widths(Config& c, const Binder& b, const std::string& qkv, co
   if (heads && kv && *kv != *heads) {
     const int64_t d_k = cfg.integer({"head_dim"}).value_or(c.d_model / *heads);
     if (int64_t(*heads + int64_t(2) * *kv) * d_k != rows) {
-      throw Error(fmt::format("fused q/k/v weight '{}' has shape {}, expected [{}, {}]: {} query and 2 × {} "
-                              "key/value heads of {} dims", printable_text(*b.name(qkv)), shape_string(s),
-                              (*heads + int64_t(2) * *kv) * d_k, c.d_model, *heads, *kv, d_k));
+      throw Error(fmt::format(
+          "fused q/k/v weight '{}' has shape {}, expected [{}, {}]: {} query and 2 × {} "
+          "key/value heads of {} dims",
+          printable_text(*b.name(qkv)), shape_string(s), (*heads + int64_t(2) * *kv) * d_k,
+          c.d_model, *heads, *kv, d_k));
     }
     c.d_qk = c.d_v = static_cast<int>(*heads * d_k);
     return {static_cast<int>(*kv * d_k), static_cast<int>(*kv * d_k)};
@@ -40,8 +44,9 @@ KeyValueRows fused_widths(Config& c, const Binder& b, const std::string& qkv, co
   return {c.d_qk, c.d_v};
 }
 
-// Key/value heads from k's own shape: k is [n_kv_heads · d_k, kdim] with n_kv_heads dividing n_heads
-// (GQA; MQA when 1); v then holds n_kv_heads heads of d_head_v. Equal rows: every head has its own.
+// Key/value heads from k's own shape: k is [n_kv_heads · d_k, kdim] with n_kv_heads dividing
+// n_heads (GQA; MQA when 1); v then holds n_kv_heads heads of d_head_v. Equal rows: every head has
+// its own.
 void derive_kv_heads(Config& c, const Binder& b, const std::string& module, KeyValueRows rows) {
   c.n_kv_heads = c.n_heads;
   if (rows.k == c.d_qk) return;
@@ -51,16 +56,17 @@ void derive_kv_heads(Config& c, const Binder& b, const std::string& module, KeyV
   const int d_k = c.d_qk / c.n_heads;
   const std::string k = module + ".k.weight", v = module + ".v.weight";
   if (rows.k % d_k != 0 || c.n_heads % (rows.k / d_k) != 0) {
-    throw Error(fmt::format("tensor '{}' has shape {}, expected [n_kv_heads · d_k, {}] with d_k = {} "
-                            "({} / {} heads) and n_kv_heads dividing {}",
-                            printable_text(*b.name(k)), shape_string(b.shape(k)), c.kdim, d_k, c.d_qk,
-                            c.n_heads, c.n_heads));
+    throw Error(
+        fmt::format("tensor '{}' has shape {}, expected [n_kv_heads · d_k, {}] with d_k = {} "
+                    "({} / {} heads) and n_kv_heads dividing {}",
+                    printable_text(*b.name(k)), shape_string(b.shape(k)), c.kdim, d_k, c.d_qk,
+                    c.n_heads, c.n_heads));
   }
   c.n_kv_heads = rows.k / d_k;
   if (rows.v % c.n_kv_heads != 0) {
-    throw Error(fmt::format("tensor '{}' has shape {}, expected [{} · d_head_v, {}] for {} key/value heads",
-                            printable_text(*b.name(v)), shape_string(b.shape(v)), c.n_kv_heads, c.vdim,
-                            c.n_kv_heads));
+    throw Error(fmt::format(
+        "tensor '{}' has shape {}, expected [{} · d_head_v, {}] for {} key/value heads",
+        printable_text(*b.name(v)), shape_string(b.shape(v)), c.n_kv_heads, c.vdim, c.n_kv_heads));
   }
   c.d_v = rows.v / c.n_kv_heads * c.n_heads;  // the merged heads: n_heads · d_head_v
 }
@@ -84,11 +90,13 @@ int width(const Binder& b, const std::string& role, size_t dim, int64_t divisor)
   return static_cast<int>(w);
 }
 
-KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& module, const ConfigSources& cfg) {
+KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& module,
+                           const ConfigSources& cfg) {
   const std::string qkv = module + ".qkv.weight";
   if (b.has(qkv)) return fused_widths(c, b, qkv, cfg);
   for (const char* part : {"q", "k", "v"}) {
-    if (!b.has(module + "." + part + ".weight")) throw Error(b.missing(module + "." + part + ".weight", 0));
+    if (!b.has(module + "." + part + ".weight"))
+      throw Error(b.missing(module + "." + part + ".weight", 0));
   }
   c.d_qk = width(b, module + ".q.weight", 0);
   c.d_model = width(b, module + ".q.weight", 1);
@@ -114,10 +122,11 @@ void derive_ffn_width(Config& c, const Binder& b, const std::string& stack) {
 void check_self_widths(const Config& c, const Binder& b, const std::string& module) {
   if (c.arch == Arch::mha || (c.kdim == c.d_model && c.vdim == c.d_model)) return;
   const std::string role = module + (c.kdim != c.d_model ? ".k.weight" : ".v.weight");
-  throw Error(fmt::format("tensor '{}' has shape {}, but self-attention keys and values read the "
-                          "d_model = {} wide input: expected [{}, {}]",
-                          printable_text(*b.name(role)), shape_string(b.shape(role)), c.d_model,
-                          b.shape(role)[0], c.d_model));
+  throw Error(
+      fmt::format("tensor '{}' has shape {}, but self-attention keys and values read the "
+                  "d_model = {} wide input: expected [{}, {}]",
+                  printable_text(*b.name(role)), shape_string(b.shape(role)), c.d_model,
+                  b.shape(role)[0], c.d_model));
 }
 
 void check_declared(const ConfigSources& cfg, const std::vector<std::string>& keys, int64_t actual,
@@ -127,9 +136,13 @@ void check_declared(const ConfigSources& cfg, const std::vector<std::string>& ke
   const nlohmann::json& v = declared->value;
   // Not a whole number (2.5, "4"): integer() refuses it with the range expected.
   if (!v.is_number_integer()) (void)cfg.integer(keys);
-  // Compared as 64-bit, so 2^31 or 2^64 is a contradiction named with the tensor, not a range error.
-  const bool equal = v.is_number_unsigned() ? v.get<uint64_t>() == uint64_t(actual) : v.get<int64_t>() == actual;
-  if (!equal) throw Error(fmt::format("{}, but the weights have {} ({})", declared->origin, actual, evidence));
+  // Compared as 64-bit, so 2^31 or 2^64 is a contradiction named with the tensor, not a range
+  // error.
+  const bool equal =
+      v.is_number_unsigned() ? v.get<uint64_t>() == uint64_t(actual) : v.get<int64_t>() == actual;
+  if (!equal)
+    throw Error(
+        fmt::format("{}, but the weights have {} ({})", declared->origin, actual, evidence));
 }
 
 void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, const Binder& b,
@@ -140,14 +153,17 @@ void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, con
   }
   derive_kv_heads(c, b, module, rows);
   if (c.d_qk % c.n_heads != 0 || c.d_v % c.n_heads != 0) {
-    throw Error(fmt::format("{} heads do not divide d_qk = {} and d_v = {}", c.n_heads, c.d_qk, c.d_v));
+    throw Error(
+        fmt::format("{} heads do not divide d_qk = {} and d_v = {}", c.n_heads, c.d_qk, c.d_v));
   }
   const std::string qkv = module + ".qkv.weight";
   const bool fused = b.has(qkv);
   check_declared(cfg, k_kv_heads_keys, c.n_kv_heads,
-                 fmt::format("key/value heads of d_k = {}, from {}", c.d_k(), b.tensor_text(fused ? qkv : module + ".k.weight")));
+                 fmt::format("key/value heads of d_k = {}, from {}", c.d_k(),
+                             b.tensor_text(fused ? qkv : module + ".k.weight")));
   check_declared(cfg, {"head_dim"}, c.d_k(),
-                 fmt::format("d_k = {} / {} heads, from {}", c.d_qk, c.n_heads, b.tensor_text(fused ? qkv : module + ".q.weight")));
+                 fmt::format("d_k = {} / {} heads, from {}", c.d_qk, c.n_heads,
+                             b.tensor_text(fused ? qkv : module + ".q.weight")));
 }
 
 }  // namespace attnviz::detail

@@ -12,8 +12,8 @@
 
 namespace attnviz::detail {
 
-// Dimension `dim` of the matrix bound to `role`, divided by `divisor`: the tensor must be a matrix and
-// the width fit in int and be > 0 (a zero d_k makes every score 0 / sqrt(0), every map NaN).
+// Dimension `dim` of the matrix bound to `role`, divided by `divisor`: the tensor must be a matrix
+// and the width fit in int and be > 0 (a zero d_k makes every score 0 / sqrt(0), every map NaN).
 int width(const Binder& b, const std::string& role, size_t dim, int64_t divisor = 1);
 
 // Rows of the k and v projections, read before the number of heads is known.
@@ -22,7 +22,8 @@ struct KeyValueRows {
 };
 
 // d_model, kdim, vdim, d_qk and d_v from `module`'s q/k/v (fused or separate) projections.
-KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& module, const ConfigSources& cfg);
+KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& module,
+                           const ConfigSources& cfg);
 // Self-attention's keys and values read the d_model-wide input of its queries (inside layers).
 void check_self_widths(const Config& c, const Binder& b, const std::string& module);
 // d_ff from the stack's up projection, or half of Phi-3's fused gate_up_proj.
@@ -31,9 +32,9 @@ void derive_ffn_width(Config& c, const Binder& b, const std::string& stack);
 // num_key_value_heads and head_dim.
 void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, const Binder& b,
                   const std::string& module, KeyValueRows rows);
-// A declared value (under any of `keys`) must equal `actual`, what the weights give; `evidence` says
-// which tensor gives it ("d_ff, from tensor 'h.0.mlp.c_fc.weight' of shape [32, 128]"). An error names
-// both: the file and key of the value, and the tensor.
+// A declared value (under any of `keys`) must equal `actual`, what the weights give; `evidence`
+// says which tensor gives it ("d_ff, from tensor 'h.0.mlp.c_fc.weight' of shape [32, 128]"). An
+// error names both: the file and key of the value, and the tensor.
 void check_declared(const ConfigSources& cfg, const std::vector<std::string>& keys, int64_t actual,
                     const std::string& evidence);
 

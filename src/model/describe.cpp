@@ -15,33 +15,39 @@ namespace {
 
 // "4 heads (d_k 8, d_v 8)", with ", 2 key/value heads" when heads share keys and values (GQA).
 std::string describe_heads(const Config& c) {
-  return fmt::format("{} (d_k {}, d_v {}{})", count_of(c.n_heads, "head"), c.d_k(), c.d_head_v(),
-                     c.n_kv_heads != c.n_heads ? ", " + count_of(c.n_kv_heads, "key/value head") : "");
+  return fmt::format(
+      "{} (d_k {}, d_v {}{})", count_of(c.n_heads, "head"), c.d_k(), c.d_head_v(),
+      c.n_kv_heads != c.n_heads ? ", " + count_of(c.n_kv_heads, "key/value head") : "");
 }
 
 // "positions learned (max 64)", "positions rotary (theta 10000, 4 of 8 dims, max 64)".
 std::string describe_positions(const Config& c) {
   std::vector<std::string> facts;
   if (c.positional == Positional::rotary) {
-    const bool whole = c.rope_theta == std::floor(c.rope_theta) && c.rope_theta < 1e15f;  // 1000000, not 1e+06
+    const bool whole =
+        c.rope_theta == std::floor(c.rope_theta) && c.rope_theta < 1e15f;  // 1000000, not 1e+06
     facts.push_back("theta " + (whole ? fmt::format("{}", static_cast<long long>(c.rope_theta))
                                       : fmt::format("{:g}", c.rope_theta)));
-    if (c.rotary_dim != c.d_k()) facts.push_back(fmt::format("{} of {} dims", c.rotary_dim, c.d_k()));
+    if (c.rotary_dim != c.d_k())
+      facts.push_back(fmt::format("{} of {} dims", c.rotary_dim, c.d_k()));
     if (c.rope_scaling.kind == RopeScaling::Kind::freq_factors) {
       facts.push_back("rope_freqs factors");  // GGUF's Llama 3 scaling, a divisor per frequency
     } else if (c.rope_scaling.kind != RopeScaling::Kind::none) {
-      facts.push_back(fmt::format("{} scaling × {:g}", c.rope_scaling.kind == RopeScaling::Kind::llama3 ? "llama3"
-                                                                                                        : "linear",
-                                  c.rope_scaling.factor));
+      facts.push_back(
+          fmt::format("{} scaling × {:g}",
+                      c.rope_scaling.kind == RopeScaling::Kind::llama3 ? "llama3" : "linear",
+                      c.rope_scaling.factor));
     }
-    if (c.rope_local_theta > 0) facts.push_back(fmt::format("local theta {:g}", c.rope_local_theta));
+    if (c.rope_local_theta > 0)
+      facts.push_back(fmt::format("local theta {:g}", c.rope_local_theta));
   }
   if (c.max_positions) facts.push_back(fmt::format("max {}", c.max_positions));
   return fmt::format("positions {}{}", positional_name(c.positional),
                      facts.empty() ? "" : fmt::format(" ({})", fmt::join(facts, ", ")));
 }
 
-// "sliding window 4096 in layers 0, 2", "scores soft-capped at 50", "scale 0.0625": only what is set.
+// "sliding window 4096 in layers 0, 2", "scores soft-capped at 50", "scale 0.0625": only what is
+// set.
 std::string describe_attention(const Config& c) {
   std::string out;
   if (!c.sliding_layers.empty()) {
@@ -51,7 +57,8 @@ std::string describe_attention(const Config& c) {
     }
     out += layers.size() == c.sliding_layers.size()
                ? fmt::format(", sliding window {} in every layer", c.sliding_window)
-               : fmt::format(", sliding window {} in layers {}", c.sliding_window, fmt::join(layers, ", "));
+               : fmt::format(", sliding window {} in layers {}", c.sliding_window,
+                             fmt::join(layers, ", "));
   }
   if (c.attn_softcap > 0) out += fmt::format(", scores soft-capped at {:g}", c.attn_softcap);
   if (c.attn_scale) out += fmt::format(", scale {:g}", *c.attn_scale);
@@ -65,11 +72,11 @@ std::string describe_attention(const Config& c) {
 // description of every LayerNorm / plain-FFN / absolute-position model reads as it always did.
 std::string describe_config(const Config& c) {
   if (c.arch == Arch::mha) {  // no layers, norms or FFN: saying "post-norm, d_ff 0" would be wrong
-    return fmt::format(
-        "layout {}, {}, one attention module, d_model {}, {}, {}, {}{}", c.layout,
-        arch_name(c.arch), c.d_model, describe_heads(c),
-        c.out_projection ? "out projection" : "no out projection", c.causal ? "causal" : "not causal",
-        c.vocab_size ? fmt::format(", vocab {}", c.vocab_size) : "");
+    return fmt::format("layout {}, {}, one attention module, d_model {}, {}, {}, {}{}", c.layout,
+                       arch_name(c.arch), c.d_model, describe_heads(c),
+                       c.out_projection ? "out projection" : "no out projection",
+                       c.causal ? "causal" : "not causal",
+                       c.vocab_size ? fmt::format(", vocab {}", c.vocab_size) : "");
   }
   std::string layers = c.arch == Arch::encoder_decoder
                            ? fmt::format("{} + {} layers", c.n_encoder_layers, c.n_decoder_layers)
@@ -78,8 +85,8 @@ std::string describe_config(const Config& c) {
       "layout {}, {}, {}, d_model {}, {}, d_ff {}, {}{}, {}{}, eps {:g}{}, {}{}, {}, vocab {}{}{}",
       c.layout, arch_name(c.arch), layers, c.d_model, describe_heads(c), c.d_ff,
       c.norm_first ? "pre-norm" : "post-norm", c.norm == NormKind::rms_norm ? " RMSNorm" : "",
-      c.ffn == FeedForwardKind::gated ? "gated " : "", activation_name(c.activation), c.layer_norm_eps,
-      c.qk_norm ? ", q/k norm" : "", c.causal ? "causal" : "not causal",
+      c.ffn == FeedForwardKind::gated ? "gated " : "", activation_name(c.activation),
+      c.layer_norm_eps, c.qk_norm ? ", q/k norm" : "", c.causal ? "causal" : "not causal",
       c.decoder_cross ? ", cross-attention" : "", describe_positions(c), c.vocab_size,
       c.tied_embeddings ? ", tied embeddings" : "", describe_attention(c));
 }

@@ -1,5 +1,6 @@
 // GGUF metadata under config.json's names: the keys convert_hf_to_gguf.py writes (gguf-py's
-// constants.py) read back, and llama.cpp's own constants (llama-model.cpp) where the file says nothing.
+// constants.py) read back, and llama.cpp's own constants (llama-model.cpp) where the file says
+// nothing.
 #include "gguf_config.hpp"
 
 #include <fmt/format.h>
@@ -20,9 +21,10 @@ using Json = nlohmann::json;
 enum class Kind { count, number, text, flag };
 
 struct KeyRule {
-  const char* key;    // after "<arch>."
+  const char* key;  // after "<arch>."
   Kind kind;
-  const char* hf;     // config.json's name; "" read (its type checked) but without effect, said why below
+  const char*
+      hf;  // config.json's name; "" read (its type checked) but without effect, said why below
   const char* archs;  // the architectures whose llama.cpp code reads it; nullptr: all
 };
 
@@ -59,8 +61,8 @@ constexpr KeyRule k_keys[] = {
 };
 
 // llama.cpp refuses a file without these (get_key without `false`); head_count too, in effect.
-constexpr const char* k_required[] = {"context_length", "embedding_length", "block_count", "attention.head_count",
-                                      "attention.layer_norm_rms_epsilon"};
+constexpr const char* k_required[] = {"context_length", "embedding_length", "block_count",
+                                      "attention.head_count", "attention.layer_norm_rms_epsilon"};
 
 bool reads(const KeyRule& r, const std::string& arch) {
   if (!r.archs) return true;
@@ -77,10 +79,14 @@ const KeyRule* rule_of(const std::string& key, const std::string& arch) {
 
 Json value_of(const GgufMetadata& m, const std::string& key, Kind kind) {
   switch (kind) {
-    case Kind::count: return m.get_count(key);
-    case Kind::number: return static_cast<double>(m.get<float>(key));  // llama.cpp reads these as f32
-    case Kind::text: return m.get<std::string>(key);
-    case Kind::flag: return m.get<bool>(key);
+    case Kind::count:
+      return m.get_count(key);
+    case Kind::number:
+      return static_cast<double>(m.get<float>(key));  // llama.cpp reads these as f32
+    case Kind::text:
+      return m.get<std::string>(key);
+    case Kind::flag:
+      return m.get<bool>(key);
   }
   return nullptr;
 }
@@ -89,23 +95,29 @@ Json value_of(const GgufMetadata& m, const std::string& key, Kind kind) {
 // 0 means none; YaRN and LongRoPE change the math in ways attnviz does not compute.
 void rope_scaling(ConfigSource& s, const std::string& file, const std::string& arch) {
   auto& v = s.values;
-  const std::string type = v.count("gguf.rope_scaling_type") ? v["gguf.rope_scaling_type"].get<std::string>() : "";
-  const double factor = v.count("gguf.rope_scaling_factor") ? v["gguf.rope_scaling_factor"].get<double>() : 0.0;
+  const std::string type =
+      v.count("gguf.rope_scaling_type") ? v["gguf.rope_scaling_type"].get<std::string>() : "";
+  const double factor =
+      v.count("gguf.rope_scaling_factor") ? v["gguf.rope_scaling_factor"].get<double>() : 0.0;
   const bool scaled = factor != 0.0 && factor != 1.0;
-  if (!std::isfinite(factor) || factor < 0.0) {  // a file's value: exit 1, named as the file names it
-    throw Error(fmt::format("{}: {}.rope.scaling.factor = {:g}: expected 0 (none) or a positive number", file, arch,
-                            factor));
+  if (!std::isfinite(factor) ||
+      factor < 0.0) {  // a file's value: exit 1, named as the file names it
+    throw Error(
+        fmt::format("{}: {}.rope.scaling.factor = {:g}: expected 0 (none) or a positive number",
+                    file, arch, factor));
   }
   if (!type.empty() && type != "none" && type != "linear") {
-    throw Error(fmt::format("{}: {}.rope.scaling.type = '{}': not supported (attnviz reads none and linear)", file,
-                            arch, printable_text(type)));
+    throw Error(fmt::format(
+        "{}: {}.rope.scaling.type = '{}': not supported (attnviz reads none and linear)", file,
+        arch, printable_text(type)));
   }
   if (type == "none" && scaled) {
-    throw Error(fmt::format("{}: {}.rope.scaling.type = 'none' but {}.rope.scaling.factor = {:g}", file, arch, arch,
-                            factor));
+    throw Error(fmt::format("{}: {}.rope.scaling.type = 'none' but {}.rope.scaling.factor = {:g}",
+                            file, arch, arch, factor));
   }
   if (type == "linear" && !scaled) {
-    throw Error(fmt::format("{}: {}.rope.scaling.type = 'linear' without a factor other than 0 or 1", file, arch));
+    throw Error(fmt::format(
+        "{}: {}.rope.scaling.type = 'linear' without a factor other than 0 or 1", file, arch));
   }
   if (scaled) {
     v["rope_scaling"] = Json{{"rope_type", "linear"}, {"factor", factor}};
@@ -116,28 +128,36 @@ void rope_scaling(ConfigSource& s, const std::string& file, const std::string& a
 void refuse_math_keys(const ConfigSource& s, const std::string& file, const std::string& arch) {
   const auto& v = s.values;
   if (v.count("gguf.expert_count") && v.at("gguf.expert_count").get<uint64_t>() > 0) {
-    throw Error(fmt::format("{}: {}.expert_count: mixture-of-experts layers are not supported", file, arch));
+    throw Error(fmt::format("{}: {}.expert_count: mixture-of-experts layers are not supported",
+                            file, arch));
   }
   if (v.count("gguf.causal") && !v.at("gguf.causal").get<bool>()) {
-    throw Error(fmt::format("{}: {}.attention.causal = false: bidirectional attention in a decoder is not supported",
-                            file, arch));
+    throw Error(fmt::format(
+        "{}: {}.attention.causal = false: bidirectional attention in a decoder is not supported",
+        file, arch));
   }
 }
 
-// What llama.cpp's load_hparams fixes for the family, whatever the file says (or where it is silent).
+// What llama.cpp's load_hparams fixes for the family, whatever the file says (or where it is
+// silent).
 void llama_cpp_constants(ConfigSource& s, const GgufTensors& t) {
   auto& v = s.values;
   const std::string& arch = t.arch();
-  if (!v.count("rope_theta")) v["rope_theta"] = 10000.0;  // llama.cpp's rope_freq_base_train default
-  v["tie_word_embeddings"] = !t.has("lm_head.weight");     // no output.weight: llama.cpp predicts with token_embd
-  if (arch == "qwen2" || arch == "qwen3") v["use_sliding_window"] = false;  // llama.cpp has no window for them
-  if (v.count("sliding_window") && v["sliding_window"] == 0) v["sliding_window"] = nullptr;  // Phi-4 writes 0
-  if (arch == "gemma2") {  // llama_hparams' defaults: n_swa 4096, soft-caps 50 and 30
+  if (!v.count("rope_theta"))
+    v["rope_theta"] = 10000.0;  // llama.cpp's rope_freq_base_train default
+  v["tie_word_embeddings"] =
+      !t.has("lm_head.weight");  // no output.weight: llama.cpp predicts with token_embd
+  if (arch == "qwen2" || arch == "qwen3")
+    v["use_sliding_window"] = false;  // llama.cpp has no window for them
+  if (v.count("sliding_window") && v["sliding_window"] == 0)
+    v["sliding_window"] = nullptr;  // Phi-4 writes 0
+  if (arch == "gemma2") {           // llama_hparams' defaults: n_swa 4096, soft-caps 50 and 30
     if (!v.count("sliding_window")) v["sliding_window"] = 4096;
     if (!v.count("attn_logit_softcapping")) v["attn_logit_softcapping"] = 50.0;
     if (!v.count("final_logit_softcapping")) v["final_logit_softcapping"] = 30.0;
   }
-  if (arch == "gemma3") {  // set_swa_pattern(6), rope_freq_base_train_swa 10000; no attention soft-cap
+  if (arch ==
+      "gemma3") {  // set_swa_pattern(6), rope_freq_base_train_swa 10000; no attention soft-cap
     if (!v.count("sliding_window")) v["sliding_window"] = nullptr;
     v["sliding_window_pattern"] = 6;
     if (!v.count("rope_local_base_freq")) v["rope_local_base_freq"] = 10000.0;
@@ -145,14 +165,18 @@ void llama_cpp_constants(ConfigSource& s, const GgufTensors& t) {
     if (!v.count("final_logit_softcapping")) v["final_logit_softcapping"] = nullptr;
   }
   if (arch == "gemma2" || arch == "gemma3") {
-    // f_attention_scale: 1/sqrt(n_embd / n_head) for the 27B models (46 / 62 layers), else 1/sqrt(head_dim)
-    const uint64_t d = v.at("gguf.embedding_length").get<uint64_t>(), heads = v.at("num_attention_heads").get<uint64_t>();
+    // f_attention_scale: 1/sqrt(n_embd / n_head) for the 27B models (46 / 62 layers), else
+    // 1/sqrt(head_dim)
+    const uint64_t d = v.at("gguf.embedding_length").get<uint64_t>(),
+                   heads = v.at("num_attention_heads").get<uint64_t>();
     const uint64_t layers = v.at("gguf.block_count").get<uint64_t>();
     const bool big = layers == (arch == "gemma2" ? 46u : 62u);
-    const uint64_t head_dim = v.count("head_dim") ? v["head_dim"].get<uint64_t>() : d / std::max<uint64_t>(heads, 1);
+    const uint64_t head_dim =
+        v.count("head_dim") ? v["head_dim"].get<uint64_t>() : d / std::max<uint64_t>(heads, 1);
     v["query_pre_attn_scalar"] = big ? d / std::max<uint64_t>(heads, 1) : head_dim;
-    s.names["query_pre_attn_scalar"] = big ? "query_pre_attn_scalar (llama.cpp's n_embd / n_head for this size)"
-                                           : "query_pre_attn_scalar (llama.cpp's head_dim)";
+    s.names["query_pre_attn_scalar"] =
+        big ? "query_pre_attn_scalar (llama.cpp's n_embd / n_head for this size)"
+            : "query_pre_attn_scalar (llama.cpp's head_dim)";
   }
 }
 
@@ -167,9 +191,10 @@ ConfigSource gguf_config_source(const GgufTensors& t) {
     if (!key.starts_with(prefix)) continue;  // general.*, tokenizer.*: not hyperparameters
     const KeyRule* r = rule_of(key.substr(prefix.size()), arch);
     if (!r) {
-      throw Error(fmt::format("{}: metadata key '{}' is not one attnviz reads for architecture {}; it may change "
-                              "the model's math, so the file is refused rather than the key ignored",
-                              file, printable_text(key), arch));
+      throw Error(fmt::format(
+          "{}: metadata key '{}' is not one attnviz reads for architecture {}; it may change "
+          "the model's math, so the file is refused rather than the key ignored",
+          file, printable_text(key), arch));
     }
     const Json v = value_of(m, key, r->kind);
     if (std::strlen(r->hf) > 0) {
@@ -179,7 +204,8 @@ ConfigSource gguf_config_source(const GgufTensors& t) {
   }
   for (const char* key : k_required) {
     if (!s.values.count(rule_of(key, arch)->hf)) {
-      throw Error(fmt::format("{}: missing metadata key '{}{}' (llama.cpp requires it too)", file, prefix, key));
+      throw Error(fmt::format("{}: missing metadata key '{}{}' (llama.cpp requires it too)", file,
+                              prefix, key));
     }
   }
   rope_scaling(s, file, arch);
@@ -191,10 +217,12 @@ ConfigSource gguf_config_source(const GgufTensors& t) {
 namespace {
 
 // "<file> metadata: llama.feed_forward_length = 40, but the tensors have d_ff = 48".
-void check_width(const ConfigSources& cfg, const std::string& hf, int actual, const std::string& what) {
+void check_width(const ConfigSources& cfg, const std::string& hf, int actual,
+                 const std::string& what) {
   const auto declared = cfg.integer({hf}, 0);
   if (declared && *declared != actual) {
-    throw Error(fmt::format("{}, but the tensors have {} = {}", cfg.declared({hf})->origin, what, actual));
+    throw Error(
+        fmt::format("{}, but the tensors have {} = {}", cfg.declared({hf})->origin, what, actual));
   }
 }
 
@@ -210,16 +238,19 @@ void apply_gguf_facts(Config& c, const GgufTensors& t, const ConfigSources& cfg)
   const std::string file = t.file().path().string();
   const std::vector<float>& f = *t.rope_freqs();
   if (c.rope_scaling.kind != RopeScaling::Kind::none) {
-    throw Error(fmt::format("{}: rope_freqs.weight beside rope.scaling (linear × {:g}): attnviz applies one of them",
-                            file, c.rope_scaling.factor));
+    throw Error(fmt::format(
+        "{}: rope_freqs.weight beside rope.scaling (linear × {:g}): attnviz applies one of them",
+        file, c.rope_scaling.factor));
   }
   if (f.size() != size_t(c.rotary_dim / 2)) {
-    throw Error(fmt::format("{}: tensor 'rope_freqs.weight' has {} values, expected {} (rotary dims / 2)", file,
-                            f.size(), c.rotary_dim / 2));
+    throw Error(
+        fmt::format("{}: tensor 'rope_freqs.weight' has {} values, expected {} (rotary dims / 2)",
+                    file, f.size(), c.rotary_dim / 2));
   }
   for (size_t i = 0; i < f.size(); ++i) {
     if (!std::isfinite(f[i]) || !(f[i] > 0)) {
-      throw Error(fmt::format("{}: rope_freqs.weight[{}] = {:g}: expected a positive number", file, i, f[i]));
+      throw Error(fmt::format("{}: rope_freqs.weight[{}] = {:g}: expected a positive number", file,
+                              i, f[i]));
     }
   }
   c.rope_scaling.kind = RopeScaling::Kind::freq_factors;

@@ -11,15 +11,29 @@ namespace {
 
 using T = GgmlType;
 
-constexpr uint32_t u(T t) { return static_cast<uint32_t>(t); }
+constexpr uint32_t u(T t) {
+  return static_cast<uint32_t>(t);
+}
 
 constexpr GgufFileType k_types[] = {
-    {"F32", 0, u(T::F32)},     {"F16", 1, u(T::F16)},       {"BF16", 32, u(T::BF16)},    {"Q8_0", 7, u(T::Q8_0)},
-    {"Q4_0", 2, u(T::Q4_0)},   {"Q4_1", 3, u(T::Q4_1)},     {"Q5_0", 8, u(T::Q5_0)},     {"Q5_1", 9, u(T::Q5_1)},
-    {"Q2_K", 10, u(T::Q2_K)},  {"Q3_K_M", 12, u(T::Q3_K)},  {"Q4_K_M", 15, u(T::Q4_K)},  {"Q5_K_M", 17, u(T::Q5_K)},
+    {"F32", 0, u(T::F32)},      {"F16", 1, u(T::F16)},      {"BF16", 32, u(T::BF16)},
+    {"Q8_0", 7, u(T::Q8_0)},    {"Q4_0", 2, u(T::Q4_0)},    {"Q4_1", 3, u(T::Q4_1)},
+    {"Q5_0", 8, u(T::Q5_0)},    {"Q5_1", 9, u(T::Q5_1)},    {"Q2_K", 10, u(T::Q2_K)},
+    {"Q3_K_M", 12, u(T::Q3_K)}, {"Q4_K_M", 15, u(T::Q4_K)}, {"Q5_K_M", 17, u(T::Q5_K)},
     {"Q6_K", 18, u(T::Q6_K)}};
 
-enum class Category { output, token_embd, attn_v, attn_k, attn_q, attn_output, ffn_up, ffn_gate, ffn_down, other };
+enum class Category {
+  output,
+  token_embd,
+  attn_v,
+  attn_k,
+  attn_q,
+  attn_output,
+  ffn_up,
+  ffn_gate,
+  ffn_down,
+  other
+};
 
 // tensor_get_category: by substring, in llama.cpp's order (attn_qkv counts as attn_v).
 Category category_of(const std::string& name) {
@@ -38,17 +52,31 @@ Category category_of(const std::string& name) {
 
 int64_t block_size(uint32_t type) {
   switch (static_cast<T>(type)) {
-    case T::Q4_0: case T::Q4_1: case T::Q5_0: case T::Q5_1: case T::Q8_0: return 32;
-    case T::Q2_K: case T::Q3_K: case T::Q4_K: case T::Q5_K: case T::Q6_K: return 256;
-    default: return 1;
+    case T::Q4_0:
+    case T::Q4_1:
+    case T::Q5_0:
+    case T::Q5_1:
+    case T::Q8_0:
+      return 32;
+    case T::Q2_K:
+    case T::Q3_K:
+    case T::Q4_K:
+    case T::Q5_K:
+    case T::Q6_K:
+      return 256;
+    default:
+      return 1;
   }
 }
 
-bool quantized(uint32_t type) { return block_size(type) > 1; }
+bool quantized(uint32_t type) {
+  return block_size(type) > 1;
+}
 
 // tensor_allows_quantization, for these families: weights of two or more dims, no norms.
 bool allows_quantization(const MixTensor& t) {
-  return t.name.ends_with("weight") && t.dims.size() >= 2 && t.name.find("_norm.weight") == std::string::npos;
+  return t.name.ends_with("weight") && t.dims.size() >= 2 &&
+         t.name.find("_norm.weight") == std::string::npos;
 }
 
 bool use_more_bits(int i_layer, int n_layers) {
@@ -64,9 +92,12 @@ struct State {
 
 uint32_t attn_v_type(State& s, uint32_t t) {
   const int gqa = s.model.n_head_kv > 0 ? s.model.n_head / s.model.n_head_kv : 1;
-  if (s.ftype == "Q2_K") t = gqa >= 4 ? u(T::Q4_K) : u(T::Q3_K);
-  else if (s.ftype == "Q3_K_M") t = s.i_attention_wv < 2 ? u(T::Q5_K) : u(T::Q4_K);
-  else if ((s.ftype == "Q4_K_M" || s.ftype == "Q5_K_M") && use_more_bits(s.i_attention_wv, s.n_attention_wv)) {
+  if (s.ftype == "Q2_K")
+    t = gqa >= 4 ? u(T::Q4_K) : u(T::Q3_K);
+  else if (s.ftype == "Q3_K_M")
+    t = s.i_attention_wv < 2 ? u(T::Q5_K) : u(T::Q4_K);
+  else if ((s.ftype == "Q4_K_M" || s.ftype == "Q5_K_M") &&
+           use_more_bits(s.i_attention_wv, s.n_attention_wv)) {
     t = u(T::Q6_K);
   }
   ++s.i_attention_wv;
@@ -104,11 +135,21 @@ uint32_t fallback(const MixTensor& x, uint32_t t) {
   if (cols % block_size(t) == 0) return t;
   uint32_t r = t;
   switch (static_cast<T>(t)) {
-    case T::Q2_K: case T::Q3_K: r = u(T::Q4_0); break;
-    case T::Q4_K: r = u(T::Q5_0); break;
-    case T::Q5_K: r = u(T::Q5_1); break;
-    case T::Q6_K: r = u(T::Q8_0); break;
-    default: break;
+    case T::Q2_K:
+    case T::Q3_K:
+      r = u(T::Q4_0);
+      break;
+    case T::Q4_K:
+      r = u(T::Q5_0);
+      break;
+    case T::Q5_K:
+      r = u(T::Q5_1);
+      break;
+    case T::Q6_K:
+      r = u(T::Q8_0);
+      break;
+    default:
+      break;
   }
   return cols % block_size(r) == 0 ? r : u(T::F16);
 }
@@ -128,8 +169,8 @@ std::string gguf_file_type_names() {
   return out;
 }
 
-std::vector<uint32_t> llama_quant_types(const std::vector<MixTensor>& tensors, const MixModel& model,
-                                        const GgufFileType& type) {
+std::vector<uint32_t> llama_quant_types(const std::vector<MixTensor>& tensors,
+                                        const MixModel& model, const GgufFileType& type) {
   State s{model, type.name};
   for (const auto& x : tensors) {  // init_quantize_state_counters
     const Category c = category_of(x.name);

@@ -1,5 +1,6 @@
 // The tensor types llama.cpp's llama-quantize gives each tensor of a file for a target file type
-// (src/llama-quant.cpp's llama_tensor_get_type, without an imatrix), so `init --gguf` writes its mixes.
+// (src/llama-quant.cpp's llama_tensor_get_type, without an imatrix), so `init --gguf` writes its
+// mixes.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +15,8 @@ struct GgufFileType {
   uint32_t base;         // the GgmlType most tensors get (llama_ftype_get_default_type)
 };
 
-// The type named (F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K_M, Q4_K_M, Q5_K_M, Q6_K);
-// nullptr for any other name.
+// The type named (F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K_M, Q4_K_M, Q5_K_M,
+// Q6_K); nullptr for any other name.
 const GgufFileType* gguf_file_type(const std::string& name);
 std::string gguf_file_type_names();  // "F32, F16, …", for messages
 
@@ -28,7 +29,7 @@ struct MixModel {
 };
 
 // One GgmlType per tensor, in the order given (llama.cpp counts attn_v tensors in file order).
-std::vector<uint32_t> llama_quant_types(const std::vector<MixTensor>& tensors, const MixModel& model,
-                                        const GgufFileType& type);
+std::vector<uint32_t> llama_quant_types(const std::vector<MixTensor>& tensors,
+                                        const MixModel& model, const GgufFileType& type);
 
 }  // namespace attnviz::detail

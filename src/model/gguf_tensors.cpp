@@ -1,5 +1,5 @@
-// GGUF tensors as a Hugging Face checkpoint: llama.cpp's names (gguf-py's tensor_mapping.py) mapped back
-// to transformers', dims reversed, and what convert_hf_to_gguf.py did to the values undone.
+// GGUF tensors as a Hugging Face checkpoint: llama.cpp's names (gguf-py's tensor_mapping.py) mapped
+// back to transformers', dims reversed, and what convert_hf_to_gguf.py did to the values undone.
 #include "gguf_tensors.hpp"
 
 #include <fmt/format.h>
@@ -20,7 +20,7 @@ struct ArchName {
   const char* arch;        // general.architecture
   const char* model_type;  // config.json's model_type of the same family
 };
-constexpr ArchName k_archs[] = {{"llama", "llama"}, {"qwen2", "qwen2"}, {"qwen3", "qwen3"},
+constexpr ArchName k_archs[] = {{"llama", "llama"},   {"qwen2", "qwen2"},        {"qwen3", "qwen3"},
                                 {"gemma2", "gemma2"}, {"gemma3", "gemma3_text"}, {"phi3", "phi3"}};
 
 struct NameRule {
@@ -32,18 +32,21 @@ struct NameRule {
 constexpr NameRule k_top[] = {
     {"token_embd", "model.embed_tokens"}, {"output_norm", "model.norm"}, {"output", "lm_head"}};
 constexpr NameRule k_layer[] = {
-    {"attn_norm", "input_layernorm"},      {"attn_q", "self_attn.q_proj"},
-    {"attn_k", "self_attn.k_proj"},        {"attn_v", "self_attn.v_proj"},
-    {"attn_output", "self_attn.o_proj"},   {"attn_q_norm", "self_attn.q_norm"},
-    {"attn_k_norm", "self_attn.k_norm"},   {"ffn_norm", "post_attention_layernorm"},
-    {"ffn_gate", "mlp.gate_proj"},         {"ffn_up", "mlp.up_proj"},
+    {"attn_norm", "input_layernorm"},    {"attn_q", "self_attn.q_proj"},
+    {"attn_k", "self_attn.k_proj"},      {"attn_v", "self_attn.v_proj"},
+    {"attn_output", "self_attn.o_proj"}, {"attn_q_norm", "self_attn.q_norm"},
+    {"attn_k_norm", "self_attn.k_norm"}, {"ffn_norm", "post_attention_layernorm"},
+    {"ffn_gate", "mlp.gate_proj"},       {"ffn_up", "mlp.up_proj"},
     {"ffn_down", "mlp.down_proj"}};
-// Gemma 2/3's sandwich: FFN_NORM is pre_feedforward_layernorm, ATTN_POST_NORM post_attention_layernorm.
+// Gemma 2/3's sandwich: FFN_NORM is pre_feedforward_layernorm, ATTN_POST_NORM
+// post_attention_layernorm.
 constexpr NameRule k_gemma_layer[] = {{"ffn_norm", "pre_feedforward_layernorm"},
                                       {"post_attention_norm", "post_attention_layernorm"},
                                       {"post_ffw_norm", "post_feedforward_layernorm"}};
-// Phi-3 keeps qkv_proj fused (ATTN_QKV) and gate_up_proj as FFN_UP: [gate; up], as ggml_swiglu splits it.
-constexpr NameRule k_phi3_layer[] = {{"attn_qkv", "self_attn.qkv_proj"}, {"ffn_up", "mlp.gate_up_proj"}};
+// Phi-3 keeps qkv_proj fused (ATTN_QKV) and gate_up_proj as FFN_UP: [gate; up], as ggml_swiglu
+// splits it.
+constexpr NameRule k_phi3_layer[] = {{"attn_qkv", "self_attn.qkv_proj"},
+                                     {"ffn_up", "mlp.gate_up_proj"}};
 
 template <size_t N>
 const char* lookup(const NameRule (&rules)[N], const std::string& base) {
@@ -54,10 +57,12 @@ const char* lookup(const NameRule (&rules)[N], const std::string& base) {
 }
 
 const char* layer_name(const std::string& arch, const std::string& base) {
-  // Tensors llama.cpp's graph of the architecture never reads: binding them would compute another model.
+  // Tensors llama.cpp's graph of the architecture never reads: binding them would compute another
+  // model.
   const bool qk_norm = arch == "qwen3" || arch == "gemma3";
   if ((base == "attn_q_norm" || base == "attn_k_norm") && !qk_norm) return nullptr;
-  if (base == "ffn_gate" && arch == "phi3") return nullptr;  // Phi-3's gate is the first half of ffn_up
+  if (base == "ffn_gate" && arch == "phi3")
+    return nullptr;  // Phi-3's gate is the first half of ffn_up
   if (arch == "gemma2" || arch == "gemma3") {
     if (const char* hf = lookup(k_gemma_layer, base)) return hf;
   }
@@ -67,7 +72,8 @@ const char* layer_name(const std::string& arch, const std::string& base) {
   return lookup(k_layer, base);
 }
 
-// "blk.3.attn_q.weight" → "model.layers.3.self_attn.q_proj.weight"; nullopt for a name no rule maps.
+// "blk.3.attn_q.weight" → "model.layers.3.self_attn.q_proj.weight"; nullopt for a name no rule
+// maps.
 std::optional<std::string> hf_name(const std::string& arch, const std::string& name) {
   std::string suffix;
   for (const char* s : {".weight", ".bias"}) {
@@ -86,7 +92,8 @@ std::optional<std::string> hf_name(const std::string& arch, const std::string& n
   const char* last = base.data() + dot;
   const auto [end, ec] = std::from_chars(first, last, layer);
   // "blk.03" would name layer 3 twice over: only the converter's own decimal form is read.
-  if (ec != std::errc() || end != last || layer < 0 || (last - first > 1 && *first == '0')) return std::nullopt;
+  if (ec != std::errc() || end != last || layer < 0 || (last - first > 1 && *first == '0'))
+    return std::nullopt;
   const char* hf = layer_name(arch, base.substr(dot + 1));
   if (!hf) return std::nullopt;
   return fmt::format("model.layers.{}.{}{}", layer, hf, suffix);
@@ -126,8 +133,8 @@ void permute_rows(std::vector<float>& data, int64_t rows, int64_t cols, int head
     for (int64_t j = 0; j < 2; ++j) {
       for (int64_t i = 0; i < half; ++i) {
         const int64_t hf = h * d + j * half + i, gguf = h * d + 2 * i + j;
-        std::memcpy(data.data() + (undo ? hf : gguf) * cols, from.data() + (undo ? gguf : hf) * cols,
-                    sizeof(float) * size_t(cols));
+        std::memcpy(data.data() + (undo ? hf : gguf) * cols,
+                    from.data() + (undo ? gguf : hf) * cols, sizeof(float) * size_t(cols));
       }
     }
   }
@@ -154,13 +161,15 @@ GgufTensors::GgufTensors(const fs::path& path) : file_(GgufFile::open(path)) {
   const GgufMetadata& m = file_.metadata();
   arch_ = m.get<std::string>("general.architecture");
   if (!gguf_model_type(arch_)) {
-    throw Error(fmt::format("{}: general.architecture '{}' is not one attnviz runs (it runs {})", path.string(),
-                            printable_text(arch_), gguf_architectures()));
+    throw Error(fmt::format("{}: general.architecture '{}' is not one attnviz runs (it runs {})",
+                            path.string(), printable_text(arch_), gguf_architectures()));
   }
   if (arch_ == "llama") {  // the converter permuted q by n_head and k by n_head_kv
-    n_heads_ = static_cast<int>(std::min<uint64_t>(m.get_count("llama.attention.head_count"), 1u << 30));
+    n_heads_ =
+        static_cast<int>(std::min<uint64_t>(m.get_count("llama.attention.head_count"), 1u << 30));
     n_kv_heads_ = m.find("llama.attention.head_count_kv")
-                      ? static_cast<int>(std::min<uint64_t>(m.get_count("llama.attention.head_count_kv"), 1u << 30))
+                      ? static_cast<int>(std::min<uint64_t>(
+                            m.get_count("llama.attention.head_count_kv"), 1u << 30))
                       : n_heads_;
   }
   for (const auto& t : file_.tensors()) add(t);
@@ -169,30 +178,42 @@ GgufTensors::GgufTensors(const fs::path& path) : file_(GgufFile::open(path)) {
 void GgufTensors::add(const GgufTensorInfo& t) {
   const std::string& file = file_.path().string();
   if (t.name == "rope_factors_long.weight" || t.name == "rope_factors_short.weight") {
-    throw Error(fmt::format("{}: tensor '{}': LongRoPE frequency factors (rope type longrope, Phi-3's long-context "
-                            "scaling) are not implemented", file, t.name));
+    throw Error(fmt::format(
+        "{}: tensor '{}': LongRoPE frequency factors (rope type longrope, Phi-3's long-context "
+        "scaling) are not implemented",
+        file, t.name));
   }
   if (t.name == "rope_freqs.weight" && arch_ == "llama") {
     if (t.type != uint32_t(GgmlType::F32) || t.dims.size() != 1) {
-      throw Error(fmt::format("{}: tensor 'rope_freqs.weight' has type {} and {} dims, expected F32 with 1",
-                              file, ggml_type_name(t.type), t.dims.size()));
+      throw Error(
+          fmt::format("{}: tensor 'rope_freqs.weight' has type {} and {} dims, expected F32 with 1",
+                      file, ggml_type_name(t.type), t.dims.size()));
     }
     rope_freqs_ = file_.dequantize(t);
     return;
   }
   const auto hf = hf_name(arch_, t.name);
   if (!hf) {
-    throw Error(fmt::format("{}: tensor '{}' is not one attnviz reads for architecture {} (llama.cpp's token_embd, "
-                            "output_norm, output and blk.N.attn_*/ffn_* names)", file, printable_text(t.name), arch_));
+    throw Error(fmt::format(
+        "{}: tensor '{}' is not one attnviz reads for architecture {} (llama.cpp's token_embd, "
+        "output_norm, output and blk.N.attn_*/ffn_* names)",
+        file, printable_text(t.name), arch_));
   }
-  Entry e{&t, TensorInfo{*hf, ggml_type_name(t.type), {t.dims.rbegin(), t.dims.rend()}, t.offset, t.offset + t.bytes},
+  Entry e{&t,
+          TensorInfo{*hf,
+                     ggml_type_name(t.type),
+                     {t.dims.rbegin(), t.dims.rend()},
+                     t.offset,
+                     t.offset + t.bytes},
           0};
-  if (arch_ == "llama" && (t.name.find(".attn_q.") != std::string::npos || t.name.find(".attn_k.") != std::string::npos)) {
+  if (arch_ == "llama" && (t.name.find(".attn_q.") != std::string::npos ||
+                           t.name.find(".attn_k.") != std::string::npos)) {
     e.permuted_heads = t.name.find(".attn_q.") != std::string::npos ? n_heads_ : n_kv_heads_;
     const int64_t rows = t.dims.size() == 1 ? t.dims[0] : t.rows();
     if (e.permuted_heads <= 0 || rows % (2 * int64_t(e.permuted_heads)) != 0) {
-      throw Error(fmt::format("{}: tensor '{}' has {} rows, which {} heads of an even width do not divide", file,
-                              t.name, rows, e.permuted_heads));
+      throw Error(
+          fmt::format("{}: tensor '{}' has {} rows, which {} heads of an even width do not divide",
+                      file, t.name, rows, e.permuted_heads));
     }
   }
   if (!entries_.emplace(*hf, std::move(e)).second) {
@@ -202,11 +223,14 @@ void GgufTensors::add(const GgufTensorInfo& t) {
 
 const GgufTensors::Entry& GgufTensors::entry(const std::string& name) const {
   const auto it = entries_.find(name);
-  if (it == entries_.end()) throw Error(fmt::format("{}: missing tensor '{}'", file_.path().string(), name));
+  if (it == entries_.end())
+    throw Error(fmt::format("{}: missing tensor '{}'", file_.path().string(), name));
   return it->second;
 }
 
-const TensorInfo& GgufTensors::info(const std::string& name) const { return entry(name).info; }
+const TensorInfo& GgufTensors::info(const std::string& name) const {
+  return entry(name).info;
+}
 
 std::vector<std::string> GgufTensors::names() const {
   std::vector<std::string> out;
@@ -217,9 +241,10 @@ std::vector<std::string> GgufTensors::names() const {
 void GgufTensors::check_convertible(const std::string& name) const {
   const Entry& e = entry(name);
   if (!ggml_type_dequantizable(e.gguf->type)) {
-    throw Error(fmt::format("{}: tensor '{}' ({}) has type {}, which attnviz cannot convert (it reads F32, F16, "
-                            "BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K)",
-                            file_.path().string(), e.gguf->name, name, ggml_type_name(e.gguf->type)));
+    throw Error(fmt::format(
+        "{}: tensor '{}' ({}) has type {}, which attnviz cannot convert (it reads F32, F16, "
+        "BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K)",
+        file_.path().string(), e.gguf->name, name, ggml_type_name(e.gguf->type)));
   }
 }
 
@@ -251,7 +276,8 @@ void GgufTensors::load_into(const std::string& name, float* out) const {
       file_.dequantize_rows(*e.gguf, 0, 1, file_order.data());
       for (int64_t g = 0; g < n; ++g) out[hf_index(g)] = file_order[static_cast<size_t>(g)];
     } else {
-      for (int64_t g = 0; g < rows; ++g) file_.dequantize_rows(*e.gguf, g, g + 1, out + hf_index(g) * cols);
+      for (int64_t g = 0; g < rows; ++g)
+        file_.dequantize_rows(*e.gguf, g, g + 1, out + hf_index(g) * cols);
     }
   }
   release_mapped(file_.tensor_data(*e.gguf), e.gguf->bytes);  // converted: its pages may go
@@ -261,7 +287,8 @@ TokenTable GgufTensors::table(const std::string& name, std::shared_ptr<const voi
   check_convertible(name);
   const Entry& e = entry(name);
   if (e.info.shape.size() != 2 || e.permuted_heads > 0) {
-    throw Error(fmt::format("a token table is a matrix [vocab, d_model], not {}", shape_string(e.info.shape)));
+    throw Error(fmt::format("a token table is a matrix [vocab, d_model], not {}",
+                            shape_string(e.info.shape)));
   }
   const GgufFile* file = &file_;
   const GgufTensorInfo* t = e.gguf;
@@ -269,7 +296,8 @@ TokenTable GgufTensors::table(const std::string& name, std::shared_ptr<const voi
     file->dequantize_rows(*t, r0, r0 + n, out);
     const uint64_t row_bytes = t->bytes / uint64_t(t->rows());
     // A pass over a 128k-token table would otherwise leave all of it resident.
-    if (n > 1) release_mapped(file->tensor_data(*t) + uint64_t(r0) * row_bytes, uint64_t(n) * row_bytes);
+    if (n > 1)
+      release_mapped(file->tensor_data(*t) + uint64_t(r0) * row_bytes, uint64_t(n) * row_bytes);
   };
   return TokenTable(e.info.shape[0], e.info.shape[1], read, std::move(owner));
 }

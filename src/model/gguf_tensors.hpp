@@ -17,12 +17,13 @@
 
 namespace attnviz::detail {
 
-// general.architecture → the Hugging Face model_type attnviz runs it as; nullopt when not supported.
+// general.architecture → the Hugging Face model_type attnviz runs it as; nullopt when not
+// supported.
 std::optional<std::string> gguf_model_type(const std::string& arch);
 // "llama, qwen2, qwen3, gemma2, gemma3, phi3", for messages.
 std::string gguf_architectures();
-// llama.cpp's name of a Hugging Face tensor name for the architecture (the reader's table inverted);
-// nullopt when the architecture's graph has no such tensor.
+// llama.cpp's name of a Hugging Face tensor name for the architecture (the reader's table
+// inverted); nullopt when the architecture's graph has no such tensor.
 std::optional<std::string> gguf_tensor_name(const std::string& arch, const std::string& hf);
 // convert_hf_to_gguf.py's LlamaModel.permute of q/k rows ([rows, cols], `heads` heads): HF row
 // j · d/2 + i of a head becomes row 2i + j; `undo` turns the file's rows back into HF's.
@@ -39,7 +40,8 @@ class GgufTensors {
   // type's name ("Q4_K"), begin/end the bytes in the data section.
   const TensorInfo& info(const std::string& name) const;
   std::vector<std::string> names() const;
-  // llama.cpp's name of a Hugging Face name (present or not), for messages; the name itself if none.
+  // llama.cpp's name of a Hugging Face name (present or not), for messages; the name itself if
+  // none.
   std::string name_in_file(const std::string& hf) const;
   // The whole tensor as float32 (one layer's tensor at a time), Llama's q/k rows in HF's order.
   Tensor load(const std::string& name) const;

@@ -1,5 +1,5 @@
-// Resolving `-m`: an existing path, or a repo id in the Hugging Face hub cache, looked up offline as
-// huggingface_hub's try_to_load_from_cache does (models--{org}--{name}/refs, snapshots, blobs).
+// Resolving `-m`: an existing path, or a repo id in the Hugging Face hub cache, looked up offline
+// as huggingface_hub's try_to_load_from_cache does (models--{org}--{name}/refs, snapshots, blobs).
 #include "attnviz/model/hf_cache.hpp"
 
 #include <fmt/format.h>
@@ -43,8 +43,10 @@ bool is_word_char(char c) {
 // One part of REPO_ID_REGEX (huggingface_hub's _validators.py): word characters, '-' and '.',
 // starting and ending with a word character.
 bool is_repo_part(const std::string& s, size_t max_size) {
-  if (s.empty() || s.size() > max_size || !is_word_char(s.front()) || !is_word_char(s.back())) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return is_word_char(c) || c == '-' || c == '.'; });
+  if (s.empty() || s.size() > max_size || !is_word_char(s.front()) || !is_word_char(s.back()))
+    return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return is_word_char(c) || c == '-' || c == '.'; });
 }
 
 // validate_repo_id: `name` or `namespace/name` (name at most 96 characters), no "--" or "..",
@@ -67,7 +69,8 @@ bool is_revision(const std::string& rev) {
     const size_t end = std::min(rev.find('/', begin), rev.size());
     const std::string part = rev.substr(begin, end - begin);
     if (part.empty() || part == "." || part == "..") return false;
-    if (!std::all_of(part.begin(), part.end(), [](char c) { return is_word_char(c) || c == '-' || c == '.'; })) {
+    if (!std::all_of(part.begin(), part.end(),
+                     [](char c) { return is_word_char(c) || c == '-' || c == '.'; })) {
       return false;
     }
     begin = end + 1;
@@ -85,7 +88,8 @@ std::optional<RepoRef> parse_repo_ref(const std::string& argument) {
   RepoRef ref{argument.substr(0, at), at == std::string::npos ? "main" : argument.substr(at + 1),
               at != std::string::npos};
   // "modle.safetensors" is a mistyped file, not a repo: say only that the file is missing.
-  if (ref.id.ends_with(".safetensors") || !is_repo_id(ref.id) || !is_revision(ref.revision)) return std::nullopt;
+  if (ref.id.ends_with(".safetensors") || !is_repo_id(ref.id) || !is_revision(ref.revision))
+    return std::nullopt;
   return ref;
 }
 
@@ -119,46 +123,58 @@ std::optional<std::string> read_ref(const fs::path& repo_dir, const std::string&
   in.read(commit.data(), static_cast<std::streamsize>(commit.size()));
   commit.resize(static_cast<size_t>(in.gcount()));
   if (commit.size() > k_max_ref_bytes) {
-    throw Error(fmt::format("{}: more than {} bytes; expected a commit hash (at most 128 characters and a line end)",
-                            file.string(), k_max_ref_bytes));
+    throw Error(fmt::format(
+        "{}: more than {} bytes; expected a commit hash (at most 128 characters and a line end)",
+        file.string(), k_max_ref_bytes));
   }
-  while (!commit.empty() && (commit.back() == '\n' || commit.back() == '\r' || commit.back() == ' ')) commit.pop_back();
-  if (commit.empty() || commit.size() > 128 || !is_revision(commit) || commit.find('/') != std::string::npos) {
-    throw Error(fmt::format("{}: expected a commit hash, found '{}'", file.string(), printable_text(commit)));
+  while (!commit.empty() &&
+         (commit.back() == '\n' || commit.back() == '\r' || commit.back() == ' '))
+    commit.pop_back();
+  if (commit.empty() || commit.size() > 128 || !is_revision(commit) ||
+      commit.find('/') != std::string::npos) {
+    throw Error(fmt::format("{}: expected a commit hash, found '{}'", file.string(),
+                            printable_text(commit)));
   }
   return commit;
 }
 
 std::string listed(const std::vector<std::string>& names) {
-  return names.empty() ? "none" : printable_text(fmt::format("{}", fmt::join(names, ", ")));  // folder names: any bytes
+  return names.empty() ? "none"
+                       : printable_text(
+                             fmt::format("{}", fmt::join(names, ", ")));  // folder names: any bytes
 }
 
 // The commit whose snapshot to load: refs/<revision>, else the revision as a commit, else (no
 // revision asked, no refs/main) the one snapshot there is.
 std::string choose_commit(const RepoRef& ref, const fs::path& repo_dir) {
   const std::vector<std::string> snapshots = snapshot_names(repo_dir);
-  const auto has = [&](const std::string& c) { return std::count(snapshots.begin(), snapshots.end(), c) > 0; };
+  const auto has = [&](const std::string& c) {
+    return std::count(snapshots.begin(), snapshots.end(), c) > 0;
+  };
   if (const auto commit = read_ref(repo_dir, ref.revision)) {
     if (has(*commit)) return *commit;
-    throw Error(fmt::format("{}: refs/{} names commit {}, but {} has no such snapshot (snapshots: {}): an "
-                            "incomplete download; fetch it again with `huggingface-cli download {}`",
-                            ref.id, ref.revision, *commit, (repo_dir / "snapshots").string(),
-                            listed(snapshots), ref.id));
+    throw Error(
+        fmt::format("{}: refs/{} names commit {}, but {} has no such snapshot (snapshots: {}): an "
+                    "incomplete download; fetch it again with `huggingface-cli download {}`",
+                    ref.id, ref.revision, *commit, (repo_dir / "snapshots").string(),
+                    listed(snapshots), ref.id));
   }
   if (ref.revision_given) {
     if (has(ref.revision)) return ref.revision;
-    throw Error(fmt::format("{}@{}: neither a ref (no {}) nor a snapshot in {} (snapshots: {})", ref.id,
-                            ref.revision, (repo_dir / "refs" / ref.revision).string(),
+    throw Error(fmt::format("{}@{}: neither a ref (no {}) nor a snapshot in {} (snapshots: {})",
+                            ref.id, ref.revision, (repo_dir / "refs" / ref.revision).string(),
                             (repo_dir / "snapshots").string(), listed(snapshots)));
   }
   if (snapshots.size() == 1) return snapshots.front();
   if (snapshots.empty()) {
-    throw Error(fmt::format("{}: {} holds no snapshot (an interrupted download?); fetch it with "
-                            "`huggingface-cli download {}`",
-                            ref.id, repo_dir.string(), ref.id));
+    throw Error(
+        fmt::format("{}: {} holds no snapshot (an interrupted download?); fetch it with "
+                    "`huggingface-cli download {}`",
+                    ref.id, repo_dir.string(), ref.id));
   }
-  throw usage_error(fmt::format("{}: {} has no refs/main and {} snapshots ({}): name one as {}@<commit>",
-                                ref.id, repo_dir.string(), snapshots.size(), listed(snapshots), ref.id));
+  throw usage_error(
+      fmt::format("{}: {} has no refs/main and {} snapshots ({}): name one as {}@<commit>", ref.id,
+                  repo_dir.string(), snapshots.size(), listed(snapshots), ref.id));
 }
 
 // A snapshot holds symlinks into blobs/; one whose blob is gone is an incomplete or pruned
@@ -166,14 +182,16 @@ std::string choose_commit(const RepoRef& ref, const fs::path& repo_dir) {
 void check_blobs(const fs::path& snapshot, const std::string& id) {
   std::error_code ec;
   std::vector<fs::path> entries;
-  for (fs::directory_iterator it(snapshot, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(it->path());
+  for (fs::directory_iterator it(snapshot, ec), end; !ec && it != end; it.increment(ec))
+    entries.push_back(it->path());
   if (ec) throw Error(fmt::format("{}: cannot list {}: {}", id, snapshot.string(), ec.message()));
   std::sort(entries.begin(), entries.end());
   for (const fs::path& p : entries) {
     if (!fs::is_symlink(p, ec) || fs::exists(p, ec)) continue;
-    throw Error(fmt::format("{}: {} points to {}, which is missing (an incomplete download or a pruned "
-                            "cache); fetch it again with `huggingface-cli download {}`",
-                            id, printable_text(p.string()), printable_text(fs::read_symlink(p, ec).string()), id));
+    throw Error(fmt::format(
+        "{}: {} points to {}, which is missing (an incomplete download or a pruned "
+        "cache); fetch it again with `huggingface-cli download {}`",
+        id, printable_text(p.string()), printable_text(fs::read_symlink(p, ec).string()), id));
   }
 }
 
@@ -181,8 +199,8 @@ void check_blobs(const fs::path& snapshot, const std::string& id) {
 
 HfEnvironment HfEnvironment::of_process() {
   HfEnvironment env{env_or_empty("HF_HUB_CACHE"), env_or_empty("HUGGINGFACE_HUB_CACHE"),
-                    env_or_empty("HF_HOME"), env_or_empty("XDG_CACHE_HOME"), env_or_empty("HOME"),
-                    env_or_empty("OLLAMA_MODELS")};
+                    env_or_empty("HF_HOME"),      env_or_empty("XDG_CACHE_HOME"),
+                    env_or_empty("HOME"),         env_or_empty("OLLAMA_MODELS")};
   if (env.home.empty()) {  // as os.path.expanduser: the passwd entry when $HOME is unset
     if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) env.home = pw->pw_dir;
   }
@@ -192,18 +210,21 @@ HfEnvironment HfEnvironment::of_process() {
 HubCache hub_cache_of(const HfEnvironment& env) {
   const auto at = [&](const std::string& p) { return expand_home(p, env.home); };
   if (!env.hf_hub_cache.empty()) return {at(env.hf_hub_cache), "$HF_HUB_CACHE"};
-  if (!env.huggingface_hub_cache.empty()) return {at(env.huggingface_hub_cache), "$HUGGINGFACE_HUB_CACHE"};
+  if (!env.huggingface_hub_cache.empty())
+    return {at(env.huggingface_hub_cache), "$HUGGINGFACE_HUB_CACHE"};
   if (!env.hf_home.empty()) return {at(env.hf_home) / "hub", "$HF_HOME/hub"};
   if (!env.xdg_cache_home.empty()) {
     return {at(env.xdg_cache_home) / "huggingface" / "hub", "$XDG_CACHE_HOME/huggingface/hub"};
   }
-  return {fs::path(env.home) / ".cache" / "huggingface" / "hub", "the default, ~/.cache/huggingface/hub"};
+  return {fs::path(env.home) / ".cache" / "huggingface" / "hub",
+          "the default, ~/.cache/huggingface/hub"};
 }
 
 std::string ModelLocation::description() const {
   if (!from_cache()) return path.string();
   if (from_ollama()) {
-    return fmt::format("Ollama: {}, blob {} ({})", repo_id.substr(7), commit.substr(0, 14), path.string());
+    return fmt::format("Ollama: {}, blob {} ({})", repo_id.substr(7), commit.substr(0, 14),
+                       path.string());
   }
   const bool named = revision != "main" && revision != commit;
   return fmt::format("HF cache: {}{} @ {} ({})", repo_id, named ? " (" + revision + ")" : "",
@@ -214,16 +235,18 @@ ModelLocation locate_model(const std::string& argument, const HfEnvironment& env
   std::error_code ec;
   if (fs::exists(fs::symlink_status(argument, ec))) return {argument, {}, {}, {}};
   if (argument.starts_with(k_ollama_prefix)) return locate_ollama_model(argument.substr(7), env);
-  const std::string missing = fmt::format("{}: no such file or directory", printable_text(argument));
+  const std::string missing =
+      fmt::format("{}: no such file or directory", printable_text(argument));
   const std::optional<RepoRef> ref = parse_repo_ref(argument);
   if (!ref) throw Error(missing);
   const HubCache cache = hub_cache_of(env);
   const fs::path repo_dir = cache.dir / repo_folder_name(ref->id);
   if (!fs::is_directory(repo_dir, ec)) {
-    throw Error(fmt::format("{}, nor a model in the Hugging Face cache: no {} (the cache is {}, from {}). "
-                            "attnviz never downloads: fetch it with `huggingface-cli download {}`, or set "
-                            "HF_HUB_CACHE or HF_HOME to the cache that holds it",
-                            missing, repo_dir.string(), cache.dir.string(), cache.chosen_by, ref->id));
+    throw Error(
+        fmt::format("{}, nor a model in the Hugging Face cache: no {} (the cache is {}, from {}). "
+                    "attnviz never downloads: fetch it with `huggingface-cli download {}`, or set "
+                    "HF_HUB_CACHE or HF_HOME to the cache that holds it",
+                    missing, repo_dir.string(), cache.dir.string(), cache.chosen_by, ref->id));
   }
   const std::string commit = choose_commit(*ref, repo_dir);
   const fs::path snapshot = repo_dir / "snapshots" / commit;

@@ -1,4 +1,5 @@
-// `attnviz init --arch llama|mistral|qwen2|qwen3|gemma2|phi3`: the Hugging Face checkpoint of a family.
+// `attnviz init --arch llama|mistral|qwen2|qwen3|gemma2|phi3`: the Hugging Face checkpoint of a
+// family.
 #include <fmt/format.h>
 
 #include "attnviz/core/error.hpp"
@@ -18,22 +19,34 @@ struct Shape {
 // Gemma 2, Phi-3 mini), in their config.json names.
 Json family_config(const std::string& arch, const Shape& s) {
   const char* classes[][2] = {{"llama", "Llama"}, {"mistral", "Mistral"}, {"qwen2", "Qwen2"},
-                               {"qwen3", "Qwen3"}, {"gemma2", "Gemma2"}, {"phi3", "Phi3"}};
+                              {"qwen3", "Qwen3"}, {"gemma2", "Gemma2"},   {"phi3", "Phi3"}};
   std::string name;
   for (const auto& [type, cls] : classes) {
     if (arch == type) name = cls;
   }
-  Json c{{"architectures", {name + "ForCausalLM"}}, {"model_type", arch},
-         {"hidden_size", s.d}, {"intermediate_size", s.d_ff}, {"num_hidden_layers", s.layers},
-         {"num_attention_heads", s.heads}, {"num_key_value_heads", s.kv_heads}, {"head_dim", s.head_dim},
-         {"hidden_act", "silu"}, {"max_position_embeddings", 131072}, {"rms_norm_eps", 1e-5},
-         {"rope_theta", 10000.0}, {"tie_word_embeddings", false}, {"vocab_size", s.vocab},
+  Json c{{"architectures", {name + "ForCausalLM"}},
+         {"model_type", arch},
+         {"hidden_size", s.d},
+         {"intermediate_size", s.d_ff},
+         {"num_hidden_layers", s.layers},
+         {"num_attention_heads", s.heads},
+         {"num_key_value_heads", s.kv_heads},
+         {"head_dim", s.head_dim},
+         {"hidden_act", "silu"},
+         {"max_position_embeddings", 131072},
+         {"rms_norm_eps", 1e-5},
+         {"rope_theta", 10000.0},
+         {"tie_word_embeddings", false},
+         {"vocab_size", s.vocab},
          {"torch_dtype", "float32"}};
   if (arch == "llama") {
     c["rope_theta"] = 500000.0;
     c["tie_word_embeddings"] = true;
-    c["rope_scaling"] = {{"factor", 32.0}, {"high_freq_factor", 4.0}, {"low_freq_factor", 1.0},
-                         {"original_max_position_embeddings", 8192}, {"rope_type", "llama3"}};
+    c["rope_scaling"] = {{"factor", 32.0},
+                         {"high_freq_factor", 4.0},
+                         {"low_freq_factor", 1.0},
+                         {"original_max_position_embeddings", 8192},
+                         {"rope_type", "llama3"}};
   } else if (arch == "mistral" || arch == "phi3") {
     c["sliding_window"] = arch == "phi3" ? 2047 : 4096;
     c["max_position_embeddings"] = arch == "phi3" ? 4096 : 32768;
@@ -67,7 +80,8 @@ void write_layer(InitWriter& w, const std::string& arch, const Shape& s, int l) 
     w.hf_weight(a + "qkv_proj", s.d, q + 2 * kv);
   } else {
     const auto proj = [&](const char* name, int rows) {
-      arch == "qwen2" ? w.hf_linear(a + name, s.d, rows) : w.hf_weight(a + name, s.d, rows);  // Qwen2's biases
+      arch == "qwen2" ? w.hf_linear(a + name, s.d, rows)
+                      : w.hf_weight(a + name, s.d, rows);  // Qwen2's biases
     };
     proj("q_proj", q);
     proj("k_proj", kv);
@@ -109,13 +123,15 @@ bool is_hf_family(const std::string& arch) {
 
 namespace attnviz::detail {
 
-Json write_llama_family(InitWriter& w, const InitOptions& o, int d, int heads, int d_ff, int layers) {
+Json write_llama_family(InitWriter& w, const InitOptions& o, int d, int heads, int d_ff,
+                        int layers) {
   const int kv_heads = o.n_kv_heads > 0 ? o.n_kv_heads : heads % 2 == 0 ? heads / 2 : heads;
   if (heads % kv_heads != 0) {
     throw usage_error(fmt::format("init: --kv-heads {} must divide --heads {}", kv_heads, heads));
   }
   if (o.vocab_size <= 0 || o.tokenizer_json.empty()) {
-    throw usage_error(fmt::format("init --arch {}: the model needs a tokenizer (its vocabulary size)", o.arch));
+    throw usage_error(
+        fmt::format("init --arch {}: the model needs a tokenizer (its vocabulary size)", o.arch));
   }
   const Shape s{d, heads, kv_heads, d / heads, d_ff, layers, o.vocab_size};
   w.embedding("model.embed_tokens.weight", s.vocab, d, 0.02f);

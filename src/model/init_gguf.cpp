@@ -1,6 +1,7 @@
-// `attnviz init --arch <family> --gguf TYPE`: the random checkpoint as llama.cpp's convert_hf_to_gguf.py
-// writes it (names, u32 counts, Llama's q/k permutation, Gemma's 1 + w norms, Llama 3's rope_freqs,
-// the tokenizer as tokenizer.ggml.*), then typed per tensor as llama-quantize would.
+// `attnviz init --arch <family> --gguf TYPE`: the random checkpoint as llama.cpp's
+// convert_hf_to_gguf.py writes it (names, u32 counts, Llama's q/k permutation, Gemma's 1 + w norms,
+// Llama 3's rope_freqs, the tokenizer as tokenizer.ggml.*), then typed per tensor as llama-quantize
+// would.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -9,8 +10,8 @@
 #include "attnviz/io/gguf_write.hpp"
 #include "gguf_quant_mix.hpp"
 #include "gguf_tensors.hpp"
-#include "init_writer.hpp"
 #include "init_gguf_tokenizer.hpp"
+#include "init_writer.hpp"
 
 namespace attnviz::detail {
 
@@ -19,22 +20,29 @@ namespace {
 using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
-// MistralForCausalLM is converted by LlamaModel: architecture llama (llama.cpp applies no window to it).
-std::string gguf_arch(const std::string& arch) { return arch == "mistral" ? "llama" : arch; }
+// MistralForCausalLM is converted by LlamaModel: architecture llama (llama.cpp applies no window to
+// it).
+std::string gguf_arch(const std::string& arch) {
+  return arch == "mistral" ? "llama" : arch;
+}
 
-uint32_t count(const Json& c, const char* key) { return c.at(key).get<uint32_t>(); }
+uint32_t count(const Json& c, const char* key) {
+  return c.at(key).get<uint32_t>();
+}
 
 // LlamaModel.generate_extra_tensors for rope_type llama3: one divisor per rotary pair.
 std::vector<float> llama3_rope_freqs(const Json& c) {
   const Json& s = c.at("rope_scaling");
   const double base = c.at("rope_theta").get<double>(), factor = s.at("factor").get<double>();
-  const double low = s.at("low_freq_factor").get<double>(), high = s.at("high_freq_factor").get<double>();
+  const double low = s.at("low_freq_factor").get<double>(),
+               high = s.at("high_freq_factor").get<double>();
   const double old_len = s.at("original_max_position_embeddings").get<double>();
   const int dim = c.at("head_dim").get<int>();
   std::vector<float> out;
   for (int i = 0; i < dim; i += 2) {
     // torch: 1 / base ** (arange(0, dim, 2, float32) / dim), in float32
-    const float freq = 1.0f / std::pow(static_cast<float>(base), static_cast<float>(i) / static_cast<float>(dim));
+    const float freq =
+        1.0f / std::pow(static_cast<float>(base), static_cast<float>(i) / static_cast<float>(dim));
     const double wavelen = 2 * M_PI / freq;
     if (wavelen < old_len / high) {
       out.push_back(1.0f);
@@ -51,7 +59,8 @@ std::vector<float> llama3_rope_freqs(const Json& c) {
 void add_hparams(GgufWriter& g, const Json& c, const std::string& arch, const GgufFileType& type) {
   const std::string a = gguf_arch(arch) + ".";
   g.set("general.architecture", gguf_string(gguf_arch(arch)));
-  // Not the family's name: llama.cpp sets token attributes by general.name ("phi3": it needs a "</s>").
+  // Not the family's name: llama.cpp sets token attributes by general.name ("phi3": it needs a
+  // "</s>").
   g.set("general.name", gguf_string("attnviz init"));
   g.set("general.file_type", gguf_scalar<uint32_t>(type.llama_ftype));
   g.set("general.quantization_version", gguf_scalar<uint32_t>(2));
@@ -62,17 +71,21 @@ void add_hparams(GgufWriter& g, const Json& c, const std::string& arch, const Gg
   g.set(a + "attention.head_count", gguf_scalar<uint32_t>(count(c, "num_attention_heads")));
   g.set(a + "attention.head_count_kv", gguf_scalar<uint32_t>(count(c, "num_key_value_heads")));
   g.set(a + "rope.freq_base", gguf_scalar<float>(c.at("rope_theta").get<float>()));
-  g.set(a + "attention.layer_norm_rms_epsilon", gguf_scalar<float>(c.at("rms_norm_eps").get<float>()));
+  g.set(a + "attention.layer_norm_rms_epsilon",
+        gguf_scalar<float>(c.at("rms_norm_eps").get<float>()));
   g.set(a + "attention.key_length", gguf_scalar<uint32_t>(count(c, "head_dim")));
   g.set(a + "attention.value_length", gguf_scalar<uint32_t>(count(c, "head_dim")));
   if (arch == "llama" || arch == "mistral") {
     g.set(a + "vocab_size", gguf_scalar<uint32_t>(count(c, "vocab_size")));
     g.set(a + "rope.dimension_count", gguf_scalar<uint32_t>(count(c, "head_dim")));
   }
-  if (arch == "phi3") g.set(a + "rope.dimension_count", gguf_scalar<uint32_t>(count(c, "head_dim")));
+  if (arch == "phi3")
+    g.set(a + "rope.dimension_count", gguf_scalar<uint32_t>(count(c, "head_dim")));
   if (arch == "gemma2") {
-    g.set(a + "attn_logit_softcapping", gguf_scalar<float>(c.at("attn_logit_softcapping").get<float>()));
-    g.set(a + "final_logit_softcapping", gguf_scalar<float>(c.at("final_logit_softcapping").get<float>()));
+    g.set(a + "attn_logit_softcapping",
+          gguf_scalar<float>(c.at("attn_logit_softcapping").get<float>()));
+    g.set(a + "final_logit_softcapping",
+          gguf_scalar<float>(c.at("final_logit_softcapping").get<float>()));
   }
   if (arch == "gemma2" || arch == "phi3") {
     g.set(a + "attention.sliding_window", gguf_scalar<uint32_t>(count(c, "sliding_window")));
@@ -89,9 +102,11 @@ struct Out {
 Out converted(InitWriter::Named&& t, const std::string& arch, const Json& c) {
   const std::string ga = gguf_arch(arch);
   const auto name = gguf_tensor_name(ga, t.name);
-  if (!name) throw Error(fmt::format("init --gguf: no llama.cpp name for '{}' of {}", t.name, arch));
+  if (!name)
+    throw Error(fmt::format("init --gguf: no llama.cpp name for '{}' of {}", t.name, arch));
   Out o{*name, {t.shape.rbegin(), t.shape.rend()}, std::move(t.data)};
-  const bool q = name->find(".attn_q.") != std::string::npos, k = name->find(".attn_k.") != std::string::npos;
+  const bool q = name->find(".attn_q.") != std::string::npos,
+             k = name->find(".attn_k.") != std::string::npos;
   if (ga == "llama" && (q || k)) {
     const int64_t rows = t.shape.front();
     permute_rows(o.data, rows, int64_t(o.data.size()) / rows,
@@ -105,21 +120,24 @@ Out converted(InitWriter::Named&& t, const std::string& arch, const Json& c) {
 
 }  // namespace
 
-void write_family_gguf(const fs::path& file, InitWriter& w, const Json& config, const InitOptions& o) {
+void write_family_gguf(const fs::path& file, InitWriter& w, const Json& config,
+                       const InitOptions& o) {
   const GgufFileType* type = gguf_file_type(o.gguf_type);
   if (!type) {
-    throw usage_error(fmt::format("init --gguf {}: not a type attnviz writes (it writes {})", o.gguf_type,
-                                  gguf_file_type_names()));
+    throw usage_error(fmt::format("init --gguf {}: not a type attnviz writes (it writes {})",
+                                  o.gguf_type, gguf_file_type_names()));
   }
   std::vector<Out> tensors;
-  if (config.contains("rope_scaling") && config["rope_scaling"].value("rope_type", "") == "llama3") {
+  if (config.contains("rope_scaling") &&
+      config["rope_scaling"].value("rope_type", "") == "llama3") {
     const std::vector<float> f = llama3_rope_freqs(config);
     tensors.push_back({"rope_freqs.weight", {int64_t(f.size())}, f});
   }
   for (auto& t : w.take()) tensors.push_back(converted(std::move(t), o.arch, config));
   std::vector<MixTensor> mix;
   for (const auto& t : tensors) mix.push_back({t.name, t.dims});
-  const MixModel model{int(count(config, "num_hidden_layers")), int(count(config, "num_attention_heads")),
+  const MixModel model{int(count(config, "num_hidden_layers")),
+                       int(count(config, "num_attention_heads")),
                        int(count(config, "num_key_value_heads"))};
   const std::vector<uint32_t> types = llama_quant_types(mix, model, *type);
   GgufWriter g;

@@ -1,5 +1,5 @@
-// A tokenizer.json as GGUF metadata, as convert_hf_to_gguf.py's get_vocab_base writes a BPE vocabulary
-// (gaps as [PAD<id>], added special tokens CONTROL, others USER_DEFINED, merges "a b").
+// A tokenizer.json as GGUF metadata, as convert_hf_to_gguf.py's get_vocab_base writes a BPE
+// vocabulary (gaps as [PAD<id>], added special tokens CONTROL, others USER_DEFINED, merges "a b").
 #include "init_gguf_tokenizer.hpp"
 
 #include <fmt/format.h>
@@ -17,8 +17,10 @@ using Json = nlohmann::json;
 // llama.cpp's name for the pre-tokenizer (llama-vocab.cpp's tokenizer_pre), from its split regex.
 std::string pre_name(const Json& t) {
   const Json& p = t.value("pre_tokenizer", Json());
-  if (p.is_object() && p.value("type", "") == "ByteLevel" && p.value("use_regex", false)) return "gpt-2";
-  if (p.is_object() && p.value("type", "") == "Sequence" && !p.value("pretokenizers", Json::array()).empty()) {
+  if (p.is_object() && p.value("type", "") == "ByteLevel" && p.value("use_regex", false))
+    return "gpt-2";
+  if (p.is_object() && p.value("type", "") == "Sequence" &&
+      !p.value("pretokenizers", Json::array()).empty()) {
     const Json& split = p["pretokenizers"][0];
     const std::string regex = split.value("pattern", Json::object()).value("Regex", "");
     const std::string common = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|";
@@ -32,7 +34,8 @@ std::string pre_name(const Json& t) {
 // The first special token TemplateProcessing puts before a single text, when there is one.
 std::string template_bos(const Json& t) {
   const Json& p = t.value("post_processor", Json());
-  if (!p.is_object() || p.value("type", "") != "TemplateProcessing" || p["single"].empty()) return "";
+  if (!p.is_object() || p.value("type", "") != "TemplateProcessing" || p["single"].empty())
+    return "";
   const Json& first = p["single"][0];
   return first.contains("SpecialToken") ? first["SpecialToken"].value("id", "") : "";
 }
@@ -43,8 +46,9 @@ void add_gguf_tokenizer(GgufWriter& g, const InitOptions& o) {
   const Json t = Json::parse(o.tokenizer_json);
   const std::string pre = pre_name(t);
   if (t["model"].value("type", "") != "BPE" || pre.empty()) {
-    throw usage_error("init --gguf: the tokenizer is not byte-level BPE with GPT-2's, Llama 3's or Qwen2's "
-                      "pre-tokenizer, the ones attnviz can name in tokenizer.ggml.pre");
+    throw usage_error(
+        "init --gguf: the tokenizer is not byte-level BPE with GPT-2's, Llama 3's or Qwen2's "
+        "pre-tokenizer, the ones attnviz can name in tokenizer.ggml.pre");
   }
   std::vector<std::string> tokens(static_cast<size_t>(o.vocab_size));
   std::vector<int32_t> types(tokens.size(), 1);  // NORMAL
@@ -61,7 +65,8 @@ void add_gguf_tokenizer(GgufWriter& g, const InitOptions& o) {
   }
   std::vector<std::string> merges;
   for (const auto& m : t["model"].value("merges", Json::array())) {
-    merges.push_back(m.is_string() ? m.get<std::string>() : m.at(0).get<std::string>() + " " + m.at(1).get<std::string>());
+    merges.push_back(m.is_string() ? m.get<std::string>()
+                                   : m.at(0).get<std::string>() + " " + m.at(1).get<std::string>());
   }
   g.set("tokenizer.ggml.model", gguf_string("gpt2"));
   g.set("tokenizer.ggml.pre", gguf_string(pre));

@@ -1,5 +1,6 @@
-// init --gguf's tokenizer: a byte-level BPE tokenizer.json as the tokenizer.ggml.* keys of gguf-py's
-// gpt2 vocabulary (tokens, token types, merges, pre-tokenizer name, BOS/EOS ids, add-BOS flag).
+// init --gguf's tokenizer: a byte-level BPE tokenizer.json as the tokenizer.ggml.* keys of
+// gguf-py's gpt2 vocabulary (tokens, token types, merges, pre-tokenizer name, BOS/EOS ids, add-BOS
+// flag).
 #pragma once
 
 #include "attnviz/io/gguf_write.hpp"

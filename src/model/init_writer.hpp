@@ -4,10 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "attnviz/core/random.hpp"
 #include "attnviz/model/init.hpp"
@@ -75,11 +74,11 @@ class InitWriter {
 };
 
 // Their *ForCausalLM tensors into w; returns config.json as the family's config class writes it.
-nlohmann::ordered_json write_llama_family(InitWriter& w, const InitOptions& o, int d, int heads, int d_ff,
-                                          int layers);
+nlohmann::ordered_json write_llama_family(InitWriter& w, const InitOptions& o, int d, int heads,
+                                          int d_ff, int layers);
 
 // w's family checkpoint (config: its config.json) written to `file` as GGUF of type o.gguf_type.
-void write_family_gguf(const std::filesystem::path& file, InitWriter& w, const nlohmann::ordered_json& config,
-                       const InitOptions& o);
+void write_family_gguf(const std::filesystem::path& file, InitWriter& w,
+                       const nlohmann::ordered_json& config, const InitOptions& o);
 
 }  // namespace attnviz::detail

@@ -1,8 +1,8 @@
 // A user's layout mapping file: roles → tensor-name patterns for a checkpoint nobody anticipated.
 #include <fmt/format.h>
 
-#include <regex>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/json.hpp"
@@ -24,27 +24,29 @@ T field(const nlohmann::json& j, const char* key, T fallback, const std::string&
 
 // Read as double and range-checked: get<float> of 1e300 is inf, and a negative eps is no epsilon.
 // The value must lie in (above, below), or (above, below] when `closed`.
-double in_range(const nlohmann::json& j, const char* key, double fallback, double above, double below,
-                const std::string& file, bool closed = true) {
+double in_range(const nlohmann::json& j, const char* key, double fallback, double above,
+                double below, const std::string& file, bool closed = true) {
   const double v = field(j, key, fallback, file);
   if (!(v > above && (v < below || (closed && v == below)))) {
-    throw Error(fmt::format("{}: \"{}\" = {:g}: expected a number in ({:g}, {:g}{}", file, key, v, above,
-                            below, closed ? "]" : ")"));
+    throw Error(fmt::format("{}: \"{}\" = {:g}: expected a number in ({:g}, {:g}{}", file, key, v,
+                            above, below, closed ? "]" : ")"));
   }
   return v;
 }
 
 // An enum field by its name; the error lists what it may be.
 template <typename T>
-T choice(const nlohmann::json& j, const char* key, T fallback, std::optional<T> (*parse)(const std::string&),
-         const char* allowed, const std::string& file) {
+T choice(const nlohmann::json& j, const char* key, T fallback,
+         std::optional<T> (*parse)(const std::string&), const char* allowed,
+         const std::string& file) {
   if (!j.contains(key)) return fallback;
   const auto v = parse(field<std::string>(j, key, "", file));
   if (!v) throw Error(fmt::format("{}: \"{}\" must be {}", file, key, allowed));
   return *v;
 }
 
-// The role names layout.hpp lists; a typo would otherwise surface later as an unrelated missing tensor.
+// The role names layout.hpp lists; a typo would otherwise surface later as an unrelated missing
+// tensor.
 bool known_role(const std::string& role) {
   static const std::regex k_roles(
       R"(embed\.(token|position|token_type|norm\.(weight|bias))|unembed\.weight|)"
@@ -54,18 +56,22 @@ bool known_role(const std::string& role) {
   return std::regex_match(role, k_roles);
 }
 
-RolePattern role_pattern(const std::string& role, const nlohmann::json& v, const std::string& file) {
+RolePattern role_pattern(const std::string& role, const nlohmann::json& v,
+                         const std::string& file) {
   if (!known_role(role)) {
-    throw Error(fmt::format("{}: \"{}\" is not a role (see the roles in README.md: embed.token, "
-                            "decoder.self.qkv.weight, encoder.ffn.up.bias, …)", file, role));
+    throw Error(
+        fmt::format("{}: \"{}\" is not a role (see the roles in README.md: embed.token, "
+                    "decoder.self.qkv.weight, encoder.ffn.up.bias, …)",
+                    file, role));
   }
   // A user's roles are optional (bound when the file has the tensor), but alike in every layer.
   if (v.is_string()) return {role, v.get<std::string>(), false, false};
   if (v.is_object() && v.contains("pattern") && v["pattern"].is_string()) {
     return {role, v["pattern"].get<std::string>(), field(v, "transpose", false, file), false};
   }
-  throw Error(fmt::format("{}: role \"{}\" must map to a name pattern or {{\"pattern\": …, \"transpose\": …}}",
-                          file, role));
+  throw Error(fmt::format(
+      "{}: role \"{}\" must map to a name pattern or {{\"pattern\": …, \"transpose\": …}}", file,
+      role));
 }
 
 }  // namespace
@@ -79,7 +85,8 @@ Layout read_layout_file(const std::filesystem::path& path) {
   Layout l;
   l.name = field<std::string>(j, "name", path.stem().string(), file);
   const auto arch = parse_arch(field<std::string>(j, "arch", "mha", file));
-  if (!arch) throw Error(fmt::format("{}: \"arch\" must be mha, encoder, decoder or encoder-decoder", file));
+  if (!arch)
+    throw Error(fmt::format("{}: \"arch\" must be mha, encoder, decoder or encoder-decoder", file));
   l.arch = *arch;
   l.norm_first = field(j, "norm_first", false, file);
   l.causal = field(j, "causal", l.arch == Arch::decoder, file);
@@ -87,18 +94,21 @@ Layout read_layout_file(const std::filesystem::path& path) {
   l.layer_norm_eps = static_cast<float>(in_range(j, "layer_norm_eps", 1e-5, 0.0, 1.0, file, false));
   l.norm = choice(j, "norm", NormKind::layer_norm, parse_norm, "layer_norm or rms_norm", file);
   l.ffn = choice(j, "ffn", FeedForwardKind::plain, parse_feed_forward, "plain or gated", file);
-  l.activation = choice(j, "activation", Activation::relu, parse_activation, "relu, gelu, gelu_tanh or silu", file);
+  l.activation = choice(j, "activation", Activation::relu, parse_activation,
+                        "relu, gelu, gelu_tanh or silu", file);
   l.positional = choice(j, "positional", Positional::none, parse_positional,
                         "none, sinusoidal, learned or rotary", file);
   l.rope_theta = static_cast<float>(in_range(j, "rope_theta", 10000.0, 0.0, 1e30, file));
-  l.partial_rotary_factor = static_cast<float>(in_range(j, "partial_rotary_factor", 1.0, 0.0, 1.0, file));
+  l.partial_rotary_factor =
+      static_cast<float>(in_range(j, "partial_rotary_factor", 1.0, 0.0, 1.0, file));
   l.tied_embeddings = field(j, "tied_embeddings", false, file);
   l.norm_offset = static_cast<float>(in_range(j, "norm_offset", 0.0, -1.0, 1.0, file));
   // An integer, not 2.5 or 2^32 + 2 (get<int> would truncate both silently).
   if (j.contains("default_heads")) {
     const auto& v = j["default_heads"];
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 65536) {
-      throw Error(fmt::format("{}: \"default_heads\" = {}: expected an integer in [0, 65536]", file, v.dump()));
+      throw Error(fmt::format("{}: \"default_heads\" = {}: expected an integer in [0, 65536]", file,
+                              v.dump()));
     }
     l.default_heads = v.get<int>();
   }

@@ -16,10 +16,12 @@ using Roles = std::vector<RolePattern>;
 void add(Roles& r, const std::string& role, const std::string& pattern, bool transpose = false) {
   r.push_back({role, pattern, transpose, false});
 }
-// Marks `roles` (already in the table) as ones the family always has: a file without one is refused.
+// Marks `roles` (already in the table) as ones the family always has: a file without one is
+// refused.
 void require(Roles& r, const std::vector<std::string>& roles, bool required = true) {
   for (const auto& role : roles) {
-    const auto it = std::find_if(r.begin(), r.end(), [&](const RolePattern& p) { return p.role == role; });
+    const auto it =
+        std::find_if(r.begin(), r.end(), [&](const RolePattern& p) { return p.role == role; });
     if (it == r.end()) throw std::logic_error("layouts.cpp: no role " + role + " to require");
     it->required = required;
   }
@@ -29,7 +31,9 @@ void linear(Roles& r, const std::string& role, const std::string& name, bool con
   add(r, role + ".weight", name + ".weight", conv1d);
   add(r, role + ".bias", name + ".bias");
 }
-void norm(Roles& r, const std::string& role, const std::string& name) { linear(r, role, name); }
+void norm(Roles& r, const std::string& role, const std::string& name) {
+  linear(r, role, name);
+}
 
 // nn.MultiheadAttention's own names under `p`: fused in_proj, or separate q/k/v_proj_weight.
 void torch_attention(Roles& r, const std::string& module, const std::string& p) {
@@ -41,9 +45,10 @@ void torch_attention(Roles& r, const std::string& module, const std::string& p) 
   linear(r, module + ".out", p + "out_proj");
 }
 
-// nn.TransformerEncoderLayer / DecoderLayer under `p` ("layers.{layer}."). Every weight is required;
-// the biases are not, as the layers' bias=False (PyTorch 2.1) leaves out those of the Linears and norms;
-// q/k/v are in_proj_weight or q/k/v_proj_weight, one of which the binder requires.
+// nn.TransformerEncoderLayer / DecoderLayer under `p` ("layers.{layer}."). Every weight is
+// required; the biases are not, as the layers' bias=False (PyTorch 2.1) leaves out those of the
+// Linears and norms; q/k/v are in_proj_weight or q/k/v_proj_weight, one of which the binder
+// requires.
 void torch_layer(Roles& r, const std::string& stack, const std::string& p, bool cross) {
   torch_attention(r, stack + ".self", p + "self_attn.");
   linear(r, stack + ".ffn.up", p + "linear1");
@@ -64,72 +69,104 @@ void torch_layer(Roles& r, const std::string& stack, const std::string& p, bool 
 // The attention modules of the tutorials attnviz grew from, by the names their state dicts use.
 // q/k/v/out as four nn.Linear modules named q, k, v, out (the output projection is optional).
 Layout qkv_linears() {
-  Layout l{.name = "qkv-linears", .alias = "seed000", .arch = Arch::mha, .detect = "q.weight",
+  Layout l{.name = "qkv-linears",
+           .alias = "seed000",
+           .arch = Arch::mha,
+           .detect = "q.weight",
            .every_tensor_bound = true};
   for (const char* p : {"q", "k", "v", "out"}) linear(l.roles, std::string("encoder.self.") + p, p);
   add(l.roles, "embed.token", "embed.weight");  // `attnviz init --vocab` adds a table
   return l;
 }
 
-// The Annotated Transformer's MultiHeadedAttention: clones(nn.Linear(d_model, d_model), 4) as linears.0..3.
+// The Annotated Transformer's MultiHeadedAttention: clones(nn.Linear(d_model, d_model), 4) as
+// linears.0..3.
 Layout annotated_transformer() {
-  Layout l{.name = "annotated-transformer", .alias = "seed001", .arch = Arch::mha, .detect = "linears.0.weight",
+  Layout l{.name = "annotated-transformer",
+           .alias = "seed001",
+           .arch = Arch::mha,
+           .detect = "linears.0.weight",
            .every_tensor_bound = true};
   const char* parts[] = {"q", "k", "v", "out"};
-  for (int i = 0; i < 4; ++i) linear(l.roles, std::string("encoder.self.") + parts[i], fmt::format("linears.{}", i));
+  for (int i = 0; i < 4; ++i)
+    linear(l.roles, std::string("encoder.self.") + parts[i], fmt::format("linears.{}", i));
   return l;
 }
 
-// A single-head, nanoGPT-style causal self-attention with one fused Linear `attn` for q, k and v; it is
-// single-head by construction, which a state dict cannot say.
+// A single-head, nanoGPT-style causal self-attention with one fused Linear `attn` for q, k and v;
+// it is single-head by construction, which a state dict cannot say.
 Layout fused_qkv() {
-  Layout l{.name = "fused-qkv", .alias = "seed002", .arch = Arch::mha, .detect = "attn.weight", .causal = true,
-           .default_heads = 1, .every_tensor_bound = true, .buffers = {"bias"}};  // bias: the causal mask
+  Layout l{.name = "fused-qkv",
+           .alias = "seed002",
+           .arch = Arch::mha,
+           .detect = "attn.weight",
+           .causal = true,
+           .default_heads = 1,
+           .every_tensor_bound = true,
+           .buffers = {"bias"}};  // bias: the causal mask
   linear(l.roles, "encoder.self.qkv", "attn");
   return l;
 }
 
 Layout torch_mha() {
-  Layout l{.name = "torch-mha", .arch = Arch::mha, .detect = "out_proj.weight", .every_tensor_bound = true};
+  Layout l{.name = "torch-mha",
+           .arch = Arch::mha,
+           .detect = "out_proj.weight",
+           .every_tensor_bound = true};
   torch_attention(l.roles, "encoder.self", "");
   return l;
 }
 
 Layout torch_encoder() {
-  // Every tensor bound: a decoder's file whose layer 0 lacks multihead_attn.out_proj is not run as an
-  // encoder with its cross-attention ignored.
-  Layout l{.name = "torch-encoder", .arch = Arch::encoder, .detect = "layers.{layer}.linear1.weight",
+  // Every tensor bound: a decoder's file whose layer 0 lacks multihead_attn.out_proj is not run as
+  // an encoder with its cross-attention ignored.
+  Layout l{.name = "torch-encoder",
+           .arch = Arch::encoder,
+           .detect = "layers.{layer}.linear1.weight",
            .every_tensor_bound = true};
   torch_layer(l.roles, "encoder", "layers.{layer}.", false);
-  norm(l.roles, "encoder.final_norm", "norm");  // optional: nn.TransformerEncoder's norm defaults to None
+  norm(l.roles, "encoder.final_norm",
+       "norm");  // optional: nn.TransformerEncoder's norm defaults to None
   return l;
 }
 
 Layout torch_decoder() {
-  Layout l{.name = "torch-decoder", .arch = Arch::decoder, .detect = "layers.{layer}.multihead_attn.out_proj.weight",
-           .causal = true, .decoder_cross = true, .every_tensor_bound = true};
+  Layout l{.name = "torch-decoder",
+           .arch = Arch::decoder,
+           .detect = "layers.{layer}.multihead_attn.out_proj.weight",
+           .causal = true,
+           .decoder_cross = true,
+           .every_tensor_bound = true};
   torch_layer(l.roles, "decoder", "layers.{layer}.", true);
-  norm(l.roles, "decoder.final_norm", "norm");  // optional: nn.TransformerDecoder's norm defaults to None
+  norm(l.roles, "decoder.final_norm",
+       "norm");  // optional: nn.TransformerDecoder's norm defaults to None
   return l;
 }
 
 Layout torch_transformer() {
-  Layout l{.name = "torch-transformer", .arch = Arch::encoder_decoder,
-           .detect = "decoder.layers.{layer}.multihead_attn.out_proj.weight", .decoder_cross = true,
+  Layout l{.name = "torch-transformer",
+           .arch = Arch::encoder_decoder,
+           .detect = "decoder.layers.{layer}.multihead_attn.out_proj.weight",
+           .decoder_cross = true,
            .every_tensor_bound = true};
   torch_layer(l.roles, "encoder", "encoder.layers.{layer}.", false);
   torch_layer(l.roles, "decoder", "decoder.layers.{layer}.", true);
   norm(l.roles, "encoder.final_norm", "encoder.norm");
   norm(l.roles, "decoder.final_norm", "decoder.norm");
-  require(l.roles, {"encoder.final_norm.weight", "decoder.final_norm.weight"});  // nn.Transformer makes both
+  require(l.roles,
+          {"encoder.final_norm.weight", "decoder.final_norm.weight"});  // nn.Transformer makes both
   return l;
 }
 
 // GPT-2 blocks as nanoGPT (nn.Linear) or Hugging Face (Conv1D, stored transposed) name them.
 Layout gpt_family(const std::string& name, bool conv1d) {
-  Layout l{.name = name, .arch = Arch::decoder, .detect = "h.{layer}.attn.c_attn.weight",
-           .detect_fused = conv1d ? FusedShape::cols : FusedShape::rows, .norm_first = true,
-           .activation = conv1d ? Activation::gelu_tanh : Activation::gelu, .causal = true,
+  Layout l{.name = name,
+           .arch = Arch::decoder,
+           .detect = "h.{layer}.attn.c_attn.weight",
+           .detect_fused = conv1d ? FusedShape::cols : FusedShape::rows,
+           .norm_first = true,
+           .activation = conv1d ? Activation::gelu_tanh : Activation::gelu,
+           .causal = true,
            .positional = Positional::learned};
   l.prefixes = {"transformer.", ""};
   add(l.roles, "embed.token", "wte.weight");
@@ -142,17 +179,22 @@ Layout gpt_family(const std::string& name, bool conv1d) {
   linear(l.roles, "decoder.ffn.up", p + "mlp.c_fc", conv1d);
   linear(l.roles, "decoder.ffn.down", p + "mlp.c_proj", conv1d);
   norm(l.roles, "decoder.final_norm", "ln_f");
-  // Every weight, and for GPT-2 every bias (Conv1D and LayerNorm always have one); nanoGPT's biases are
-  // optional (GPTConfig(bias=False) has none). The unembedding is optional: tied to wte.
+  // Every weight, and for GPT-2 every bias (Conv1D and LayerNorm always have one); nanoGPT's biases
+  // are optional (GPTConfig(bias=False) has none). The unembedding is optional: tied to wte.
   for (auto& r : l.roles) r.required = conv1d || r.role.ends_with(".weight");
   if (conv1d) l.model_type = "gpt2";
-  l.tied_embeddings = true;  // GPT2LMHeadModel and nanoGPT predict with wte (tie_word_embeddings defaults true)
+  l.tied_embeddings =
+      true;  // GPT2LMHeadModel and nanoGPT predict with wte (tie_word_embeddings defaults true)
   return l;
 }
 
 Layout bert() {
-  Layout l{.name = "bert", .arch = Arch::encoder, .detect = "encoder.layer.{layer}.attention.self.query.weight",
-           .activation = Activation::gelu, .layer_norm_eps = 1e-12f, .positional = Positional::learned,
+  Layout l{.name = "bert",
+           .arch = Arch::encoder,
+           .detect = "encoder.layer.{layer}.attention.self.query.weight",
+           .activation = Activation::gelu,
+           .layer_norm_eps = 1e-12f,
+           .positional = Positional::learned,
            .model_type = "bert"};
   l.prefixes = {"bert.", ""};
   add(l.roles, "embed.token", "embeddings.word_embeddings.weight");
@@ -172,25 +214,34 @@ Layout bert() {
   return l;
 }
 
-// Hugging Face's LlamaForCausalLM names, which Mistral, Qwen2/3, Gemma 2/3 and Phi-3 keep (Gemma 3's
-// multimodal checkpoints put them under "language_model."). A per-head q_norm / k_norm (Qwen3, Gemma 3)
-// and biases (Qwen2's q/k/v) are bound when the tensors are there; the families that always have
-// them require them. Required as in llama.cpp's loader: the token table, the norms, q/k/v/o and the
-// FFN; optional: lm_head (tie_word_embeddings) and the biases (Llama's attention_bias / mlp_bias,
-// checked against config.json).
+// Hugging Face's LlamaForCausalLM names, which Mistral, Qwen2/3, Gemma 2/3 and Phi-3 keep (Gemma
+// 3's multimodal checkpoints put them under "language_model."). A per-head q_norm / k_norm (Qwen3,
+// Gemma 3) and biases (Qwen2's q/k/v) are bound when the tensors are there; the families that
+// always have them require them. Required as in llama.cpp's loader: the token table, the norms,
+// q/k/v/o and the FFN; optional: lm_head (tie_word_embeddings) and the biases (Llama's
+// attention_bias / mlp_bias, checked against config.json).
 Layout llama_family(const std::string& name, const std::string& model_type) {
-  Layout l{.name = name, .arch = Arch::decoder, .detect = "model.layers.{layer}.self_attn.o_proj.weight",
-           .norm_first = true, .norm = NormKind::rms_norm, .ffn = FeedForwardKind::gated,
-           .activation = Activation::silu, .layer_norm_eps = 1e-6f, .causal = true,
-           .positional = Positional::rotary, .every_tensor_bound = true,
-           .buffers = {"model.layers.{layer}.self_attn.rotary_emb.inv_freq", "model.rotary_emb.inv_freq"},
+  Layout l{.name = name,
+           .arch = Arch::decoder,
+           .detect = "model.layers.{layer}.self_attn.o_proj.weight",
+           .norm_first = true,
+           .norm = NormKind::rms_norm,
+           .ffn = FeedForwardKind::gated,
+           .activation = Activation::silu,
+           .layer_norm_eps = 1e-6f,
+           .causal = true,
+           .positional = Positional::rotary,
+           .every_tensor_bound = true,
+           .buffers = {"model.layers.{layer}.self_attn.rotary_emb.inv_freq",
+                       "model.rotary_emb.inv_freq"},
            .model_type = model_type};
   l.prefixes = {"", "language_model."};
   add(l.roles, "embed.token", "model.embed_tokens.weight");
   add(l.roles, "unembed.weight", "lm_head.weight");
   const std::string p = "model.layers.{layer}.", a = p + "self_attn.";
   norm(l.roles, "decoder.norm_self", p + "input_layernorm");
-  for (const char* r : {"q", "k", "v"}) linear(l.roles, std::string("decoder.self.") + r, a + r + "_proj");
+  for (const char* r : {"q", "k", "v"})
+    linear(l.roles, std::string("decoder.self.") + r, a + r + "_proj");
   linear(l.roles, "decoder.self.out", a + "o_proj");
   add(l.roles, "decoder.self.q_norm.weight", a + "q_norm.weight");
   add(l.roles, "decoder.self.k_norm.weight", a + "k_norm.weight");
@@ -199,10 +250,10 @@ Layout llama_family(const std::string& name, const std::string& model_type) {
     linear(l.roles, std::string("decoder.ffn.") + r, p + "mlp." + r + "_proj");
   }
   norm(l.roles, "decoder.final_norm", "model.norm");
-  require(l.roles, {"embed.token", "decoder.norm_self.weight", "decoder.self.q.weight", "decoder.self.k.weight",
-                    "decoder.self.v.weight", "decoder.self.out.weight", "decoder.norm_ffn.weight",
-                    "decoder.ffn.gate.weight", "decoder.ffn.up.weight", "decoder.ffn.down.weight",
-                    "decoder.final_norm.weight"});
+  require(l.roles, {"embed.token", "decoder.norm_self.weight", "decoder.self.q.weight",
+                    "decoder.self.k.weight", "decoder.self.v.weight", "decoder.self.out.weight",
+                    "decoder.norm_ffn.weight", "decoder.ffn.gate.weight", "decoder.ffn.up.weight",
+                    "decoder.ffn.down.weight", "decoder.final_norm.weight"});
   return l;
 }
 
@@ -218,13 +269,16 @@ Layout qwen(const std::string& name) {
   l.sliding = SlidingLayers::from_max_window;
   // Qwen2Attention's q/k/v_proj always have a bias; Qwen3Attention always has q_norm and k_norm
   // (its biases follow attention_bias).
-  if (name == "qwen2") require(l.roles, {"decoder.self.q.bias", "decoder.self.k.bias", "decoder.self.v.bias"});
-  if (name == "qwen3") require(l.roles, {"decoder.self.q_norm.weight", "decoder.self.k_norm.weight"});
+  if (name == "qwen2")
+    require(l.roles, {"decoder.self.q.bias", "decoder.self.k.bias", "decoder.self.v.bias"});
+  if (name == "qwen3")
+    require(l.roles, {"decoder.self.q_norm.weight", "decoder.self.k_norm.weight"});
   return l;
 }
 
-// Gemma 2 / 3: embeddings · sqrt(d_model), RMSNorm gains (1 + w), GeGLU (tanh GELU), and the sandwich:
-// post_attention_layernorm normalises the attention output and pre_feedforward_layernorm the FFN input.
+// Gemma 2 / 3: embeddings · sqrt(d_model), RMSNorm gains (1 + w), GeGLU (tanh GELU), and the
+// sandwich: post_attention_layernorm normalises the attention output and pre_feedforward_layernorm
+// the FFN input.
 Layout gemma(const std::string& name, const std::string& model_type, SlidingLayers sliding) {
   Layout l = llama_family(name, model_type);
   l.activation = Activation::gelu_tanh;
@@ -232,23 +286,28 @@ Layout gemma(const std::string& name, const std::string& model_type, SlidingLaye
   l.tied_embeddings = true;
   l.norm_offset = 1.0f;
   l.sliding = sliding;
-  l.activation_keys = {"activation", "hidden_activation"};  // Gemma2MLP: ACT2FN[config.hidden_activation]
+  l.activation_keys = {"activation",
+                       "hidden_activation"};  // Gemma2MLP: ACT2FN[config.hidden_activation]
   // Gemma2Config / Gemma3TextConfig's own defaults.
   l.config_defaults = {{"sliding_window", 4096}, {"query_pre_attn_scalar", 256}};
   if (name == "gemma2") {
-    l.config_defaults.insert(l.config_defaults.end(), {{"attn_logit_softcapping", 50.0}, {"final_logit_softcapping", 30.0}});
+    l.config_defaults.insert(l.config_defaults.end(),
+                             {{"attn_logit_softcapping", 50.0}, {"final_logit_softcapping", 30.0}});
   } else {
-    l.config_defaults.insert(l.config_defaults.end(), {{"rope_theta", 1000000.0}, {"rope_local_base_freq", 10000.0}});
+    l.config_defaults.insert(l.config_defaults.end(),
+                             {{"rope_theta", 1000000.0}, {"rope_local_base_freq", 10000.0}});
   }
-  std::erase_if(l.roles, [](const RolePattern& r) { return r.role.starts_with("decoder.norm_ffn"); });
+  std::erase_if(l.roles,
+                [](const RolePattern& r) { return r.role.starts_with("decoder.norm_ffn"); });
   const std::string p = "model.layers.{layer}.";
   add(l.roles, "decoder.norm_self_post.weight", p + "post_attention_layernorm.weight");
   add(l.roles, "decoder.norm_ffn.weight", p + "pre_feedforward_layernorm.weight");
   add(l.roles, "decoder.norm_ffn_post.weight", p + "post_feedforward_layernorm.weight");
   // The sandwich's four norms are every Gemma layer's; Gemma 3 adds q/k norms (Gemma 2 has none).
-  require(l.roles, {"decoder.norm_self.weight", "decoder.norm_self_post.weight", "decoder.norm_ffn.weight",
-                    "decoder.norm_ffn_post.weight"});
-  if (name == "gemma3") require(l.roles, {"decoder.self.q_norm.weight", "decoder.self.k_norm.weight"});
+  require(l.roles, {"decoder.norm_self.weight", "decoder.norm_self_post.weight",
+                    "decoder.norm_ffn.weight", "decoder.norm_ffn_post.weight"});
+  if (name == "gemma3")
+    require(l.roles, {"decoder.self.q_norm.weight", "decoder.self.k_norm.weight"});
   return l;
 }
 
@@ -260,10 +319,12 @@ Layout phi3() {
   const std::string p = "model.layers.{layer}.";
   add(l.roles, "decoder.self.qkv.weight", p + "self_attn.qkv_proj.weight");
   add(l.roles, "decoder.ffn.gate_up.weight", p + "mlp.gate_up_proj.weight");
-  // q/k/v are qkv_proj or (in a GGUF file, as llama.cpp's phi3 reads them) attn_q/k/v, one of which the
-  // binder requires; the FFN is always gate_up_proj (GGUF's ffn_up) and down_proj.
-  require(l.roles, {"decoder.self.q.weight", "decoder.self.k.weight", "decoder.self.v.weight",
-                    "decoder.ffn.gate.weight", "decoder.ffn.up.weight"}, false);
+  // q/k/v are qkv_proj or (in a GGUF file, as llama.cpp's phi3 reads them) attn_q/k/v, one of which
+  // the binder requires; the FFN is always gate_up_proj (GGUF's ffn_up) and down_proj.
+  require(l.roles,
+          {"decoder.self.q.weight", "decoder.self.k.weight", "decoder.self.v.weight",
+           "decoder.ffn.gate.weight", "decoder.ffn.up.weight"},
+          false);
   require(l.roles, {"decoder.ffn.gate_up.weight"});
   return l;
 }
@@ -272,12 +333,23 @@ Layout phi3() {
 
 const std::vector<Layout>& builtin_layouts() {
   // Most specific first: a torch Transformer also has "layers.{i}.linear1" under encoder.
-  static const std::vector<Layout> layouts{
-      torch_transformer(), torch_decoder(), torch_encoder(), gpt_family("gpt2", true),
-      gpt_family("nanogpt", false), bert(), llama_family("llama", "llama"), mistral(), qwen("qwen2"),
-      qwen("qwen3"), gemma("gemma2", "gemma2", SlidingLayers::even),
-      gemma("gemma3", "gemma3_text", SlidingLayers::pattern), phi3(), torch_mha(), annotated_transformer(),
-      fused_qkv(), qkv_linears()};
+  static const std::vector<Layout> layouts{torch_transformer(),
+                                           torch_decoder(),
+                                           torch_encoder(),
+                                           gpt_family("gpt2", true),
+                                           gpt_family("nanogpt", false),
+                                           bert(),
+                                           llama_family("llama", "llama"),
+                                           mistral(),
+                                           qwen("qwen2"),
+                                           qwen("qwen3"),
+                                           gemma("gemma2", "gemma2", SlidingLayers::even),
+                                           gemma("gemma3", "gemma3_text", SlidingLayers::pattern),
+                                           phi3(),
+                                           torch_mha(),
+                                           annotated_transformer(),
+                                           fused_qkv(),
+                                           qkv_linears()};
   return layouts;
 }
 

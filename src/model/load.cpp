@@ -7,11 +7,11 @@
 #include <regex>
 #include <set>
 
+#include "attention_config.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/model/model.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
-#include "attention_config.hpp"
+#include "attnviz/model/model.hpp"
 #include "binder.hpp"
 #include "config_sources.hpp"
 #include "derive_shapes.hpp"
@@ -21,9 +21,9 @@ namespace attnviz {
 
 namespace fs = std::filesystem;
 using detail::Binder;
+using detail::check_declared;
 using detail::ConfigSources;
 using detail::KeyValueRows;
-using detail::check_declared;
 using detail::width;
 
 namespace {
@@ -60,70 +60,83 @@ std::optional<std::string> matching_prefix(const TensorSource& src, const Layout
 std::pair<Layout, std::string> choose_layout(const TensorSource& src, const ConfigSources& cfg,
                                              const ConfigOverrides& o) {
   if (!o.layout_file.empty() || !o.layout.empty()) {
-    Layout layout = o.layout_file.empty() ? layout_by_name(o.layout) : read_layout_file(o.layout_file);
+    Layout layout =
+        o.layout_file.empty() ? layout_by_name(o.layout) : read_layout_file(o.layout_file);
     return {layout, matching_prefix(src, layout).value_or(layout.prefixes.front())};
   }
   const std::string model_type = cfg.model_type();
   std::string known_types;
   bool known = false;
   for (const auto& layout : builtin_layouts()) {
-    if (!layout.model_type.empty()) known_types += (known_types.empty() ? "" : ", ") + layout.model_type;
+    if (!layout.model_type.empty())
+      known_types += (known_types.empty() ? "" : ", ") + layout.model_type;
     known |= layout.model_type == model_type;
     if (!model_type.empty() && layout.model_type != model_type) continue;
     if (auto prefix = matching_prefix(src, layout)) return {layout, *prefix};
   }
   if (!model_type.empty() && !known) {
-    throw Error(fmt::format("{}: config.json's model_type '{}' is not a family attnviz knows ({}); name a "
-                            "layout with --layout or map the names with --layout-file", src.description(),
-                            printable_text(model_type), known_types));
+    throw Error(
+        fmt::format("{}: config.json's model_type '{}' is not a family attnviz knows ({}); name a "
+                    "layout with --layout or map the names with --layout-file",
+                    src.description(), printable_text(model_type), known_types));
   }
   std::string names;
   const auto all = src.names();
   // Names are the file's bytes: escaped, so ESC or OSC 52 in a name cannot drive the terminal.
-  for (size_t i = 0; i < all.size() && i < 6; ++i) names += (i ? ", " : "") + printable_text(all[i]);
-  throw Error(fmt::format("{}: no known layout fits these tensor names ({}{}); name one with --layout "
-                          "or map the names with --layout-file",
-                          src.description(), names, all.size() > 6 ? ", …" : ""));
+  for (size_t i = 0; i < all.size() && i < 6; ++i)
+    names += (i ? ", " : "") + printable_text(all[i]);
+  throw Error(
+      fmt::format("{}: no known layout fits these tensor names ({}{}); name one with --layout "
+                  "or map the names with --layout-file",
+                  src.description(), names, all.size() > 6 ? ", …" : ""));
 }
 
-
-// Rotary positions: theta and the rotated share of each head (HF: int(head_dim · partial_rotary_factor)).
+// Rotary positions: theta and the rotated share of each head (HF: int(head_dim ·
+// partial_rotary_factor)).
 void derive_rotary(Config& c, const Layout& layout, const ConfigSources& cfg) {
   c.rope_theta = static_cast<float>(cfg.number({"rope_theta", "rope_parameters.rope_theta"}, 0.0,
-                                                double(std::numeric_limits<float>::max()))
-                                         .value_or(layout.rope_theta));
+                                               double(std::numeric_limits<float>::max()))
+                                        .value_or(layout.rope_theta));
   if (c.positional != Positional::rotary) return;
   c.rope_scaling = read_rope_scaling(cfg);
   if (auto dim = cfg.agreed({"rotary_dim"})) {
     // GPT-J / CodeGen rotate interleaved pairs (rotate_every_two), not halves: other math.
-    throw Error(fmt::format("rotary_dim = {}: GPT-J's interleaved rotary positions are not supported "
-                            "(attnviz rotates halves, as Llama, GPT-NeoX and Qwen do)", dim->dump()));
+    throw Error(
+        fmt::format("rotary_dim = {}: GPT-J's interleaved rotary positions are not supported "
+                    "(attnviz rotates halves, as Llama, GPT-NeoX and Qwen do)",
+                    dim->dump()));
   }
-  if (auto n = cfg.integer({"rope_dimension_count"})) {  // GGUF's rope.dimension_count: the count itself
+  if (auto n =
+          cfg.integer({"rope_dimension_count"})) {  // GGUF's rope.dimension_count: the count itself
     c.rotary_dim = *n;
     if (c.rotary_dim > c.d_k() || c.rotary_dim % 2 != 0) {
-      throw Error(fmt::format("{}: expected an even number <= d_k = {}", cfg.declared({"rope_dimension_count"})->origin,
-                              c.d_k()));
+      throw Error(fmt::format("{}: expected an even number <= d_k = {}",
+                              cfg.declared({"rope_dimension_count"})->origin, c.d_k()));
     }
     return;
   }
   // GPT-NeoX calls the share rotary_pct.
-  const double factor = cfg.number({"partial_rotary_factor", "rope_parameters.partial_rotary_factor", "rotary_pct"},
-                                   0.0, 2.0)
-                            .value_or(layout.partial_rotary_factor);
+  const double factor =
+      cfg.number({"partial_rotary_factor", "rope_parameters.partial_rotary_factor", "rotary_pct"},
+                 0.0, 2.0)
+          .value_or(layout.partial_rotary_factor);
   if (factor > 1.0) {
     throw Error(fmt::format("partial_rotary_factor = {:g}: expected a number in (0, 1]", factor));
   }
   c.rotary_dim = static_cast<int>(c.d_k() * factor);
   if (c.rotary_dim < 2 || c.rotary_dim % 2 != 0) {
-    throw Error(fmt::format("rotary positions rotate {} of d_k = {} dims per head (partial_rotary_factor "
-                            "{:g}): expected an even number >= 2", c.rotary_dim, c.d_k(), factor));
+    throw Error(
+        fmt::format("rotary positions rotate {} of d_k = {} dims per head (partial_rotary_factor "
+                    "{:g}): expected an even number >= 2",
+                    c.rotary_dim, c.d_k(), factor));
   }
   if (c.arch == Arch::mha || c.decoder_cross || c.arch == Arch::encoder_decoder) {
     // Keys of a source or lone module have no token index to rotate by; no family defines it.
-    throw usage_error(fmt::format("rotary positions apply to the self-attention of transformer layers; "
-                                  "layout {} ({}) has {}", c.layout, arch_name(c.arch),
-                                  c.arch == Arch::mha ? "a lone attention module" : "cross-attention"));
+    throw usage_error(
+        fmt::format("rotary positions apply to the self-attention of transformer layers; "
+                    "layout {} ({}) has {}",
+                    c.layout, arch_name(c.arch),
+                    c.arch == Arch::mha ? "a lone attention module" : "cross-attention"));
   }
 }
 
@@ -133,8 +146,9 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   c.norm = layout.norm;
   c.ffn = layout.ffn;
   // (0, 1): a negative eps takes sqrt of a negative variance, 1e300 becomes inf as a float.
-  c.layer_norm_eps = static_cast<float>(cfg.number({"layer_norm_eps", "layer_norm_epsilon", "rms_norm_eps"}, 0.0, 1.0)
-                                            .value_or(layout.layer_norm_eps));
+  c.layer_norm_eps = static_cast<float>(
+      cfg.number({"layer_norm_eps", "layer_norm_epsilon", "rms_norm_eps"}, 0.0, 1.0)
+          .value_or(layout.layer_norm_eps));
   c.activation = layout.activation;
   if (auto name = cfg.text(layout.activation_keys)) {
     auto a = parse_activation(*name);
@@ -152,47 +166,56 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   c.positional = layout.positional;
   if (auto name = cfg.text({"positional"})) {
     auto p = parse_positional(*name);
-    if (!p) throw Error(fmt::format("positional '{}': expected none, sinusoidal, learned or rotary", *name));
+    if (!p)
+      throw Error(
+          fmt::format("positional '{}': expected none, sinusoidal, learned or rotary", *name));
     c.positional = *p;
   }
   derive_rotary(c, layout, cfg);
   derive_attention_extras(c, cfg);
   refuse_unsupported_fields(cfg);
   if (c.max_positions == 0) {
-    c.max_positions = cfg.integer({"max_positions", "n_positions", "max_position_embeddings"}).value_or(0);
+    c.max_positions =
+        cfg.integer({"max_positions", "n_positions", "max_position_embeddings"}).value_or(0);
   }
 }
 
-// The sizes config.json declares must be the weights' (a vocab_size of 2^31 beside a 48-row token table
-// is another model's config): a contradiction names the key and its file, and the tensor.
-void check_declared_sizes(const Config& c, const Binder& b, const ConfigSources& cfg, const std::string& first) {
+// The sizes config.json declares must be the weights' (a vocab_size of 2^31 beside a 48-row token
+// table is another model's config): a contradiction names the key and its file, and the tensor.
+void check_declared_sizes(const Config& c, const Binder& b, const ConfigSources& cfg,
+                          const std::string& first) {
   const std::string qkv = first + ".self.qkv.weight";
   check_declared(cfg, {"d_model", "n_embd", "hidden_size"}, c.d_model,
                  "d_model, from " + b.tensor_text(b.has(qkv) ? qkv : first + ".self.q.weight"));
   const std::string gate_up = first + ".ffn.gate_up.weight";
   if (c.d_ff > 0) {  // GPT-2's n_inner is null for 4 · n_embd: no value, nothing to check
-    check_declared(cfg, {"intermediate_size", "n_inner"}, c.d_ff,
-                   "d_ff, from " + b.tensor_text(b.has(gate_up) ? gate_up : first + ".ffn.up.weight"));
+    check_declared(
+        cfg, {"intermediate_size", "n_inner"}, c.d_ff,
+        "d_ff, from " + b.tensor_text(b.has(gate_up) ? gate_up : first + ".ffn.up.weight"));
   }
   if (b.has("embed.token")) {
-    check_declared(cfg, {"vocab_size"}, c.vocab_size, "token rows, from " + b.tensor_text("embed.token"));
+    check_declared(cfg, {"vocab_size"}, c.vocab_size,
+                   "token rows, from " + b.tensor_text("embed.token"));
   }
 }
 
 // lm_head: the token table when tied, else its own [N, D] matrix when the file has one, left in the
 // file like the token table; a tied one must equal the token table.
-void bind_unembedding(Config& c, Weights& w, const Binder& b, const std::shared_ptr<const TensorSource>& src) {
+void bind_unembedding(Config& c, Weights& w, const Binder& b,
+                      const std::shared_ptr<const TensorSource>& src) {
   if (!b.has("unembed.weight")) return;
   if (c.vocab_size == 0) c.vocab_size = width(b, "unembed.weight", 0);
   const auto shape = b.shape("unembed.weight");
   if (shape != std::vector<int64_t>{c.vocab_size, c.d_model}) {
     throw Error(fmt::format("tensor '{}' has shape {}, expected [{}, {}] (vocab, d_model)",
-                            printable_text(*b.name("unembed.weight")), shape_string(shape), c.vocab_size, c.d_model));
+                            printable_text(*b.name("unembed.weight")), shape_string(shape),
+                            c.vocab_size, c.d_model));
   }
   w.embed.unembed = b.table("unembed.weight", c.vocab_size, c.d_model, src);
   if (c.tied_embeddings && w.embed.token && !same_values(*w.embed.unembed, *w.embed.token)) {
-    throw Error(fmt::format("tie_word_embeddings = true, but '{}' differs from the token table '{}'",
-                            printable_text(*b.name("unembed.weight")), printable_text(*b.name("embed.token"))));
+    throw Error(fmt::format(
+        "tie_word_embeddings = true, but '{}' differs from the token table '{}'",
+        printable_text(*b.name("unembed.weight")), printable_text(*b.name("embed.token"))));
   }
 }
 
@@ -208,12 +231,15 @@ void derive_logit_softcap(Config& c, const ConfigSources& cfg) {
 // to rotary or sinusoidal positions would be dropped, learned positions without one never added.
 void check_positions(const Config& c, const Weights& w, const Binder& b) {
   if (c.positional == Positional::learned && !w.embed.position) {
-    throw Error(fmt::format("layout {} has learned positions, but the weights have no position table "
-                            "(embed.position)", c.layout));
+    throw Error(
+        fmt::format("layout {} has learned positions, but the weights have no position table "
+                    "(embed.position)",
+                    c.layout));
   }
   if (c.positional != Positional::learned && w.embed.position) {
     throw Error(fmt::format("tensor '{}' is a learned position table, but the positions are {}",
-                            printable_text(*b.name("embed.position")), positional_name(c.positional)));
+                            printable_text(*b.name("embed.position")),
+                            positional_name(c.positional)));
   }
 }
 
@@ -226,41 +252,47 @@ bool has_qk_norm(const Binder& b, const std::string& stack) {
 // silently skipped; q/k norms run only inside transformer layers).
 void check_model_traits(const Config& c, const Binder& b, const std::string& stack) {
   if (c.ffn == FeedForwardKind::plain && b.has(stack + ".ffn.gate.weight")) {
-    throw Error(fmt::format("tensor '{}' is a feed-forward gate, but layout {} has a plain FFN (\"ffn\": \"gated\")",
-                            printable_text(*b.name(stack + ".ffn.gate.weight")), c.layout));
+    throw Error(fmt::format(
+        "tensor '{}' is a feed-forward gate, but layout {} has a plain FFN (\"ffn\": \"gated\")",
+        printable_text(*b.name(stack + ".ffn.gate.weight")), c.layout));
   }
   if (c.qk_norm && c.arch == Arch::mha) {
-    throw usage_error(fmt::format("layout {}: q/k norms apply inside transformer layers, not to a lone "
-                                  "attention module", c.layout));
+    throw usage_error(
+        fmt::format("layout {}: q/k norms apply inside transformer layers, not to a lone "
+                    "attention module",
+                    c.layout));
   }
 }
 
-// config.json's attention_bias / mlp_bias (Llama's) must be what the weights hold: a bias the config
-// declares but the file lacks (or the reverse) means the file and its config do not belong together.
+// config.json's attention_bias / mlp_bias (Llama's) must be what the weights hold: a bias the
+// config declares but the file lacks (or the reverse) means the file and its config do not belong
+// together.
 void check_declared_biases(const ConfigSources& cfg, const Binder& b, const std::string& stack) {
   const struct {
     const char* key;
     std::vector<std::string> roles;
-  } k_biases[] = {{"attention_bias", {".self.q.bias", ".self.qkv.bias"}}, {"mlp_bias", {".ffn.up.bias"}}};
+  } k_biases[] = {{"attention_bias", {".self.q.bias", ".self.qkv.bias"}},
+                  {"mlp_bias", {".ffn.up.bias"}}};
   for (const auto& [key, roles] : k_biases) {
     const auto declared = cfg.boolean({key});
     if (!declared) continue;
     bool has = false;
     for (const auto& role : roles) has |= b.has(stack + role);
     if (has != *declared) {
-      throw Error(fmt::format("{} = {} in config.json, but layer 0 of the weights has {}{}", key, *declared,
-                              has ? "" : "no ", stack + roles[0]));
+      throw Error(fmt::format("{} = {} in config.json, but layer 0 of the weights has {}{}", key,
+                              *declared, has ? "" : "no ", stack + roles[0]));
     }
   }
 }
 
 // A layout that must bind every tensor: the names no role of any layer reads are refused.
-void check_every_tensor_bound(const TensorSource& src, const Layout& layout, const std::string& prefix,
-                              int n_layers) {
+void check_every_tensor_bound(const TensorSource& src, const Layout& layout,
+                              const std::string& prefix, int n_layers) {
   if (!layout.every_tensor_bound) return;
   std::set<std::string> bound;
   auto bind = [&](const std::string& pattern) {
-    for (int l = 0; l < std::max(1, n_layers); ++l) bound.insert(prefix + detail::with_layer(pattern, l));
+    for (int l = 0; l < std::max(1, n_layers); ++l)
+      bound.insert(prefix + detail::with_layer(pattern, l));
   };
   for (const auto& r : layout.roles) bind(r.pattern);
   for (const auto& b : layout.buffers) bind(b);
@@ -269,16 +301,18 @@ void check_every_tensor_bound(const TensorSource& src, const Layout& layout, con
     if (!bound.count(name)) extra.push_back(name);
   }
   if (extra.empty()) return;
-  // A family chosen by config.json's model_type may be the wrong one; one chosen by its tensor names
-  // (the torch modules) may be another whose telling tensor is missing from layer 0.
-  const std::string hint = layout.model_type.empty()
-                               ? "is a tensor that tells the right layout missing? name it with --layout or map "
-                                 "the names with --layout-file"
-                               : "is config.json's model_type right?";
-  throw Error(fmt::format("{}: {} of the file's tensors belong to no role of layout {}, so attnviz would "
-                          "ignore them: {}{} ({})", src.description(), count_of(extra.size(), "tensor"),
-                          layout.name, printable_text(extra[0]),
-                          extra.size() > 1 ? fmt::format(", {}", printable_text(extra[1])) : "", hint));
+  // A family chosen by config.json's model_type may be the wrong one; one chosen by its tensor
+  // names (the torch modules) may be another whose telling tensor is missing from layer 0.
+  const std::string hint =
+      layout.model_type.empty()
+          ? "is a tensor that tells the right layout missing? name it with --layout or map "
+            "the names with --layout-file"
+          : "is config.json's model_type right?";
+  throw Error(fmt::format(
+      "{}: {} of the file's tensors belong to no role of layout {}, so attnviz would "
+      "ignore them: {}{} ({})",
+      src.description(), count_of(extra.size(), "tensor"), layout.name, printable_text(extra[0]),
+      extra.size() > 1 ? fmt::format(", {}", printable_text(extra[1])) : "", hint));
 }
 
 }  // namespace
@@ -316,11 +350,13 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   Weights& w = model.weights;
   if (has_encoder) {
     c.n_encoder_layers = detail::count_layers(b, "encoder");
-    w.encoder = detail::bind_stack(tensors, layout, prefix, "encoder", c.n_encoder_layers, c, false);
+    w.encoder =
+        detail::bind_stack(tensors, layout, prefix, "encoder", c.n_encoder_layers, c, false);
   }
   if (has_decoder) {
     c.n_decoder_layers = detail::count_layers(b, "decoder");
-    w.decoder = detail::bind_stack(tensors, layout, prefix, "decoder", c.n_decoder_layers, c, c.decoder_cross);
+    w.decoder = detail::bind_stack(tensors, layout, prefix, "decoder", c.n_decoder_layers, c,
+                                   c.decoder_cross);
   }
   check_every_tensor_bound(src, layout, prefix, std::max(c.n_encoder_layers, c.n_decoder_layers));
   derive_sliding_layers(c, layout, cfg, has_decoder ? c.n_decoder_layers : c.n_encoder_layers);
@@ -332,7 +368,8 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   c.out_projection = b.has(first + ".self.out.weight");
   c.fused_qkv = b.has(first + ".self.qkv.weight");
   w.embed.token = b.table("embed.token", c.vocab_size, c.d_model, tensors);
-  w.embed.position = b.table("embed.position", c.max_positions, c.d_model, tensors);  // rows read on use
+  w.embed.position =
+      b.table("embed.position", c.max_positions, c.d_model, tensors);  // rows read on use
   w.embed.token_type = b.table("embed.token_type", c.type_vocab_size, c.d_model, tensors);
   w.embed.norm = b.layer_norm("embed.norm", 0, c.d_model);
   bind_unembedding(c, w, b, tensors);

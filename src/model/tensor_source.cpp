@@ -7,9 +7,9 @@
 #include <set>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/io/gguf.hpp"
 #include "attnviz/io/json.hpp"
-#include "attnviz/core/unicode.hpp"
 #include "gguf_tensors.hpp"
 
 namespace attnviz {
@@ -25,11 +25,13 @@ using WeightMap = std::map<std::string, std::string>;
 
 // A shard must be a plain file name in the index's folder: "../x" or "/etc/x" would read files
 // the user never pointed attnviz at.
-void check_shard_name(const fs::path& index_path, const std::string& tensor, const std::string& file) {
+void check_shard_name(const fs::path& index_path, const std::string& tensor,
+                      const std::string& file) {
   const std::string where = fmt::format("{}: weight_map[\"{}\"] = \"{}\"", index_path.string(),
                                         printable_text(tensor), printable_text(file));
   if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos) {
-    throw Error(where + ": expected a shard file name inside the index's folder (no '/', not '..')");
+    throw Error(where +
+                ": expected a shard file name inside the index's folder (no '/', not '..')");
   }
   std::error_code ec;  // a name too long for the file system is a missing shard, not an OS error
   if (!fs::is_regular_file(index_path.parent_path() / file, ec)) {
@@ -40,7 +42,8 @@ void check_shard_name(const fs::path& index_path, const std::string& tensor, con
 WeightMap read_weight_map(const fs::path& index_path) {
   const nlohmann::json j = read_json_file(index_path);
   if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object()) {
-    throw Error(fmt::format("{}: expected an object with a \"weight_map\" object", index_path.string()));
+    throw Error(
+        fmt::format("{}: expected an object with a \"weight_map\" object", index_path.string()));
   }
   WeightMap map;
   for (const auto& [name, file] : j["weight_map"].items()) {
@@ -51,7 +54,8 @@ WeightMap read_weight_map(const fs::path& index_path) {
     check_shard_name(index_path, name, file.get<std::string>());
     map.emplace(name, file.get<std::string>());
   }
-  if (map.empty()) throw Error(fmt::format("{}: \"weight_map\" names no tensor", index_path.string()));
+  if (map.empty())
+    throw Error(fmt::format("{}: \"weight_map\" names no tensor", index_path.string()));
   return map;
 }
 
@@ -78,9 +82,10 @@ std::vector<fs::path> weight_files(const fs::path& path) {
     if (entry.path().extension() == ".safetensors") found.push_back(entry.path());
   }
   if (found.size() != 1) {
-    throw Error(fmt::format("{}: expected model.safetensors, model.safetensors.index.json or one "
-                            ".safetensors file in the folder, found {} .safetensors files",
-                            path.string(), found.size()));
+    throw Error(
+        fmt::format("{}: expected model.safetensors, model.safetensors.index.json or one "
+                    ".safetensors file in the folder, found {} .safetensors files",
+                    path.string(), found.size()));
   }
   return found;
 }
@@ -108,7 +113,8 @@ TensorSource TensorSource::open(const fs::path& path) {
 
 // Each tensor the index names must be in the shard it names: a wrong entry would otherwise surface
 // as a misleading "missing tensor" or "no known layout".
-void TensorSource::check_weight_map(const fs::path& index, const std::map<std::string, std::string>& map) const {
+void TensorSource::check_weight_map(const fs::path& index,
+                                    const std::map<std::string, std::string>& map) const {
   for (const auto& [name, shard] : map) {
     const fs::path shard_path = index.parent_path() / shard;
     bool found = false;
@@ -146,10 +152,14 @@ Tensor TensorSource::load(const std::string& name) const {
   return it->second.file->load(it->second.file_name);
 }
 
-bool TensorSource::has(const std::string& name) const { return gguf_ ? gguf_->has(name) : index_.count(name) != 0; }
+bool TensorSource::has(const std::string& name) const {
+  return gguf_ ? gguf_->has(name) : index_.count(name) != 0;
+}
 
 StoredTensor TensorSource::stored(const std::string& name) const {
-  if (gguf_) throw Error(fmt::format("{}: tensor '{}' is GGUF-typed: read it with load or table", description_, name));
+  if (gguf_)
+    throw Error(fmt::format("{}: tensor '{}' is GGUF-typed: read it with load or table",
+                            description_, name));
   auto it = index_.find(name);
   if (it == index_.end()) throw Error(fmt::format("{}: missing tensor '{}'", description_, name));
   return it->second.file->stored(it->second.file_name);

@@ -16,13 +16,15 @@ TokenTable::TokenTable(Matrix table)
 TokenTable::TokenTable(StoredTensor stored, std::shared_ptr<const void> owner)
     : stored_(std::move(stored)), owner_(std::move(owner)) {
   if (stored_.shape.size() != 2) {
-    throw Error(fmt::format("a token table is a matrix [vocab, d_model], not {}", shape_string(stored_.shape)));
+    throw Error(fmt::format("a token table is a matrix [vocab, d_model], not {}",
+                            shape_string(stored_.shape)));
   }
   rows_ = stored_.shape[0];
   cols_ = stored_.shape[1];
 }
 
-TokenTable::TokenTable(Eigen::Index rows, Eigen::Index cols, RowReader read, std::shared_ptr<const void> owner)
+TokenTable::TokenTable(Eigen::Index rows, Eigen::Index cols, RowReader read,
+                       std::shared_ptr<const void> owner)
     : read_(std::move(read)), owner_(std::move(owner)), rows_(rows), cols_(cols) {}
 
 RowVector TokenTable::row(Eigen::Index id) const {
@@ -33,7 +35,8 @@ RowVector TokenTable::row(Eigen::Index id) const {
     return r;
   }
   const size_t width = dtype_bytes(stored_.dtype) * static_cast<size_t>(cols_);
-  convert_to_float(stored_.dtype, stored_.data + static_cast<size_t>(id) * width, r.size(), r.data());
+  convert_to_float(stored_.dtype, stored_.data + static_cast<size_t>(id) * width, r.size(),
+                   r.data());
   return r;
 }
 

@@ -8,7 +8,8 @@ namespace attnviz::detail {
 
 namespace {
 
-// Free buffers beyond this many bytes are released, not kept: a Llama-3-8B layer in float32 is ~0.9 GB.
+// Free buffers beyond this many bytes are released, not kept: a Llama-3-8B layer in float32 is ~0.9
+// GB.
 constexpr size_t k_max_pooled_bytes = size_t(1) << 30;
 
 struct Pool {

@@ -2,13 +2,12 @@
 #include "attnviz/render/canvas.hpp"
 
 #include <fmt/format.h>
+#include <unicode/uchar.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <mutex>
-
-#include <unicode/uchar.h>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
@@ -51,7 +50,8 @@ uint8_t blend(uint8_t below, uint8_t over, int alpha) {
 
 // ---- FontSet ----
 
-FontSet::FontSet(std::vector<std::unique_ptr<detail::LoadedFont>> fonts) : fonts_(std::move(fonts)) {
+FontSet::FontSet(std::vector<std::unique_ptr<detail::LoadedFont>> fonts)
+    : fonts_(std::move(fonts)) {
   if (fonts_.empty()) throw Error("font set: no fonts");
 }
 FontSet::~FontSet() = default;
@@ -67,7 +67,8 @@ std::shared_ptr<const FontSet> FontSet::find(const std::string& spec) {
     const std::string pattern = spec.empty() ? "sans-serif" : spec;
     primary = detail::fontconfig_match(pattern, !is_generic_family(pattern));
     if (primary.path.empty()) {
-      if (!spec.empty()) throw usage_error(fmt::format("--font {}: fontconfig has no such font", spec));
+      if (!spec.empty())
+        throw usage_error(fmt::format("--font {}: fontconfig has no such font", spec));
       throw Error("fontconfig found no font at all (install fonts-dejavu-core)");
     }
   }
@@ -106,27 +107,35 @@ const detail::LoadedFont& FontSet::font(int index) const {
 
 // ---- Canvas: shapes ----
 
-Canvas::Canvas(int width, int height, Rgb background, std::shared_ptr<const FontSet> fonts, CanvasScale scale)
+Canvas::Canvas(int width, int height, Rgb background, std::shared_ptr<const FontSet> fonts,
+               CanvasScale scale)
     : scale_(scale), fonts_(std::move(fonts)) {
   if (width <= 0 || height <= 0) {
     throw Error(fmt::format("canvas: size {}×{} must be positive", width, height));
   }
-  if (!(scale.pixels > 0.0f) || !(scale.text > 0.0f) || !std::isfinite(scale.pixels) || !std::isfinite(scale.text)) {
-    throw Error(fmt::format("canvas: scale {} pixels per unit, text × {} must be positive", scale.pixels, scale.text));
+  if (!(scale.pixels > 0.0f) || !(scale.text > 0.0f) || !std::isfinite(scale.pixels) ||
+      !std::isfinite(scale.text)) {
+    throw Error(fmt::format("canvas: scale {} pixels per unit, text × {} must be positive",
+                            scale.pixels, scale.text));
   }
   drawing_.width = width, drawing_.height = height;
   image_.width = std::max(1, px(width));
   image_.height = std::max(1, px(height));
   image_.rgb.resize(static_cast<size_t>(image_.width) * static_cast<size_t>(image_.height) * 3);
   for (size_t k = 0; k < image_.rgb.size(); k += 3) {
-    image_.rgb[k] = background.r, image_.rgb[k + 1] = background.g, image_.rgb[k + 2] = background.b;
+    image_.rgb[k] = background.r, image_.rgb[k + 1] = background.g,
+    image_.rgb[k + 2] = background.b;
   }
   drawing_.ops.emplace_back(DrawRect{0, 0, width, height, background});
 }
 
-int Canvas::px(double units) const { return static_cast<int>(std::lround(units * scale_.pixels)); }
+int Canvas::px(double units) const {
+  return static_cast<int>(std::lround(units * scale_.pixels));
+}
 
-const FontSet& Canvas::fonts() const { return *font_set(); }
+const FontSet& Canvas::fonts() const {
+  return *font_set();
+}
 
 const std::shared_ptr<const FontSet>& Canvas::font_set() const {
   if (!fonts_) fonts_ = FontSet::default_set();
@@ -160,14 +169,15 @@ void Canvas::hatch_rect(int x, int y, int w, int h, Rgb background, Rgb stripe, 
   spacing = std::max(spacing, 2);
   drawing_.ops.emplace_back(DrawHatch{x, y, w, h, background, stripe, spacing});
   raster_fill(x, y, w, h, background);
-  const int step = std::max(2, px(spacing));  // image pixels between stripes
+  const int step = std::max(2, px(spacing));         // image pixels between stripes
   const int thick = std::clamp(px(1), 1, step - 1);  // a stripe's pixels per row: one unit
   const int x0 = std::max(px(x), 0), x1 = std::min(px(x + w), image_.width);
   const int y0 = std::max(px(y), 0), y1 = std::min(px(y + h), image_.height);
   // Stripes on absolute coordinates (x + y ≡ 0 mod spacing), so neighbouring masked cells join
   // into one continuous hatch.
   for (int py = y0; py < y1; ++py) {
-    uint8_t* row = image_.rgb.data() + static_cast<size_t>(py) * static_cast<size_t>(image_.width) * 3;
+    uint8_t* row =
+        image_.rgb.data() + static_cast<size_t>(py) * static_cast<size_t>(image_.width) * 3;
     // The first column of each stripe at or left of x0, so a stripe cut by x0 keeps its pixels.
     const int first = x0 + (step - (x0 + py) % step) % step - (thick > 1 ? step : 0);
     for (int x_ = first; x_ < x1; x_ += step) {
@@ -208,15 +218,19 @@ void Canvas::draw_cells(int x, int y, int cell, std::shared_ptr<const Image> cel
   std::vector<uint8_t> row(static_cast<size_t>(x1 - x0) * 3);
   for (int i = 0; i < src.height; ++i) {
     // A row of cells widened once, then copied into each of its pixel rows.
-    const uint8_t* from = src.rgb.data() + static_cast<size_t>(i) * static_cast<size_t>(src.width) * 3;
+    const uint8_t* from =
+        src.rgb.data() + static_cast<size_t>(i) * static_cast<size_t>(src.width) * 3;
     uint8_t* out = row.data();
     for (const int j : column) {
       const uint8_t* p = from + static_cast<size_t>(j) * 3;
       out[0] = p[0], out[1] = p[1], out[2] = p[2];
       out += 3;
     }
-    for (int py = std::max(px(y + i * cell), 0); py < std::min(px(y + (i + 1) * cell), image_.height); ++py) {
-      std::memcpy(image_.rgb.data() + (static_cast<size_t>(py) * static_cast<size_t>(image_.width) + static_cast<size_t>(x0)) * 3,
+    for (int py = std::max(px(y + i * cell), 0);
+         py < std::min(px(y + (i + 1) * cell), image_.height); ++py) {
+      std::memcpy(image_.rgb.data() + (static_cast<size_t>(py) * static_cast<size_t>(image_.width) +
+                                       static_cast<size_t>(x0)) *
+                                          3,
                   row.data(), row.size());
     }
   }
@@ -239,14 +253,16 @@ void Canvas::draw_line(int x0, int y0, int x1, int y1, Rgb color) {
 
 void Canvas::blit(const Image& src, int x, int y) {
   // Copied pixel for pixel at the image's resolution: src covers src.width / scale units.
-  drawing_.ops.emplace_back(DrawImage{x, y, static_cast<int>(std::lround(src.width / scale_.pixels)),
+  drawing_.ops.emplace_back(DrawImage{x, y,
+                                      static_cast<int>(std::lround(src.width / scale_.pixels)),
                                       static_cast<int>(std::lround(src.height / scale_.pixels)),
                                       std::make_shared<const Image>(src)});
   const int bx = px(x), by = px(y);
   const int x0 = std::max(bx, 0), x1 = std::min(bx + src.width, image_.width);
   if (x0 >= x1) return;
   for (int py = std::max(by, 0); py < std::min(by + src.height, image_.height); ++py) {
-    const uint8_t* from = src.rgb.data() + (static_cast<size_t>(py - by) * src.width + (x0 - bx)) * 3;
+    const uint8_t* from =
+        src.rgb.data() + (static_cast<size_t>(py - by) * src.width + (x0 - bx)) * 3;
     uint8_t* to = image_.rgb.data() + (static_cast<size_t>(py) * image_.width + x0) * 3;
     std::copy(from, from + static_cast<size_t>(x1 - x0) * 3, to);
   }
@@ -260,13 +276,21 @@ int Canvas::draw_text(int x, int baseline_y, std::string_view utf8, const TextSt
   std::string text = printable_text(utf8);
   const detail::Layout layout = layout_text(fonts(), text, size * scale_.pixels);
   const int w_px = static_cast<int>(std::lround(layout.width));
-  const int shift = style.align == TextAlign::center ? w_px / 2 : style.align == TextAlign::end ? w_px : 0;
+  const int shift = style.align == TextAlign::center ? w_px / 2
+                    : style.align == TextAlign::end  ? w_px
+                                                     : 0;
   const bool up = style.direction == TextDirection::up;
-  const int start = up ? px(baseline_y) + shift : px(x) - shift;  // where the pen starts along the text
-  const int across = up ? px(x) : px(baseline_y);                  // the baseline, in image pixels
+  const int start =
+      up ? px(baseline_y) + shift : px(x) - shift;  // where the pen starts along the text
+  const int across = up ? px(x) : px(baseline_y);   // the baseline, in image pixels
   if (!layout.glyphs.empty()) {
-    DrawText op{std::move(text), {}, size, style.color, static_cast<float>(up ? across : start) / scale_.pixels,
-                static_cast<float>(up ? start : across) / scale_.pixels, up};
+    DrawText op{std::move(text),
+                {},
+                size,
+                style.color,
+                static_cast<float>(up ? across : start) / scale_.pixels,
+                static_cast<float>(up ? start : across) / scale_.pixels,
+                up};
     op.glyphs.reserve(layout.glyphs.size());
     for (const detail::PlacedGlyph& pg : layout.glyphs) {
       op.glyphs.push_back({pg.font, pg.glyph, pg.pen / scale_.pixels, pg.x_offset / scale_.pixels,
@@ -278,7 +302,8 @@ int Canvas::draw_text(int x, int baseline_y, std::string_view utf8, const TextSt
     const detail::LoadedFont& font = fonts().font(pg.font);
     const auto bitmap = font.rasterise(pg.glyph, font.scale(size * scale_.pixels));
     const detail::GlyphBitmap& b = *bitmap;
-    // The glyph's origin: the pen moved by its offsets (a mark's are not zero; y_offset is upwards).
+    // The glyph's origin: the pen moved by its offsets (a mark's are not zero; y_offset is
+    // upwards).
     const int pen = static_cast<int>(std::lround(pg.pen + pg.x_offset));
     const int rise = static_cast<int>(std::lround(pg.y_offset));
     for (int j = 0; j < b.height; ++j) {
@@ -302,7 +327,8 @@ int Canvas::draw_text(int x, int baseline_y, std::string_view utf8, const TextSt
 }
 
 int Canvas::text_width(std::string_view utf8, float pixel_size) const {
-  return static_cast<int>(std::lround(layout_text(fonts(), printable_text(utf8), text_size(pixel_size)).width));
+  return static_cast<int>(
+      std::lround(layout_text(fonts(), printable_text(utf8), text_size(pixel_size)).width));
 }
 
 LineMetrics Canvas::line_metrics(float pixel_size) const {
@@ -313,7 +339,8 @@ LineMetrics Canvas::line_metrics(float pixel_size) const {
   LineMetrics m;
   m.ascent = static_cast<int>(std::ceil(static_cast<float>(ascent) * scale));
   m.descent = static_cast<int>(std::ceil(static_cast<float>(-descent) * scale));
-  m.line_height = m.ascent + m.descent + static_cast<int>(std::lround(static_cast<float>(gap) * scale));
+  m.line_height =
+      m.ascent + m.descent + static_cast<int>(std::lround(static_cast<float>(gap) * scale));
   return m;
 }
 

@@ -21,7 +21,9 @@ const std::array<Rgb, 256>& colormap_colors(ColormapId id) {
 
 // matplotlib's Colormap.__call__: index = floor(t * N), N = 256, with t = 1 on the last entry; so a
 // colour here is the colour matplotlib's imshow draws for the same t.
-Rgb colormap(ColormapId id, float t) { return colormap_colors(id)[colormap_index(t)]; }
+Rgb colormap(ColormapId id, float t) {
+  return colormap_colors(id)[colormap_index(t)];
+}
 
 ColormapId parse_colormap(std::string_view name) {
   const auto tables = detail::colormap_tables();

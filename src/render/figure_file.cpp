@@ -13,9 +13,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
-#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,12 +38,14 @@ cairo_font_face_t* cairo_face(const detail::LoadedFont& font) {
   static FT_Library library = nullptr;
   static std::map<std::pair<std::string, int>, cairo_font_face_t*> faces;
   const std::lock_guard lock(mutex);
-  if (library == nullptr && FT_Init_FreeType(&library) != 0) throw Error("FreeType could not start");
+  if (library == nullptr && FT_Init_FreeType(&library) != 0)
+    throw Error("FreeType could not start");
   const auto key = std::make_pair(font.path.string(), font.face_index);
   if (const auto it = faces.find(key); it != faces.end()) return it->second;
   FT_Face face = nullptr;
   if (FT_New_Face(library, key.first.c_str(), font.face_index, &face) != 0) {
-    throw Error(fmt::format("{}: FreeType cannot read face {} of this font", key.first, font.face_index));
+    throw Error(
+        fmt::format("{}: FreeType cannot read face {} of this font", key.first, font.face_index));
   }
   cairo_font_face_t* cf = cairo_ft_font_face_create_for_ft_face(face, 0);
   if (cairo_font_face_status(cf) != CAIRO_STATUS_SUCCESS) {
@@ -54,7 +56,9 @@ cairo_font_face_t* cairo_face(const detail::LoadedFont& font) {
   return cf;
 }
 
-void set_colour(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0); }
+void set_colour(cairo_t* cr, Rgb c) {
+  cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+}
 
 void draw_rect(cairo_t* cr, const DrawRect& r) {
   cairo_rectangle(cr, r.x, r.y, r.w, r.h);
@@ -105,7 +109,8 @@ void draw_image(cairo_t* cr, const DrawImage& d, int upscale) {
   if (img.width <= 0 || img.height <= 0) return;
   const int w = img.width * upscale, h = img.height * upscale;
   cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
-  const std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> owned(surface, cairo_surface_destroy);
+  const std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> owned(
+      surface, cairo_surface_destroy);
   if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
     throw Error(fmt::format("figure: cairo cannot hold a {}×{} image: {}", w, h,
                             cairo_status_to_string(cairo_surface_status(surface))));
@@ -114,8 +119,10 @@ void draw_image(cairo_t* cr, const DrawImage& d, int upscale) {
   unsigned char* data = cairo_image_surface_get_data(surface);
   const int stride = cairo_image_surface_get_stride(surface);
   for (int y = 0; y < h; ++y) {
-    auto* row = reinterpret_cast<uint32_t*>(data + static_cast<size_t>(y) * static_cast<size_t>(stride));
-    const uint8_t* from = img.rgb.data() + static_cast<size_t>(y / upscale) * static_cast<size_t>(img.width) * 3;
+    auto* row =
+        reinterpret_cast<uint32_t*>(data + static_cast<size_t>(y) * static_cast<size_t>(stride));
+    const uint8_t* from =
+        img.rgb.data() + static_cast<size_t>(y / upscale) * static_cast<size_t>(img.width) * 3;
     for (int x = 0; x < w; ++x) {
       const uint8_t* p = from + static_cast<size_t>(x / upscale) * 3;
       row[x] = uint32_t{p[0]} << 16 | uint32_t{p[1]} << 8 | p[2];
@@ -184,7 +191,8 @@ void draw_text(cairo_t* cr, const DrawText& t, const FontSet& fonts) {
   std::map<uint32_t, uint32_t> next;  // each cluster → the start of the next one in the text
   for (const DrawGlyph& g : t.glyphs) {
     if (g.cluster >= t.text.size()) {
-      throw Error(fmt::format("figure: text '{}' has a glyph of byte {} past its end", t.text, g.cluster));
+      throw Error(
+          fmt::format("figure: text '{}' has a glyph of byte {} past its end", t.text, g.cluster));
     }
     next.emplace(g.cluster, 0);
   }
@@ -201,7 +209,8 @@ void draw_text(cairo_t* cr, const DrawText& t, const FontSet& fonts) {
     cairo_set_font_face(cr, cairo_face(font));
     cairo_set_font_size(cr, font.em_pixels(t.pixel_size));
     std::vector<cairo_glyph_t> glyphs;
-    std::vector<cairo_text_cluster_t> clusters;  // in text order; glyphs taken from the end when backward
+    std::vector<cairo_text_cluster_t>
+        clusters;  // in text order; glyphs taken from the end when backward
     for (size_t k = run.begin; k < run.end; ++k) {
       const DrawGlyph& g = t.glyphs[k];
       glyphs.push_back({static_cast<unsigned long>(g.glyph), g.pen + g.x_offset, -g.y_offset});
@@ -216,9 +225,10 @@ void draw_text(cairo_t* cr, const DrawText& t, const FontSet& fonts) {
     if (run.backward) std::reverse(clusters.begin(), clusters.end());
     const uint32_t first = std::min(t.glyphs[run.begin].cluster, t.glyphs[run.end - 1].cluster);
     const uint32_t last = std::max(t.glyphs[run.begin].cluster, t.glyphs[run.end - 1].cluster);
-    cairo_show_text_glyphs(cr, t.text.data() + first, static_cast<int>(next.at(last) - first), glyphs.data(),
-                           static_cast<int>(glyphs.size()), clusters.data(), static_cast<int>(clusters.size()),
-                           run.backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : cairo_text_cluster_flags_t{});
+    cairo_show_text_glyphs(
+        cr, t.text.data() + first, static_cast<int>(next.at(last) - first), glyphs.data(),
+        static_cast<int>(glyphs.size()), clusters.data(), static_cast<int>(clusters.size()),
+        run.backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : cairo_text_cluster_flags_t{});
   }
   cairo_restore(cr);
 }
@@ -227,7 +237,8 @@ void replay(cairo_t* cr, const Canvas& figure, FigureFormat format) {
   const auto& ops = figure.drawing().ops;
   cairo_font_options_t* options = cairo_font_options_create();
   cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE);
-  cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF);  // the canvas's unhinted advances
+  cairo_font_options_set_hint_metrics(options,
+                                      CAIRO_HINT_METRICS_OFF);  // the canvas's unhinted advances
   cairo_set_font_options(cr, options);
   cairo_font_options_destroy(options);
   for (size_t k = 0; k < ops.size();) {
@@ -235,7 +246,9 @@ void replay(cairo_t* cr, const Canvas& figure, FigureFormat format) {
       std::vector<DrawHatch> run{*h};
       while (++k < ops.size()) {
         const auto* next = std::get_if<DrawHatch>(&ops[k]);
-        if (!next || next->background != h->background || next->stripe != h->stripe || next->spacing != h->spacing) break;
+        if (!next || next->background != h->background || next->stripe != h->stripe ||
+            next->spacing != h->spacing)
+          break;
         run.push_back(*next);
       }
       draw_hatches(cr, run.data(), run.size());
@@ -246,7 +259,8 @@ void replay(cairo_t* cr, const Canvas& figure, FigureFormat format) {
           using T = std::decay_t<decltype(op)>;
           if constexpr (std::is_same_v<T, DrawRect>) draw_rect(cr, op);
           if constexpr (std::is_same_v<T, DrawLine>) draw_line(cr, op);
-          if constexpr (std::is_same_v<T, DrawImage>) draw_image(cr, op, format == FigureFormat::svg ? svg_upscale(op) : 1);
+          if constexpr (std::is_same_v<T, DrawImage>)
+            draw_image(cr, op, format == FigureFormat::svg ? svg_upscale(op) : 1);
           if constexpr (std::is_same_v<T, DrawText>) draw_text(cr, op, *figure.font_set());
         },
         ops[k]);
@@ -258,8 +272,10 @@ void replay(cairo_t* cr, const Canvas& figure, FigureFormat format) {
 // false), so viewers would blur a map's cells into each other: each image states it.
 void pixelate_svg_images(std::string& svg) {
   static constexpr std::string_view tag = "<image ";
-  static constexpr std::string_view rendering = "image-rendering=\"optimizeSpeed\" style=\"image-rendering:pixelated\" ";
-  for (size_t at = svg.find(tag); at != std::string::npos; at = svg.find(tag, at + tag.size() + rendering.size())) {
+  static constexpr std::string_view rendering =
+      "image-rendering=\"optimizeSpeed\" style=\"image-rendering:pixelated\" ";
+  for (size_t at = svg.find(tag); at != std::string::npos;
+       at = svg.find(tag, at + tag.size() + rendering.size())) {
     svg.insert(at + tag.size(), rendering);
   }
 }
@@ -271,7 +287,8 @@ cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned i
 
 // A PDF's /CreationDate, as ISO 8601: SOURCE_DATE_EPOCH's (reproducible-builds.org) when it is set,
 // else none, so two runs on the same input write the same bytes (as PNG and --save do); cairo would
-// write the current time. A value that is not whole seconds since 1970 is an error, as the spec asks.
+// write the current time. A value that is not whole seconds since 1970 is an error, as the spec
+// asks.
 std::string pdf_create_date() {
   const char* epoch = std::getenv("SOURCE_DATE_EPOCH");
   if (epoch == nullptr) return "";
@@ -282,7 +299,8 @@ std::string pdf_create_date() {
   const auto t = static_cast<std::time_t>(seconds);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || seconds < 0 ||
       seconds > 253402300799 || gmtime_r(&t, &utc) == nullptr) {  // up to 9999-12-31T23:59:59Z
-    throw Error(fmt::format("SOURCE_DATE_EPOCH = '{}': expected whole seconds since 1970-01-01 UTC", text));
+    throw Error(
+        fmt::format("SOURCE_DATE_EPOCH = '{}': expected whole seconds since 1970-01-01 UTC", text));
   }
   char date[32] = {};
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
@@ -303,7 +321,8 @@ std::string encode_vector(const Canvas& figure, const FigureFile& file) {
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "attnviz");
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATE_DATE, create_date.c_str());
   }
-  const std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> owned(surface, cairo_surface_destroy);
+  const std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> owned(
+      surface, cairo_surface_destroy);
   cairo_t* cr = cairo_create(surface);
   const std::unique_ptr<cairo_t, decltype(&cairo_destroy)> owned_cr(cr, cairo_destroy);
   cairo_scale(cr, points, points);
@@ -311,9 +330,11 @@ std::string encode_vector(const Canvas& figure, const FigureFile& file) {
   cairo_show_page(cr);
   const cairo_status_t drawn = cairo_status(cr);
   cairo_surface_finish(surface);
-  const cairo_status_t status = drawn != CAIRO_STATUS_SUCCESS ? drawn : cairo_surface_status(surface);
+  const cairo_status_t status =
+      drawn != CAIRO_STATUS_SUCCESS ? drawn : cairo_surface_status(surface);
   if (status != CAIRO_STATUS_SUCCESS) {
-    throw Error(fmt::format("figure: cairo could not write the {}: {}", figure_extension(file.format).substr(1),
+    throw Error(fmt::format("figure: cairo could not write the {}: {}",
+                            figure_extension(file.format).substr(1),
                             cairo_status_to_string(status)));
   }
   if (file.format == FigureFormat::svg) pixelate_svg_images(out);
@@ -331,15 +352,19 @@ FigureFormat parse_figure_format(std::string_view name) {
 
 std::string_view figure_extension(FigureFormat format) {
   switch (format) {
-    case FigureFormat::png: return ".png";
-    case FigureFormat::svg: return ".svg";
-    case FigureFormat::pdf: return ".pdf";
+    case FigureFormat::png:
+      return ".png";
+    case FigureFormat::svg:
+      return ".svg";
+    case FigureFormat::pdf:
+      return ".pdf";
   }
   return ".png";
 }
 
 CanvasScale figure_scale(const FigureFile& file) {
-  if (!(file.dpi > 0.0) || !std::isfinite(file.dpi)) throw Error(fmt::format("figure: dpi {} must be positive", file.dpi));
+  if (!(file.dpi > 0.0) || !std::isfinite(file.dpi))
+    throw Error(fmt::format("figure: dpi {} must be positive", file.dpi));
   return CanvasScale{static_cast<float>(file.dpi / k_units_per_inch), file.text_scale};
 }
 
@@ -353,7 +378,8 @@ std::pair<double, double> parse_figure_size(const std::string& text) {
   static const std::regex size(R"(([0-9]+(?:\.[0-9]*)?)x([0-9]+(?:\.[0-9]*)?)(in|cm)?)");
   std::smatch m;
   if (!std::regex_match(text, m, size)) {
-    throw usage_error(fmt::format("--size {}: expected WIDTHxHEIGHT in inches or cm (3.3x2.5in, 8x6cm)", text));
+    throw usage_error(
+        fmt::format("--size {}: expected WIDTHxHEIGHT in inches or cm (3.3x2.5in, 8x6cm)", text));
   }
   const double per = m[3] == "cm" ? 1.0 / 2.54 : 1.0;
   const double w = std::stod(m[1]) * per, h = std::stod(m[2]) * per;
@@ -372,7 +398,8 @@ void write_figure(const std::filesystem::path& path, const Canvas& figure, const
   write_file_atomically(path, encode_figure(figure, file));
 }
 
-std::filesystem::path figure_path(const std::filesystem::path& dir, const std::string& stem, FigureFormat format) {
+std::filesystem::path figure_path(const std::filesystem::path& dir, const std::string& stem,
+                                  FigureFormat format) {
   return dir / (stem + std::string(figure_extension(format)));
 }
 

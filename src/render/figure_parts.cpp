@@ -38,7 +38,8 @@ int draw_colorbar(Canvas& canvas, const Rect& r, const FigureStyle& style) {
   // 1-2-5 step, 3 to 6 of them (linear), as matplotlib's locators place them.
   std::vector<float> ticks = style.log ? detail::log_ticks(log_low(style), style.vmax)
                                        : detail::linear_ticks(style.vmin, style.vmax);
-  if (style.log && ticks.size() < 2) ticks = {log_low(style), style.vmax};  // less than a decade: its ends
+  if (style.log && ticks.size() < 2)
+    ticks = {log_low(style), style.vmax};  // less than a decade: its ends
   const LineMetrics m = canvas.line_metrics(detail::k_tick_px);
   int right = r.x + r.w;
   for (const float v : ticks) {
@@ -76,7 +77,8 @@ std::vector<float> linear_ticks(float lo, float hi) {
 std::vector<float> log_ticks(float lo, float hi) {
   std::vector<float> ticks;
   if (!(hi > 0) || !(lo > 0)) return ticks;
-  for (int e = static_cast<int>(std::ceil(std::log10(lo) - 1e-6)); std::pow(10.0, e) <= hi * (1 + 1e-6); ++e) {
+  for (int e = static_cast<int>(std::ceil(std::log10(lo) - 1e-6));
+       std::pow(10.0, e) <= hi * (1 + 1e-6); ++e) {
     ticks.push_back(static_cast<float>(std::pow(10.0, e)));
   }
   return ticks;
@@ -84,7 +86,8 @@ std::vector<float> log_ticks(float lo, float hi) {
 
 std::string format_power(float v) {
   const int e = static_cast<int>(std::lround(std::log10(v)));
-  if (std::fabs(static_cast<double>(v) - std::pow(10.0, e)) > 1e-6 * std::pow(10.0, e)) return format_value(v);
+  if (std::fabs(static_cast<double>(v) - std::pow(10.0, e)) > 1e-6 * std::pow(10.0, e))
+    return format_value(v);
   static const char* const digits[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
   std::string out = "10";
   if (e < 0) out += "⁻";
@@ -116,8 +119,10 @@ AxisLabels thin_labels(const Canvas& canvas, const std::vector<std::string>& lab
   if (out.step > 1) {
     int base = 1;
     while (base * 10 < out.step) base *= 10;
-    out.step = out.step <= base ? base : out.step <= 2 * base ? 2 * base
-                                     : out.step <= 5 * base ? 5 * base : 10 * base;
+    out.step = out.step <= base       ? base
+               : out.step <= 2 * base ? 2 * base
+               : out.step <= 5 * base ? 5 * base
+                                      : 10 * base;
   }
   for (int t = 0; t < n; t += out.step) {
     const std::string label = labels.empty() ? std::to_string(t) : labels[static_cast<size_t>(t)];
@@ -146,11 +151,12 @@ void draw_row_labels(Canvas& canvas, const AxisLabels& labels, int x_right, int 
   }
 }
 
-// A label of wide characters only (Chinese, Japanese, Korean): read top to bottom with each character
-// upright, as such text is set vertically, not turned on its side.
+// A label of wide characters only (Chinese, Japanese, Korean): read top to bottom with each
+// character upright, as such text is set vertically, not turned on its side.
 bool upright_label(const std::string& text) {
   const std::vector<char32_t> cps = decode_utf8(printable_text(text));
-  return !cps.empty() && std::all_of(cps.begin(), cps.end(), [](char32_t cp) { return codepoint_width(cp) == 2; });
+  return !cps.empty() &&
+         std::all_of(cps.begin(), cps.end(), [](char32_t cp) { return codepoint_width(cp) == 2; });
 }
 
 // Its characters one under another, each centred on x, the last ending at y_bottom: a character
@@ -165,7 +171,8 @@ void draw_stacked(Canvas& canvas, int x, int y_bottom, const std::string& text) 
     const int advance = canvas.text_width(one, k_label_px);
     // The em box's baseline: ascent / (ascent + descent) of the way down.
     const int baseline = top + advance * m.ascent / std::max(1, m.ascent + m.descent);
-    canvas.draw_text(x, baseline, one, {.pixel_size = k_label_px, .color = k_text, .align = TextAlign::center});
+    canvas.draw_text(x, baseline, one,
+                     {.pixel_size = k_label_px, .color = k_text, .align = TextAlign::center});
     top += advance;
   }
 }
@@ -193,7 +200,8 @@ void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
   // stripes sit on absolute coordinates, so a run draws what cell-by-cell hatching draws.
   auto image = std::make_shared<Image>();
   image->width = static_cast<int>(values.cols()), image->height = static_cast<int>(values.rows());
-  image->rgb.resize(static_cast<size_t>(values.size()) * 3 + 1);  // + 1: the packed stores' spare byte
+  image->rgb.resize(static_cast<size_t>(values.size()) * 3 +
+                    1);  // + 1: the packed stores' spare byte
   // Each colour as 4 bytes (r, g, b, unused), stored whole at 3-byte steps: one store per pixel,
   // the fourth byte overwritten by the next pixel.
   std::array<uint32_t, 256> packed{};
@@ -202,7 +210,9 @@ void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
   const uint32_t non_finite = pack(k_non_finite_rgb), hatch = pack(k_hatch_background);
   const auto n_cols = static_cast<size_t>(values.cols());
   std::vector<uint8_t> bins(n_cols);
-  struct Run { int x, y, w; };
+  struct Run {
+    int x, y, w;
+  };
   std::vector<Run> masked_runs;
   for (Eigen::Index i = 0; i < values.rows(); ++i) {
     const float* v = values.row(i).data();
@@ -211,7 +221,8 @@ void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
     for (size_t j = 0; j < n_cols;) {
       const bool masked = keep[j] == 0;
       const size_t end = static_cast<size_t>(
-          std::find_if(keep + j + 1, keep + n_cols, [&](uint8_t k) { return (k == 0) != masked; }) - keep);
+          std::find_if(keep + j + 1, keep + n_cols, [&](uint8_t k) { return (k == 0) != masked; }) -
+          keep);
       if (masked) {
         masked_runs.push_back({x + static_cast<int>(j) * cell, y + static_cast<int>(i) * cell,
                                static_cast<int>(end - j) * cell});
@@ -220,7 +231,8 @@ void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
         continue;
       }
       if (style.log) {
-        for (size_t k = j; k < end; ++k) bins[k] = static_cast<uint8_t>(colormap_index(figure_position(v[k], style)));
+        for (size_t k = j; k < end; ++k)
+          bins[k] = static_cast<uint8_t>(colormap_index(figure_position(v[k], style)));
       } else {  // colormap_index(colormap_position(v, vmin, vmax)), vectorised
         bins_256(v + j, end - j, style.vmin, style.vmax, bins.data() + j);
       }
@@ -233,27 +245,37 @@ void draw_cells(Canvas& canvas, int x, int y, int cell, const Matrix& values,
   }
   image->rgb.pop_back();
   canvas.draw_cells(x, y, cell, std::move(image));
-  for (const Run& r : masked_runs) canvas.hatch_rect(r.x, r.y, r.w, cell, k_hatch_background, k_hatch_stripe);
+  for (const Run& r : masked_runs)
+    canvas.hatch_rect(r.x, r.y, r.w, cell, k_hatch_background, k_hatch_stripe);
 }
 
 void throw_too_small(int width, int height, const FigureStyle& style, const std::string& what) {
   const auto size = [](int w, int h) {
-    return fmt::format("{:.2f} × {:.2f} in ({:.1f} × {:.1f} cm)", w / k_units_per_inch, h / k_units_per_inch,
-                       w * 2.54 / k_units_per_inch, h * 2.54 / k_units_per_inch);
+    return fmt::format("{:.2f} × {:.2f} in ({:.1f} × {:.1f} cm)", w / k_units_per_inch,
+                       h / k_units_per_inch, w * 2.54 / k_units_per_inch,
+                       h * 2.54 / k_units_per_inch);
   };
-  throw usage_error(fmt::format("--size: the figure \"{}\" needs {} with its cells at their smallest (1/100 in), more "
-                                "than the {} given; give a larger --size or a smaller --font-size",
-                                what, size(width, height), size(style.fit_width, style.fit_height)));
+  throw usage_error(fmt::format(
+      "--size: the figure \"{}\" needs {} with its cells at their smallest (1/100 in), more "
+      "than the {} given; give a larger --size or a smaller --font-size",
+      what, size(width, height), size(style.fit_width, style.fit_height)));
 }
 
-bool any_masked(const FigureMap& map) { return (map.allowed.array() == 0).any(); }
+bool any_masked(const FigureMap& map) {
+  return (map.allowed.array() == 0).any();
+}
 // An allowed cell holding NaN or ±inf: drawn magenta and explained in the legend.
-bool any_non_finite(const FigureMap& map) { return count_non_finite(map) > 0; }
+bool any_non_finite(const FigureMap& map) {
+  return count_non_finite(map) > 0;
+}
 // Legend entries under the colour bar: a swatch and its meaning, one per line.
-int legend_entries(const FigureMap& map) { return (any_masked(map) ? 1 : 0) + (any_non_finite(map) ? 1 : 0); }
+int legend_entries(const FigureMap& map) {
+  return (any_masked(map) ? 1 : 0) + (any_non_finite(map) ? 1 : 0);
+}
 
 // Values inside cells when a formatted value fits: small, unpooled maps only.
-void draw_cell_values(Canvas& canvas, int x, int y, int cell, const FigureMap& map, const FigureStyle& style) {
+void draw_cell_values(Canvas& canvas, int x, int y, int cell, const FigureMap& map,
+                      const FigureStyle& style) {
   const float size = std::clamp(static_cast<float>(cell) * 0.28f, 9.0f, 13.0f);
   if (!style.cell_values || map.pool != 1 || canvas.text_width("0.00", size) > cell - 4) return;
   const LineMetrics m = canvas.line_metrics(size);
@@ -264,30 +286,34 @@ void draw_cell_values(Canvas& canvas, int x, int y, int cell, const FigureMap& m
       const bool light = 0.299f * c.r + 0.587f * c.g + 0.114f * c.b > 140.0f;  // luma
       std::string text = fmt::format("{:.2f}", map.values(i, j));
       if (text == "-0.00") text = "0.00";  // a difference of −0.0004 rounds to 0: no sign on it
-      canvas.draw_text(x + static_cast<int>(j) * cell + cell / 2, y + static_cast<int>(i) * cell + (cell + m.ascent - m.descent) / 2,
-                       text, {.pixel_size = size, .color = light ? Rgb{0, 0, 0} : Rgb{255, 255, 255},
-                              .align = TextAlign::center});
+      canvas.draw_text(x + static_cast<int>(j) * cell + cell / 2,
+                       y + static_cast<int>(i) * cell + (cell + m.ascent - m.descent) / 2, text,
+                       {.pixel_size = size,
+                        .color = light ? Rgb{0, 0, 0} : Rgb{255, 255, 255},
+                        .align = TextAlign::center});
     }
   }
 }
 
-
 int draw_legend(Canvas& canvas, int x, int y, bool masked, bool non_finite) {
   if (masked) {
     canvas.hatch_rect(x, y, k_bar_w, k_bar_w, k_hatch_background, k_hatch_stripe);
-    canvas.draw_text(x + k_bar_w + 6, y + k_bar_w - 3, "masked", {.pixel_size = k_tick_px, .color = k_text});
+    canvas.draw_text(x + k_bar_w + 6, y + k_bar_w - 3, "masked",
+                     {.pixel_size = k_tick_px, .color = k_text});
     y += k_bar_w + 4;
   }
   if (non_finite) {
     canvas.fill_rect(x, y, k_bar_w, k_bar_w, k_non_finite_rgb);
-    canvas.draw_text(x + k_bar_w + 6, y + k_bar_w - 3, k_non_finite_label, {.pixel_size = k_tick_px, .color = k_text});
+    canvas.draw_text(x + k_bar_w + 6, y + k_bar_w - 3, k_non_finite_label,
+                     {.pixel_size = k_tick_px, .color = k_text});
     y += k_bar_w + 4;
   }
   return y;
 }
 
 // The caption's " · " parts joined into lines no wider than `width` (a part wider than that alone).
-std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& caption, int width, float pixel_size) {
+std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& caption, int width,
+                                      float pixel_size) {
   std::vector<std::string> lines;
   const std::string sep = " · ";
   std::string line;

@@ -31,19 +31,26 @@ struct AxisLabels {
 AxisLabels thin_labels(const Canvas& canvas, const std::vector<std::string>& labels, int n,
                        float px_per_token, int max_label = k_max_label_px);
 // Longer token labels are cut with "…": at k_max_label_px, or under --size 64.
-inline int max_label_px(const FigureStyle& style) { return style.fit_width > 0 ? 64 : k_max_label_px; }
+inline int max_label_px(const FigureStyle& style) {
+  return style.fit_width > 0 ? 64 : k_max_label_px;
+}
 // The colour bar's least height: 160, or under --size 64 (a small map's bar then as tall as it).
-inline int bar_min_h(const FigureStyle& style) { return style.fit_width > 0 ? 64 : 160; }
+inline int bar_min_h(const FigureStyle& style) {
+  return style.fit_width > 0 ? 64 : 160;
+}
 // The --size error: what the figure needs at one pixel per cell.
-[[noreturn]] void throw_too_small(int width, int height, const FigureStyle& style, const std::string& what);
+[[noreturn]] void throw_too_small(int width, int height, const FigureStyle& style,
+                                  const std::string& what);
 // The layout make(cell) at `natural` pixels per cell; with FigureStyle::fit (--size), the largest
 // cell in [1, max_cell] whose layout fits it, the layout then taking the whole size (the rest
 // blank). Throws usage Error when even one pixel per cell does not fit.
 template <class Make>
-auto fitted_layout(Make make, int natural, int max_cell, const FigureStyle& style, const std::string& what)
-    -> decltype(make(1)) {
+auto fitted_layout(Make make, int natural, int max_cell, const FigureStyle& style,
+                   const std::string& what) -> decltype(make(1)) {
   if (style.fit_width <= 0 || style.fit_height <= 0) return make(natural);
-  const auto fits = [&](const auto& l) { return l.width <= style.fit_width && l.height <= style.fit_height; };
+  const auto fits = [&](const auto& l) {
+    return l.width <= style.fit_width && l.height <= style.fit_height;
+  };
   auto best = make(1);
   if (!fits(best)) throw_too_small(best.width, best.height, style, what);
   for (int lo = 1, hi = max_cell; lo < hi;) {  // layouts grow with the cell: the last that fits
@@ -84,8 +91,10 @@ bool any_non_finite(const FigureMap& map);
 int legend_entries(const FigureMap& map);
 // Each value printed in its cell (x, y: the map's top left) when a formatted value fits: small,
 // unpooled maps only, and only with style.cell_values.
-void draw_cell_values(Canvas& canvas, int x, int y, int cell, const FigureMap& map, const FigureStyle& style);
-// The "masked" and "NaN / inf" swatches from (x, y) down, those asked for; returns the y below them.
+void draw_cell_values(Canvas& canvas, int x, int y, int cell, const FigureMap& map,
+                      const FigureStyle& style);
+// The "masked" and "NaN / inf" swatches from (x, y) down, those asked for; returns the y below
+// them.
 int draw_legend(Canvas& canvas, int x, int y, bool masked, bool non_finite);
 
 // A caption's " · " parts joined into lines no wider than `width` (a part wider than that alone).
@@ -93,9 +102,11 @@ std::vector<std::string> wrap_caption(const Canvas& canvas, const std::string& c
                                       float pixel_size = k_caption_px);
 // The title's lines: the title whole, or under --size wrapped between its " · " parts to fit_width,
 // a part wider than that (a long model name) cut with "…".
-inline std::vector<std::string> title_lines(const Canvas& canvas, const std::string& title, const FigureStyle& style) {
+inline std::vector<std::string> title_lines(const Canvas& canvas, const std::string& title,
+                                            const FigureStyle& style) {
   if (style.fit_width <= 0) return {title};
-  std::vector<std::string> lines = wrap_caption(canvas, title, style.fit_width - 2 * k_margin, k_title_px);
+  std::vector<std::string> lines =
+      wrap_caption(canvas, title, style.fit_width - 2 * k_margin, k_title_px);
   for (auto& line : lines) line = canvas.fit_text(line, k_title_px, style.fit_width - 2 * k_margin);
   return lines;
 }

@@ -1,4 +1,5 @@
-// The figure writer pool: a bounded queue of render-and-write jobs and hardware_concurrency workers.
+// The figure writer pool: a bounded queue of render-and-write jobs and hardware_concurrency
+// workers.
 #include "attnviz/render/figure_writer.hpp"
 
 #include <sys/resource.h>
@@ -14,7 +15,8 @@ namespace attnviz {
 FigureWriter::FigureWriter(int threads) {
   // OpenBLAS keeps its own pool for the forward pass; encoding mostly runs while BLAS waits on the
   // next head's small products, so hardware_concurrency workers measured best (bench/).
-  const int n = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int n =
+      threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   for (int k = 0; k < n; ++k) workers_.emplace_back([this] { work(); });
 }
 

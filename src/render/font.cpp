@@ -1,4 +1,5 @@
-// Font files: fontconfig look-ups (primary and CJK fallback) and stb_truetype loading / rasterising.
+// Font files: fontconfig look-ups (primary and CJK fallback) and stb_truetype loading /
+// rasterising.
 #include "font.hpp"
 
 #include <fmt/format.h>
@@ -29,7 +30,8 @@ struct ConfigDeleter {
 };
 
 // One configuration per process, loaded on first use and destroyed at exit (fonts are read into
-// memory when a FontSet is built, so nothing refers to it afterwards; and LeakSanitizer stays quiet).
+// memory when a FontSet is built, so nothing refers to it afterwards; and LeakSanitizer stays
+// quiet).
 FcConfig* config() {
   static const std::unique_ptr<FcConfig, ConfigDeleter> cfg(FcInitLoadConfigAndFonts());
   if (!cfg) throw Error("fontconfig: cannot load its configuration (is fontconfig installed?)");
@@ -54,18 +56,21 @@ FontFile file_of(FcPattern* font) {
 
 }  // namespace
 
-LoadedFont::LoadedFont(std::filesystem::path file, int face) : path(std::move(file)), face_index(face) {
+LoadedFont::LoadedFont(std::filesystem::path file, int face)
+    : path(std::move(file)), face_index(face) {
   // Bounded, regular files only; 256 MiB holds the largest CJK collections.
   const std::string data = read_regular_file(path.string(), size_t{256} << 20);
   bytes.assign(data.begin(), data.end());
   check_font_bounds(bytes, face_index, path.string());
   const int offset = stbtt_GetFontOffsetForIndex(bytes.data(), face_index);
   if (offset < 0 || stbtt_InitFont(&info, bytes.data(), offset) == 0) {
-    throw Error(fmt::format("{}: not a TrueType/OpenType font (face {})", path.string(), face_index));
+    throw Error(
+        fmt::format("{}: not a TrueType/OpenType font (face {})", path.string(), face_index));
   }
   // The blob borrows `bytes`, which live as long as this font; HarfBuzz checks the tables itself.
-  hb_blob_t* blob = hb_blob_create(reinterpret_cast<const char*>(bytes.data()), static_cast<unsigned>(bytes.size()),
-                                   HB_MEMORY_MODE_READONLY, nullptr, nullptr);
+  hb_blob_t* blob = hb_blob_create(reinterpret_cast<const char*>(bytes.data()),
+                                   static_cast<unsigned>(bytes.size()), HB_MEMORY_MODE_READONLY,
+                                   nullptr, nullptr);
   hb_face_t* face_ = hb_face_create(blob, static_cast<unsigned>(face_index));
   hb_blob_destroy(blob);
   hb_font_t* font = hb_font_create(face_);
@@ -83,7 +88,8 @@ float LoadedFont::advance(int g, float scale) const {
 }
 
 std::shared_ptr<const GlyphBitmap> LoadedFont::rasterise(int g, float scale) const {
-  constexpr size_t k_max_cached = 1 << 14;  // glyphs × sizes: beyond it (a huge CJK text), no caching
+  constexpr size_t k_max_cached = 1
+                                  << 14;  // glyphs × sizes: beyond it (a huge CJK text), no caching
   const uint64_t key = uint64_t{std::bit_cast<uint32_t>(scale)} << 32 | static_cast<uint32_t>(g);
   {
     const std::lock_guard lock(cache_mutex_);
@@ -98,7 +104,8 @@ std::shared_ptr<const GlyphBitmap> LoadedFont::rasterise(int g, float scale) con
     *b = {};
   } else {
     b->coverage.assign(static_cast<size_t>(b->width) * static_cast<size_t>(b->height), 0);
-    stbtt_MakeGlyphBitmap(&info, b->coverage.data(), b->width, b->height, b->width, scale, scale, g);
+    stbtt_MakeGlyphBitmap(&info, b->coverage.data(), b->width, b->height, b->width, scale, scale,
+                          g);
   }
   const std::lock_guard lock(cache_mutex_);
   if (cache_.size() < k_max_cached) cache_.emplace(key, b);

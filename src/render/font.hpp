@@ -2,6 +2,8 @@
 // glyph rasterisation, for canvas.cpp and shaping.cpp.
 #pragma once
 
+#include <stb/stb_truetype.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -9,8 +11,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <stb/stb_truetype.h>
 
 struct hb_font_t;  // HarfBuzz (hb.h), kept out of this header's includers
 
@@ -41,7 +41,9 @@ struct LoadedFont {
   float scale(float pixel_size) const { return stbtt_ScaleForPixelHeight(&info, pixel_size); }
   // The em size in pixels of text drawn at pixel_size (pixel_size is ascent-to-descent, as stbtt
   // scales): the font size a vector file states for the same glyphs.
-  float em_pixels(float pixel_size) const { return scale(pixel_size) / stbtt_ScaleForMappingEmToPixels(&info, 1.0f); }
+  float em_pixels(float pixel_size) const {
+    return scale(pixel_size) / stbtt_ScaleForMappingEmToPixels(&info, 1.0f);
+  }
   // Advance of glyph g in pixels (unscaled font units × scale).
   float advance(int g, float scale) const;
   // Glyph g at `scale`, rasterised once per font and scale, then shared: every figure of a run
@@ -56,7 +58,8 @@ struct LoadedFont {
 // stb_truetype trusts every offset in a font file (no bounds checks), so the bytes are checked
 // first (font_check.cpp): table directory, table extents, the fixed fields stbtt_InitFont reads,
 // cmap records, hmtx and loca against their counts. Throws Error naming `file` and the fault.
-void check_font_bounds(const std::vector<unsigned char>& bytes, int face_index, const std::string& file);
+void check_font_bounds(const std::vector<unsigned char>& bytes, int face_index,
+                       const std::string& file);
 
 // Fontconfig look-ups. The file and face index of the best match for a fontconfig pattern
 // ("sans-serif", "DejaVu Sans:bold"), or an empty path when nothing matches. Fontconfig always

@@ -22,8 +22,12 @@ struct Table {
 };
 using Tables = std::map<std::string, Table>;
 
-uint32_t be16(const Bytes& b, uint64_t at) { return uint32_t(b[at]) << 8 | b[at + 1]; }
-uint32_t be32(const Bytes& b, uint64_t at) { return be16(b, at) << 16 | be16(b, at + 2); }
+uint32_t be16(const Bytes& b, uint64_t at) {
+  return uint32_t(b[at]) << 8 | b[at + 1];
+}
+uint32_t be32(const Bytes& b, uint64_t at) {
+  return be16(b, at) << 16 | be16(b, at + 2);
+}
 
 // Bytes stbtt_InitFont reads at fixed offsets inside a table (head.indexToLocFormat at 50,
 // hhea.numberOfHMetrics at 34, maxp.numGlyphs at 4, cmap's numTables at 2).
@@ -41,8 +45,10 @@ uint64_t face_offset(const Bytes& b, int face, const Fail& fail) {
     if (face != 0) fail("a single font has only face 0");
     return 0;
   }
-  if (face < 0 || uint64_t(face) >= be32(b, 8)) fail(fmt::format("the collection has {} faces", be32(b, 8)));
-  if (16 + 4 * uint64_t(face) > b.size()) fail("the collection header runs past the end of the file");
+  if (face < 0 || uint64_t(face) >= be32(b, 8))
+    fail(fmt::format("the collection has {} faces", be32(b, 8)));
+  if (16 + 4 * uint64_t(face) > b.size())
+    fail("the collection header runs past the end of the file");
   return be32(b, 12 + 4 * uint64_t(face));
 }
 
@@ -50,17 +56,20 @@ uint64_t face_offset(const Bytes& b, int face, const Fail& fail) {
 Tables read_directory(const Bytes& b, uint64_t dir, const Fail& fail) {
   if (dir + 12 > b.size()) fail("the table directory starts past the end of the file");
   const uint64_t n_tables = be16(b, dir + 4);
-  if (dir + 12 + 16 * n_tables > b.size()) fail(fmt::format("the directory of {} tables is truncated", n_tables));
+  if (dir + 12 + 16 * n_tables > b.size())
+    fail(fmt::format("the directory of {} tables is truncated", n_tables));
   Tables tables;
   for (uint64_t i = 0; i < n_tables; ++i) {
     const uint64_t at = dir + 12 + 16 * i;
     const std::string tag = printable_text(std::string(reinterpret_cast<const char*>(&b[at]), 4));
     const Table t{be32(b, at + 8), be32(b, at + 12)};
     if (t.offset + t.length > b.size()) {
-      fail(fmt::format("table '{}' ({} bytes at {}) runs past the end of the file ({} bytes; truncated?)", tag,
-                       t.length, t.offset, b.size()));
+      fail(fmt::format(
+          "table '{}' ({} bytes at {}) runs past the end of the file ({} bytes; truncated?)", tag,
+          t.length, t.offset, b.size()));
     }
-    if (t.length < min_table_length(tag)) fail(fmt::format("table '{}' is only {} bytes", tag, t.length));
+    if (t.length < min_table_length(tag))
+      fail(fmt::format("table '{}' is only {} bytes", tag, t.length));
     tables[tag] = t;
   }
   for (const char* tag : {"cmap", "head", "hhea", "hmtx"}) {
@@ -74,7 +83,8 @@ void check_cmap(const Bytes& b, const Table& cmap, const Fail& fail) {
   const uint64_t n_maps = be16(b, cmap.offset + 2);
   if (4 + 8 * n_maps > cmap.length) fail("the cmap table's encoding records are truncated");
   for (uint64_t m = 0; m < n_maps; ++m) {
-    if (be32(b, cmap.offset + 4 + 8 * m + 4) + 4 > cmap.length) fail("a cmap subtable lies outside the cmap table");
+    if (be32(b, cmap.offset + 4 + 8 * m + 4) + 4 > cmap.length)
+      fail("a cmap subtable lies outside the cmap table");
   }
 }
 
@@ -92,9 +102,11 @@ void check_glyph_tables(const Bytes& b, const Tables& t, const Fail& fail) {
   if (!t.count("glyf") || !t.count("loca")) fail("no glyph outlines (glyf + loca, or CFF)");
   const bool long_offsets = be16(b, t.at("head").offset + 50) != 0;
   const Table loca = t.at("loca");
-  if ((n_glyphs + 1) * (long_offsets ? 4 : 2) > loca.length) fail(fmt::format("loca is too short for {} glyphs", n_glyphs));
+  if ((n_glyphs + 1) * (long_offsets ? 4 : 2) > loca.length)
+    fail(fmt::format("loca is too short for {} glyphs", n_glyphs));
   for (uint64_t g = 0; g <= n_glyphs; ++g) {
-    const uint64_t at = long_offsets ? be32(b, loca.offset + 4 * g) : 2 * uint64_t(be16(b, loca.offset + 2 * g));
+    const uint64_t at =
+        long_offsets ? be32(b, loca.offset + 4 * g) : 2 * uint64_t(be16(b, loca.offset + 2 * g));
     if (at > t.at("glyf").length) fail(fmt::format("glyph {} starts past the end of glyf", g));
   }
 }
@@ -103,7 +115,8 @@ void check_glyph_tables(const Bytes& b, const Tables& t, const Fail& fail) {
 
 void check_font_bounds(const Bytes& bytes, int face, const std::string& file) {
   const Fail fail = [&](const std::string& why) {
-    throw Error(fmt::format("{}: not a usable TrueType/OpenType font (face {}): {}", file, face, why));
+    throw Error(
+        fmt::format("{}: not a usable TrueType/OpenType font (face {}): {}", file, face, why));
   };
   if (bytes.size() < 12) fail(fmt::format("{} bytes, too short for a font header", bytes.size()));
   const Tables tables = read_directory(bytes, face_offset(bytes, face, fail), fail);

@@ -3,7 +3,6 @@
 #include "attnviz/render/png.hpp"
 
 #include <fmt/format.h>
-
 #include <libdeflate.h>
 
 #include <algorithm>
@@ -53,7 +52,8 @@ void fill_block(Image& image, int x0, int y0, int size, Rgb c) {
 constexpr int k_deflate_level = 4;
 
 void append_u32(std::string& out, uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xFF));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((v >> shift) & 0xFF));
 }
 
 // A PNG chunk: length, type, data, CRC-32 of type + data.
@@ -131,8 +131,8 @@ Image heatmap_image(const Matrix& values, const Mask& mask, ColormapId cmap, flo
     for (Eigen::Index j = 0; j < values.cols(); ++j) {
       const float v = values(i, j);
       const Rgb c = !mask.allowed(i, j, values.cols()) ? k_masked_rgb
-                    : std::isfinite(v)                 ? colormap(cmap, colormap_position(v, vmin, vmax))
-                                                       : k_non_finite_rgb;
+                    : std::isfinite(v) ? colormap(cmap, colormap_position(v, vmin, vmax))
+                                       : k_non_finite_rgb;
       fill_block(image, static_cast<int>(j) * cell, static_cast<int>(i) * cell, cell, c);
     }
   }
@@ -151,14 +151,17 @@ std::string encode_png(const Image& image, double dpi) {
       libdeflate_alloc_compressor(k_deflate_level));
   if (!compressor) throw Error("encode png: libdeflate could not allocate a compressor");
   std::string idat(libdeflate_zlib_compress_bound(compressor.get(), raw.size()), '\0');
-  const size_t n = libdeflate_zlib_compress(compressor.get(), raw.data(), raw.size(), idat.data(),
-                                            idat.size());
-  if (n == 0) throw Error(fmt::format("encode png: deflate failed on a {}×{} image", image.width, image.height));
+  const size_t n =
+      libdeflate_zlib_compress(compressor.get(), raw.data(), raw.size(), idat.data(), idat.size());
+  if (n == 0)
+    throw Error(
+        fmt::format("encode png: deflate failed on a {}×{} image", image.width, image.height));
   idat.resize(n);
   std::string ihdr;
   append_u32(ihdr, static_cast<uint32_t>(image.width));
   append_u32(ihdr, static_cast<uint32_t>(image.height));
-  ihdr += std::string("\x08\x02\x00\x00\x00", 5);  // 8-bit RGB, deflate, adaptive filters, no interlace
+  ihdr +=
+      std::string("\x08\x02\x00\x00\x00", 5);  // 8-bit RGB, deflate, adaptive filters, no interlace
   std::string bytes("\x89PNG\r\n\x1a\n", 8);
   append_chunk(bytes, "IHDR", ihdr);
   if (dpi > 0.0) {  // pHYs: pixels per metre on both axes, unit 1 (metre)

@@ -25,7 +25,9 @@ PoolMode parse_pool_mode(const std::string& name) {
   throw usage_error(fmt::format("unknown pooling '{}' (known: max, mean)", name));
 }
 
-const char* pool_mode_name(PoolMode mode) { return mode == PoolMode::max ? "max" : "mean"; }
+const char* pool_mode_name(PoolMode mode) {
+  return mode == PoolMode::max ? "max" : "mean";
+}
 
 PoolGrid PoolGrid::for_map(int n_query, int n_key, int max_cells) {
   if (n_query <= 0 || n_key <= 0 || max_cells <= 0) {
@@ -131,7 +133,8 @@ void PooledMap::flush_row(int cell_row) {
   const int c_lo = row_lo_ / p, c_hi = (row_hi_ + p - 1) / p;
   const int whole_lo = (row_lo_ + p - 1) / p, whole_hi = row_hi_ / p;
   const auto partial = [&](int c) {
-    for (int j = std::max(row_lo_, c * p); j < std::min(row_hi_, (c + 1) * p); ++j) max_into(cell_max[c], m[j]);
+    for (int j = std::max(row_lo_, c * p); j < std::min(row_hi_, (c + 1) * p); ++j)
+      max_into(cell_max[c], m[j]);
   };
   if (whole_lo < whole_hi && p >= 2 && p <= 4) {
     for (int c = c_lo; c < whole_lo; ++c) partial(c);
@@ -175,7 +178,8 @@ PooledMap PooledMap::coarsened(int factor) const {
   g.cells_q = (grid_.cells_q + factor - 1) / factor;
   g.cells_k = (grid_.cells_k + factor - 1) / factor;
   PooledMap out(g, keep_sums_);
-  if (keep_sums_ && g.pool > 1 && out.sum_.size() == 0) out.sum_ = Matrix::Zero(g.cells_q, g.cells_k);
+  if (keep_sums_ && g.pool > 1 && out.sum_.size() == 0)
+    out.sum_ = Matrix::Zero(g.cells_q, g.cells_k);
   const Matrix& sums = grid_.pool == 1 ? max_ : sum_;
   // The max first down each column of a band of `factor` rows (element-wise, so it vectorises),
   // then across each run of `factor` columns; a NaN anywhere in a cell still wins.
@@ -191,12 +195,14 @@ PooledMap PooledMap::coarsened(int factor) const {
         m = (v > m || v != v) ? v : m;  // max_into, written so that it vectorises
       }
     }
-    for (int oj = 0; oj < g.cells_k; ++oj) {  // a run of `factor` cells at a time: no division per cell
+    for (int oj = 0; oj < g.cells_k;
+         ++oj) {  // a run of `factor` cells at a time: no division per cell
       const int j1 = std::min(grid_.cells_k, (oj + 1) * factor);
       float& m = out.max_(oi, oj);
       for (int j = oj * factor; j < j1; ++j) max_into(m, column_max[static_cast<size_t>(j)]);
       if (keep_sums_ && g.pool > 1) {
-        for (int i = i0; i < i1; ++i) out.sum_(oi, oj) += sums.row(i).segment(oj * factor, j1 - oj * factor).sum();
+        for (int i = i0; i < i1; ++i)
+          out.sum_(oi, oj) += sums.row(i).segment(oj * factor, j1 - oj * factor).sum();
       }
     }
   }

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "attnviz/event/mask.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/event/mask.hpp"
 
 namespace attnviz::detail {
 

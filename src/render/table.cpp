@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <functional>
 #include <cstdlib>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -43,8 +43,9 @@ std::vector<std::string> cell_texts(const Matrix& values, const Mask& mask, int 
 // A padded value cell with its background coloured by value (and black or white text by luma);
 // NaN / inf on magenta, a colour of no map.
 std::string coloured_cell(const std::string& padded, float v, const TableStyle& style) {
-  const Rgb bg = std::isfinite(v) ? colormap(style.cmap, colormap_position(v, style.vmin, style.vmax))
-                                  : k_non_finite_rgb;
+  const Rgb bg = std::isfinite(v)
+                     ? colormap(style.cmap, colormap_position(v, style.vmin, style.vmax))
+                     : k_non_finite_rgb;
   const bool light = 0.299f * bg.r + 0.587f * bg.g + 0.114f * bg.b > 140.0f;
   const std::string fg = light ? "30" : "97";
   if (style.color == ColorMode::truecolor) {
@@ -175,7 +176,6 @@ std::string render_text(const std::string& title, const Matrix& values, const Ma
   return out;
 }
 
-
 // Lines end in "\n" rather than RFC 4180's CRLF: every CSV reader accepts it, and it is what a
 // Unix pipeline expects. The title has no place in CSV and is left out.
 std::string render_csv(const Matrix& values, const Mask& mask, const std::vector<std::string>& rows,
@@ -217,8 +217,8 @@ std::string render_json(const std::string& title, const Matrix& values, const Ma
 
 }  // namespace
 
-std::string report_table(const std::string& title, std::vector<std::vector<std::string>> rows, TableFormat format,
-                         const std::function<bool(size_t)>& left) {
+std::string report_table(const std::string& title, std::vector<std::vector<std::string>> rows,
+                         TableFormat format, const std::function<bool(size_t)>& left) {
   if (format == TableFormat::csv) {
     std::string out;
     for (const auto& row : rows) {
@@ -231,7 +231,8 @@ std::string report_table(const std::string& title, std::vector<std::vector<std::
   for (auto& row : rows) {
     for (auto& cell : row) cell = markdown ? markdown_field(cell) : printable_text(cell);
   }
-  std::string out = markdown ? "**" + markdown_field(title) + "**\n\n" : printable_text(title) + '\n';
+  std::string out =
+      markdown ? "**" + markdown_field(title) + "**\n\n" : printable_text(title) + '\n';
   std::vector<size_t> columns(rows.empty() ? 0 : rows.front().size());
   for (size_t c = 0; c < columns.size(); ++c) columns[c] = c;
   return out + aligned_columns(rows, column_widths(rows), columns, left, markdown);
@@ -246,9 +247,9 @@ std::vector<int> column_widths(const std::vector<std::vector<std::string>>& rows
   return widths;
 }
 
-std::string aligned_columns(const std::vector<std::vector<std::string>>& rows, const std::vector<int>& widths,
-                            const std::vector<size_t>& columns, const std::function<bool(size_t)>& left,
-                            bool markdown) {
+std::string aligned_columns(const std::vector<std::vector<std::string>>& rows,
+                            const std::vector<int>& widths, const std::vector<size_t>& columns,
+                            const std::function<bool(size_t)>& left, bool markdown) {
   std::string out;
   for (size_t r = 0; r < rows.size(); ++r) {
     std::string line = markdown ? "| " : "";
@@ -270,10 +271,10 @@ std::string aligned_columns(const std::vector<std::vector<std::string>>& rows, c
   return out;
 }
 
-
 std::string csv_table_header(const std::vector<std::string>& col_labels, Eigen::Index n_cols) {
   std::string out = "query";
-  for (const auto& label : detail::labels_or_indices(col_labels, n_cols)) out += ',' + csv_field(label);
+  for (const auto& label : detail::labels_or_indices(col_labels, n_cols))
+    out += ',' + csv_field(label);
   return out + '\n';
 }
 
@@ -282,7 +283,8 @@ std::string csv_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Ma
   std::string out;
   for (Eigen::Index i = 0; i < rows.rows(); ++i) {
     const Eigen::Index row = row_begin + i;
-    out += row_labels.empty() ? std::to_string(row) : csv_field(row_labels.at(static_cast<size_t>(row)));
+    out += row_labels.empty() ? std::to_string(row)
+                              : csv_field(row_labels.at(static_cast<size_t>(row)));
     for (Eigen::Index j = 0; j < rows.cols(); ++j) {
       out += ',';
       if (mask.allowed(row, j, rows.cols())) out += format_value(rows(i, j), precision);
@@ -334,22 +336,29 @@ std::string json_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const M
   return out;
 }
 
-std::string json_table_end() { return "]}\n"; }
+std::string json_table_end() {
+  return "]}\n";
+}
 
 TableFormat parse_table_format(const std::string& name) {
   if (name == "text") return TableFormat::text;
   if (name == "csv") return TableFormat::csv;
   if (name == "json") return TableFormat::json;
   if (name == "markdown") return TableFormat::markdown;
-  throw usage_error(fmt::format("unknown table format '{}' (known: text, csv, json, markdown)", name));
+  throw usage_error(
+      fmt::format("unknown table format '{}' (known: text, csv, json, markdown)", name));
 }
 
 const char* table_format_name(TableFormat format) {
   switch (format) {
-    case TableFormat::text: return "text";
-    case TableFormat::csv: return "csv";
-    case TableFormat::json: return "json";
-    case TableFormat::markdown: return "markdown";
+    case TableFormat::text:
+      return "text";
+    case TableFormat::csv:
+      return "csv";
+    case TableFormat::json:
+      return "json";
+    case TableFormat::markdown:
+      return "markdown";
   }
   return "?";
 }

@@ -1,6 +1,6 @@
 // Terminal heatmap of one map: half-block colour pixels or an ASCII ramp, max-pooled to fit the
-// width (and then saying so, with query ranges as row labels and a ruler of key indices), with query
-// labels, a key ruler, a key list and a legend.
+// width (and then saying so, with query ranges as row labels and a ruler of key indices), with
+// query labels, a key ruler, a key list and a legend.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/render/colormap.hpp"
 #include "attnviz/render/terminal.hpp"
-#include "attnviz/core/unicode.hpp"
 #include "shapes.hpp"
 #include "terminal_parts.hpp"
 
@@ -95,20 +95,27 @@ std::string render_heatmap(const std::string& title, const Matrix& values, const
   if (values.rows() == 0 || values.cols() == 0) return out + "(empty map)\n";
 
   const auto queries = detail::labels_or_indices(row_labels, values.rows());
-  Layout lay = choose_layout(values.rows(), values.cols(), detail::widest_label(queries), style.width);
-  if (lay.pool > 1) {  // pooled rows are labelled by their query ranges: the label column fits those
+  Layout lay =
+      choose_layout(values.rows(), values.cols(), detail::widest_label(queries), style.width);
+  if (lay.pool >
+      1) {  // pooled rows are labelled by their query ranges: the label column fits those
     lay = choose_layout(values.rows(), values.cols(),
-                        detail::widest_label(detail::pooled_row_labels(values.rows(), lay.pool)), style.width);
+                        detail::widest_label(detail::pooled_row_labels(values.rows(), lay.pool)),
+                        style.width);
   }
   const detail::CellGrid grid = pool_cells(values, mask, lay, style);
-  if (lay.pool > 1) out += detail::pooled_note(lay.pool, style.width);  // as the figures' captions say it
+  if (lay.pool > 1)
+    out += detail::pooled_note(lay.pool, style.width);  // as the figures' captions say it
   const auto labels = detail::prepare_row_labels(
-      lay.pool > 1 ? detail::pooled_row_labels(values.rows(), lay.pool) : queries, lay.label_columns);
+      lay.pool > 1 ? detail::pooled_row_labels(values.rows(), lay.pool) : queries,
+      lay.label_columns);
 
   append_map(out, grid, lay, labels, style);
   if (lay.pool > 1) {
-    out += std::string(static_cast<size_t>(lay.label_columns + 1), ' ') + detail::trim_right(detail::pooled_key_ruler(lay.cols, lay.pool)) + '\n';
-  } else if (const std::string ruler = detail::trim_right(detail::key_ruler(grid)); !ruler.empty()) {
+    out += std::string(static_cast<size_t>(lay.label_columns + 1), ' ') +
+           detail::trim_right(detail::pooled_key_ruler(lay.cols, lay.pool)) + '\n';
+  } else if (const std::string ruler = detail::trim_right(detail::key_ruler(grid));
+             !ruler.empty()) {
     out += std::string(static_cast<size_t>(lay.label_columns + 1), ' ') + ruler + '\n';
   }
   detail::append_key_list(out, col_labels, style.width);

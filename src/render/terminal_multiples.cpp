@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/render/terminal.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/render/terminal.hpp"
 #include "shapes.hpp"  // labels_or_indices
 #include "terminal_parts.hpp"
 
@@ -43,8 +43,8 @@ detail::CellGrid to_cells(const PooledMap& map, const CountMatrix& counts,
     for (int j = 0; j < grid.cols; ++j) {
       // Masked weights are 0 and allowed ones ≥ 0: the cell's max is the max over allowed pairs.
       // The pooled max keeps a NaN (PooledMap), so a cell with one is drawn as non-finite.
-      grid.cells.push_back({colormap_position(values(i, j), style.vmin, style.vmax), counts(i, j) == 0,
-                            counts(i, j) > 0 && !std::isfinite(values(i, j))});
+      grid.cells.push_back({colormap_position(values(i, j), style.vmin, style.vmax),
+                            counts(i, j) == 0, counts(i, j) > 0 && !std::isfinite(values(i, j))});
     }
   }
   return grid;
@@ -88,7 +88,8 @@ void append_panel_row(std::string& out, const PanelRow& row, const std::vector<s
     }
     out += line + '\n';
   }
-  const std::string ruler = row.pool > 1 ? detail::pooled_key_ruler(first.cols, row.pool) : detail::key_ruler(first);
+  const std::string ruler =
+      row.pool > 1 ? detail::pooled_key_ruler(first.cols, row.pool) : detail::key_ruler(first);
   if (!ruler.empty()) {
     out +=
         detail::trim_right(blank + ' ' + join_panels(std::vector(grids.size(), ruler), row.slot)) +
@@ -125,8 +126,8 @@ void check_panels(const MultiplesPlan& plan, const std::vector<TerminalPanel>& p
 }
 
 // The layout when the row labels are widest_label columns wide (plan_multiples, twice when pooled).
-MultiplesPlan plan_panels(int n_query, int n_key, const std::vector<std::string>& titles, int widest_label,
-                          int width) {
+MultiplesPlan plan_panels(int n_query, int n_key, const std::vector<std::string>& titles,
+                          int widest_label, int width) {
   MultiplesPlan plan;
   plan.label_columns = std::min({widest_label, detail::k_max_label_columns, width / 3});
   const int available = width - plan.label_columns - 1;
@@ -156,9 +157,13 @@ MultiplesPlan plan_multiples(int n_query, int n_key, const std::vector<std::stri
     throw Error(
         fmt::format("small multiples: {} panels of a [{}, {}] map", titles.size(), n_query, n_key));
   }
-  MultiplesPlan plan = plan_panels(n_query, n_key, titles, detail::widest_label(detail::labels_or_indices(row_labels, n_query)), width);
-  if (plan.grid.pool > 1) {  // pooled rows are labelled by their query ranges: the label column fits those
-    plan = plan_panels(n_query, n_key, titles, detail::widest_label(detail::pooled_row_labels(n_query, plan.grid.pool)),
+  MultiplesPlan plan =
+      plan_panels(n_query, n_key, titles,
+                  detail::widest_label(detail::labels_or_indices(row_labels, n_query)), width);
+  if (plan.grid.pool >
+      1) {  // pooled rows are labelled by their query ranges: the label column fits those
+    plan = plan_panels(n_query, n_key, titles,
+                       detail::widest_label(detail::pooled_row_labels(n_query, plan.grid.pool)),
                        width);
   }
   return plan;
@@ -172,7 +177,8 @@ std::string render_multiples(const std::string& title, const MultiplesPlan& plan
   check_panels(plan, panels, mask, row_labels, col_labels);
   std::string out = truncate_to_width(printable_text(title), style.width) + '\n';
   const bool pooled = plan.grid.pool > 1;
-  if (pooled) out += detail::pooled_note(plan.grid.pool, style.width);  // as the figures' captions say it
+  if (pooled)
+    out += detail::pooled_note(plan.grid.pool, style.width);  // as the figures' captions say it
   const auto labels = detail::prepare_row_labels(
       pooled ? detail::pooled_row_labels(plan.grid.n_query, plan.grid.pool)
              : detail::labels_or_indices(row_labels, plan.grid.n_query),

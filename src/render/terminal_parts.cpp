@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attnviz/render/colormap.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/render/colormap.hpp"
 
 namespace attnviz::detail {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 constexpr std::string_view k_ramp = " .:-=+*#%@";  // value vmin → ' ', vmax → '@'
 constexpr char k_masked_char = '/';                // never confused with a weight of 0 (' ')
 constexpr Rgb k_masked_rgb{128, 128, 128};
-constexpr char k_non_finite_char = '!';            // NaN / inf: not a value of the ramp
+constexpr char k_non_finite_char = '!';  // NaN / inf: not a value of the ramp
 constexpr std::string_view k_upper_half = "▀";
 constexpr std::string_view k_full_block = "█";
 constexpr std::string_view k_reset = "\x1b[0m";
@@ -127,9 +127,11 @@ void append_key_list(std::string& out, const std::vector<std::string>& col_label
 void append_legend(std::string& out, const HeatmapStyle& style) {
   const std::string lo = fmt::format("{:.3f}", style.vmin), hi = fmt::format("{:.3f}", style.vmax);
   if (style.color == ColorMode::none) {
-    const std::string nan_note = style.non_finite ? fmt::format("  {} NaN/inf", k_non_finite_char) : "";
+    const std::string nan_note =
+        style.non_finite ? fmt::format("  {} NaN/inf", k_non_finite_char) : "";
     out += truncate_to_width(
-        fmt::format("{} [{}] {}  {} masked{}", lo, k_ramp, hi, k_masked_char, nan_note), style.width);
+        fmt::format("{} [{}] {}  {} masked{}", lo, k_ramp, hi, k_masked_char, nan_note),
+        style.width);
     out += '\n';
     return;
   }
@@ -151,8 +153,8 @@ void append_legend(std::string& out, const HeatmapStyle& style) {
   out += fmt::format("{} {}  {}{}{}{}", k_reset, hi, colour_escape(style.color, true, k_masked_rgb),
                      k_full_block, k_reset, masked_note);
   if (style.non_finite) {
-    out += fmt::format("  {}{}{} NaN/inf", colour_escape(style.color, true, k_non_finite_rgb), k_full_block,
-                       k_reset);
+    out += fmt::format("  {}{}{} NaN/inf", colour_escape(style.color, true, k_non_finite_rgb),
+                       k_full_block, k_reset);
   }
   out += '\n';
 }
@@ -170,16 +172,19 @@ std::string pooled_key_ruler(int cols, int pool) {
   std::string ruler(static_cast<size_t>(std::max(cols, 0)), ' ');
   for (int c = 0; c < cols; c += 10) {
     const std::string index = std::to_string(static_cast<int64_t>(c) * pool);
-    if (static_cast<size_t>(c) + index.size() <= ruler.size()) ruler.replace(static_cast<size_t>(c), index.size(), index);
+    if (static_cast<size_t>(c) + index.size() <= ruler.size())
+      ruler.replace(static_cast<size_t>(c), index.size(), index);
   }
   return ruler;
 }
 
 std::string pooled_note(int pool, int width) {
-  return truncate_to_width(fmt::format("{0}\u00d7{0} tokens per cell, their largest weight (max-pooled to fit; "
-                                       "rows: the queries each covers; ruler: the first key of every 10th column)",
-                                       pool),
-                           width) +
+  return truncate_to_width(
+             fmt::format(
+                 "{0}\u00d7{0} tokens per cell, their largest weight (max-pooled to fit; "
+                 "rows: the queries each covers; ruler: the first key of every 10th column)",
+                 pool),
+             width) +
          '\n';
 }
 

@@ -2,9 +2,8 @@
 // script never parses the message.
 #include <nlohmann/json.hpp>
 
-#include "attnviz/sinks/check_report.hpp"
-
 #include "attnviz/io/json_write.hpp"
+#include "attnviz/sinks/check_report.hpp"
 
 namespace attnviz {
 

@@ -33,7 +33,8 @@ void check_diff_metric(const std::string& metric) {
   for (const char* m : k_metrics) {
     if (metric == m) return;
   }
-  throw usage_error(fmt::format("--sort {}: unknown figure (known: jsd, max, mean, entropy)", metric));
+  throw usage_error(
+      fmt::format("--sort {}: unknown figure (known: jsd, max, mean, entropy)", metric));
 }
 
 double diff_metric(const DiffRow& row, const std::string& metric) {
@@ -54,13 +55,16 @@ std::vector<DiffRow> ranked(std::vector<DiffRow> rows, const std::string& sort, 
 }
 
 std::string render_diff(const std::vector<DiffRow>& rows, const DiffReportOptions& o) {
-  const std::string title = fmt::format("{} · ranked by {} · JSD in bits per query row, entropy in nats", o.title, o.sort);
+  const std::string title = fmt::format(
+      "{} · ranked by {} · JSD in bits per query row, entropy in nats", o.title, o.sort);
   if (o.format == TableFormat::json) {
     nlohmann::ordered_json j;
     j["title"] = o.title;
     j["sort"] = o.sort;
     j["heads"] = nlohmann::json::array();
-    const auto value = [](double v) { return std::isnan(v) ? nlohmann::ordered_json("nan") : nlohmann::ordered_json(v); };
+    const auto value = [](double v) {
+      return std::isnan(v) ? nlohmann::ordered_json("nan") : nlohmann::ordered_json(v);
+    };
     for (const auto& r : rows) {
       nlohmann::ordered_json h;
       h["map"] = r.map;
@@ -81,22 +85,28 @@ std::string render_diff(const std::vector<DiffRow>& rows, const DiffReportOption
   }
   const bool csv = o.format == TableFormat::csv;
   const int p = csv ? 9 : o.precision;
-  std::vector<std::vector<std::string>> table = {{"rank", "map", "head", "jsd", "max |Δ|", "mean |Δ|", "H(A)", "ΔH"}};
+  std::vector<std::vector<std::string>> table = {
+      {"rank", "map", "head", "jsd", "max |Δ|", "mean |Δ|", "H(A)", "ΔH"}};
   for (size_t i = 0; i < rows.size(); ++i) {
     const DiffRow& r = rows[i];
     table.push_back({std::to_string(i + 1), r.map, std::to_string(r.id.head), number(r.diff.jsd, p),
-                     number(r.diff.max_abs, p), number(r.diff.mean_abs, p), number(r.diff.entropy_a, p),
+                     number(r.diff.max_abs, p), number(r.diff.mean_abs, p),
+                     number(r.diff.entropy_a, p),
                      signed_number(r.diff.entropy_b - r.diff.entropy_a, p)});
   }
   return report_table(title, std::move(table), o.format, [](size_t c) { return c == 1; });
 }
 
-std::filesystem::path write_diff_chart(const std::filesystem::path& dir, const std::vector<DiffRow>& rows,
-                                       const std::string& sort, const std::string& title, const FigureFile& file) {
+std::filesystem::path write_diff_chart(const std::filesystem::path& dir,
+                                       const std::vector<DiffRow>& rows, const std::string& sort,
+                                       const std::string& title, const FigureFile& file) {
   std::vector<HeadValue> values;
   for (const auto& r : rows) values.push_back({r.id, diff_metric(r, sort)});
   const auto path = figure_path(dir, "diff." + sort, file.format);
-  write_figure(path, head_grid_chart(values, sort == "jsd", fmt::format("{} · {}", title, sort), figure_scale(file)), file);
+  write_figure(path,
+               head_grid_chart(values, sort == "jsd", fmt::format("{} · {}", title, sort),
+                               figure_scale(file)),
+               file);
   return path;
 }
 

@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <numeric>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <numeric>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
@@ -40,12 +40,17 @@ class Printer {
  public:
   explicit Printer(const ExplainOptions& o) : o_(o), markdown_(o.format == TableFormat::markdown) {}
 
-  void heading(const std::string& text) { out_ += markdown_ ? "\n### " + text + "\n\n" : "\n" + text + "\n"; }
-  void line(const std::string& text) { out_ += (markdown_ ? "" : "   ") + text + (markdown_ ? "\n\n" : "\n"); }
+  void heading(const std::string& text) {
+    out_ += markdown_ ? "\n### " + text + "\n\n" : "\n" + text + "\n";
+  }
+  void line(const std::string& text) {
+    out_ += (markdown_ ? "" : "   ") + text + (markdown_ ? "\n\n" : "\n");
+  }
 
   void matrix(const std::string& name, ConstMatrixRef m, const std::vector<std::string>& row_names,
               const std::string& col_prefix) {
-    const Eigen::Index r = std::min<Eigen::Index>(m.rows(), o_.rows), c = std::min<Eigen::Index>(m.cols(), o_.cols);
+    const Eigen::Index r = std::min<Eigen::Index>(m.rows(), o_.rows),
+                       c = std::min<Eigen::Index>(m.cols(), o_.cols);
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> header = {name};
     for (Eigen::Index j = 0; j < c; ++j) header.push_back(col_prefix + std::to_string(j));
@@ -65,7 +70,8 @@ class Printer {
     const std::vector<int> widths = column_widths(rows);
     std::vector<size_t> columns(rows.front().size());
     for (size_t k = 0; k < columns.size(); ++k) columns[k] = k;
-    std::string table = aligned_columns(rows, widths, columns, [](size_t k) { return k == 0; }, markdown_);
+    std::string table = aligned_columns(
+        rows, widths, columns, [](size_t k) { return k == 0; }, markdown_);
     if (!markdown_) table = indented(table);  // under its step
     out_ += table + (markdown_ ? "\n" : "");
   }
@@ -81,8 +87,11 @@ class Printer {
 std::vector<std::string> token_names(const std::vector<std::string>* labels, Eigen::Index n) {
   std::vector<std::string> names;
   for (Eigen::Index i = 0; i < n; ++i) {
-    const std::string label = labels && static_cast<size_t>(i) < labels->size() ? (*labels)[static_cast<size_t>(i)] : "";
-    names.push_back(label.empty() || label == std::to_string(i) ? std::to_string(i) : fmt::format("{} {}", i, truncate_to_width(printable_text(label), 12)));
+    const std::string label =
+        labels && static_cast<size_t>(i) < labels->size() ? (*labels)[static_cast<size_t>(i)] : "";
+    names.push_back(label.empty() || label == std::to_string(i)
+                        ? std::to_string(i)
+                        : fmt::format("{} {}", i, truncate_to_width(printable_text(label), 12)));
   }
   return names;
 }
@@ -115,22 +124,27 @@ CellMath cell_math(const HeadTrace& t, int i, int j) {
     c.dot += c.terms.back();
   }
   c.scaled = c.dot * t.info.scale;
-  if (t.info.softcap > 0) c.scaled = t.info.softcap * std::tanh(c.scaled / t.info.softcap);  // Gemma 2's cap
+  if (t.info.softcap > 0)
+    c.scaled = t.info.softcap * std::tanh(c.scaled / t.info.softcap);  // Gemma 2's cap
   c.allowed = std::isfinite(t.scores(i, j));
   c.row_max = -INFINITY;
   for (Eigen::Index m = 0; m < t.scores.cols(); ++m) {
-    if (std::isfinite(t.scores(i, m))) c.row_max = std::max(c.row_max, static_cast<double>(t.scores(i, m)));
+    if (std::isfinite(t.scores(i, m)))
+      c.row_max = std::max(c.row_max, static_cast<double>(t.scores(i, m)));
   }
   for (Eigen::Index m = 0; m < t.scores.cols(); ++m) {
-    if (std::isfinite(t.scores(i, m))) c.exp_sum += std::exp(static_cast<double>(t.scores(i, m)) - c.row_max);
+    if (std::isfinite(t.scores(i, m)))
+      c.exp_sum += std::exp(static_cast<double>(t.scores(i, m)) - c.row_max);
   }
-  c.weight = c.allowed ? std::exp(static_cast<double>(t.scores(i, j)) - c.row_max) / c.exp_sum : 0.0;
+  c.weight =
+      c.allowed ? std::exp(static_cast<double>(t.scores(i, j)) - c.row_max) / c.exp_sum : 0.0;
   return c;
 }
 
 // var(q·k) as `stats` defines it (StatsCollector's raw_logits): the population variance over the
-// allowed cells of the rows with a choice (two or more allowed keys, none of their scores or weights
-// NaN or infinite); masked cells are no score the softmax sees. NaN when no row has a choice.
+// allowed cells of the rows with a choice (two or more allowed keys, none of their scores or
+// weights NaN or infinite); masked cells are no score the softmax sees. NaN when no row has a
+// choice.
 double qk_variance(const Matrix& raw, const HeadTrace& t) {
   const Mask& mask = *t.info.mask;
   const int n_key = static_cast<int>(raw.cols());
@@ -141,7 +155,8 @@ double qk_variance(const Matrix& raw, const HeadTrace& t) {
     for (int j = 0; j < n_key; ++j) {
       if (!mask.allowed(static_cast<int>(i), j, n_key)) continue;
       ++allowed;
-      broken = broken || std::isnan(t.scores(i, j)) || t.scores(i, j) == std::numeric_limits<float>::infinity() ||
+      broken = broken || std::isnan(t.scores(i, j)) ||
+               t.scores(i, j) == std::numeric_limits<float>::infinity() ||
                !std::isfinite(t.probs(i, j));
     }
     if (allowed < 2 || broken) continue;
@@ -158,13 +173,16 @@ double qk_variance(const Matrix& raw, const HeadTrace& t) {
 
 std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
   const MapInfo& info = t.info;
-  const auto nq = t.q.rows(), nk = t.k.rows(), dk = t.q.cols(), dv = t.v.cols(), d_in = t.x_q.cols();
+  const auto nq = t.q.rows(), nk = t.k.rows(), dk = t.q.cols(), dv = t.v.cols(),
+             d_in = t.x_q.cols();
   const int heads = info.n_heads, h = info.id.head;
-  if (o.cell && (o.cell->first < 0 || o.cell->first >= nq || o.cell->second < 0 || o.cell->second >= nk)) {
-    throw usage_error(fmt::format("--cell {},{}: the map has queries 0 to {} and keys 0 to {}", o.cell->first,
-                                  o.cell->second, nq - 1, nk - 1));
+  if (o.cell &&
+      (o.cell->first < 0 || o.cell->first >= nq || o.cell->second < 0 || o.cell->second >= nk)) {
+    throw usage_error(fmt::format("--cell {},{}: the map has queries 0 to {} and keys 0 to {}",
+                                  o.cell->first, o.cell->second, nq - 1, nk - 1));
   }
-  const Matrix raw = (t.q.cast<double>() * t.k.cast<double>().transpose()).cast<float>();  // Q_h·K_hᵀ
+  const Matrix raw =
+      (t.q.cast<double>() * t.k.cast<double>().transpose()).cast<float>();  // Q_h·K_hᵀ
   if (o.format == TableFormat::json) {
     nlohmann::ordered_json j;
     j["model"] = o.model_name;
@@ -182,12 +200,20 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     j["q"] = matrix_json(t.q), j["k"] = matrix_json(t.k), j["v"] = matrix_json(t.v);
     j["qk"] = matrix_json(raw);
     j["scores"] = matrix_json(t.scores), j["probs"] = matrix_json(t.probs);
-    j["output"] = matrix_json(t.output), j["merged"] = matrix_json(t.merged), j["out"] = matrix_json(t.out);
+    j["output"] = matrix_json(t.output), j["merged"] = matrix_json(t.merged),
+    j["out"] = matrix_json(t.out);
     if (o.cell) {
       const auto [ci, cj] = *o.cell;
       const CellMath c = cell_math(t, ci, cj);
-      j["cell"] = {{"query", ci}, {"key", cj}, {"terms", c.terms}, {"dot", c.dot}, {"scaled", c.scaled},
-                   {"allowed", c.allowed}, {"row_max", c.row_max}, {"exp_sum", c.exp_sum}, {"weight", c.weight},
+      j["cell"] = {{"query", ci},
+                   {"key", cj},
+                   {"terms", c.terms},
+                   {"dot", c.dot},
+                   {"scaled", c.scaled},
+                   {"allowed", c.allowed},
+                   {"row_max", c.row_max},
+                   {"exp_sum", c.exp_sum},
+                   {"weight", c.weight},
                    {"model_score", matrix_json(t.scores.block(ci, cj, 1, 1))[0][0]},
                    {"model_weight", t.probs(ci, cj)}};
     }
@@ -196,47 +222,65 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
   if (o.format != TableFormat::text && o.format != TableFormat::markdown) {
     throw usage_error("explain --format: text, markdown or json (the steps are not one table)");
   }
-  const auto queries = token_names(info.query_labels.get(), nq), keys = token_names(info.key_labels.get(), nk);
+  const auto queries = token_names(info.query_labels.get(), nq),
+             keys = token_names(info.key_labels.get(), nk);
   Printer p(o);
   const std::string where = info.id.title();
   const float cap = info.softcap;
-  std::string out = fmt::format("{}{} · {} — one head's attention, step by step: softmax({})·V\n",
-                                o.format == TableFormat::markdown ? "## " : "",
-                                o.format == TableFormat::markdown ? markdown_field(o.model_name) : o.model_name, where,
-                                cap > 0 ? fmt::format("{:g}·tanh(Q·Kᵀ / √d_k / {:g})", cap, cap) : "Q·Kᵀ / √d_k");
+  std::string out = fmt::format(
+      "{}{} · {} — one head's attention, step by step: softmax({})·V\n",
+      o.format == TableFormat::markdown ? "## " : "",
+      o.format == TableFormat::markdown ? markdown_field(o.model_name) : o.model_name, where,
+      cap > 0 ? fmt::format("{:g}·tanh(Q·Kᵀ / √d_k / {:g})", cap, cap) : "Q·Kᵀ / √d_k");
   out += fmt::format("{}{} queries × {} keys · input width {} · {} of d_k {}, d_v {} · mask: {}\n",
-                     o.format == TableFormat::markdown ? "\n" : "", nq, nk, d_in, count_of(heads, "head"), dk, dv,
-                     info.mask->describe());
-  out += fmt::format("Matrices show their first {} rows and {} columns (--rows, --cols); --format json holds them whole.\n",
-                     o.rows, o.cols);
-  p.heading(fmt::format("1. X: the input of this attention layer, after the layer's norm when it has one [{}, {}]", nq, d_in));
+                     o.format == TableFormat::markdown ? "\n" : "", nq, nk, d_in,
+                     count_of(heads, "head"), dk, dv, info.mask->describe());
+  out += fmt::format(
+      "Matrices show their first {} rows and {} columns (--rows, --cols); --format json holds them "
+      "whole.\n",
+      o.rows, o.cols);
+  p.heading(fmt::format(
+      "1. X: the input of this attention layer, after the layer's norm when it has one [{}, {}]",
+      nq, d_in));
   p.matrix("X", t.x_q, queries, "x");
   if (info.id.site == Site::cross) {
-    p.line(fmt::format("Cross-attention: queries come from X above, keys and values from the source X_kv [{}, {}]:",
-                       nk, t.x_kv.cols()));
+    p.line(
+        fmt::format("Cross-attention: queries come from X above, keys and values from the source "
+                    "X_kv [{}, {}]:",
+                    nk, t.x_kv.cols()));
     p.matrix("X_kv", t.x_kv, keys, "x");
   }
   const int kv = info.id.kv_head >= 0 ? info.id.kv_head : h;
-  // A fused projection (fused-qkv's attn, GPT-2's c_attn) computes [Q | K | V] at once and splits it by columns.
+  // A fused projection (fused-qkv's attn, GPT-2's c_attn) computes [Q | K | V] at once and splits
+  // it by columns.
   const std::string projection =
-      o.fused_qkv_width > 0
-          ? fmt::format("one fused Linear makes [Q | K | V] = X·W_qkvᵀ + b_qkv [{0}, {1}], split by columns into "
-                        "Q [{0}, {2}·{3}], K and V",
-                        nq, o.fused_qkv_width, heads, dk)
-          : fmt::format("Q = X·W_qᵀ + b_q is [{}, {}·{}]", nq, heads, dk);
-  std::string split =
-      heads == 1 ? fmt::format("2. Projections: {}; one head, so head 0 is the whole of Q (nothing to view or transpose)",
-                               projection)
-                 : fmt::format("2. Projections and the head split: {4}; view({0}, {1}, {2}).transpose makes Q [{1}, {0}, "
-                               "{2}], and head {3} is columns {5}–{6} of Q",
-                               nq, heads, dk, h, projection, h * dk, (h + 1) * dk - 1);
+      o.fused_qkv_width > 0 ? fmt::format(
+                                  "one fused Linear makes [Q | K | V] = X·W_qkvᵀ + b_qkv [{0}, "
+                                  "{1}], split by columns into "
+                                  "Q [{0}, {2}·{3}], K and V",
+                                  nq, o.fused_qkv_width, heads, dk)
+                            : fmt::format("Q = X·W_qᵀ + b_q is [{}, {}·{}]", nq, heads, dk);
+  std::string split = heads == 1 ? fmt::format(
+                                       "2. Projections: {}; one head, so head 0 is the whole of Q "
+                                       "(nothing to view or transpose)",
+                                       projection)
+                                 : fmt::format(
+                                       "2. Projections and the head split: {4}; view({0}, {1}, "
+                                       "{2}).transpose makes Q [{1}, {0}, "
+                                       "{2}], and head {3} is columns {5}–{6} of Q",
+                                       nq, heads, dk, h, projection, h * dk, (h + 1) * dk - 1);
   split += kv == h ? "; K and V alike"
-                   : fmt::format("; K and V have fewer heads (grouped-query attention): head {} reads their head {}, "
-                                 "columns {}–{}", h, kv, kv * dk, (kv + 1) * dk - 1);
+                   : fmt::format(
+                         "; K and V have fewer heads (grouped-query attention): head {} reads "
+                         "their head {}, "
+                         "columns {}–{}",
+                         h, kv, kv * dk, (kv + 1) * dk - 1);
   if (o.qk_norm) split += "; then q and k are RMS-normalised per head";
   if (o.rotary_dim > 0) {
-    split += fmt::format("; then rotated by position (RoPE, the first {} dims of each head): Q and K below are after it",
-                         o.rotary_dim);
+    split += fmt::format(
+        "; then rotated by position (RoPE, the first {} dims of each head): Q and K below are "
+        "after it",
+        o.rotary_dim);
   } else if (o.qk_norm) {
     split += ": Q and K below are after it";
   }
@@ -244,7 +288,9 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
   p.matrix(fmt::format("Q_{}", h), t.q, queries, "d");
   p.matrix(fmt::format("K_{}", h), t.k, keys, "d");
   p.matrix(fmt::format("V_{}", h), t.v, keys, "d");
-  p.heading(fmt::format("3. Scores: Q_{0}·K_{0}ᵀ [{1}, {2}], entry (i, j) = q_i·k_j, how well query i matches key j", h, nq, nk));
+  p.heading(fmt::format(
+      "3. Scores: Q_{0}·K_{0}ᵀ [{1}, {2}], entry (i, j) = q_i·k_j, how well query i matches key j",
+      h, nq, nk));
   p.matrix("q·k", raw, queries, "k");
   const double var_qk = qk_variance(raw, t);
   const bool default_scale = std::abs(info.scale * std::sqrt(static_cast<double>(dk)) - 1.0) < 1e-6;
@@ -252,53 +298,72 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                         !o.scale_source.empty() ? " (set by " + o.scale_source + ")"
                         : default_scale         ? fmt::format(" = 1/√{}", dk)
                                                 : " (not 1/√d_k, and nothing says what set it)"));
-  p.line(fmt::format("With independent components of variance 1, q·k would have variance d_k = {}; here var(q·k) = {:.4g} "
-                     "over the cells the mask allows in the rows with a choice of keys (as `attnviz stats` "
-                     "computes it), and × {:.4g} gives {:.4g}: without the scale the softmax below would be sharper, "
-                     "its gradient smaller (see `attnviz stats`).",
-                     dk, var_qk, info.scale, var_qk * info.scale * info.scale));
+  p.line(fmt::format(
+      "With independent components of variance 1, q·k would have variance d_k = {}; here var(q·k) "
+      "= {:.4g} "
+      "over the cells the mask allows in the rows with a choice of keys (as `attnviz stats` "
+      "computes it), and × {:.4g} gives {:.4g}: without the scale the softmax below would be "
+      "sharper, "
+      "its gradient smaller (see `attnviz stats`).",
+      dk, var_qk, info.scale, var_qk * info.scale * info.scale));
   if (cap > 0) {
-    p.heading(fmt::format("4b. Soft-cap: s = {0:g}·tanh(s / {0:g}) (Gemma 2): scores stay within ±{0:g}", cap));
+    p.heading(fmt::format(
+        "4b. Soft-cap: s = {0:g}·tanh(s / {0:g}) (Gemma 2): scores stay within ±{0:g}", cap));
   }
-  p.heading(fmt::format("5. Mask ({}): masked_fill(mask == 0, −inf) before the softmax; these are the model's own scores", info.mask->describe()));
+  p.heading(
+      fmt::format("5. Mask ({}): masked_fill(mask == 0, −inf) before the softmax; these are the "
+                  "model's own scores",
+                  info.mask->describe()));
   p.matrix("scores", t.scores, queries, "k");
-  p.heading("6. Softmax, row by row: P(i, j) = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij); −inf gives 0");
+  p.heading(
+      "6. Softmax, row by row: P(i, j) = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij); −inf "
+      "gives 0");
   p.matrix("P", t.probs, queries, "k");
   std::string sums;
   for (Eigen::Index i = 0; i < std::min<Eigen::Index>(nq, o.rows); ++i) {
     sums += (sums.empty() ? "" : ", ") + number(t.probs.row(i).cast<double>().sum(), o.precision);
   }
-  p.line("Row sums: " + sums + (nq > o.rows ? ", …" : "") + " (a fully masked row is all 0: see `attnviz check`).");
-  p.heading(fmt::format("7. Output of head {0}: O_{0} = P·V_{0} [{1}, {2}], each row a weighted mean of the value rows", h, nq, dv));
+  p.line("Row sums: " + sums + (nq > o.rows ? ", …" : "") +
+         " (a fully masked row is all 0: see `attnviz check`).");
+  p.heading(
+      fmt::format("7. Output of head {0}: O_{0} = P·V_{0} [{1}, {2}], each row a weighted mean of "
+                  "the value rows",
+                  h, nq, dv));
   p.matrix(fmt::format("O_{}", h), t.output, queries, "d");
-  const std::string concat = heads == 1 ? std::string("O_0 (one head: nothing to concatenate)")
-                                        : fmt::format("Concat(O_0, …, O_{}) (transpose back, view)", heads - 1);
+  const std::string concat =
+      heads == 1 ? std::string("O_0 (one head: nothing to concatenate)")
+                 : fmt::format("Concat(O_0, …, O_{}) (transpose back, view)", heads - 1);
   if (o.out_projection) {
-    p.heading(fmt::format("8. Merge: {} [{}, {}], then the output projection W_O → [{}, {}]", concat, nq,
-                          t.merged.cols(), nq, t.out.cols()));
+    p.heading(fmt::format("8. Merge: {} [{}, {}], then the output projection W_O → [{}, {}]",
+                          concat, nq, t.merged.cols(), nq, t.out.cols()));
     p.matrix("concat", t.merged, queries, "c");
     p.matrix("out", t.out, queries, "o");
   } else {  // qkv-linears without `out` and fused-qkv return P·V as it is
-    p.heading(fmt::format("8. Merge: {} [{}, {}]; the module has no output projection W_O: this is its output",
-                          concat, nq, t.merged.cols()));
+    p.heading(fmt::format(
+        "8. Merge: {} [{}, {}]; the module has no output projection W_O: this is its output",
+        concat, nq, t.merged.cols()));
     p.matrix("out", t.merged, queries, "o");
   }
   const std::string& placement = t.placement;
-  const std::string wiring = placement == "sandwich"  ? "x + Norm(out), Norm(x) being what attention read (a sandwich)"
-                             : placement == "pre-norm"  ? "x + out, Norm(x) being what attention read (pre-norm)"
-                             : placement == "post-norm" ? "Norm(x + out) (post-norm)"
-                             : placement == "no norm"   ? "x + out"
-                                                        : "out, with no residual connection (a bare attention layer)";
-  p.line(fmt::format("The layer's output is {} (x: the layer's input; see `attnviz residual`).", wiring));
+  const std::string wiring =
+      placement == "sandwich"    ? "x + Norm(out), Norm(x) being what attention read (a sandwich)"
+      : placement == "pre-norm"  ? "x + out, Norm(x) being what attention read (pre-norm)"
+      : placement == "post-norm" ? "Norm(x + out) (post-norm)"
+      : placement == "no norm"   ? "x + out"
+                                 : "out, with no residual connection (a bare attention layer)";
+  p.line(fmt::format("The layer's output is {} (x: the layer's input; see `attnviz residual`).",
+                     wiring));
   if (o.cell) {
     const auto [ci, cj] = *o.cell;
     const CellMath c = cell_math(t, ci, cj);
     const auto name = [&o](const std::string& token) {
       return o.format == TableFormat::markdown ? markdown_field(token) : token;
     };
-    p.heading(fmt::format("Cell ({}, {}): query {} → key {}", ci, cj, name(queries[static_cast<size_t>(ci)]),
+    p.heading(fmt::format("Cell ({}, {}): query {} → key {}", ci, cj,
+                          name(queries[static_cast<size_t>(ci)]),
                           name(keys[static_cast<size_t>(cj)])));
-    std::vector<std::vector<std::string>> rows = {{"d", fmt::format("q_{}[d]", ci), fmt::format("k_{}[d]", cj), "product"}};
+    std::vector<std::vector<std::string>> rows = {
+        {"d", fmt::format("q_{}[d]", ci), fmt::format("k_{}[d]", cj), "product"}};
     // In text, a long dot product shows its 16 largest terms |q·k| in d order, "⋮" where terms are
     // left out (the sum below takes every term); Markdown, for notes, has them all.
     const bool text = o.format != TableFormat::markdown;
@@ -307,7 +372,8 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     const size_t shown = text && dk > 32 ? 16 : ds.size();
     if (shown < ds.size()) {
       std::stable_sort(ds.begin(), ds.end(), [&](Eigen::Index a, Eigen::Index b) {
-        return std::abs(c.terms[static_cast<size_t>(a)]) > std::abs(c.terms[static_cast<size_t>(b)]);
+        return std::abs(c.terms[static_cast<size_t>(a)]) >
+               std::abs(c.terms[static_cast<size_t>(b)]);
       });
       ds.resize(shown);
       std::sort(ds.begin(), ds.end());
@@ -315,31 +381,39 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     for (size_t k = 0; k < ds.size(); ++k) {
       const Eigen::Index d = ds[k];
       if ((k == 0 && d > 0) || (k > 0 && d > ds[k - 1] + 1)) rows.push_back({"⋮", "⋮", "⋮", "⋮"});
-      rows.push_back({std::to_string(d), number(t.q(ci, d), o.precision + 2), number(t.k(cj, d), o.precision + 2),
+      rows.push_back({std::to_string(d), number(t.q(ci, d), o.precision + 2),
+                      number(t.k(cj, d), o.precision + 2),
                       number(c.terms[static_cast<size_t>(d)], o.precision + 2)});
     }
     if (ds.back() < dk - 1) rows.push_back({"⋮", "⋮", "⋮", "⋮"});
     std::vector<size_t> columns = {0, 1, 2, 3};
-    std::string table = aligned_columns(rows, column_widths(rows), columns, [](size_t) { return false; }, !text);
+    std::string table = aligned_columns(
+        rows, column_widths(rows), columns, [](size_t) { return false; }, !text);
     out += p.take();
     if (text) {  // indented as the steps' matrices are
       table = indented(table);
       if (shown < static_cast<size_t>(dk)) {
-        table += fmt::format("   ({} terms: the {} largest |products| shown; the sum takes all)\n", dk, shown);
+        table += fmt::format("   ({} terms: the {} largest |products| shown; the sum takes all)\n",
+                             dk, shown);
       }
     } else {
       table += "\n";
     }
     out += table;
-    p.line(fmt::format("q_{}·k_{} = Σ_d q_{}[d]·k_{}[d] = {:.6g}; × {:.6g}{} = {:.6g} (the model: {})", ci, cj, ci, cj, c.dot,
-                       info.scale, cap > 0 ? fmt::format(", then {0:g}·tanh(· / {0:g})", cap) : "", c.scaled,
-                       number(t.scores(ci, cj), 6)));
+    p.line(fmt::format(
+        "q_{}·k_{} = Σ_d q_{}[d]·k_{}[d] = {:.6g}; × {:.6g}{} = {:.6g} (the model: {})", ci, cj, ci,
+        cj, c.dot, info.scale, cap > 0 ? fmt::format(", then {0:g}·tanh(· / {0:g})", cap) : "",
+        c.scaled, number(t.scores(ci, cj), 6)));
     if (c.allowed) {
-      p.line(fmt::format("softmax over row {}'s allowed keys: exp({:.6g} − {:.6g}) / {:.6g} = {:.6g} (the model: {:.6g})", ci,
-                         static_cast<double>(t.scores(ci, cj)), c.row_max, c.exp_sum, c.weight, t.probs(ci, cj)));
+      p.line(
+          fmt::format("softmax over row {}'s allowed keys: exp({:.6g} − {:.6g}) / {:.6g} = {:.6g} "
+                      "(the model: {:.6g})",
+                      ci, static_cast<double>(t.scores(ci, cj)), c.row_max, c.exp_sum, c.weight,
+                      t.probs(ci, cj)));
     } else {
-      p.line(fmt::format("key {} is masked for query {}: its score is −inf and its weight 0 (the model: {})", cj, ci,
-                         number(t.probs(ci, cj), 6)));
+      p.line(fmt::format(
+          "key {} is masked for query {}: its score is −inf and its weight 0 (the model: {})", cj,
+          ci, number(t.probs(ci, cj), 6)));
     }
   }
   return out + p.take();

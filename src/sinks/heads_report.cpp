@@ -21,8 +21,9 @@ namespace {
 constexpr double k_little_attention_left = 0.001;  // per row, after the exclusions
 
 std::string measure_text(const DetectionOptions& d) {
-  std::string s = d.measure == ErrorMeasure::mul ? "share of attention on the pattern (mul: Σ A·P / Σ A)"
-                                                 : "1 − Σ|A − P| / N (abs)";
+  std::string s = d.measure == ErrorMeasure::mul
+                      ? "share of attention on the pattern (mul: Σ A·P / Σ A)"
+                      : "1 − Σ|A − P| / N (abs)";
   if (d.exclude_bos) s += ", key 0 left out";
   if (d.exclude_current) s += ", own key left out";
   return s;
@@ -46,17 +47,21 @@ std::vector<size_t> ranking(const std::vector<HeadScores>& heads, size_t sort) {
   return order;
 }
 
-std::string head_name(const HeadId& id) { return fmt::format("{} head {}", id.map_name(), id.head); }
+std::string head_name(const HeadId& id) {
+  return fmt::format("{} head {}", id.map_name(), id.head);
+}
 
 // Per pattern: the best head and the runner-up, so the margin is read at a glance.
-std::string leaders(const std::vector<HeadScores>& heads, const DetectionOptions& d, int precision, bool markdown) {
+std::string leaders(const std::vector<HeadScores>& heads, const DetectionOptions& d, int precision,
+                    bool markdown) {
   std::string out;
   for (size_t p = 0; p < d.patterns.size(); ++p) {
     const auto order = ranking(heads, p);
     std::string line = fmt::format("{}: {} {}", d.patterns[p].name, head_name(heads[order[0]].id),
                                    number(heads[order[0]].scores[p], precision));
     if (order.size() > 1) {
-      line += fmt::format(", next {} {}", head_name(heads[order[1]].id), number(heads[order[1]].scores[p], precision));
+      line += fmt::format(", next {} {}", head_name(heads[order[1]].id),
+                          number(heads[order[1]].scores[p], precision));
     }
     out += (markdown ? "- " + markdown_field(line) : printable_text(line)) + '\n';
   }
@@ -70,9 +75,10 @@ std::string render_heads(const std::vector<HeadScores>& heads, const DetectionOp
   if (heads.empty()) throw Error("heads: no self-attention map was scored");
   if (o.sort >= d.patterns.size()) throw Error("heads: the sort pattern is not among the patterns");
   std::vector<size_t> order = ranking(heads, o.sort);
-  if (o.top > 0 && order.size() > static_cast<size_t>(o.top)) order.resize(static_cast<size_t>(o.top));
-  const std::string title = fmt::format("{} · {} · {} · ranked by {}", o.model_name, o.input, measure_text(d),
-                                        d.patterns[o.sort].name);
+  if (o.top > 0 && order.size() > static_cast<size_t>(o.top))
+    order.resize(static_cast<size_t>(o.top));
+  const std::string title = fmt::format("{} · {} · {} · ranked by {}", o.model_name, o.input,
+                                        measure_text(d), d.patterns[o.sort].name);
   if (o.format == TableFormat::json) {
     nlohmann::ordered_json j;
     j["model"] = o.model_name;
@@ -91,17 +97,22 @@ std::string render_heads(const std::vector<HeadScores>& heads, const DetectionOp
       row["attention_left"] = h.attention_left;
       nlohmann::ordered_json scores;
       for (size_t p = 0; p < d.patterns.size(); ++p) {
-        if (std::isfinite(h.scores[p])) scores[d.patterns[p].name] = h.scores[p];
-        else scores[d.patterns[p].name] = number(h.scores[p], 0);  // "nan", "inf": JSON has no such numbers
+        if (std::isfinite(h.scores[p]))
+          scores[d.patterns[p].name] = h.scores[p];
+        else
+          scores[d.patterns[p].name] =
+              number(h.scores[p], 0);  // "nan", "inf": JSON has no such numbers
       }
       row["scores"] = scores;
       if (h.items > 0) {  // pooled over a batch: scores are means
         row["items"] = h.items;
-        for (const auto& [key, values] : {std::pair{"stddev", &h.stddev}, {"min", &h.min}, {"max", &h.max}}) {
+        for (const auto& [key, values] :
+             {std::pair{"stddev", &h.stddev}, {"min", &h.min}, {"max", &h.max}}) {
           nlohmann::ordered_json by_pattern;
           for (size_t p = 0; p < d.patterns.size(); ++p) {
             const double v = (*values)[p];
-            by_pattern[d.patterns[p].name] = std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(number(v, 0));
+            by_pattern[d.patterns[p].name] =
+                std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(number(v, 0));
           }
           row[key] = by_pattern;
         }
@@ -116,8 +127,10 @@ std::string render_heads(const std::vector<HeadScores>& heads, const DetectionOp
   rows.push_back(header);
   for (size_t r = 0; r < order.size(); ++r) {
     const HeadScores& h = heads[order[r]];
-    std::vector<std::string> row = {std::to_string(r + 1), h.id.map_name(), std::to_string(h.id.head)};
-    for (const double s : h.scores) row.push_back(number(s, o.format == TableFormat::csv ? 9 : o.precision));
+    std::vector<std::string> row = {std::to_string(r + 1), h.id.map_name(),
+                                    std::to_string(h.id.head)};
+    for (const double s : h.scores)
+      row.push_back(number(s, o.format == TableFormat::csv ? 9 : o.precision));
     rows.push_back(row);
   }
   const bool markdown = o.format == TableFormat::markdown;
@@ -128,19 +141,23 @@ std::string render_heads(const std::vector<HeadScores>& heads, const DetectionOp
   // A share of almost nothing: say so, since the ratio alone looks like any other.
   std::string starved;
   for (const auto& h : heads) {
-    if (h.attention_left < k_little_attention_left) starved += (starved.empty() ? "" : ", ") + head_name(h.id);
+    if (h.attention_left < k_little_attention_left)
+      starved += (starved.empty() ? "" : ", ") + head_name(h.id);
   }
-  if (!starved.empty() && d.measure == ErrorMeasure::mul) {  // abs compares cells: no share to speak of
-    out += fmt::format("{}: less than {}% of the attention is left after the exclusions, so the shares above are "
-                       "of almost nothing\n",
-                       starved, 100 * k_little_attention_left);
+  if (!starved.empty() &&
+      d.measure == ErrorMeasure::mul) {  // abs compares cells: no share to speak of
+    out += fmt::format(
+        "{}: less than {}% of the attention is left after the exclusions, so the shares above are "
+        "of almost nothing\n",
+        starved, 100 * k_little_attention_left);
   }
   return out;
 }
 
 nlohmann::ordered_json head_id_json(const HeadId& id) {
   nlohmann::ordered_json row;
-  row["stack"] = id.stack;  // "" for a model of one stack, as run's and check's JSON: every row has the field
+  row["stack"] =
+      id.stack;  // "" for a model of one stack, as run's and check's JSON: every row has the field
   row["layer"] = id.layer;
   row["site"] = site_name(id.site);
   row["head"] = id.head;
@@ -149,7 +166,8 @@ nlohmann::ordered_json head_id_json(const HeadId& id) {
 
 std::vector<std::filesystem::path> write_heads_charts(const std::filesystem::path& dir,
                                                       const std::vector<HeadScores>& heads,
-                                                      const DetectionOptions& d, const std::string& title,
+                                                      const DetectionOptions& d,
+                                                      const std::string& title,
                                                       const FigureFile& file) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -158,13 +176,14 @@ std::vector<std::filesystem::path> write_heads_charts(const std::filesystem::pat
   for (size_t p = 0; p < d.patterns.size(); ++p) {
     std::vector<HeadValue> values;
     for (const auto& h : heads) values.push_back({h.id, h.scores[p]});
-    // Coloured over the scores' own range, and titled so: a pattern's best possible score can be far
-    // below 1 (an induction head's mul score on repeat:N is at most N/(2N+1)), and on a fixed [0, 1]
-    // scale a perfect head would look half as strong.
-    const Canvas chart = head_grid_chart(
-        values, false,
-        fmt::format("{} · {} · {} · colour: lowest to highest score", title, d.patterns[p].name, measure_text(d)),
-        figure_scale(file));
+    // Coloured over the scores' own range, and titled so: a pattern's best possible score can be
+    // far below 1 (an induction head's mul score on repeat:N is at most N/(2N+1)), and on a fixed
+    // [0, 1] scale a perfect head would look half as strong.
+    const Canvas chart =
+        head_grid_chart(values, false,
+                        fmt::format("{} · {} · {} · colour: lowest to highest score", title,
+                                    d.patterns[p].name, measure_text(d)),
+                        figure_scale(file));
     paths.push_back(figure_path(dir, "heads." + d.patterns[p].name, file.format));
     write_figure(paths.back(), chart, file);
   }

@@ -10,7 +10,8 @@
 namespace attnviz::detail {
 
 std::string base64(std::string_view bytes) {
-  static constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static constexpr char k_alphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
@@ -50,7 +51,8 @@ std::string zlib_base64(std::string_view input, size_t element_size) {
   const std::unique_ptr<libdeflate_compressor, Free> c(libdeflate_alloc_compressor(6));
   if (!c) throw Error("--html: out of memory for the compressor");
   std::string packed(libdeflate_zlib_compress_bound(c.get(), bytes.size()), '\0');
-  const size_t n = libdeflate_zlib_compress(c.get(), bytes.data(), bytes.size(), packed.data(), packed.size());
+  const size_t n =
+      libdeflate_zlib_compress(c.get(), bytes.data(), bytes.size(), packed.data(), packed.size());
   if (n == 0) throw Error("--html: compressing a map failed");
   packed.resize(n);
   return base64(packed);

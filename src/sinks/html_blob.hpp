@@ -10,8 +10,8 @@ namespace attnviz::detail {
 
 std::string base64(std::string_view bytes);
 // element_size > 1: the bytes of an array of such elements are stored byte plane by byte plane (all
-// first bytes, then all second bytes, …), which deflate packs tighter: the exponent bytes of float16
-// weights repeat, their low mantissa bytes do not.
+// first bytes, then all second bytes, …), which deflate packs tighter: the exponent bytes of
+// float16 weights repeat, their low mantissa bytes do not.
 std::string zlib_base64(std::string_view bytes, size_t element_size = 1);
 
 // A vector's bytes (little-endian on every machine attnviz builds for: x86-64 and aarch64).

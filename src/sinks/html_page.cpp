@@ -14,11 +14,15 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string hex(const Rgb& c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
+std::string hex(const Rgb& c) {
+  return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b);
+}
 
 // A JSON number, or "nan" / "inf" / "-inf" (JSON has neither), as --format json writes them: the
 // stats table shows a NaN as NaN, not as the "–" of a value that does not apply.
-Json number(double v) { return std::isfinite(v) ? Json(v) : Json(non_finite_text(v)); }
+Json number(double v) {
+  return std::isfinite(v) ? Json(v) : Json(non_finite_text(v));
+}
 
 Json map_json(const MapRecord& m, size_t index) {
   Json j;
@@ -56,14 +60,16 @@ Json map_json(const MapRecord& m, size_t index) {
 Json stats_json(const PageInput& page) {
   Json columns = Json::array();
   for (const StatsMetric& metric : all_stats_metrics()) {
-    columns.push_back({{"name", metric.name}, {"description", metric.description}, {"unit", metric.unit_range}});
+    columns.push_back(
+        {{"name", metric.name}, {"description", metric.description}, {"unit", metric.unit_range}});
   }
   Json rows = Json::array();
   for (const HeadStats& h : *page.stats) {
     int index = -1;
     for (size_t i = 0; i < page.maps->size(); ++i) {
       const HeadId& id = (*page.maps)[i].id;
-      if (id.stack == h.id.stack && id.layer == h.id.layer && id.site == h.id.site && id.head == h.id.head) {
+      if (id.stack == h.id.stack && id.layer == h.id.layer && id.site == h.id.site &&
+          id.head == h.id.head) {
         index = static_cast<int>(i);
       }
     }
@@ -72,7 +78,8 @@ Json stats_json(const PageInput& page) {
     for (const StatsMetric& metric : all_stats_metrics()) values.push_back(number(metric.value(h)));
     rows.push_back({{"map", index}, {"role", role_name(h.role())}, {"values", std::move(values)}});
   }
-  return {{"saturation", page.saturation}, {"columns", std::move(columns)}, {"rows", std::move(rows)}};
+  return {
+      {"saturation", page.saturation}, {"columns", std::move(columns)}, {"rows", std::move(rows)}};
 }
 
 // JSON inside <script>: a '<' in a string (a token "</script>") is written as \u003c.
@@ -102,17 +109,27 @@ std::string html_escape(const std::string& text) {
   std::string out;
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
 }
 
-void add_blob(const std::function<void(std::string_view)>& out, const std::string& id, const std::string& base64) {
+void add_blob(const std::function<void(std::string_view)>& out, const std::string& id,
+              const std::string& base64) {
   out("<script type=\"application/octet-stream\" id=\"" + id + "\">");
   out(base64);
   out("</script>\n");
@@ -144,13 +161,16 @@ void render_page(const PageInput& page, const std::function<void(std::string_vie
   meta["stats"] = stats_json(page);
 
   std::string head;
-  head += "<!DOCTYPE html>\n<html lang=\"en\" data-state=\"loading\">\n<head>\n<meta charset=\"utf-8\">\n";
-  // Nothing may be fetched: the policy itself forbids every URL, so the page works offline by design.
-  // Only the viewer's own script runs, named by its hash: a label that escaped its escaping into a
-  // <script> or an onerror= attribute would still not run.
-  head += fmt::format("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-                      "script-src 'sha256-{}'; style-src 'unsafe-inline'\">\n",
-                      base64(hex_bytes(k_viewer_js_sha256)));
+  head +=
+      "<!DOCTYPE html>\n<html lang=\"en\" data-state=\"loading\">\n<head>\n<meta "
+      "charset=\"utf-8\">\n";
+  // Nothing may be fetched: the policy itself forbids every URL, so the page works offline by
+  // design. Only the viewer's own script runs, named by its hash: a label that escaped its escaping
+  // into a <script> or an onerror= attribute would still not run.
+  head += fmt::format(
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+      "script-src 'sha256-{}'; style-src 'unsafe-inline'\">\n",
+      base64(hex_bytes(k_viewer_js_sha256)));
   head += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   head += "<title>attnviz · " + html_escape(page.model_name) + "</title>\n<style>\n";
   head += k_viewer_css;
@@ -165,7 +185,8 @@ void render_page(const PageInput& page, const std::function<void(std::string_vie
     add_blob(out, fmt::format("t{}", i), m.thumb);
     for (const auto& [name, data] : m.blobs) add_blob(out, fmt::format("b{}-{}", i, name), data);
   }
-  for (size_t i = 0; i < page.mask_blobs->size(); ++i) add_blob(out, fmt::format("m{}", i), (*page.mask_blobs)[i]);
+  for (size_t i = 0; i < page.mask_blobs->size(); ++i)
+    add_blob(out, fmt::format("m{}", i), (*page.mask_blobs)[i]);
   out("<script>");  // exactly the hashed text between the tags
   out(k_viewer_js);
   out("</script>\n</body>\n</html>\n");

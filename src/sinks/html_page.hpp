@@ -4,8 +4,8 @@
 
 #include <functional>
 #include <memory>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,13 +17,15 @@ namespace attnviz::detail {
 // One stored map. Its arrays, float32 unless named otherwise, base64 of zlib bytes:
 //   whole maps (pool 1):  "s" scores [n_query × n_key] and "lse" each row's log-sum-exp [n_query],
 //                         float64, the weights being float32(exp(s − lse)) except at the cells "ex"
-//                         (uint32 indices) whose weights "ew" are given, where that is not the model's
-//                         weight to the 3 digits shown — or, where such cells are many, "w" the weights; maps derived from
-//                         weights (rollout) have no scores: "w" only
+//                         (uint32 indices) whose weights "ew" are given, where that is not the
+//                         model's weight to the 3 digits shown — or, where such cells are many, "w"
+//                         the weights; maps derived from weights (rollout) have no scores: "w" only
 //   pooled maps:          "w" mean and "x" max weight per cell [cells_q × cells_k] (over the cell's
-//                         allowed pairs, rounded to the 3 significant digits shown), "tk" each query's top_k strongest keys (uint32, 2³²−1 past
-//                         the last), "tw" their weights to 3 digits [n_query × top_k]
-//   "thumb":              max-pooled weights as float16, −1 where no pair is allowed (a picture only)
+//                         allowed pairs, rounded to the 3 significant digits shown), "tk" each
+//                         query's top_k strongest keys (uint32, 2³²−1 past the last), "tw" their
+//                         weights to 3 digits [n_query × top_k]
+//   "thumb":              max-pooled weights as float16, −1 where no pair is allowed (a picture
+//   only)
 struct MapRecord {
   HeadId id;
   std::string kind;
@@ -51,7 +53,8 @@ struct PageInput {
   double saturation = 0.99;
 };
 
-// The page, handed to `out` piece by piece (the arrays are the bulk of it: never copied into one string).
+// The page, handed to `out` piece by piece (the arrays are the bulk of it: never copied into one
+// string).
 void render_page(const PageInput& page, const std::function<void(std::string_view)>& out);
 
 // The viewer's parts, from src/sinks/html/ (generated into the build by cmake/embed_text.cmake):

@@ -27,10 +27,10 @@ constexpr int k_thumb_cells = 48;  // model view thumbnails: at most this many c
 constexpr uint32_t k_no_key = 0xFFFFFFFFu;
 constexpr uint64_t k_large_page_bytes = uint64_t{1} << 30;
 
-// A pooled cell's figure as the tooltip prints it, rounded to 3 significant digits (and so stored: a
-// plane of such values packs several times tighter than float32's full mantissas). NaN, ±inf, 0 kept.
-// Powers of ten 10^-50 … 10^50 (a float's decimal exponents and the scales that bring 3 digits of it to
-// the integers), read instead of calling log10 and pow per cell.
+// A pooled cell's figure as the tooltip prints it, rounded to 3 significant digits (and so stored:
+// a plane of such values packs several times tighter than float32's full mantissas). NaN, ±inf, 0
+// kept. Powers of ten 10^-50 … 10^50 (a float's decimal exponents and the scales that bring 3
+// digits of it to the integers), read instead of calling log10 and pow per cell.
 const std::array<double, 101>& powers_of_ten() {
   static const std::array<double, 101> table = [] {
     std::array<double, 101> t{};
@@ -46,8 +46,9 @@ float three_digits(float x) {
   const double v = x, a = std::abs(v);
   int exponent2 = 0;
   std::frexp(a, &exponent2);  // a in [2^(e2-1), 2^e2)
-  int e = static_cast<int>(std::floor((exponent2 - 1) * 0.30102999566398120));  // ≤ floor(log10 a), at most 1 short
-  while (e < 38 && a >= p10[static_cast<size_t>(e + 51)]) ++e;              // now 10^e ≤ a < 10^(e+1)
+  int e = static_cast<int>(
+      std::floor((exponent2 - 1) * 0.30102999566398120));  // ≤ floor(log10 a), at most 1 short
+  while (e < 38 && a >= p10[static_cast<size_t>(e + 51)]) ++e;  // now 10^e ≤ a < 10^(e+1)
   const double scale = p10[static_cast<size_t>(2 - e + 50)];
   return static_cast<float>(std::round(v * scale) / scale);  // ties away from 0, as JS toPrecision
 }
@@ -70,13 +71,18 @@ std::vector<uint16_t> thumbnail_cells(const Matrix& m, const CountMatrix& counts
 }
 
 // Ranks a weight for the strongest-keys list: NaN first (a NaN row must show), then by value.
-float rank_of(float p) { return std::isnan(p) ? std::numeric_limits<float>::infinity() : p; }
+float rank_of(float p) {
+  return std::isnan(p) ? std::numeric_limits<float>::infinity() : p;
+}
 
 }  // namespace
 
 struct HtmlSink::Current {
   Current(const MapInfo& map, const PoolGrid& g, int k)
-      : info(map), grid(g), thumb(PoolGrid::for_map(map.n_query, map.n_key, k_thumb_cells), false), top_k(k) {
+      : info(map),
+        grid(g),
+        thumb(PoolGrid::for_map(map.n_query, map.n_key, k_thumb_cells), false),
+        top_k(k) {
     const auto cells = static_cast<size_t>(grid.cells_q) * static_cast<size_t>(grid.cells_k);
     if (grid.pool == 1) {
       weights.resize(cells);
@@ -93,14 +99,16 @@ struct HtmlSink::Current {
   }
 
   // Row i's log-sum-exp over its allowed scores, in double, so that its weights are exp(s - lse):
-  // NaN when an allowed score is NaN or +inf (the row's weights are NaN, as PyTorch's), -inf when no
-  // key is allowed. Every weight the page would print — float32(exp(s - lse)) to 3 significant
+  // NaN when an allowed score is NaN or +inf (the row's weights are NaN, as PyTorch's), -inf when
+  // no key is allowed. Every weight the page would print — float32(exp(s - lse)) to 3 significant
   // digits, 0 in a row with no allowed key — that is not the model's weight to 3 digits (a rounding
   // at a digit's edge, 455 of 18.9 million cells at N = 512 on a GPT-2-small shape; a row left NaN
   // some other way) is kept as an exception.
   void keep_lse(int i, const float* s, const float* p) {
     const auto [lo, hi] = info.mask->key_range(i, info.n_key);
-    const auto allowed = [&](int j) { return !info.mask->matrix || (*info.mask->matrix)(i, j) != 0; };
+    const auto allowed = [&](int j) {
+      return !info.mask->matrix || (*info.mask->matrix)(i, j) != 0;
+    };
     double top = -std::numeric_limits<double>::infinity();
     bool non_finite = false;
     for (int j = lo; j < hi; ++j) {
@@ -114,14 +122,19 @@ struct HtmlSink::Current {
         if (allowed(j)) sum += std::exp(static_cast<double>(s[j]) - top);
       }
     }
-    const double l = non_finite ? std::numeric_limits<double>::quiet_NaN() : std::isfinite(top) ? top + std::log(sum) : top;
+    const double l = non_finite           ? std::numeric_limits<double>::quiet_NaN()
+                     : std::isfinite(top) ? top + std::log(sum)
+                                          : top;
     lse[static_cast<size_t>(i)] = l;
     for (int j = lo; j < hi; ++j) {
       if (!allowed(j)) continue;
-      const float w = l == -std::numeric_limits<double>::infinity() ? 0.0f : static_cast<float>(std::exp(static_cast<double>(s[j]) - l));
+      const float w = l == -std::numeric_limits<double>::infinity()
+                          ? 0.0f
+                          : static_cast<float>(std::exp(static_cast<double>(s[j]) - l));
       if (std::isnan(w) && std::isnan(p[j])) continue;
       if (three_digits(w) != three_digits(p[j]) || std::isnan(w) != std::isnan(p[j])) {
-        exception_at.push_back(static_cast<uint32_t>(static_cast<size_t>(i) * static_cast<size_t>(info.n_key) + static_cast<size_t>(j)));
+        exception_at.push_back(static_cast<uint32_t>(
+            static_cast<size_t>(i) * static_cast<size_t>(info.n_key) + static_cast<size_t>(j)));
         exception_weight.push_back(p[j]);
       }
     }
@@ -153,12 +166,13 @@ struct HtmlSink::Current {
   PoolGrid grid;
   PooledMap thumb;
   int top_k;
-  std::vector<float> weights, scores;     // whole maps: [n_query, n_key]
-  std::vector<double> lse;                // whole maps with scores: per query row
-  std::vector<uint32_t> exception_at;     // cells whose weight is not float32(exp(s - lse)) to 3 digits
-  std::vector<float> exception_weight;    // … and their weights
-  std::optional<PooledMap> pooled;        // long maps
-  std::vector<uint32_t> top_keys;         // long maps: [n_query, top_k], k_no_key past the last
+  std::vector<float> weights, scores;  // whole maps: [n_query, n_key]
+  std::vector<double> lse;             // whole maps with scores: per query row
+  std::vector<uint32_t>
+      exception_at;  // cells whose weight is not float32(exp(s - lse)) to 3 digits
+  std::vector<float> exception_weight;  // … and their weights
+  std::optional<PooledMap> pooled;      // long maps
+  std::vector<uint32_t> top_keys;       // long maps: [n_query, top_k], k_no_key past the last
   std::vector<float> top_weights;
   std::vector<std::pair<float, int>> scratch;
   float vmax = 0.0f;  // the largest finite weight so far
@@ -180,8 +194,8 @@ void HtmlSink::begin_map(const MapInfo& info) {
   current_.reset();
   if (!options_.selection.matches(info.id)) return;
   if (info.kind.empty()) stats_.begin_map(info);
-  current_ = std::make_unique<Current>(info, PoolGrid::for_map(info.n_query, info.n_key, options_.max_cells),
-                                       options_.top_k);
+  current_ = std::make_unique<Current>(
+      info, PoolGrid::for_map(info.n_query, info.n_key, options_.max_cells), options_.top_k);
 }
 
 void HtmlSink::queries_and_keys(const MapInfo& info, ConstMatrixRef q, ConstMatrixRef k) {
@@ -200,12 +214,15 @@ void HtmlSink::on_block(const AttentionBlock& block) {
     const int i = block.row_begin + r;
     const float* p = block.probs.row(r).data();
     const float* s = has_scores ? block.scores.row(r).data() : nullptr;
-    const auto [lo, hi] = c.info.mask->key_range(i, c.info.n_key);  // masked weights are 0: not needed
+    const auto [lo, hi] =
+        c.info.mask->key_range(i, c.info.n_key);  // masked weights are 0: not needed
     if (hi > lo) c.vmax = max_finite(p + lo, static_cast<size_t>(hi - lo), c.vmax);
     if (c.grid.pool == 1) {
-      std::copy(p, p + n_key, c.weights.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(i) * n_key));
+      std::copy(p, p + n_key,
+                c.weights.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(i) * n_key));
       if (s) {
-        std::copy(s, s + n_key, c.scores.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(i) * n_key));
+        std::copy(s, s + n_key,
+                  c.scores.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(i) * n_key));
         c.keep_lse(i, s, p);
       }
     } else {
@@ -223,9 +240,11 @@ int HtmlSink::labels_index(const std::shared_ptr<const Labels>& labels) {
   return static_cast<int>(labels_.size() - 1);
 }
 
-HtmlSink::MaskEntry& HtmlSink::mask_entry(const std::shared_ptr<const Mask>& mask, const PoolGrid& grid) {
+HtmlSink::MaskEntry& HtmlSink::mask_entry(const std::shared_ptr<const Mask>& mask,
+                                          const PoolGrid& grid) {
   for (auto& e : masks_) {
-    if (e.mask == mask && e.grid.pool == grid.pool && e.grid.n_query == grid.n_query && e.grid.n_key == grid.n_key) {
+    if (e.mask == mask && e.grid.pool == grid.pool && e.grid.n_query == grid.n_query &&
+        e.grid.n_key == grid.n_key) {
       return e;
     }
   }
@@ -296,8 +315,10 @@ void HtmlSink::end_map(const MapInfo& info) {
       rec.blobs.emplace_back("w", array_blob(c.weights));
     }
   } else {
-    rec.blobs.emplace_back("w", array_blob(three_digit_plane(c.pooled->values(PoolMode::mean, *stored_mask.counts))));
-    rec.blobs.emplace_back("x", array_blob(three_digit_plane(c.pooled->values(PoolMode::max, *stored_mask.counts))));
+    rec.blobs.emplace_back(
+        "w", array_blob(three_digit_plane(c.pooled->values(PoolMode::mean, *stored_mask.counts))));
+    rec.blobs.emplace_back(
+        "x", array_blob(three_digit_plane(c.pooled->values(PoolMode::max, *stored_mask.counts))));
     rec.blobs.emplace_back("tk", array_blob(c.top_keys));
     rec.blobs.emplace_back("tw", array_blob(c.top_weights));
   }
@@ -313,7 +334,8 @@ std::string input_note(const std::vector<detail::MapRecord>& maps) {
   for (const auto& m : maps) {
     if (std::find(seen.begin(), seen.end(), m.id.stack) != seen.end()) continue;
     seen.push_back(m.id.stack);
-    parts.push_back((m.id.stack.empty() ? "" : m.id.stack + " ") + fmt::format("{} tokens", m.n_query));
+    parts.push_back((m.id.stack.empty() ? "" : m.id.stack + " ") +
+                    fmt::format("{} tokens", m.n_query));
   }
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
@@ -342,9 +364,10 @@ void HtmlSink::finish() {
   });
   out_->commit();
   if (bytes > k_large_page_bytes) {
-    notes_.push_back(fmt::format("{}: the page is {:.1f} GB; browsers may fail to open pages this large: select fewer "
-                                 "maps (--layer, --head) or store them pooled (a smaller --html-cells)",
-                                 file_.string(), static_cast<double>(bytes) / 1e9));
+    notes_.push_back(fmt::format(
+        "{}: the page is {:.1f} GB; browsers may fail to open pages this large: select fewer "
+        "maps (--layer, --head) or store them pooled (a smaller --html-cells)",
+        file_.string(), static_cast<double>(bytes) / 1e9));
   }
 }
 

@@ -34,7 +34,9 @@ ProgressSink::ProgressSink(std::ostream& out, bool terminal, const MapList& maps
   if (terminal_) start_ = clock_();
 }
 
-ProgressSink::~ProgressSink() { clear(); }  // an error ends the run: its message starts clean
+ProgressSink::~ProgressSink() {
+  clear();
+}  // an error ends the run: its message starts clean
 
 void ProgressSink::begin_map(const MapInfo& info) {
   if (!terminal_) return;
@@ -42,8 +44,8 @@ void ProgressSink::begin_map(const MapInfo& info) {
     return l.stack == info.id.stack && l.layer == info.id.layer;
   });
   const auto index = it - layers_.begin() + 1;
-  layer_text_ = fmt::format("{}layer {}/{}", info.id.stack.empty() ? "" : info.id.stack + " ", index,
-                            layers_.size());
+  layer_text_ = fmt::format("{}layer {}/{}", info.id.stack.empty() ? "" : info.id.stack + " ",
+                            index, layers_.size());
 }
 
 void ProgressSink::end_map(const MapInfo& /*info*/) {
@@ -54,15 +56,17 @@ void ProgressSink::end_map(const MapInfo& /*info*/) {
   last_draw_ = now;
   const double elapsed = now - start_;
   const int total = std::max(total_heads_, done_);
-  std::string line = fmt::format("attnviz: {} · heads {}/{} · {} elapsed", layer_text_, done_, total,
-                                 progress_duration(elapsed));
+  std::string line = fmt::format("attnviz: {} · heads {}/{} · {} elapsed", layer_text_, done_,
+                                 total, progress_duration(elapsed));
   if (done_ < total) {
     line += fmt::format(" · ETA {}", progress_duration(elapsed / done_ * (total - done_)));
   }
   draw(line);
 }
 
-void ProgressSink::finish() { clear(); }
+void ProgressSink::finish() {
+  clear();
+}
 
 void ProgressSink::draw(const std::string& line) {
   // Columns, not bytes: the line holds "·" (2 bytes, 1 column) and digits only.

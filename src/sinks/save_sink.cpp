@@ -23,7 +23,9 @@ SaveDtype parse_save_dtype(const std::string& name) {
 }
 
 namespace {
-uint64_t element_bytes(SaveDtype d) { return d == SaveDtype::f16 ? 2 : 4; }
+uint64_t element_bytes(SaveDtype d) {
+  return d == SaveDtype::f16 ? 2 : 4;
+}
 
 // Copies `n` bytes of `from` (from offset 0) to the end of `to`, in the kernel where it can.
 void copy_data(int from, int to, uint64_t n, const std::filesystem::path& path) {
@@ -38,11 +40,14 @@ void copy_data(int from, int to, uint64_t n, const std::filesystem::path& path) 
   while (n > 0) {
     const ssize_t k = ::pread(from, chunk.data(), std::min<uint64_t>(n, chunk.size()), in);
     if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) throw Error(fmt::format("{}: cannot copy the saved maps: {}", path.string(), std::strerror(errno)));
+    if (k <= 0)
+      throw Error(
+          fmt::format("{}: cannot copy the saved maps: {}", path.string(), std::strerror(errno)));
     for (ssize_t done = 0; done < k;) {
       const ssize_t w = ::write(to, chunk.data() + done, static_cast<size_t>(k - done));
       if (w < 0 && errno == EINTR) continue;
-      if (w < 0) throw Error(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
+      if (w < 0)
+        throw Error(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
       done += w;
     }
     in += k, n -= static_cast<uint64_t>(k);
@@ -51,7 +56,8 @@ void copy_data(int from, int to, uint64_t n, const std::filesystem::path& path) 
 }  // namespace
 
 SaveSink::SaveSink(std::filesystem::path path, SaveOptions options)
-    : path_(std::move(path)), options_(std::move(options)),
+    : path_(std::move(path)),
+      options_(std::move(options)),
       data_(std::make_unique<AtomicFileWriter>(path_)) {
   if (!options_.model_name.empty()) metadata_["model"] = options_.model_name;
   for (const auto& [key, value] : options_.metadata) {
@@ -72,7 +78,8 @@ void SaveSink::begin_map(const MapInfo& info) {
   metadata_[name + ".key_labels"] = nlohmann::json(*info.key_labels).dump();
   metadata_[name + ".mask"] = info.mask->describe();
   metadata_[name + ".scale"] = fmt::format("{}", info.scale);
-  const IndexSet& chosen = options_.selection.head;  // --head: the tensors hold these heads, in order
+  const IndexSet& chosen =
+      options_.selection.head;  // --head: the tensors hold these heads, in order
   if (chosen) metadata_[name + ".heads"] = nlohmann::json(chosen.indices()).dump();
   check_header_size(info);
   const int heads = chosen ? static_cast<int>(chosen.indices().size()) : info.n_heads;
@@ -80,8 +87,8 @@ void SaveSink::begin_map(const MapInfo& info) {
   it->second.offset = data_bytes_;
   it->second.has_scores = info.kind.empty();
   if (!info.kind.empty()) metadata_[name + ".kind"] = info.kind;
-  data_bytes_ += (it->second.has_scores ? 2 : 1) * uint64_t(heads) * uint64_t(info.n_query) * uint64_t(info.n_key) *
-                 element_bytes(options_.dtype);
+  data_bytes_ += (it->second.has_scores ? 2 : 1) * uint64_t(heads) * uint64_t(info.n_query) *
+                 uint64_t(info.n_key) * element_bytes(options_.dtype);
 }
 
 // The labels of every map go into the header, which readers cap at 100 MB: refused at the map
@@ -89,7 +96,8 @@ void SaveSink::begin_map(const MapInfo& info) {
 void SaveSink::check_header_size(const MapInfo& info) {
   const std::string name = info.id.map_name();
   for (const char* key : {".query_labels", ".key_labels", ".mask", ".scale"}) {
-    header_bytes_ += safetensors_json_string_bytes(name + key) + safetensors_json_string_bytes(metadata_.at(name + key)) + 2;
+    header_bytes_ += safetensors_json_string_bytes(name + key) +
+                     safetensors_json_string_bytes(metadata_.at(name + key)) + 2;
   }
   header_bytes_ += 2 * 64;  // two tensor entries: name, dtype, shape, offsets (a lower bound)
   if (header_bytes_ <= options_.max_header) return;
@@ -118,9 +126,12 @@ void SaveSink::write_rows(uint64_t offset, ConstMatrixRef rows) {
 void SaveSink::on_block(const AttentionBlock& block) {
   if (!current_) return;
   const MapInfo& info = *block.info;
-  const std::vector<int>& chosen = options_.selection.head.indices();  // empty: every head, in its own slot
-  const uint64_t slot = chosen.empty() ? uint64_t(info.id.head)
-                                       : uint64_t(std::lower_bound(chosen.begin(), chosen.end(), info.id.head) - chosen.begin());
+  const std::vector<int>& chosen =
+      options_.selection.head.indices();  // empty: every head, in its own slot
+  const uint64_t slot =
+      chosen.empty()
+          ? uint64_t(info.id.head)
+          : uint64_t(std::lower_bound(chosen.begin(), chosen.end(), info.id.head) - chosen.begin());
   const uint64_t row_cells = uint64_t(info.n_key), map_cells = uint64_t(info.n_query) * row_cells;
   const uint64_t e = element_bytes(options_.dtype);
   const uint64_t at = ((slot * info.n_query + uint64_t(block.row_begin)) * row_cells) * e;
@@ -134,7 +145,8 @@ void SaveSink::on_block(const AttentionBlock& block) {
 }
 
 void SaveSink::add_tensor(const std::string& name, const Matrix& m) {
-  extra_.emplace_back(name, Tensor{{m.rows(), m.cols()}, std::vector<float>(m.data(), m.data() + m.size())});
+  extra_.emplace_back(
+      name, Tensor{{m.rows(), m.cols()}, std::vector<float>(m.data(), m.data() + m.size())});
 }
 
 void SaveSink::finish() {
@@ -148,7 +160,8 @@ void SaveSink::finish() {
   for (const auto& [name, t] : extra_) layouts.push_back({name, t.shape, "F32"});
   const auto write_extras = [&](AtomicFileWriter& out, uint64_t at) {
     for (const auto& [name, t] : extra_) {
-      const std::string_view bytes(reinterpret_cast<const char*>(t.data.data()), t.data.size() * sizeof(float));
+      const std::string_view bytes(reinterpret_cast<const char*>(t.data.data()),
+                                   t.data.size() * sizeof(float));
       out.write_at(at, bytes);
       at += bytes.size();
     }
@@ -159,7 +172,8 @@ void SaveSink::finish() {
   const std::string header = serialize_safetensors_header(layouts, metadata_);
   if (data_bytes_ > 0) {
     if (::ftruncate(data_->fd(), static_cast<off_t>(data_bytes_)) != 0) {
-      throw Error(fmt::format("{}: cannot size the saved maps: {}", path_.string(), std::strerror(errno)));
+      throw Error(
+          fmt::format("{}: cannot size the saved maps: {}", path_.string(), std::strerror(errno)));
     }
     const uint64_t block = data_->block_size();
     if (header.size() - 8 + block <= k_safetensors_max_header) {

@@ -20,11 +20,13 @@ namespace attnviz {
 namespace {
 
 // The figures text and Markdown show besides the sort figure (the whole set is in CSV and JSON).
-constexpr const char* k_shown[] = {"max_weight", "entropy", "saturated", "sink", "previous", "diagonal"};
+constexpr const char* k_shown[] = {"max_weight", "entropy",  "saturated",
+                                   "sink",       "previous", "diagonal"};
 
 size_t figure_index(const std::vector<std::string>& figures, const std::string& name) {
   const auto it = std::find(figures.begin(), figures.end(), name);
-  if (it == figures.end()) throw usage_error(fmt::format("--sort {}: not one of the figures of this batch", name));
+  if (it == figures.end())
+    throw usage_error(fmt::format("--sort {}: not one of the figures of this batch", name));
   return static_cast<size_t>(it - figures.begin());
 }
 
@@ -39,7 +41,8 @@ nlohmann::ordered_json json_number(double v) {
 }
 
 // Heads in forward order, or ranked by a figure's mean (NaN last, ties in forward order); --top.
-std::vector<size_t> order_of(const std::vector<HeadScores>& heads, const std::vector<std::string>& figures,
+std::vector<size_t> order_of(const std::vector<HeadScores>& heads,
+                             const std::vector<std::string>& figures,
                              const StatsBatchReportOptions& o) {
   std::vector<size_t> order(heads.size());
   std::iota(order.begin(), order.end(), size_t{0});
@@ -51,19 +54,21 @@ std::vector<size_t> order_of(const std::vector<HeadScores>& heads, const std::ve
       return o.ascending ? x < y : x > y;
     });
   }
-  if (o.top > 0 && order.size() > static_cast<size_t>(o.top)) order.resize(static_cast<size_t>(o.top));
+  if (o.top > 0 && order.size() > static_cast<size_t>(o.top))
+    order.resize(static_cast<size_t>(o.top));
   return order;
 }
 
 }  // namespace
 
-std::string render_stats_batch(const std::vector<HeadScores>& heads, const std::vector<std::string>& figures,
+std::string render_stats_batch(const std::vector<HeadScores>& heads,
+                               const std::vector<std::string>& figures,
                                const StatsBatchReportOptions& o) {
   if (heads.empty()) throw Error("stats: no head was analysed");
   const std::vector<size_t> order = order_of(heads, figures, o);
-  const std::string title = fmt::format("{} · {} · each head's figures, mean over the inputs that have them · {}{}",
-                                        o.model_name, o.input, o.settings,
-                                        o.sort.empty() ? "" : " · ranked by " + o.sort);
+  const std::string title = fmt::format(
+      "{} · {} · each head's figures, mean over the inputs that have them · {}{}", o.model_name,
+      o.input, o.settings, o.sort.empty() ? "" : " · ranked by " + o.sort);
   if (o.format == TableFormat::json) {
     nlohmann::ordered_json j;
     j["model"] = o.model_name;
@@ -77,8 +82,10 @@ std::string render_stats_batch(const std::vector<HeadScores>& heads, const std::
       row["items"] = h.items;
       nlohmann::ordered_json by_figure;
       for (size_t f = 0; f < figures.size(); ++f) {
-        by_figure[figures[f]] = {{"mean", json_number(h.scores[f])}, {"stddev", json_number(h.stddev[f])},
-                                 {"min", json_number(h.min[f])}, {"max", json_number(h.max[f])},
+        by_figure[figures[f]] = {{"mean", json_number(h.scores[f])},
+                                 {"stddev", json_number(h.stddev[f])},
+                                 {"min", json_number(h.min[f])},
+                                 {"max", json_number(h.max[f])},
                                  {"inputs", h.counts.empty() ? h.items : h.counts[f]}};
       }
       row["figures"] = by_figure;
@@ -92,7 +99,8 @@ std::string render_stats_batch(const std::vector<HeadScores>& heads, const std::
   if (o.format == TableFormat::csv) {
     for (size_t f = 0; f < figures.size(); ++f) {
       shown.push_back(f);
-      for (const char* part : {"mean", "stddev", "min", "max", "inputs"}) header.push_back(figures[f] + "." + part);
+      for (const char* part : {"mean", "stddev", "min", "max", "inputs"})
+        header.push_back(figures[f] + "." + part);
     }
   } else {
     if (!o.sort.empty()) shown.push_back(figure_index(figures, o.sort));
@@ -105,34 +113,40 @@ std::string render_stats_batch(const std::vector<HeadScores>& heads, const std::
   rows.push_back(header);
   for (size_t r = 0; r < order.size(); ++r) {
     const HeadScores& h = heads[order[r]];
-    std::vector<std::string> row = {std::to_string(r + 1), h.id.map_name(), std::to_string(h.id.head),
-                                    std::to_string(h.items)};
+    std::vector<std::string> row = {std::to_string(r + 1), h.id.map_name(),
+                                    std::to_string(h.id.head), std::to_string(h.items)};
     for (const size_t f : shown) {
       const int64_t inputs = h.counts.empty() ? h.items : h.counts[f];
       if (o.format == TableFormat::csv) {
-        for (const double v : {h.scores[f], h.stddev[f], h.min[f], h.max[f]}) row.push_back(number(v, 9));
+        for (const double v : {h.scores[f], h.stddev[f], h.min[f], h.max[f]})
+          row.push_back(number(v, 9));
         row.push_back(std::to_string(inputs));
       } else {
         row.push_back(std::isnan(h.scores[f]) ? "-"
-                                              : number(h.scores[f], o.precision) + " ± " + number(h.stddev[f], o.precision));
+                                              : number(h.scores[f], o.precision) + " ± " +
+                                                    number(h.stddev[f], o.precision));
       }
     }
     rows.push_back(row);
   }
   std::string out = report_table(title, std::move(rows), o.format, [](size_t c) { return c == 1; });
   if (o.format != TableFormat::csv) {
-    out += wrap_lines(fmt::format("{}± is the standard deviation over the inputs; - where no input has the figure (e.g. "
-                                  "saturation without a row of two or more keys). CSV and JSON hold every figure with "
-                                  "its min, max and count.\n",
-                                  o.format == TableFormat::markdown ? "\n" : ""),
-                      o.format == TableFormat::text ? o.width : 0);
+    out += wrap_lines(
+        fmt::format(
+            "{}± is the standard deviation over the inputs; - where no input has the figure (e.g. "
+            "saturation without a row of two or more keys). CSV and JSON hold every figure with "
+            "its min, max and count.\n",
+            o.format == TableFormat::markdown ? "\n" : ""),
+        o.format == TableFormat::text ? o.width : 0);
   }
   return out;
 }
 
-std::filesystem::path write_stats_batch_chart(const std::filesystem::path& dir, const std::vector<HeadScores>& heads,
-                                              const std::vector<std::string>& figures, const std::string& figure,
-                                              const std::string& title, const FigureFile& file) {
+std::filesystem::path write_stats_batch_chart(const std::filesystem::path& dir,
+                                              const std::vector<HeadScores>& heads,
+                                              const std::vector<std::string>& figures,
+                                              const std::string& figure, const std::string& title,
+                                              const FigureFile& file) {
   const StatsMetric& metric = find_stats_metric(figure, "--chart");
   const size_t f = figure_index(figures, figure);
   std::error_code ec;
@@ -141,10 +155,12 @@ std::filesystem::path write_stats_batch_chart(const std::filesystem::path& dir, 
   std::vector<HeadValue> values;
   for (const auto& h : heads) values.push_back({h.id, h.scores[f]});
   const auto path = figure_path(dir, "stats.batch." + figure, file.format);
-  write_figure(path, head_grid_chart(values, metric.unit_range,
-                                     fmt::format("{} · {}, mean over the inputs", title, metric.description),
-                                     figure_scale(file)),
-               file);
+  write_figure(
+      path,
+      head_grid_chart(values, metric.unit_range,
+                      fmt::format("{} · {}, mean over the inputs", title, metric.description),
+                      figure_scale(file)),
+      file);
   return path;
 }
 

@@ -81,23 +81,26 @@ Canvas stats_grid_chart(const std::vector<HeadStats>& heads, const StatsMetric& 
   return head_grid_chart(values, metric.unit_range, title, scale);
 }
 
-Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, const std::string& title,
-                       CanvasScale scale) {
+Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range,
+                       const std::string& title, CanvasScale scale) {
   const Grid g = make_grid(heads, unit_range);
   const Canvas probe(1, 1, Rgb{255, 255, 255}, nullptr, scale);
   int label_w = 0;
   for (const auto& r : g.rows) label_w = std::max(label_w, probe.text_width(r, k_label_px));
   // Cells as wide as their widest value or head name and as tall as a line needs (--font-size).
   int cell_w = k_cell_w;
-  for (const auto& [at, v] : g.cells) cell_w = std::max(cell_w, probe.text_width(value_text(v), k_value_px) + 12);
-  cell_w = std::max(cell_w, probe.text_width(fmt::format("head {}", g.n_cols - 1), k_label_px) + 12);
+  for (const auto& [at, v] : g.cells)
+    cell_w = std::max(cell_w, probe.text_width(value_text(v), k_value_px) + 12);
+  cell_w =
+      std::max(cell_w, probe.text_width(fmt::format("head {}", g.n_cols - 1), k_label_px) + 12);
   const LineMetrics tm = probe.line_metrics(k_title_px), lm = probe.line_metrics(k_label_px);
   const LineMetrics vm = probe.line_metrics(k_value_px);
   const int cell_h = std::max(k_cell_h, vm.line_height + 16);
   const int left = k_pad + label_w + 8;
   const int top = k_pad + tm.line_height + lm.line_height + 12;
   const int grid_w = g.n_cols * cell_w, grid_h = static_cast<int>(g.rows.size()) * cell_h;
-  const int width = std::max(left + grid_w + 16 + k_bar_w + 12 + probe.text_width(value_text(g.vmin), k_value_px) +
+  const int width = std::max(left + grid_w + 16 + k_bar_w + 12 +
+                                 probe.text_width(value_text(g.vmin), k_value_px) +
                                  probe.text_width(value_text(g.vmax), k_value_px) + k_pad,
                              k_pad * 2 + probe.text_width(title, k_title_px));
   Canvas c(width, top + grid_h + k_pad, Rgb{255, 255, 255}, nullptr, scale);
@@ -138,8 +141,10 @@ Canvas max_weight_histogram_chart(const std::vector<HeadStats>& heads, const Sta
   const std::string threshold = fmt::format("saturated: max weight ≥ {:g}", options.saturation);
   const Canvas probe(1, 1, Rgb{255, 255, 255}, nullptr, scale);
   const int legend_w = 8 + 16 + probe.text_width("with the model's scale", k_value_px) + 16 + 16 +
-                       probe.text_width(cf, k_value_px) + 16 + 16 + probe.text_width(threshold, k_value_px);
-  Canvas c(std::max(left + plot_w, left + legend_w) + 2 * k_pad, top + plot_h + 56, Rgb{255, 255, 255}, nullptr, scale);
+                       probe.text_width(cf, k_value_px) + 16 + 16 +
+                       probe.text_width(threshold, k_value_px);
+  Canvas c(std::max(left + plot_w, left + legend_w) + 2 * k_pad, top + plot_h + 56,
+           Rgb{255, 255, 255}, nullptr, scale);
   c.draw_text(k_pad, k_pad + static_cast<int>(k_title_px), title, {k_title_px, k_black});
   int64_t most = 1;
   for (int b = 0; b < k_histogram_bins; ++b) {
@@ -179,7 +184,8 @@ Canvas max_weight_histogram_chart(const std::vector<HeadStats>& heads, const Sta
   x += 16 + c.draw_text(x + 16, top - 8, "with the model's scale", {k_value_px, k_black}) + 16;
   c.fill_rect(x, top - 18, 12, 12, unscaled_colour);
   x += 16 + c.draw_text(x + 16, top - 8, cf, {k_value_px, k_black}) + 16;
-  for (int y = top - 18; y < top - 6; y += 8) c.draw_line(x + 6, y, x + 6, std::min(top - 6, y + 4), k_grey);
+  for (int y = top - 18; y < top - 6; y += 8)
+    c.draw_line(x + 6, y, x + 6, std::min(top - 6, y + 4), k_grey);
   c.draw_text(x + 16, top - 8, threshold, {k_value_px, k_black});
   return c;
 }
@@ -188,19 +194,23 @@ std::vector<std::filesystem::path> write_stats_charts(const std::filesystem::pat
                                                       const std::vector<HeadStats>& heads,
                                                       const StatsMetric& metric,
                                                       const StatsOptions& options,
-                                                      const std::string& model_name, const FigureFile& file) {
+                                                      const std::string& model_name,
+                                                      const FigureFile& file) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
   const std::vector<std::filesystem::path> paths = {
       figure_path(dir, fmt::format("stats.grid.{}", metric.name), file.format),
       figure_path(dir, "stats.max_weight", file.format)};
-  write_figure(paths[0],
-               stats_grid_chart(heads, metric, fmt::format("{} · {}", model_name, metric.description), figure_scale(file)),
-               file);
+  write_figure(
+      paths[0],
+      stats_grid_chart(heads, metric, fmt::format("{} · {}", model_name, metric.description),
+                       figure_scale(file)),
+      file);
   write_figure(paths[1],
-               max_weight_histogram_chart(heads, options, fmt::format("{} · row max weight, every head", model_name),
-                                          figure_scale(file)),
+               max_weight_histogram_chart(
+                   heads, options, fmt::format("{} · row max weight, every head", model_name),
+                   figure_scale(file)),
                file);
   return paths;
 }

@@ -7,10 +7,9 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "attnviz/sinks/stats_report.hpp"
-
 #include "attnviz/io/json_write.hpp"
 #include "attnviz/render/table.hpp"
+#include "attnviz/sinks/stats_report.hpp"
 
 namespace attnviz::detail {
 
@@ -42,7 +41,8 @@ Json summary_json(const Summary& s) {
 
 Json figures_json(const RowSummary& r) {
   Json j;
-  j["choice_rows"] = r.choice_rows;  // rows with >= 2 allowed keys: the denominator of saturated_share
+  j["choice_rows"] =
+      r.choice_rows;  // rows with >= 2 allowed keys: the denominator of saturated_share
   j["saturated_rows"] = r.saturated_rows;
   j["saturated_share"] = number(r.saturated_share());
   j["max_weight"] = summary_json(r.max_weight);

@@ -108,7 +108,8 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
   for (size_t b = 0; b < blocks.size(); ++b) {
     if (b > 0) out += '\n';
     // Text columns (map, role) left-aligned, numbers right.
-    out += aligned_columns(rows, widths, blocks[b], [](size_t c) { return c == 0 || c == 2; }, markdown);
+    out += aligned_columns(
+        rows, widths, blocks[b], [](size_t c) { return c == 0 || c == 2; }, markdown);
   }
   if (markdown) out += '\n';
   out += wrap_lines(
@@ -119,7 +120,8 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
           "sink/prev/self = mean weight on key 0 / i-1 / i\n"
           "cf = counterfactual softmax({}) · +rows = saturated rows then minus now "
           "(negative when the counterfactual is softer)\n"
-          "figures are over rows with >= 2 allowed keys: a row with one key (row 0 of a causal map) has no "
+          "figures are over rows with >= 2 allowed keys: a row with one key (row 0 of a causal "
+          "map) has no "
           "choice, is one-hot by construction and is counted apart (single_key_rows in json)\n"
           "role: sink/previous-token/self when that key holds >= {:g} of the weight, "
           "broad when H/ln n >= {:g}, concentrated when max w >= {:g}, else mixed\n",

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "attnviz/sinks/scale_note.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/sinks/scale_note.hpp"
 
 namespace attnviz {
 namespace {
@@ -32,8 +32,9 @@ std::string scale_suffix(const MapInfo& info) {
 std::string site_title(const std::string& model_name, const MapInfo& info) {
   const HeadId& id = info.id;
   const std::string stack = id.stack.empty() ? "" : id.stack + " · ";
-  return fmt::format("{} · {}layer {} · {} · {}mask: {}{}", model_name, stack, id.layer, site_name(id.site),
-                     info.kind.empty() ? "" : info.kind + " · ", info.mask->describe(), scale_suffix(info));
+  return fmt::format("{} · {}layer {} · {} · {}mask: {}{}", model_name, stack, id.layer,
+                     site_name(id.site), info.kind.empty() ? "" : info.kind + " · ",
+                     info.mask->describe(), scale_suffix(info));
 }
 
 }  // namespace
@@ -51,7 +52,8 @@ void TerminalSink::check_table_size(const MapInfo& info) const {
   // json streams one kind of table; with --table both it gathers, so the way out is one kind.
   const bool json = options_.table_style.format == TableFormat::json;
   throw usage_error(fmt::format(
-      "the table of {} is {}×{} = {} cells, more than the {} a {} table may hold; use {}, --table none, "
+      "the table of {} is {}×{} = {} cells, more than the {} a {} table may hold; use {}, --table "
+      "none, "
       "or a shorter input",
       map_where(info), info.n_query, info.n_key, cells, k_max_table_cells,
       table_format_name(options_.table_style.format) + std::string(json ? " --table both" : ""),
@@ -86,10 +88,11 @@ void TerminalSink::add_panel(const MapInfo& info) {
   if (!group_) {
     std::vector<std::string> titles;
     for (int h = 0; h < info.n_heads; ++h) {
-      if (options_.heatmaps.head.contains(h)) titles.push_back(fmt::format("head {}", h));  // --head's, else all
+      if (options_.heatmaps.head.contains(h))
+        titles.push_back(fmt::format("head {}", h));  // --head's, else all
     }
-    MultiplesPlan plan = plan_multiples(info.n_query, info.n_key, titles,
-                                        *info.query_labels, options_.heatmap_style.width);
+    MultiplesPlan plan = plan_multiples(info.n_query, info.n_key, titles, *info.query_labels,
+                                        options_.heatmap_style.width);
     group_.emplace(PanelGroup{info, std::move(plan), {}});
   }
   group_->panels.push_back({fmt::format("head {}", info.id.head), PooledMap(group_->plan.grid)});
@@ -115,11 +118,11 @@ void TerminalSink::end_map(const MapInfo& info) {
     style.vmin = 0.0f;
     style.vmax = finite_max(current_->probs, 1e-6f);
     style.non_finite = !current_->probs.allFinite();
-    const std::string title =
-        fmt::format("{} · {} · {}mask: {}{}", options_.model_name, map_where(info),
-                    info.kind.empty() ? "" : info.kind + " · ", info.mask->describe(), scale_suffix(info));
-    out_ << render_heatmap(title, current_->probs, *info.mask, *info.query_labels,
-                           *info.key_labels, style)
+    const std::string title = fmt::format(
+        "{} · {} · {}mask: {}{}", options_.model_name, map_where(info),
+        info.kind.empty() ? "" : info.kind + " · ", info.mask->describe(), scale_suffix(info));
+    out_ << render_heatmap(title, current_->probs, *info.mask, *info.query_labels, *info.key_labels,
+                           style)
          << '\n';
   }
   if (stream_ && options_.table_style.format == TableFormat::json) {
@@ -153,8 +156,7 @@ void TerminalSink::flush_group() {
     }
     const MapInfo& info = group_->info;
     out_ << render_multiples(site_title(options_.model_name, info), group_->plan, group_->panels,
-                             *info.mask, *info.query_labels, *info.key_labels,
-                             style)
+                             *info.mask, *info.query_labels, *info.key_labels, style)
          << '\n';
     group_.reset();
   }
@@ -164,9 +166,10 @@ void TerminalSink::flush_group() {
 
 // "mha layer 0 · self · head 0 · weights (softmax)" (kind: scores or probs).
 std::string TerminalSink::table_title(const MapInfo& info, TableKind kind) const {
-  const std::string what = kind == TableKind::scores ? fmt::format("scores (q·k × {:.4g})", info.scale)
-                           : info.kind.empty()        ? "weights (softmax)" + scale_suffix(info)
-                                                      : info.kind;
+  const std::string what = kind == TableKind::scores
+                               ? fmt::format("scores (q·k × {:.4g})", info.scale)
+                           : info.kind.empty() ? "weights (softmax)" + scale_suffix(info)
+                                               : info.kind;
   return fmt::format("{} {} · {}", options_.model_name, map_where(info), what);
 }
 

@@ -2,12 +2,12 @@
 // layers as a graph with a node per token before and after each layer and an edge from token i
 // after layer k to token j before it, of capacity Â_k(i, j) (the layer's heads combined with the
 // residual added, as rollout.hpp makes them). The flow from token i after the last layer to input
-// token j is the value of a maximum flow between the two nodes; each row is then divided by its sum,
-// as the paper's code does, so it reads as shares like a rollout row.
+// token j is the value of a maximum flow between the two nodes; each row is then divided by its
+// sum, as the paper's code does, so it reads as shares like a rollout row.
 //
 // It is one maximum flow per (i, j) pair on a graph of L·N² edges: roughly L·N⁴ steps, so it is
-// for short inputs (attention_flow_cost says how many edge visits to expect; rollout.hpp's collector
-// refuses past RolloutOptions::max_flow_tokens).
+// for short inputs (attention_flow_cost says how many edge visits to expect; rollout.hpp's
+// collector refuses past RolloutOptions::max_flow_tokens).
 #pragma once
 
 #include <cstdint>

@@ -38,7 +38,8 @@ PatternSpec builtin_pattern(const std::string& name);
 bool needs_tokens(DetectionPattern kind);
 
 // TransformerLens's two error measures. mul: Σ A⊙P / Σ A, the share of the head's attention on
-// the pattern. abs: 1 − Σ|A − P| / N (TransformerLens's 1 − mean|A − P|·N, not rounded to 3 digits).
+// the pattern. abs: 1 − Σ|A − P| / N (TransformerLens's 1 − mean|A − P|·N, not rounded to 3
+// digits).
 enum class ErrorMeasure { mul, abs };
 ErrorMeasure parse_error_measure(const std::string& name);  // "mul" / "abs"
 
@@ -48,15 +49,16 @@ struct DetectionOptions {
   // when no pattern needs them. The encoder stack of an encoder-decoder runs over the source.
   std::vector<int64_t> tokens, source_tokens;
   ErrorMeasure measure = ErrorMeasure::mul;
-  bool exclude_bos = false;      // attention to key 0 left out of both sums (TransformerLens's exclude_bos)
+  bool exclude_bos =
+      false;  // attention to key 0 left out of both sums (TransformerLens's exclude_bos)
   bool exclude_current = false;  // attention to key i left out (exclude_current_token)
   HeadSelection selection;
 };
 
 struct HeadScores {
   HeadId id;
-  int n = 0;                   // tokens of the map
-  std::vector<double> scores;  // one per pattern, in DetectionOptions::patterns' order
+  int n = 0;                    // tokens of the map
+  std::vector<double> scores;   // one per pattern, in DetectionOptions::patterns' order
   double attention_left = 0.0;  // Σ A over the cells not excluded, per row (1 without exclusions)
   // Pooled over a batch (ScoreAggregate): `scores` are the means over `items` inputs, with their
   // population standard deviation, min and max; empty for one input.
@@ -74,7 +76,8 @@ class ScoreAggregate {
   // of) and is left out of that pattern's figures, which say how many inputs they pool (`counts`;
   // NaN when none). Otherwise a NaN stays NaN: a detection score is NaN only from NaN weights.
   explicit ScoreAggregate(bool skip_undefined = false) : skip_undefined_(skip_undefined) {}
-  // One input's heads; every input must score the same heads (an Error names the first that differs).
+  // One input's heads; every input must score the same heads (an Error names the first that
+  // differs).
   void add(const std::vector<HeadScores>& item);
   int64_t items() const { return items_; }
   std::vector<HeadScores> summary() const;
@@ -83,7 +86,7 @@ class ScoreAggregate {
   struct Running {
     HeadScores head;  // id, n of the first input
     std::vector<double> mean, m2, min, max;
-    std::vector<int64_t> count;  // inputs pooled per pattern
+    std::vector<int64_t> count;   // inputs pooled per pattern
     double attention_left = 0.0;  // mean over inputs
   };
   bool skip_undefined_;
@@ -113,10 +116,11 @@ class HeadDetector : public AttentionSink {
   const std::vector<int>* previous_same_ = &target_links_;  // the current map's
   std::vector<HeadScores> heads_;
   bool active_ = false;
-  double attention_sum_ = 0.0;         // Σ A over the cells not excluded
-  std::vector<double> on_pattern_;     // per pattern: Σ A over its cells not excluded (mul)
-  std::vector<double> abs_correction_; // per pattern: Σ (|A − 1| − A) over them, so Σ|A − P| = Σ A + this (abs)
-  std::vector<int> keys_;              // scratch
+  double attention_sum_ = 0.0;      // Σ A over the cells not excluded
+  std::vector<double> on_pattern_;  // per pattern: Σ A over its cells not excluded (mul)
+  std::vector<double>
+      abs_correction_;  // per pattern: Σ (|A − 1| − A) over them, so Σ|A − P| = Σ A + this (abs)
+  std::vector<int> keys_;  // scratch
 };
 
 }  // namespace attnviz

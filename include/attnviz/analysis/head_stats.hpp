@@ -74,7 +74,7 @@ class StatsCollector : public AttentionSink {
 
   StatsOptions options_;
   std::vector<HeadStats> heads_;
-  bool active_ = false;  // the current map is selected
+  bool active_ = false;                              // the current map is selected
   std::vector<float> packed_probs_, packed_scores_;  // a file-masked row's allowed keys
   std::vector<uint8_t> allowed_;
   std::vector<double> logits_;

@@ -13,7 +13,8 @@ struct HeadDiff {
   double entropy_a = 0.0;  // mean over compared rows of H(a_i) = −Σ p ln p (nats)
   double entropy_b = 0.0;
   int64_t rows_compared = 0;  // rows where both a and b have weight
-  int64_t rows_one_sided = 0; // rows with weight in one map only (a mask that differs): not in jsd / entropy
+  int64_t rows_one_sided =
+      0;  // rows with weight in one map only (a mask that differs): not in jsd / entropy
 };
 
 // a, b: [n_query, n_key] row-major weights of one head (masked cells 0, rows summing to 1 or 0).

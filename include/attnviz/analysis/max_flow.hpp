@@ -1,7 +1,7 @@
 // Maximum flow on a small directed graph with real capacities (Dinic's algorithm: BFS levels, then
-// blocking flows along level-increasing edges). Attention flow (attention_flow.hpp) runs it once per
-// (output token, input token) pair on the same graph, so the graph is built once and each run starts
-// from the stored capacities.
+// blocking flows along level-increasing edges). Attention flow (attention_flow.hpp) runs it once
+// per (output token, input token) pair on the same graph, so the graph is built once and each run
+// starts from the stored capacities.
 #pragma once
 
 #include <vector>
@@ -26,8 +26,8 @@ class FlowNetwork {
     int next;  // the next edge out of the same node, −1 at the end
     double capacity;
   };
-  std::vector<Edge> edges_;    // edge e's reverse is e ^ 1
-  std::vector<int> first_;     // first edge out of each node, −1 for none
+  std::vector<Edge> edges_;  // edge e's reverse is e ^ 1
+  std::vector<int> first_;   // first edge out of each node, −1 for none
   std::vector<double> residual_;
   std::vector<int> level_, cursor_, queue_;
 };

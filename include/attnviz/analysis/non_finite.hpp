@@ -1,5 +1,6 @@
 // Watches every attention map for NaN and ±inf weights, so every command that runs a model can say
-// so on stderr (a NaN must never pass for a number). One vectorised test per block when all is well.
+// so on stderr (a NaN must never pass for a number). One vectorised test per block when all is
+// well.
 #pragma once
 
 #include <vector>

@@ -21,8 +21,8 @@ struct SublayerNorms {
 class ResidualCollector : public AttentionSink {
  public:
   void on_block(const AttentionBlock&) override {}
-  void sublayer(const SublayerStep& step, ConstMatrixRef x, ConstMatrixRef f_input, ConstMatrixRef update,
-                ConstMatrixRef out) override;
+  void sublayer(const SublayerStep& step, ConstMatrixRef x, ConstMatrixRef f_input,
+                ConstMatrixRef update, ConstMatrixRef out) override;
   const std::vector<SublayerNorms>& sublayers() const { return sublayers_; }
 
  private:

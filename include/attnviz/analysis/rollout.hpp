@@ -1,7 +1,7 @@
 // Attention rollout (Abnar & Zuidema 2020, "Quantifying Attention Flow in Transformers"): per layer
 // the heads combined (mean or max) into A, the residual added as Â = (1 − α)·A + α·I with rows
-// renormalised, and the layers multiplied up: R₁ = Â₁, R_l = Â_l · R_{l−1}. Row i of R_l is how much
-// of token i's representation after layer l traces back to each input token.
+// renormalised, and the layers multiplied up: R₁ = Â₁, R_l = Â_l · R_{l−1}. Row i of R_l is how
+// much of token i's representation after layer l traces back to each input token.
 #pragma once
 
 #include <functional>
@@ -19,7 +19,7 @@ HeadCombine parse_head_combine(const std::string& name);  // "mean" / "max"; usa
 
 struct RolloutOptions {
   HeadCombine combine = HeadCombine::mean;
-  float residual = 0.5f;   // α: the weight of the identity (the residual connection)
+  float residual = 0.5f;    // α: the weight of the identity (the residual connection)
   std::optional<int> head;  // only this head of every layer, instead of combining them
   // The largest N rollout takes: it holds three N × N float matrices (the layer being combined, R,
   // and the product), so past this it refuses instead of exhausting memory.
@@ -33,13 +33,14 @@ struct RolloutOptions {
   int threads = 1;  // attention flow's threads
 };
 
-// One rollout map: R (or under flow, F) after `layer` of `stack`, over that stack's tokens (self-attention only: a
-// cross map is target × source and has no identity to add).
+// One rollout map: R (or under flow, F) after `layer` of `stack`, over that stack's tokens
+// (self-attention only: a cross map is target × source and has no identity to add).
 struct RolloutMap {
   std::string stack;
   int layer = 0;
-  const MapInfo* source = nullptr;  // the layer's last self map (labels, mask), valid during the call
-  const Matrix* values = nullptr;   // [N, N], valid during the call
+  const MapInfo* source =
+      nullptr;  // the layer's last self map (labels, mask), valid during the call
+  const Matrix* values = nullptr;  // [N, N], valid during the call
 };
 
 // A sink that combines each self-attention layer's heads as their blocks arrive (one N × N
@@ -58,7 +59,7 @@ class RolloutCollector : public AttentionSink {
     Matrix combined;  // the current layer's heads combined
     Matrix rollout;   // R so far (empty before the first layer); under flow, the last flow computed
     std::vector<Matrix> layers;  // under flow: Â of every layer so far
-    int layer = -1;   // the layer being combined
+    int layer = -1;              // the layer being combined
     int heads_seen = 0;
   };
   Stack& stack_of(const MapInfo& info);

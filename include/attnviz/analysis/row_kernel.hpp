@@ -38,7 +38,8 @@ struct RowSums {
 };
 
 // The sums of one row; c > 0 and finite (1 / (scale · temperature)). probs and scores hold n
-// floats each. e below FLT_MIN counts 0 (the compute's softmax does the same): Z moves by < n·1.2e-38.
+// floats each. e below FLT_MIN counts 0 (the compute's softmax does the same): Z moves by <
+// n·1.2e-38.
 RowSums row_sums(const float* probs, const float* scores, std::size_t n, float c);
 
 }  // namespace attnviz

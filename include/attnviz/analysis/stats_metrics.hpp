@@ -33,7 +33,6 @@ struct HeadOrder {
 
 // Heads after --role, --sort, --top (pooled rows are computed before this, from every analysed
 // head).
-std::vector<HeadStats> order_heads(const std::vector<HeadStats>& heads,
-                                   const HeadOrder& order);
+std::vector<HeadStats> order_heads(const std::vector<HeadStats>& heads, const HeadOrder& order);
 
 }  // namespace attnviz

@@ -23,7 +23,7 @@ struct TextTools {
   std::filesystem::path tokenizer_dir;   // where it was looked for, for messages
   bool add_special = true;               // the special tokens the tokenizer's post-processor adds
   BosMode bos = BosMode::automatic;      // --bos
-  std::vector<std::string> notes;        // for stderr: a tokenizer that could only have labelled --ids
+  std::vector<std::string> notes;  // for stderr: a tokenizer that could only have labelled --ids
 };
 
 // What the sequences need of the tokenizer: nothing (tokens, embeddings), labels for --ids (an
@@ -36,15 +36,16 @@ Vocabulary vocabulary_of(const Model& model);
 
 // The tokenizer in `dir` (--tokenizer) or the model's folder, read as `use` needs it; the
 // vocabulary when the model has an embedding table.
-TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use, bool add_special,
-                        BosMode bos = BosMode::automatic);
+TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use,
+                        bool add_special, BosMode bos = BosMode::automatic);
 
 // Texts attnviz tokenizes are at most this long: a longer one makes more tokens than any map shows.
 inline constexpr size_t k_max_text_bytes = 8u << 20;
 
 // Tokens to vectors: with a table, token → id through the vocabulary ([UNK] labelled and noted),
 // then table rows; without one, hash vectors (noted).
-Sequence embed_tokens(const Model& model, const Vocabulary& vocab, const std::vector<std::string>& tokens);
+Sequence embed_tokens(const Model& model, const Vocabulary& vocab,
+                      const std::vector<std::string>& tokens);
 
 // --text / --text-file: UTF-8 (a BOM dropped), through the tokenizer; `flag` names it in messages.
 std::string read_text_input(const SequenceFlags& f, const std::string& flag);
@@ -52,7 +53,8 @@ std::string read_text_input(const SequenceFlags& f, const std::string& flag);
 // One sequence from its flags: text (through the tokenizer), tokens (file or -), ids (a list, or a
 // file holding one; labelled by the tokenizer when there is one), or embeddings (.npy, labelled by
 // tokens when given too). `role` is "target" or "source", for messages.
-// A sequence longer than `bound` is refused before it is embedded: exit 2 when a flag gave it (--text,
+// A sequence longer than `bound` is refused before it is embedded: exit 2 when a flag gave it
+// (--text,
 // --ids list, --probe), 1 when a file's content did.
 Sequence resolve_sequence(const Model& model, const TextTools& tools, const SequenceFlags& f,
                           const std::string& role, const TokenBound& bound = {});

@@ -2,10 +2,9 @@
 // inspect.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "attnviz/model/config.hpp"
 

@@ -2,10 +2,9 @@
 // own words what they apply to.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <initializer_list>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "attnviz/render/figure_file.hpp"
 
@@ -35,7 +34,8 @@ void add_figure_flags(CLI::App& cmd, FigureFlags& flags, bool maps_to_fit = fals
 // font). Each flag of `png_only` (these, and the command's other figure flags: "--log",
 // "--png-raw", …) given without --png is a usage Error: it would do nothing.
 FigureFile figure_file(const CLI::App& cmd, const FigureFlags& flags,
-                       std::initializer_list<const char*> png_only = {}, const std::string& font = "");
+                       std::initializer_list<const char*> png_only = {},
+                       const std::string& font = "");
 
 // After a --png folder is written: "attnviz: wrote N figures to DIR" on stderr, so a run that
 // succeeds says where its files went (stdout holds the report).

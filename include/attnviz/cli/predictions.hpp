@@ -1,4 +1,5 @@
-// `run --logits K`: the model's top-K next-token predictions at each position, after the forward pass.
+// `run --logits K`: the model's top-K next-token predictions at each position, after the forward
+// pass.
 #pragma once
 
 #include <string>
@@ -14,6 +15,7 @@ void check_logits_flag(const PreparedRun& run, int k, TableFormat format, bool m
 
 // The table of each target position's k most likely next tokens (labels from the tokenizer, else
 // vocab.txt, else "#id"), from the final hidden states forward returned.
-std::string predictions_table(const PreparedRun& run, const Matrix& hidden, int k, const TableStyle& style);
+std::string predictions_table(const PreparedRun& run, const Matrix& hidden, int k,
+                              const TableStyle& style);
 
 }  // namespace attnviz

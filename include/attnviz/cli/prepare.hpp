@@ -26,10 +26,11 @@ struct PreparedRun {
 // files exit 1. Nothing has been computed yet. The notes on how inputs were embedded go to stderr.
 PreparedRun prepare_run(const InputArgs& in);
 
-// prepare_run in two steps, for a batch (one model, many inputs): the model, its maps, the selection
-// and the text tools (read as `tokenizer_use` says, else as the flags need); then the inputs,
-// masks and options of one input, returning its notes instead of printing them.
-PreparedRun prepare_model(const InputArgs& in, std::optional<TokenizerUse> tokenizer_use = std::nullopt);
+// prepare_run in two steps, for a batch (one model, many inputs): the model, its maps, the
+// selection and the text tools (read as `tokenizer_use` says, else as the flags need); then the
+// inputs, masks and options of one input, returning its notes instead of printing them.
+PreparedRun prepare_model(const InputArgs& in,
+                          std::optional<TokenizerUse> tokenizer_use = std::nullopt);
 std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& in);
 
 }  // namespace attnviz

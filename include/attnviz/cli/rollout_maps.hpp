@@ -16,7 +16,8 @@ namespace attnviz {
 // encoder-decoder's stacks: "encoder.rollout…", "decoder.rollout…"), one head, kind "rollout: …" or
 // "attention flow: …", in blocks of the run's block rows; masked only by causality (a product of
 // layers spreads past windows, and the identity keeps padding tokens).
-std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArgs& args, const PreparedRun& run);
+std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArgs& args,
+                                            const PreparedRun& run);
 
 // The longest input rollout takes (RolloutOptions' bounds: its N × N matrices, or under --flow its
 // L·N⁴ steps), refused before the model runs.

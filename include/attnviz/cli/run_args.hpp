@@ -1,10 +1,10 @@
-// Raw flags as CLI11 fills them: the inputs every model-running command shares, and `run`'s outputs.
+// Raw flags as CLI11 fills them: the inputs every model-running command shares, and `run`'s
+// outputs.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "attnviz/cli/model_flags.hpp"
 #include "attnviz/cli/output_flags.hpp"
@@ -18,7 +18,8 @@ struct SequenceFlags {
   std::string tokens, ids, embeddings, text, text_file;
   std::string probe;       // --probe repeat:N|duplicate:N (inputs/probe.hpp)
   std::string probe_seed;  // --seed (a whole number; "" = 0)
-  bool text_given = false;  // --text was given, even as "" (refused as empty, not taken for no input)
+  bool text_given =
+      false;  // --text was given, even as "" (refused as empty, not taken for no input)
   bool given() const {
     return !tokens.empty() || !ids.empty() || !embeddings.empty() || text_given || !text.empty() ||
            !text_file.empty() || !probe.empty();
@@ -28,7 +29,8 @@ struct SequenceFlags {
 // The longest input a command takes, refused once its tokens are counted and before anything is
 // embedded or computed (a million tokens would otherwise run for hours before failing).
 struct TokenBound {
-  size_t max_tokens = 65536;  // every head's N × N map is computed: 32,768 tokens take minutes on 2 cores
+  size_t max_tokens =
+      65536;  // every head's N × N map is computed: 32,768 tokens take minutes on 2 cores
   std::string command = "run";
   std::string reason = "every head's N × N map is computed, and the time grows as N²";
 };
@@ -37,18 +39,18 @@ struct TokenBound {
 struct InputArgs {
   std::string model;
   SequenceFlags target, source;
-  std::string tokenizer;         // --tokenizer DIR (default: the model's folder)
+  std::string tokenizer;  // --tokenizer DIR (default: the model's folder)
   bool no_special_tokens = false;
-  std::string bos = "auto";      // --bos auto|always|never
-  bool no_positions = false;     // --no-positions: the model without its positional encoding
-  ModelFlags model_flags;  // --heads, --layout, … (what the file may lack)
+  std::string bos = "auto";   // --bos auto|always|never
+  bool no_positions = false;  // --no-positions: the model without its positional encoding
+  ModelFlags model_flags;     // --heads, --layout, … (what the file may lack)
   bool causal = false;
   int pad = 0;         // the last N target tokens are padding (masked as keys)
   int source_pad = 0;  // the last N source tokens are padding
   int window = 0;      // sliding-window mask over the target self-attention (0 = none)
   std::string mask_file;
   std::string mask_convention = "auto";  // what --mask values mean (inputs/mask_file.hpp)
-  std::string qk_scale;  // "" = 1/sqrt(d_k), "none" = 1, or a number
+  std::string qk_scale;                  // "" = 1/sqrt(d_k), "none" = 1, or a number
   int block_rows = 256;
   SelectionFlags selection;  // --layer, --site, --head
   TokenBound bound;          // the command's, set where it is registered
@@ -61,9 +63,9 @@ struct RunArgs {
   int precision = 3;
   std::string format = "text";
   std::string png_dir, save;
-  std::string save_dtype = "f32";   // --save-dtype f32|f16
-  std::string html;                 // --html FILE: the offline viewer page
-  int html_cells = 512;             // --html-cells: longer maps are stored pooled to this many cells per side
+  std::string save_dtype = "f32";  // --save-dtype f32|f16
+  std::string html;                // --html FILE: the offline viewer page
+  int html_cells = 512;  // --html-cells: longer maps are stored pooled to this many cells per side
   bool html_given = false;
   bool png_given = false, save_given = false;  // given, even as '' (an unset $OUT): refused
   std::string color = "auto";
@@ -71,18 +73,18 @@ struct RunArgs {
   std::string cmap = "viridis";
   bool no_heatmap = false;
   // Figures (--png) and colour scales.
-  bool png_raw = false;             // also {map}.head{h}.raw.png
-  std::string scale = "per-head";   // per-head: [0, head max]; shared: [0, 1]
-  bool log_scale = false;           // --log: log10 colour scale in figures
-  bool linear_scale = false;        // --linear: linear even for causal maps (default: log there)
-  std::string panel;                // --panel L3H5,L5H1: those heads side by side in DIR/panel.png
-  int max_pixels = 1024;            // figures pool maps longer than this per side (one column at 300 dpi)
-  std::string pool = "max";         // max or mean pooling
-  std::string font;                 // "" = fontconfig's sans-serif; a path or a fontconfig name
-  FigureFlags figure_flags;         // --figure-format, --dpi
-  FigureFile figure_file;           // resolved from them in the command's callback
-  bool check = false;  // --check: verify every map too; exit 3 when a check fails
-  int logits = 0;      // --logits K: each position's top-K next tokens (0: none)
+  bool png_raw = false;            // also {map}.head{h}.raw.png
+  std::string scale = "per-head";  // per-head: [0, head max]; shared: [0, 1]
+  bool log_scale = false;          // --log: log10 colour scale in figures
+  bool linear_scale = false;       // --linear: linear even for causal maps (default: log there)
+  std::string panel;               // --panel L3H5,L5H1: those heads side by side in DIR/panel.png
+  int max_pixels = 1024;     // figures pool maps longer than this per side (one column at 300 dpi)
+  std::string pool = "max";  // max or mean pooling
+  std::string font;          // "" = fontconfig's sans-serif; a path or a fontconfig name
+  FigureFlags figure_flags;  // --figure-format, --dpi
+  FigureFile figure_file;    // resolved from them in the command's callback
+  bool check = false;        // --check: verify every map too; exit 3 when a check fails
+  int logits = 0;            // --logits K: each position's top-K next tokens (0: none)
   // `attnviz rollout`: the outputs show attention rollout maps instead of the heads' maps.
   bool rollout = false;
   std::string combine = "mean";  // --combine mean|max
@@ -94,7 +96,8 @@ struct RunArgs {
 void add_run_output_flags(CLI::App& cmd, RunArgs& args);
 
 // --tokenizer DIR, --no-special-tokens and --bos (run, stats, check, tokenize).
-void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens, std::string& bos);
+void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special_tokens,
+                         std::string& bos);
 
 // The help of a --text-file flag: `what`, and that one final newline is dropped (read_text_input).
 std::string text_file_help(const std::string& what);

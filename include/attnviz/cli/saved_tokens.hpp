@@ -1,5 +1,5 @@
-// The inputs' token ids and tokens as --save metadata, so saved maps can be joined with a user's own
-// data in NumPy (the labels alone are for display: "␣cat" is no token of any vocabulary).
+// The inputs' token ids and tokens as --save metadata, so saved maps can be joined with a user's
+// own data in NumPy (the labels alone are for display: "␣cat" is no token of any vocabulary).
 #pragma once
 
 #include <map>

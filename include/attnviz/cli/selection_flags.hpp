@@ -1,10 +1,9 @@
 // The selection flags --layer, --site, --head, shared by run, stats and check.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "attnviz/event/selection.hpp"
 

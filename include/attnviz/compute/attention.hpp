@@ -5,8 +5,8 @@
 #include <functional>
 #include <vector>
 
-#include "attnviz/event/mask.hpp"
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/event/mask.hpp"
 
 namespace attnviz {
 

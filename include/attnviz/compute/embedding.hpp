@@ -25,7 +25,8 @@ void check_length(const Model& model, size_t n, const std::string& what);
 Sequence embed_hashed(const Model& model, const std::vector<std::string>& tokens);
 // Ids to vectors, labelled `labels`: table rows when the model has a table (id < vocab_size), else
 // hash_embedding of "#id" (noted); then positions etc. as for tokens.
-Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids, std::vector<std::string> labels);
+Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids,
+                   std::vector<std::string> labels);
 // Checks a given [n, width] matrix against the model (width: d_model, or kdim for a lone attention
 // module's keys; max_positions) and labels it.
 // The matrix feeds the first layer as it is: no scaling, positions or norm are added.

@@ -16,7 +16,8 @@ struct ForwardInputs {
   std::optional<Sequence> source;  // the encoder input / memory / keys of cross-attention
   // The mask of every self-attention over the target (the model's own causality is added).
   Mask target_mask;
-  // The mask over source keys: cross-attention uses it whole, the encoder's self-attention its padding.
+  // The mask over source keys: cross-attention uses it whole, the encoder's self-attention its
+  // padding.
   Mask source_mask;
 };
 
@@ -26,18 +27,19 @@ struct ForwardOptions {
 };
 
 struct ForwardResult {
-  Matrix hidden;                        // the last layer's output (after the final norm), [n_target, D]
-  std::optional<Matrix> encoder_hidden; // encoder-decoder models: the encoder's output (the memory)
-  std::vector<std::string> warnings;    // e.g. rows whose keys are all masked
+  Matrix hidden;  // the last layer's output (after the final norm), [n_target, D]
+  std::optional<Matrix>
+      encoder_hidden;                 // encoder-decoder models: the encoder's output (the memory)
+  std::vector<std::string> warnings;  // e.g. rows whose keys are all masked
 };
 
 // One stack as forward runs it. plan_stacks is the one place the four stack shapes are spelled
 // out: forward runs its list, attention_maps lists its maps.
 struct StackPlan {
-  std::string name{};        // map-name prefix: "" for one stack, else "encoder" / "decoder"
-  bool decoder = false;      // its weights: model.weights.decoder, else model.weights.encoder
+  std::string name{};    // map-name prefix: "" for one stack, else "encoder" / "decoder"
+  bool decoder = false;  // its weights: model.weights.decoder, else model.weights.encoder
   int n_layers = 0;
-  bool lone = false;         // a lone attention module: no residual, norm or FFN
+  bool lone = false;            // a lone attention module: no residual, norm or FFN
   Site lone_site = Site::self;  // a lone module given a source attends across to it
   bool over_source = false;  // runs over the source (an encoder-decoder's encoder), not the target
   bool cross = false;        // its layers attend to the source, or to the encoder's output
@@ -57,7 +59,7 @@ std::vector<StackPlan> plan_stacks(const Model& model, bool has_source);
 std::vector<HeadId> attention_maps(const Model& model, bool has_source);
 
 // Runs plan_stacks(model, inputs.source) and emits every map to the sink (which may be null).
-ForwardResult forward(const Model& model, const ForwardInputs& inputs, const ForwardOptions& options,
-                      AttentionSink* sink);
+ForwardResult forward(const Model& model, const ForwardInputs& inputs,
+                      const ForwardOptions& options, AttentionSink* sink);
 
 }  // namespace attnviz

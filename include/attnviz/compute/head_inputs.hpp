@@ -10,10 +10,10 @@ namespace attnviz {
 
 // What happens to every q and k head between the projection and the scores.
 struct QueryKeyTransform {
-  float norm_eps = 1e-6f;        // eps of the per-head RMSNorm, when the weights have q/k norms
-  int rotary_dim = 0;            // leading dims of each head that rotate (0: no rotary positions)
-  float rope_theta = 10000.0f;   // base of the rotary frequencies
-  RopeScaling rope_scaling{};    // their stretching for long contexts (linear, llama3)
+  float norm_eps = 1e-6f;       // eps of the per-head RMSNorm, when the weights have q/k norms
+  int rotary_dim = 0;           // leading dims of each head that rotate (0: no rotary positions)
+  float rope_theta = 10000.0f;  // base of the rotary frequencies
+  RopeScaling rope_scaling{};   // their stretching for long contexts (linear, llama3)
 };
 
 struct HeadInputs {
@@ -32,7 +32,7 @@ struct HeadInputs {
 // q = x_q W_qᵀ + b_q, k = x_kv W_kᵀ + b_k, v = x_kv W_vᵀ + b_v; then per head, in Qwen3's order,
 // q_norm / k_norm (RMSNorm over d_k) and rotary positions (token index 0 … n−1 for q and k alike).
 // The head widths come from the shapes: d_k = q width / n_heads, n_kv_heads = k width / d_k.
-HeadInputs project_heads(ConstMatrixRef x_q, ConstMatrixRef x_kv, const AttentionWeights& w, int n_heads,
-                         const QueryKeyTransform& t);
+HeadInputs project_heads(ConstMatrixRef x_q, ConstMatrixRef x_kv, const AttentionWeights& w,
+                         int n_heads, const QueryKeyTransform& t);
 
 }  // namespace attnviz

@@ -1,5 +1,5 @@
-// The model's next-token predictions: logits = hidden · W_unembedᵀ (soft-capped when the config says),
-// softmax over the whole vocabulary, the top K of each position.
+// The model's next-token predictions: logits = hidden · W_unembedᵀ (soft-capped when the config
+// says), softmax over the whole vocabulary, the top K of each position.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,9 @@
 
 namespace attnviz {
 
-// W_unembed [vocab, D]: the lm_head when the file has one, else the token table when tied; null when
-// the model has neither (an encoder, a lone attention module, an untied decoder without lm_head).
+// W_unembed [vocab, D]: the lm_head when the file has one, else the token table when tied; null
+// when the model has neither (an encoder, a lone attention module, an untied decoder without
+// lm_head).
 const TokenTable* unembedding(const Model& model);
 
 struct Prediction {
@@ -21,10 +22,10 @@ struct Prediction {
 };
 
 // For each row of `hidden` (the final hidden states, after the final norm), the k tokens with the
-// highest logits, highest first (ties: lower id first). `cap` > 0: logits = cap · tanh(logits / cap).
-// The vocabulary streams in blocks of TokenTable::k_block_rows against blocks of positions: no
-// [N, vocab] matrix is held. k is clamped to the vocabulary's size.
-std::vector<std::vector<Prediction>> top_predictions(const TokenTable& unembed, const Matrix& hidden, int k,
-                                                     float cap);
+// highest logits, highest first (ties: lower id first). `cap` > 0: logits = cap · tanh(logits /
+// cap). The vocabulary streams in blocks of TokenTable::k_block_rows against blocks of positions:
+// no [N, vocab] matrix is held. k is clamped to the vocabulary's size.
+std::vector<std::vector<Prediction>> top_predictions(const TokenTable& unembed,
+                                                     const Matrix& hidden, int k, float cap);
 
 }  // namespace attnviz

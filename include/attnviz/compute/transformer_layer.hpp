@@ -1,4 +1,5 @@
-// One transformer layer: self-attention, optional cross-attention, FFN, each with residual and norm.
+// One transformer layer: self-attention, optional cross-attention, FFN, each with residual and
+// norm.
 #pragma once
 
 #include "attnviz/compute/multi_head.hpp"
@@ -13,6 +14,7 @@ namespace attnviz {
 // Sublayers in order: SelfAttn(x) [, CrossAttn(x, memory)] [, FFN(x)].
 // cross and memory are used only when the layer has cross-attention weights.
 Matrix transformer_layer(ConstMatrixRef x, const LayerWeights& w, const Config& c, int layer,
-                         const AttentionSetup& self, const Matrix* memory, const AttentionSetup* cross);
+                         const AttentionSetup& self, const Matrix* memory,
+                         const AttentionSetup* cross);
 
 }  // namespace attnviz

@@ -22,6 +22,8 @@ class Error : public std::runtime_error {
 };
 
 // A usage error: the command line itself is wrong (exit 2), e.g. a flag that contradicts the model.
-inline Error usage_error(const std::string& message) { return Error(message, k_exit_usage); }
+inline Error usage_error(const std::string& message) {
+  return Error(message, k_exit_usage);
+}
 
 }  // namespace attnviz

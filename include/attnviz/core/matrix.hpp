@@ -1,8 +1,8 @@
-// Dense float32 matrices, row-major like PyTorch tensors, so a [N, d] tensor maps onto a Matrix as is.
+// Dense float32 matrices, row-major like PyTorch tensors, so a [N, d] tensor maps onto a Matrix as
+// is.
 #pragma once
 
 #include <Eigen/Core>
-
 #include <cstddef>
 
 #include "attnviz/core/vector_math.hpp"
@@ -20,7 +20,8 @@ using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 // x − x, which stalls on the subnormal weights of long maps).
 inline float finite_max(ConstMatrixRef m, float floor) {
   float top = floor;
-  for (Eigen::Index i = 0; i < m.rows(); ++i) top = max_finite(m.row(i).data(), static_cast<std::size_t>(m.cols()), top);
+  for (Eigen::Index i = 0; i < m.rows(); ++i)
+    top = max_finite(m.row(i).data(), static_cast<std::size_t>(m.cols()), top);
   return top;
 }
 

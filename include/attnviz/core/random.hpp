@@ -7,7 +7,8 @@
 
 namespace attnviz {
 
-// splitmix64 (Steele, Lea, Flood 2014): small, fast, passes BigCrush; enough for initialising weights.
+// splitmix64 (Steele, Lea, Flood 2014): small, fast, passes BigCrush; enough for initialising
+// weights.
 class Random {
  public:
   explicit Random(uint64_t seed) : state_(seed) {}

@@ -22,9 +22,11 @@ struct MapInfo {
   int n_key = 0;
   int d_head = 0;      // per-head query/key width d_k
   float scale = 1.0f;  // the factor applied to q·k (1/sqrt(d_k) unless overridden)
-  float softcap = 0.0f;  // scores = softcap · tanh(scale · q·k / softcap) before the mask (Gemma 2); 0: none
+  float softcap =
+      0.0f;  // scores = softcap · tanh(scale · q·k / softcap) before the mask (Gemma 2); 0: none
   // What the values are: "" for a head's attention weights (softmax of the scores); otherwise a map
-  // derived from them, named for titles ("rollout: mean of heads, residual 0.5"), which has no scores.
+  // derived from them, named for titles ("rollout: mean of heads, residual 0.5"), which has no
+  // scores.
   std::string kind;
   // Shared, so sinks may keep them past the forward pass; never null (no mask: Mask{}; no
   // labels: an empty list, and the axes show indices).
@@ -33,8 +35,8 @@ struct MapInfo {
   std::shared_ptr<const Labels> key_labels = std::make_shared<const Labels>();
 };
 
-// Where a map sits, for titles: "layer 0 · self · head 3" (HeadId::title); a map derived from several
-// heads (`kind` set, such as a rollout) is no one head's: "layer 0 · self".
+// Where a map sits, for titles: "layer 0 · self · head 3" (HeadId::title); a map derived from
+// several heads (`kind` set, such as a rollout) is no one head's: "layer 0 · self".
 inline std::string map_where(const MapInfo& info) {
   const std::string t = info.id.title();
   return info.kind.empty() ? t : t.substr(0, t.rfind(" · head "));
@@ -51,7 +53,8 @@ struct AttentionBlock {
   // [row_end - row_begin, n_key]: scale * q·k; masked cells hold -inf (masked_fill), because the
   // causal path never computes the keys above the diagonal.
   ConstMatrixRef scores;
-  // [row_end - row_begin, n_key]: softmax over allowed keys; masked cells and fully masked rows are 0.
+  // [row_end - row_begin, n_key]: softmax over allowed keys; masked cells and fully masked rows are
+  // 0.
   ConstMatrixRef probs;
 };
 
@@ -59,8 +62,9 @@ struct AttentionBlock {
 struct SublayerStep {
   std::string stack;
   int layer = 0;
-  const char* kind = "";    // "attention", "cross-attention", "feed-forward"
-  const char* placement = "";  // "pre-norm", "post-norm", "sandwich" (x + Norm(f(Norm(x)))), "no norm"
+  const char* kind = "";  // "attention", "cross-attention", "feed-forward"
+  const char* placement =
+      "";  // "pre-norm", "post-norm", "sandwich" (x + Norm(f(Norm(x)))), "no norm"
 };
 
 // A consumer of attention maps. Calls arrive in order: begin_map, queries_and_keys, head_values,
@@ -72,21 +76,25 @@ class AttentionSink {
   virtual void begin_map(const MapInfo& /*info*/) {}
   // The head's queries [n_query, d_k] and keys [n_key, d_k] whose products are the scores (before
   // the scale), valid during the call only: for sinks that study them (stats: var(q), var(k)).
-  virtual void queries_and_keys(const MapInfo& /*info*/, ConstMatrixRef /*q*/, ConstMatrixRef /*k*/) {}
+  virtual void queries_and_keys(const MapInfo& /*info*/, ConstMatrixRef /*q*/,
+                                ConstMatrixRef /*k*/) {}
   // The head's values [n_key, d_v], after queries_and_keys; and after the last block its output
   // P·V [n_query, d_v]. Valid during the call only (for `explain`).
   virtual void head_values(const MapInfo& /*info*/, ConstMatrixRef /*v*/) {}
   virtual void head_output(const MapInfo& /*info*/, ConstMatrixRef /*o*/) {}
-  // After every head of a layer's attention (info: its last head's): the inputs the projections read
-  // (x_q [n_query, d_in]; x_kv [n_key, d_in], the source under cross-attention), the heads' outputs
-  // side by side [n_query, heads · d_v] and the sublayer's output after W_O [n_query, d_out].
-  virtual void attention_output(const MapInfo& /*info*/, ConstMatrixRef /*x_q*/, ConstMatrixRef /*x_kv*/,
-                                ConstMatrixRef /*merged*/, ConstMatrixRef /*out*/) {}
-  // After each residual sublayer: its input x, what f read (the norm's output under pre-norm, else x),
-  // f's output added to the residual stream (after Gemma's post-norm), and the sublayer's output
-  // (x + update, normalised under post-norm). For `attnviz residual`.
-  virtual void sublayer(const SublayerStep& /*step*/, ConstMatrixRef /*x*/, ConstMatrixRef /*f_input*/,
-                        ConstMatrixRef /*update*/, ConstMatrixRef /*out*/) {}
+  // After every head of a layer's attention (info: its last head's): the inputs the projections
+  // read (x_q [n_query, d_in]; x_kv [n_key, d_in], the source under cross-attention), the heads'
+  // outputs side by side [n_query, heads · d_v] and the sublayer's output after W_O [n_query,
+  // d_out].
+  virtual void attention_output(const MapInfo& /*info*/, ConstMatrixRef /*x_q*/,
+                                ConstMatrixRef /*x_kv*/, ConstMatrixRef /*merged*/,
+                                ConstMatrixRef /*out*/) {}
+  // After each residual sublayer: its input x, what f read (the norm's output under pre-norm, else
+  // x), f's output added to the residual stream (after Gemma's post-norm), and the sublayer's
+  // output (x + update, normalised under post-norm). For `attnviz residual`.
+  virtual void sublayer(const SublayerStep& /*step*/, ConstMatrixRef /*x*/,
+                        ConstMatrixRef /*f_input*/, ConstMatrixRef /*update*/,
+                        ConstMatrixRef /*out*/) {}
   virtual void on_block(const AttentionBlock& block) = 0;
   virtual void end_map(const MapInfo& /*info*/) {}
   // After the forward pass: write what needs every map (grids, --save, tables gathered whole).

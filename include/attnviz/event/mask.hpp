@@ -2,13 +2,12 @@
 // kernel uses the equivalent contiguous key range per row for speed (tested against allowed()).
 #pragma once
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <Eigen/Core>
 
 namespace attnviz {
 
@@ -16,9 +15,9 @@ namespace attnviz {
 using MaskMatrix = Eigen::Matrix<uint8_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 struct Mask {
-  bool causal = false;               // subsequent_mask: key j is visible to query i iff j <= i
-  int n_pad_keys = 0;                // the last n_pad_keys keys are padding (key padding mask)
-  int window = 0;                    // sliding window (0 = none): key j visible iff |i - j| < window
+  bool causal = false;  // subsequent_mask: key j is visible to query i iff j <= i
+  int n_pad_keys = 0;   // the last n_pad_keys keys are padding (key padding mask)
+  int window = 0;       // sliding window (0 = none): key j visible iff |i - j| < window
   std::optional<MaskMatrix> matrix;  // explicit 0/1 mask from a file, [n_query, n_key]
 
   bool allowed(int64_t i, int64_t j, int64_t n_key) const {

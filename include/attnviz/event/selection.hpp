@@ -15,7 +15,7 @@ namespace attnviz {
 class IndexSet {
  public:
   IndexSet() = default;
-  IndexSet(std::nullopt_t) {}  // NOLINT: every index, as an unset optional
+  IndexSet(std::nullopt_t) {}               // NOLINT: every index, as an unset optional
   IndexSet(int index) : indices_{index} {}  // NOLINT: that index alone
   static IndexSet of(std::vector<int> indices) {
     std::sort(indices.begin(), indices.end());
@@ -47,10 +47,12 @@ struct HeadSelection {
 // "0,3-5,-1" as indices of `count` things: items joined by commas, each an index or an upward
 // range A-B, a negative index counting from the end (-1 is the last). Usage errors name `flag`,
 // and for an index out of range the count of `noun`s ("the model has 4 layers (0–3)").
-IndexSet parse_index_list(const std::string& spec, int count, const std::string& flag, const std::string& noun);
+IndexSet parse_index_list(const std::string& spec, int count, const std::string& flag,
+                          const std::string& noun);
 
-// The maps a model makes on one input, known before it runs: one id per (stack, layer, site), head 0
-// (compute's attention_maps), each with n_heads heads. given_source: the sites depend on the input.
+// The maps a model makes on one input, known before it runs: one id per (stack, layer, site), head
+// 0 (compute's attention_maps), each with n_heads heads. given_source: the sites depend on the
+// input.
 struct MapList {
   std::vector<HeadId> maps;
   int n_heads = 0;
@@ -61,8 +63,8 @@ struct MapList {
 // head, else head 0).
 std::vector<HeadId> selected_maps(const HeadSelection& selection, const MapList& list);
 
-// The one check of --layer / --site / --head, before anything runs: a usage error naming what exists
-// (one message per kind of mistake) unless the selection keeps at least one head of one map.
+// The one check of --layer / --site / --head, before anything runs: a usage error naming what
+// exists (one message per kind of mistake) unless the selection keeps at least one head of one map.
 void check_selection(const HeadSelection& selection, const MapList& list);
 
 }  // namespace attnviz

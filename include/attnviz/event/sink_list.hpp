@@ -24,12 +24,12 @@ class SinkList : public AttentionSink {
   void head_output(const MapInfo& info, ConstMatrixRef o) override {
     for (auto& s : sinks_) s->head_output(info, o);
   }
-  void attention_output(const MapInfo& info, ConstMatrixRef x_q, ConstMatrixRef x_kv, ConstMatrixRef merged,
-                        ConstMatrixRef out) override {
+  void attention_output(const MapInfo& info, ConstMatrixRef x_q, ConstMatrixRef x_kv,
+                        ConstMatrixRef merged, ConstMatrixRef out) override {
     for (auto& s : sinks_) s->attention_output(info, x_q, x_kv, merged, out);
   }
-  void sublayer(const SublayerStep& step, ConstMatrixRef x, ConstMatrixRef f_input, ConstMatrixRef update,
-                ConstMatrixRef out) override {
+  void sublayer(const SublayerStep& step, ConstMatrixRef x, ConstMatrixRef f_input,
+                ConstMatrixRef update, ConstMatrixRef out) override {
     for (auto& s : sinks_) s->sublayer(step, x, f_input, update, out);
   }
   void on_block(const AttentionBlock& block) override {
@@ -56,12 +56,12 @@ class ForwardingSink : public AttentionSink {
   }
   void head_values(const MapInfo& info, ConstMatrixRef v) override { to_.head_values(info, v); }
   void head_output(const MapInfo& info, ConstMatrixRef o) override { to_.head_output(info, o); }
-  void attention_output(const MapInfo& info, ConstMatrixRef x_q, ConstMatrixRef x_kv, ConstMatrixRef merged,
-                        ConstMatrixRef out) override {
+  void attention_output(const MapInfo& info, ConstMatrixRef x_q, ConstMatrixRef x_kv,
+                        ConstMatrixRef merged, ConstMatrixRef out) override {
     to_.attention_output(info, x_q, x_kv, merged, out);
   }
-  void sublayer(const SublayerStep& step, ConstMatrixRef x, ConstMatrixRef f_input, ConstMatrixRef update,
-                ConstMatrixRef out) override {
+  void sublayer(const SublayerStep& step, ConstMatrixRef x, ConstMatrixRef f_input,
+                ConstMatrixRef update, ConstMatrixRef out) override {
     to_.sublayer(step, x, f_input, update, out);
   }
   void on_block(const AttentionBlock& block) override { to_.on_block(block); }

@@ -30,7 +30,8 @@ uint64_t parse_probe_seed(const std::string& text);
 // probe tokens drawn from [0, vocab_size) without the prefix's and suffix's ids, then `suffix`.
 // The same seed gives the same ids everywhere (core's Random). A vocabulary too small for N
 // distinct tokens is a usage error.
-std::vector<int64_t> probe_ids(const ProbeSpec& spec, int64_t vocab_size, const std::vector<int64_t>& prefix,
+std::vector<int64_t> probe_ids(const ProbeSpec& spec, int64_t vocab_size,
+                               const std::vector<int64_t>& prefix,
                                const std::vector<int64_t>& suffix, uint64_t seed);
 
 }  // namespace attnviz

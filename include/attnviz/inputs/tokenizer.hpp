@@ -1,4 +1,5 @@
-// Tokenizers that models ship with: text → the ids the model was trained with, with readable labels.
+// Tokenizers that models ship with: text → the ids the model was trained with, with readable
+// labels.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,8 @@ struct TokenPiece {
   std::string label;  // readable: "␣cat" (a leading space shown as U+2423), "##ing", "<0xE7>"
   size_t begin = 0;   // byte offsets of the piece in the input text: [begin, end); special tokens
   size_t end = 0;     // the tokenizer adds have begin == end
-  bool added = false; // added by the tokenizer's post-processor ([CLS], <s>), not read from the text
+  bool added =
+      false;  // added by the tokenizer's post-processor ([CLS], <s>), not read from the text
 };
 
 class Tokenizer {
@@ -45,18 +47,18 @@ class Tokenizer {
 };
 
 // --bos: the BOS token as the tokenizer's post-processor and tokenizer_config.json's add_bos_token
-// decide (automatic), put first where they do not add it (always: TransformerLens's prepend_bos), or
-// left out (never).
+// decide (automatic), put first where they do not add it (always: TransformerLens's prepend_bos),
+// or left out (never).
 enum class BosMode { automatic, always, never };
 
 // "auto", "always" or "never" (the flag's checked values) as a BosMode.
 BosMode bos_mode_of(std::string_view flag);
 
 // encode(text, add_special), then the BOS token as `mode` says: always adds it unless the tokenizer
-// has already added it (a BOS typed in the text is the text's), never drops the one it added. always
-// with a tokenizer that has no BOS token is a usage Error naming the tokenizer.
-std::vector<TokenPiece> encode_with_bos(const Tokenizer& tokenizer, std::string_view text, bool add_special,
-                                        BosMode mode);
+// has already added it (a BOS typed in the text is the text's), never drops the one it added.
+// always with a tokenizer that has no BOS token is a usage Error naming the tokenizer.
+std::vector<TokenPiece> encode_with_bos(const Tokenizer& tokenizer, std::string_view text,
+                                        bool add_special, BosMode mode);
 
 // "3 pieces of the text are not in the vocabulary: they became [UNK] (id 100)", for stderr; empty
 // when no piece is the unknown token.
@@ -64,7 +66,8 @@ std::string unknown_pieces_note(const Tokenizer& tokenizer, const std::vector<To
 
 // The tokenizer files attnviz reads, for messages.
 inline constexpr const char* k_tokenizer_files =
-    "tokenizer.json, vocab.json + merges.txt, tokenizer.model / spiece.model / sentencepiece.bpe.model, vocab.txt";
+    "tokenizer.json, vocab.json + merges.txt, tokenizer.model / spiece.model / "
+    "sentencepiece.bpe.model, vocab.txt";
 
 // Whether a file's name is one find_tokenizer reads as a file: *.json, *.model, *.gguf, vocab.txt,
 // merges.txt (vocab.json and merges.txt stand for the pair beside each other).

@@ -26,7 +26,7 @@ class AtomicFileWriter {
   ~AtomicFileWriter();
   AtomicFileWriter(const AtomicFileWriter&) = delete;
   AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
-  void write(std::string_view bytes);                   // appends at the end written so far
+  void write(std::string_view bytes);                      // appends at the end written so far
   void write_at(uint64_t offset, std::string_view bytes);  // pwrite: anywhere, holes allowed
   int fd() const;
   // The filesystem's block size for this file (st_blksize): the unit insert_front works in.

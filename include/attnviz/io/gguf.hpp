@@ -14,8 +14,19 @@ namespace attnviz {
 
 // Metadata value types, numbered as in the file (gguf.h's enum gguf_type).
 enum class GgufValueType : uint32_t {
-  U8 = 0, I8 = 1, U16 = 2, I16 = 3, U32 = 4, I32 = 5, F32 = 6, Bool = 7,
-  String = 8, Array = 9, U64 = 10, I64 = 11, F64 = 12,
+  U8 = 0,
+  I8 = 1,
+  U16 = 2,
+  I16 = 3,
+  U32 = 4,
+  I32 = 5,
+  F32 = 6,
+  Bool = 7,
+  String = 8,
+  Array = 9,
+  U64 = 10,
+  I64 = 11,
+  F64 = 12,
 };
 std::string_view gguf_value_type_name(GgufValueType type);  // "u32", "str", ... as gguf.cpp
 
@@ -57,11 +68,23 @@ class GgufMetadata {
 
 // ggml tensor types, numbered as in the file (ggml.h's enum ggml_type).
 enum class GgmlType : uint32_t {
-  F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, Q8_1 = 9,
-  Q2_K = 10, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15,
+  F32 = 0,
+  F16 = 1,
+  Q4_0 = 2,
+  Q4_1 = 3,
+  Q5_0 = 6,
+  Q5_1 = 7,
+  Q8_0 = 8,
+  Q8_1 = 9,
+  Q2_K = 10,
+  Q3_K = 11,
+  Q4_K = 12,
+  Q5_K = 13,
+  Q6_K = 14,
+  Q8_K = 15,
   BF16 = 30,
 };
-std::string ggml_type_name(uint32_t type);  // "Q4_K", ...; "type 99" for unknown numbers
+std::string ggml_type_name(uint32_t type);    // "Q4_K", ...; "type 99" for unknown numbers
 bool ggml_type_dequantizable(uint32_t type);  // attnviz can convert it to float32
 
 // A regular file whose first four bytes are GGUF's magic, whatever its name (Ollama's blobs have no
@@ -75,12 +98,13 @@ struct GgufTensorInfo {
   uint64_t offset = 0;        // from the start of the data section
   uint64_t bytes = 0;         // unpadded size in the file
   int64_t row_length() const { return dims.empty() ? 1 : dims[0]; }
-  int64_t rows() const;       // product of dims[1..]
+  int64_t rows() const;  // product of dims[1..]
 };
 
 class GgufFile {
  public:
-  // Maps and validates the file; throws Error (exit 1) naming the file, the field, expected, actual.
+  // Maps and validates the file; throws Error (exit 1) naming the file, the field, expected,
+  // actual.
   static GgufFile open(const std::filesystem::path& path);
 
   GgufFile(GgufFile&&) noexcept;
@@ -92,7 +116,7 @@ class GgufFile {
   uint64_t alignment() const;    // general.alignment, else 32
   uint64_t data_offset() const;  // where the data section starts in the file
   const GgufMetadata& metadata() const;
-  const std::vector<GgufTensorInfo>& tensors() const;  // in file order
+  const std::vector<GgufTensorInfo>& tensors() const;         // in file order
   const GgufTensorInfo* find(const std::string& name) const;  // nullptr when absent
 
   // The whole tensor as float32, in ggml order (row r at r × row_length()).
@@ -100,7 +124,8 @@ class GgufFile {
   // Rows [r0, r1) into out, which holds (r1 - r0) × row_length() floats; a layer can be converted
   // as it runs. Unsupported types and rows out of range are refused (Error).
   void dequantize_rows(const GgufTensorInfo& tensor, int64_t r0, int64_t r1, float* out) const;
-  // Where the tensor's bytes lie in the mapping (tensor.bytes long), to release its pages once converted.
+  // Where the tensor's bytes lie in the mapping (tensor.bytes long), to release its pages once
+  // converted.
   const char* tensor_data(const GgufTensorInfo& tensor) const;
 
  private:

@@ -19,7 +19,8 @@ uint64_t ggml_row_bytes(uint32_t type, int64_t n);
 // x (a whole number of rows of row_length elements) in the type: ggml_row_bytes(type, row_length)
 // bytes per row. Throws Error for an unsupported type or a row length that is not a whole number
 // of blocks.
-std::vector<unsigned char> quantize_rows(uint32_t type, std::span<const float> x, int64_t row_length);
+std::vector<unsigned char> quantize_rows(uint32_t type, std::span<const float> x,
+                                         int64_t row_length);
 
 // float32 → IEEE binary16 and bfloat16, rounding to nearest even as ggml's GGML_FP32_TO_FP16 and
 // ggml_compute_fp32_to_bf16 (NaN becomes a quiet NaN; F16 overflow becomes ±inf).

@@ -3,15 +3,15 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace attnviz {
 
 // The reference safetensors reader (serde_json) refuses nesting past 128; so does attnviz, for
-// every JSON it reads: nlohmann's dump() and destructor recurse, and 200,000 levels overflow the stack.
+// every JSON it reads: nlohmann's dump() and destructor recurse, and 200,000 levels overflow the
+// stack.
 inline constexpr int k_max_json_depth = 128;
 
 // Byte offset of the bracket that opens level max_depth + 1 ([ or { outside strings), or npos

@@ -1,11 +1,11 @@
 // Writing JSON: one spelling of NaN and ±inf for every JSON writer, since JSON has no such numbers
-// and nlohmann would print them as null (which attnviz keeps for "no value", such as a masked cell).
+// and nlohmann would print them as null (which attnviz keeps for "no value", such as a masked
+// cell).
 #pragma once
 
 #include <cmath>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace attnviz {
 

@@ -20,7 +20,8 @@ struct NpyArray {
   std::string descr;           // as written, for messages: "|b1", "<i8", "<f4", ...
   std::vector<double> values;
 };
-// Called with the shape and kind once the header is valid, before any data is decoded; throws to refuse.
+// Called with the shape and kind once the header is valid, before any data is decoded; throws to
+// refuse.
 using NpyShapeCheck = std::function<void(const std::vector<int64_t>& shape, char kind)>;
 
 // Reads a bool ('|b1'), integer ('i1'…'i8', 'u1'…'u8') or float ('f4', 'f8') array of any rank,
@@ -33,7 +34,8 @@ NpyArray read_npy_array(const std::filesystem::path& path, const NpyShapeCheck& 
 // Throws Error naming the file and the offending header field (magic, version, descr, shape, size).
 Matrix read_npy(const std::filesystem::path& path);
 
-// Writes a 2-D little-endian float32 C-order array atomically (version 1.0 header, 64-byte aligned).
+// Writes a 2-D little-endian float32 C-order array atomically (version 1.0 header, 64-byte
+// aligned).
 void write_npy(const std::filesystem::path& path, const Matrix& m);
 
 }  // namespace attnviz

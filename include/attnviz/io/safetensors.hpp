@@ -21,9 +21,9 @@ inline constexpr uint64_t k_safetensors_max_header = 100'000'000;
 
 struct TensorInfo {
   std::string name;
-  std::string dtype;            // as in the file: "F32", "F16", "BF16", "F64", "I64", ...
+  std::string dtype;  // as in the file: "F32", "F16", "BF16", "F64", "I64", ...
   std::vector<int64_t> shape;
-  uint64_t begin = 0;           // data_offsets, relative to the start of the data buffer
+  uint64_t begin = 0;  // data_offsets, relative to the start of the data buffer
   uint64_t end = 0;
 };
 
@@ -33,8 +33,8 @@ enum class FloatDtype { f32, f16, bf16, f64 };
 // "F32" → f32, "F16", "BF16", "F64"; nullopt for any other dtype (integers, F8, bool).
 std::optional<FloatDtype> float_dtype(std::string_view name);
 size_t dtype_bytes(FloatDtype dtype);
-// Converts n elements stored as `dtype` at `src` (little-endian, any alignment) to float32 at `out`:
-// F16 and BF16 exactly, F64 rounded to nearest (overflow → ±inf).
+// Converts n elements stored as `dtype` at `src` (little-endian, any alignment) to float32 at
+// `out`: F16 and BF16 exactly, F64 rounded to nearest (overflow → ±inf).
 void convert_to_float(FloatDtype dtype, const char* src, size_t n, float* out);
 
 // A float tensor as the file stores it, unconverted: `data` points into the mapping and is valid
@@ -51,7 +51,8 @@ void release_mapped(const char* data, size_t bytes);
 
 class SafetensorsFile {
  public:
-  // Maps and validates the file; throws Error (exit 1) naming the file, tensor, expected and actual.
+  // Maps and validates the file; throws Error (exit 1) naming the file, tensor, expected and
+  // actual.
   static SafetensorsFile open(const std::filesystem::path& path);
 
   SafetensorsFile(SafetensorsFile&&) noexcept;
@@ -61,10 +62,10 @@ class SafetensorsFile {
   const std::filesystem::path& path() const;
   // Tensors in data-offset order.
   const std::vector<TensorInfo>& tensors() const;
-  const TensorInfo* find(const std::string& name) const;  // nullptr when absent
+  const TensorInfo* find(const std::string& name) const;       // nullptr when absent
   const std::map<std::string, std::string>& metadata() const;  // "__metadata__"
-  // The tensor converted to float32 (F32, F16, BF16, F64); other dtypes rejected by name. Its mapped
-  // pages are released once converted.
+  // The tensor converted to float32 (F32, F16, BF16, F64); other dtypes rejected by name. Its
+  // mapped pages are released once converted.
   Tensor load(const std::string& name) const;
   // The tensor's bytes in the mapping, for reading in its stored dtype (same dtype check as load).
   StoredTensor stored(const std::string& name) const;

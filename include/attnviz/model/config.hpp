@@ -1,4 +1,5 @@
-// Config: every hyperparameter of a model, from the file's metadata, config.json, the layout and flags.
+// Config: every hyperparameter of a model, from the file's metadata, config.json, the layout and
+// flags.
 #pragma once
 
 #include <optional>
@@ -7,12 +8,21 @@
 
 namespace attnviz {
 
-enum class Activation { relu, gelu, gelu_tanh, silu };  // GELU(erf), GELU(tanh) = HF's gelu_new, SiLU = x·σ(x)
+enum class Activation {
+  relu,
+  gelu,
+  gelu_tanh,
+  silu
+};  // GELU(erf), GELU(tanh) = HF's gelu_new, SiLU = x·σ(x)
 // none; added to the embeddings (sinusoidal, learned); or rotary: q and k of self-attention rotated
 // per head by their token index (Su et al. 2021, as Hugging Face's Llama applies it).
 enum class Positional { none, sinusoidal, learned, rotary };
-enum class NormKind { layer_norm, rms_norm };  // LayerNorm (Ba et al. 2016) or RMSNorm (Zhang & Sennrich 2019)
-// plain: down(act(up(x))); gated: down(act(gate(x)) ⊙ up(x)) (GLU variants, Shazeer 2020: SwiGLU with silu).
+enum class NormKind {
+  layer_norm,
+  rms_norm
+};  // LayerNorm (Ba et al. 2016) or RMSNorm (Zhang & Sennrich 2019)
+// plain: down(act(up(x))); gated: down(act(gate(x)) ⊙ up(x)) (GLU variants, Shazeer 2020: SwiGLU
+// with silu).
 enum class FeedForwardKind { plain, gated };
 
 // The shape of the stack. mha: one attention module and nothing else (the qkv-linears,
@@ -23,77 +33,92 @@ enum class Arch { mha, encoder, decoder, encoder_decoder };
 
 // Rotary frequencies stretched for longer contexts (HF's rope_scaling / rope_parameters):
 // linear divides every frequency by `factor` (Chen et al. 2023, position interpolation); llama3
-// divides the low frequencies by `factor`, keeps the high ones and blends those between (Llama 3.1);
-// freq_factors divides frequency i by freq_factors[i] (llama.cpp's rope_freqs tensor, which its
-// converter computes from the llama3 settings).
+// divides the low frequencies by `factor`, keeps the high ones and blends those between
+// (Llama 3.1); freq_factors divides frequency i by freq_factors[i] (llama.cpp's rope_freqs tensor,
+// which its converter computes from the llama3 settings).
 struct RopeScaling {
   enum class Kind { none, linear, llama3, freq_factors } kind = Kind::none;
   float factor = 1.0f;
-  float low_freq_factor = 1.0f;             // llama3: wavelengths above original / low_freq_factor are scaled
-  float high_freq_factor = 4.0f;            // llama3: wavelengths below original / high_freq_factor are kept
-  int original_max_positions = 0;           // llama3: original_max_position_embeddings
-  std::vector<float> freq_factors;          // freq_factors: one divisor per rotary pair
+  float low_freq_factor = 1.0f;   // llama3: wavelengths above original / low_freq_factor are scaled
+  float high_freq_factor = 4.0f;  // llama3: wavelengths below original / high_freq_factor are kept
+  int original_max_positions = 0;   // llama3: original_max_position_embeddings
+  std::vector<float> freq_factors;  // freq_factors: one divisor per rotary pair
 };
 
 struct Config {
   Arch arch = Arch::mha;
-  std::string layout;         // the layout the tensors were bound with (qkv-linears, gpt2, bert, …)
-  int d_model = 0;            // width of the residual stream / of each input vector
-  int n_heads = 0;            // query heads; the q and merged-value widths split evenly across them
-  int n_kv_heads = 0;         // key/value heads (= n_heads, or fewer: GQA/MQA, each serving n_heads / n_kv_heads)
-  int d_qk = 0;               // total query/key width = n_heads · d_k
-  int d_v = 0;                // total value width of the merged heads = n_heads · d_head_v
-  bool out_projection = false;  // the attention has W_O (qkv-linears without `out` and fused-qkv do not)
-  bool fused_qkv = false;     // the self-attention's q, k, v are one Linear's rows (fused-qkv's attn, c_attn, in_proj)
-  int kdim = 0;               // width of the key input (nn.MultiheadAttention kdim; = d_model)
-  int vdim = 0;               // width of the value input (vdim; = d_model)
-  int d_ff = 0;               // hidden width of the feed-forward network
-  int n_encoder_layers = 0;   // layers of the encoder stack (encoder, encoder_decoder)
-  int n_decoder_layers = 0;   // layers of the decoder stack (decoder, encoder_decoder)
-  bool decoder_cross = false; // decoder layers attend to a source (nn.TransformerDecoder)
-  bool causal = false;        // the self-attention is always causal (decoders, fused-qkv)
-  bool norm_first = false;    // pre-norm x + f(LN(x)); else post-norm LN(x + f(x))
+  std::string layout;  // the layout the tensors were bound with (qkv-linears, gpt2, bert, …)
+  int d_model = 0;     // width of the residual stream / of each input vector
+  int n_heads = 0;     // query heads; the q and merged-value widths split evenly across them
+  int n_kv_heads =
+      0;  // key/value heads (= n_heads, or fewer: GQA/MQA, each serving n_heads / n_kv_heads)
+  int d_qk = 0;  // total query/key width = n_heads · d_k
+  int d_v = 0;   // total value width of the merged heads = n_heads · d_head_v
+  bool out_projection =
+      false;               // the attention has W_O (qkv-linears without `out` and fused-qkv do not)
+  bool fused_qkv = false;  // the self-attention's q, k, v are one Linear's rows (fused-qkv's attn,
+                           // c_attn, in_proj)
+  int kdim = 0;            // width of the key input (nn.MultiheadAttention kdim; = d_model)
+  int vdim = 0;            // width of the value input (vdim; = d_model)
+  int d_ff = 0;            // hidden width of the feed-forward network
+  int n_encoder_layers = 0;    // layers of the encoder stack (encoder, encoder_decoder)
+  int n_decoder_layers = 0;    // layers of the decoder stack (decoder, encoder_decoder)
+  bool decoder_cross = false;  // decoder layers attend to a source (nn.TransformerDecoder)
+  bool causal = false;         // the self-attention is always causal (decoders, fused-qkv)
+  bool norm_first = false;     // pre-norm x + f(LN(x)); else post-norm LN(x + f(x))
   NormKind norm = NormKind::layer_norm;
-  float layer_norm_eps = 1e-5f;  // eps of every norm of the model (HF layer_norm_eps / rms_norm_eps)
+  float layer_norm_eps =
+      1e-5f;  // eps of every norm of the model (HF layer_norm_eps / rms_norm_eps)
   FeedForwardKind ffn = FeedForwardKind::plain;
   Activation activation = Activation::relu;
-  bool qk_norm = false;       // q and k are RMS-normalised per head before rotary (Qwen3's q_norm / k_norm)
-  int vocab_size = 0;         // rows of the token embedding table (0: tokens are hash-embedded)
-  int max_positions = 0;      // the longest input the model accepts (0: no limit)
+  bool qk_norm =
+      false;  // q and k are RMS-normalised per head before rotary (Qwen3's q_norm / k_norm)
+  int vocab_size = 0;             // rows of the token embedding table (0: tokens are hash-embedded)
+  int max_positions = 0;          // the longest input the model accepts (0: no limit)
   bool scale_embeddings = false;  // lut(x) · sqrt(d_model), as in the annotated transformer
   Positional positional = Positional::none;
-  float pe_base = 10000.0f;   // base of the sinusoidal encoding (the paper's 10000)
+  float pe_base = 10000.0f;     // base of the sinusoidal encoding (the paper's 10000)
   float rope_theta = 10000.0f;  // base of the rotary frequencies theta^(−2i/rotary_dim)
-  int rotary_dim = 0;         // leading dims of each q/k head that rotate (d_k · partial_rotary_factor; 0: none)
-  RopeScaling rope_scaling;   // of rope_theta's frequencies (global layers only, in Gemma 3)
-  float rope_local_theta = 0; // base of the frequencies in sliding-window layers (Gemma 3; 0: rope_theta)
-  // Sliding-window attention (Mistral, Gemma 2/3, Phi-3, Qwen2 when enabled): in a sliding layer a query
-  // sees the last `sliding_window` keys, itself included; the other layers see every earlier key.
+  int rotary_dim =
+      0;  // leading dims of each q/k head that rotate (d_k · partial_rotary_factor; 0: none)
+  RopeScaling rope_scaling;  // of rope_theta's frequencies (global layers only, in Gemma 3)
+  float rope_local_theta =
+      0;  // base of the frequencies in sliding-window layers (Gemma 3; 0: rope_theta)
+  // Sliding-window attention (Mistral, Gemma 2/3, Phi-3, Qwen2 when enabled): in a sliding layer a
+  // query sees the last `sliding_window` keys, itself included; the other layers see every earlier
+  // key.
   int sliding_window = 0;
   std::vector<bool> sliding_layers;  // per layer of the (decoder) stack; empty: no sliding layer
-  // Attention logit soft-capping (Gemma 2): scores = cap · tanh(scores / cap) before the mask (0: none).
+  // Attention logit soft-capping (Gemma 2): scores = cap · tanh(scores / cap) before the mask (0:
+  // none).
   float attn_softcap = 0;
-  // The scale of q·kᵀ when the config gives one (Gemma: query_pre_attn_scalar^−½); else 1/sqrt(d_k).
+  // The scale of q·kᵀ when the config gives one (Gemma: query_pre_attn_scalar^−½); else
+  // 1/sqrt(d_k).
   std::optional<float> attn_scale;
-  std::string attn_scale_source;  // what set attn_scale: "m/config.json: query_pre_attn_scalar = 24, as 1/√24"
-  int type_vocab_size = 0;    // BERT token-type embeddings (0: none)
-  bool tied_embeddings = false;  // the unembedding (lm_head) is the token table (tie_word_embeddings)
+  std::string attn_scale_source;  // what set attn_scale: "m/config.json: query_pre_attn_scalar =
+                                  // 24, as 1/√24"
+  int type_vocab_size = 0;        // BERT token-type embeddings (0: none)
+  bool tied_embeddings =
+      false;  // the unembedding (lm_head) is the token table (tie_word_embeddings)
   float final_logit_softcap = 0;  // logits become cap · tanh(logits / cap) (Gemma 2); 0: none
 
-  int d_k() const { return d_qk / n_heads; }       // per-head query/key width
-  int d_head_v() const { return d_v / n_heads; }   // per-head value width
+  int d_k() const { return d_qk / n_heads; }              // per-head query/key width
+  int d_head_v() const { return d_v / n_heads; }          // per-head value width
   int k_rows() const { return n_kv_heads * d_k(); }       // rows of the k projection
   int v_rows() const { return n_kv_heads * d_head_v(); }  // rows of the v projection
-  bool sliding(int layer) const { return layer < int(sliding_layers.size()) && sliding_layers[layer]; }
+  bool sliding(int layer) const {
+    return layer < int(sliding_layers.size()) && sliding_layers[layer];
+  }
 };
 
-const char* arch_name(Arch arch);           // "mha", "encoder", "decoder", "encoder-decoder"
+const char* arch_name(Arch arch);  // "mha", "encoder", "decoder", "encoder-decoder"
 std::optional<Arch> parse_arch(const std::string& name);
 const char* activation_name(Activation a);  // "relu", "gelu", "gelu_tanh", "silu"
-std::optional<Activation> parse_activation(const std::string& name);  // also gelu_new, gelu_pytorch_tanh
+std::optional<Activation> parse_activation(
+    const std::string& name);  // also gelu_new, gelu_pytorch_tanh
 const char* positional_name(Positional p);
 std::optional<Positional> parse_positional(const std::string& name);
-const char* norm_name(NormKind n);          // "layer_norm", "rms_norm"
+const char* norm_name(NormKind n);  // "layer_norm", "rms_norm"
 std::optional<NormKind> parse_norm(const std::string& name);
 const char* feed_forward_name(FeedForwardKind f);  // "plain", "gated"
 std::optional<FeedForwardKind> parse_feed_forward(const std::string& name);

@@ -13,9 +13,9 @@ struct HfEnvironment {
   std::string hf_hub_cache;           // $HF_HUB_CACHE: the hub cache itself
   std::string huggingface_hub_cache;  // $HUGGINGFACE_HUB_CACHE: its older name
   std::string hf_home;                // $HF_HOME: the cache is $HF_HOME/hub
-  std::string xdg_cache_home;         // $XDG_CACHE_HOME: the cache is $XDG_CACHE_HOME/huggingface/hub
-  std::string home;                   // $HOME (else the passwd entry): ~/.cache/huggingface/hub
-  std::string ollama_models;          // $OLLAMA_MODELS: Ollama's models folder (ollama.hpp)
+  std::string xdg_cache_home;  // $XDG_CACHE_HOME: the cache is $XDG_CACHE_HOME/huggingface/hub
+  std::string home;            // $HOME (else the passwd entry): ~/.cache/huggingface/hub
+  std::string ollama_models;   // $OLLAMA_MODELS: Ollama's models folder (ollama.hpp)
   static HfEnvironment of_process();
 };
 

@@ -1,4 +1,5 @@
-// `attnviz init`: seeded random models of every architecture, written in the layout of their family.
+// `attnviz init`: seeded random models of every architecture, written in the layout of their
+// family.
 #pragma once
 
 #include <cstdint>
@@ -9,43 +10,48 @@
 namespace attnviz {
 
 struct InitOptions {
-  std::string arch = "mha";  // mha | encoder | decoder | encoder-decoder | gpt2 | bert, or a Llama-like family:
-                             // llama | mistral | qwen2 | qwen3 | gemma2 | phi3
+  std::string arch = "mha";  // mha | encoder | decoder | encoder-decoder | gpt2 | bert, or a
+                             // Llama-like family: llama | mistral | qwen2 | qwen3 | gemma2 | phi3
   int d_model = 128;
   int n_heads = 4;
-  int d_qk = 0;    // mha only; 0: d_model, as in a standard nn.MultiheadAttention
-  int d_v = 0;     // mha only; 0: d_model
-  int d_ff = 0;    // 0: 4 · d_model
+  int d_qk = 0;  // mha only; 0: d_model, as in a standard nn.MultiheadAttention
+  int d_v = 0;   // mha only; 0: d_model
+  int d_ff = 0;  // 0: 4 · d_model
   int n_layers = 2;
-  bool out_proj = true;    // mha only
-  bool norm_first = false; // encoder / encoder-decoder
-  int max_positions = 0;   // 0: no limit for mha/encoder/encoder-decoder, 512 for learned positions
+  bool out_proj = true;     // mha only
+  bool norm_first = false;  // encoder / encoder-decoder
+  int max_positions = 0;  // 0: no limit for mha/encoder/encoder-decoder, 512 for learned positions
   uint64_t seed = 0;
-  std::vector<std::string> vocab;  // when non-empty: an embedding table [vocab, d_model] and vocab.txt
-  int n_kv_heads = 0;              // Llama-like families: key/value heads (0: half the heads, when even)
-  int vocab_size = 0;              // rows of the token table when tokenizer_json is given (the tokenizer's size)
-  std::string tokenizer_json;      // written as tokenizer.json beside the weights (Llama-like families always;
-                                   // mha, decoder, gpt2, bert instead of vocab)
+  std::vector<std::string>
+      vocab;           // when non-empty: an embedding table [vocab, d_model] and vocab.txt
+  int n_kv_heads = 0;  // Llama-like families: key/value heads (0: half the heads, when even)
+  int vocab_size =
+      0;  // rows of the token table when tokenizer_json is given (the tokenizer's size)
+  std::string tokenizer_json;  // written as tokenizer.json beside the weights (Llama-like families
+                               // always; mha, decoder, gpt2, bert instead of vocab)
   std::string tokenizer_config_json;  // written as tokenizer_config.json beside it, when given
-  std::string bos_token, eos_token;  // Llama-like families: the tokenizer's (GGUF's bos/eos_token_id)
-  std::string gguf_type;           // Llama-like families: non-empty → one GGUF file of this type (F32, Q4_K_M, …)
+  std::string bos_token,
+      eos_token;  // Llama-like families: the tokenizer's (GGUF's bos/eos_token_id)
+  std::string
+      gguf_type;  // Llama-like families: non-empty → one GGUF file of this type (F32, Q4_K_M, …)
 };
 
 // Writes dir/model.safetensors (hyperparameters also in its __metadata__) and dir/config.json.
-//  mha: q/k/v/out Linear modules (qkv-linears);  encoder: nn.TransformerEncoder (sinusoidal positions);
-//  decoder: nanoGPT (learned positions, causal);  encoder-decoder: nn.Transformer (sinusoidal);
-//  gpt2: Hugging Face GPT2Model + config.json;    bert: Hugging Face BertModel + config.json;
-//  llama, mistral, qwen2, qwen3, gemma2, phi3: the *ForCausalLM checkpoint and config.json of the family
-//  (its usual settings: GQA, rope theta and scaling, windows, soft-caps), with tokenizer_json.
+//  mha: q/k/v/out Linear modules (qkv-linears);  encoder: nn.TransformerEncoder (sinusoidal
+//  positions); decoder: nanoGPT (learned positions, causal);  encoder-decoder: nn.Transformer
+//  (sinusoidal); gpt2: Hugging Face GPT2Model + config.json;    bert: Hugging Face BertModel +
+//  config.json; llama, mistral, qwen2, qwen3, gemma2, phi3: the *ForCausalLM checkpoint and
+//  config.json of the family (its usual settings: GQA, rope theta and scaling, windows, soft-caps),
+//  with tokenizer_json.
 // Weights follow each family's init: torch's U(±1/√in) for Linear, N(0, 1) for embeddings, HF's
 // N(0, 0.02) with zero biases; LayerNorm γ = 1, β = 0.
 void init_model(const std::filesystem::path& dir, const InitOptions& options);
 
-// With options.gguf_type set (Llama-like families only), `dir` is the GGUF file written instead: the same
-// tensors as llama.cpp's convert_hf_to_gguf.py and llama-quantize would make them.
+// With options.gguf_type set (Llama-like families only), `dir` is the GGUF file written instead:
+// the same tensors as llama.cpp's convert_hf_to_gguf.py and llama-quantize would make them.
 //
-// Whether --arch names a Hugging Face family written with its tokenizer (llama, mistral, qwen2, qwen3,
-// gemma2, phi3).
+// Whether --arch names a Hugging Face family written with its tokenizer (llama, mistral, qwen2,
+// qwen3, gemma2, phi3).
 bool is_hf_family(const std::string& arch);
 
 }  // namespace attnviz

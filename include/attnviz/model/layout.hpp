@@ -1,15 +1,16 @@
 // Layouts: data that maps a checkpoint's tensor names to roles, one table per family.
 //
-// Roles are canonical names:  embed.token, embed.position, embed.token_type, embed.norm.{weight,bias};
-// per layer, with stack ∈ {encoder, decoder} and site ∈ {self, cross}:
+// Roles are canonical names:  embed.token, embed.position, embed.token_type,
+// embed.norm.{weight,bias}; per layer, with stack ∈ {encoder, decoder} and site ∈ {self, cross}:
 //   {stack}.{site}.{q,k,v,out}.{weight,bias}   separate projections
 //   {stack}.{site}.qkv.{weight,bias}           fused [3C, C] projection, split into q, k, v by rows
 //   {stack}.{site}.{q_norm,k_norm}.weight      per-head RMSNorm gains [d_k] of q and k (Qwen3)
 //   {stack}.ffn.{up,down,gate}.{weight,bias}   feed-forward (gate: gated FFNs only)
-//   {stack}.ffn.gate_up.weight                 fused [2F, D]: gate rows [0, F), up rows [F, 2F) (Phi-3)
-//   {stack}.norm_{self,cross,ffn}.{weight,bias}
-//   {stack}.norm_{self,ffn}_post.weight        norms of a sub-layer's output before the residual (Gemma 2)
-// and per stack {stack}.final_norm.{weight,bias}; unembed.weight (lm_head, when not tied). A pattern holds "{layer}" where the layer index goes.
+//   {stack}.ffn.gate_up.weight                 fused [2F, D]: gate rows [0, F), up rows [F, 2F)
+//   (Phi-3) {stack}.norm_{self,cross,ffn}.{weight,bias} {stack}.norm_{self,ffn}_post.weight norms
+//   of a sub-layer's output before the residual (Gemma 2)
+// and per stack {stack}.final_norm.{weight,bias}; unembed.weight (lm_head, when not tied). A
+// pattern holds "{layer}" where the layer index goes.
 #pragma once
 
 #include <filesystem>
@@ -24,13 +25,15 @@ struct RolePattern {
   std::string role;
   std::string pattern;     // tensor name, "{layer}" replaced by the layer index
   bool transpose = false;  // HF Conv1D stores [in, out]: transpose to nn.Linear's [out, in]
-  // The family has this tensor (in every layer, for a per-layer role): a file without it is an error
-  // naming the tensor and its role, as llama.cpp's loader refuses a "missing tensor", never a layer
-  // silently run without its norm, bias or FFN. Optional roles must still be alike in every layer.
+  // The family has this tensor (in every layer, for a per-layer role): a file without it is an
+  // error naming the tensor and its role, as llama.cpp's loader refuses a "missing tensor", never a
+  // layer silently run without its norm, bias or FFN. Optional roles must still be alike in every
+  // layer.
   bool required = false;
 };
 
-// How a fused q/k/v weight is laid out, to tell nanoGPT's Linear [3C, C] from GPT-2's Conv1D [C, 3C].
+// How a fused q/k/v weight is laid out, to tell nanoGPT's Linear [3C, C] from GPT-2's Conv1D [C,
+// 3C].
 enum class FusedShape { any, rows, cols };
 
 // Which layers of a family attend within a sliding window when config.json sets `sliding_window`
@@ -48,7 +51,7 @@ struct Layout {
   std::string alias{};  // an older name still accepted by --layout
   Arch arch = Arch::mha;
   std::vector<std::string> prefixes{""};  // tried in order: "transformer.", "bert.", …
-  std::string detect{};                    // a pattern (layer 0) whose presence identifies the family
+  std::string detect{};  // a pattern (layer 0) whose presence identifies the family
   FusedShape detect_fused = FusedShape::any;
   std::vector<RolePattern> roles{};
   // What a state dict cannot say: the family's defaults (config.json and flags override them).
@@ -60,19 +63,20 @@ struct Layout {
   bool causal = false;         // self-attention is always causal (GPT-2, nanoGPT, fused-qkv)
   bool decoder_cross = false;  // decoder layers have cross-attention
   Positional positional = Positional::none;
-  float rope_theta = 10000.0f;          // rotary positions: base of the frequencies
-  float partial_rotary_factor = 1.0f;   // rotary positions: the share of each head's dims that rotate
-  bool tied_embeddings = false;         // the unembedding is the token table
-  int default_heads = 0;                // heads when no source gives them (0: must be given)
+  float rope_theta = 10000.0f;  // rotary positions: base of the frequencies
+  float partial_rotary_factor =
+      1.0f;                      // rotary positions: the share of each head's dims that rotate
+  bool tied_embeddings = false;  // the unembedding is the token table
+  int default_heads = 0;         // heads when no source gives them (0: must be given)
   bool scale_embeddings = false;
-  float norm_offset = 0.0f;    // RMSNorm gains are stored as w and applied as (offset + w) (Gemma: 1)
+  float norm_offset = 0.0f;  // RMSNorm gains are stored as w and applied as (offset + w) (Gemma: 1)
   SlidingLayers sliding = SlidingLayers::none;
   // Every tensor of the file must be bound to a role (a tensor no role reads would be silently
   // ignored, e.g. a norm of a related family); `buffers` are the patterns of names that are saved
   // buffers, not weights (a causal mask, rotary frequencies), and are read by no role.
   bool every_tensor_bound = false;
   std::vector<std::string> buffers{};
-  std::string model_type{};    // HF config.json "model_type" that selects this layout
+  std::string model_type{};  // HF config.json "model_type" that selects this layout
   // What the family's transformers config class fills in when config.json leaves a key out.
   std::vector<std::pair<std::string, double>> config_defaults{};
   // The config keys that name the activation (Gemma reads hidden_activation, not hidden_act).
@@ -83,9 +87,10 @@ struct Layout {
 const std::vector<Layout>& builtin_layouts();
 // --layout NAME; usage Error listing the names when unknown.
 const Layout& layout_by_name(const std::string& name);
-// A user mapping file: {"name", "arch", "norm_first", "norm", "ffn", "activation", "layer_norm_eps",
-// "causal", "decoder_cross", "positional", "rope_theta", "partial_rotary_factor", "tied_embeddings",
-// "default_heads", "norm_offset", "roles": {role: pattern | {"pattern": …, "transpose": true}}}.
+// A user mapping file: {"name", "arch", "norm_first", "norm", "ffn", "activation",
+// "layer_norm_eps", "causal", "decoder_cross", "positional", "rope_theta", "partial_rotary_factor",
+// "tied_embeddings", "default_heads", "norm_offset", "roles": {role: pattern | {"pattern": …,
+// "transpose": true}}}.
 Layout read_layout_file(const std::filesystem::path& path);
 
 }  // namespace attnviz

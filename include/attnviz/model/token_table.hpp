@@ -1,6 +1,6 @@
 // The token table [N, D] and an untied lm_head: a float matrix in memory, or a view of the mapped
-// file in its stored dtype (BF16, F16, F32, F64, or a GGUF type read through a row reader), converted
-// a row or a block of rows at a time.
+// file in its stored dtype (BF16, F16, F32, F64, or a GGUF type read through a row reader),
+// converted a row or a block of rows at a time.
 #pragma once
 
 #include <functional>
@@ -19,10 +19,12 @@ class TokenTable {
   explicit TokenTable(Matrix table);
   // A stored [rows, cols] tensor; `owner` keeps its mapping alive as long as any copy of the table.
   TokenTable(StoredTensor stored, std::shared_ptr<const void> owner);
-  // Rows [r0, r0 + n) converted to float32 into out (n × cols floats), e.g. dequantised GGUF blocks.
+  // Rows [r0, r0 + n) converted to float32 into out (n × cols floats), e.g. dequantised GGUF
+  // blocks.
   using RowReader = std::function<void(Eigen::Index r0, Eigen::Index n, float* out)>;
   // A [rows, cols] table read through `read`; `owner` keeps what it reads alive.
-  TokenTable(Eigen::Index rows, Eigen::Index cols, RowReader read, std::shared_ptr<const void> owner);
+  TokenTable(Eigen::Index rows, Eigen::Index cols, RowReader read,
+             std::shared_ptr<const void> owner);
 
   Eigen::Index rows() const { return rows_; }
   Eigen::Index cols() const { return cols_; }
@@ -33,8 +35,8 @@ class TokenTable {
 
  private:
   std::shared_ptr<const Matrix> matrix_;  // in memory, or null
-  StoredTensor stored_;                    // else this view
-  RowReader read_;                         // or, when set, this reader
+  StoredTensor stored_;                   // else this view
+  RowReader read_;                        // or, when set, this reader
   std::shared_ptr<const void> owner_;
   Eigen::Index rows_ = 0, cols_ = 0;
 };

@@ -1,5 +1,6 @@
 // The weight matrix of a projection as it is stored: owned floats (models built in code, converted
-// dtypes) or a read-only view of a mapped F32 tensor, in nn.Linear's [out, in] or Conv1D's [in, out].
+// dtypes) or a read-only view of a mapped F32 tensor, in nn.Linear's [out, in] or Conv1D's [in,
+// out].
 #pragma once
 
 #include <memory>
@@ -8,8 +9,8 @@
 
 namespace attnviz {
 
-// nn.Linear keeps weight [out, in]; GPT-2's Conv1D keeps [in, out]. A product reads either one through
-// its transpose flag, so a Conv1D weight is never transposed in memory.
+// nn.Linear keeps weight [out, in]; GPT-2's Conv1D keeps [in, out]. A product reads either one
+// through its transpose flag, so a Conv1D weight is never transposed in memory.
 enum class WeightLayout { out_in, in_out };
 
 class WeightMatrix {
@@ -27,8 +28,8 @@ class WeightMatrix {
   WeightMatrix(Matrix stored, WeightLayout layout);
   // A view of `rows` × `cols` floats at `data`, rows `stride` floats apart, stored as `layout`;
   // `owner` keeps them alive (a file mapping) for as long as any copy of the view.
-  WeightMatrix(const float* data, Eigen::Index rows, Eigen::Index cols, Eigen::Index stride, WeightLayout layout,
-               std::shared_ptr<const void> owner);
+  WeightMatrix(const float* data, Eigen::Index rows, Eigen::Index cols, Eigen::Index stride,
+               WeightLayout layout, std::shared_ptr<const void> owner);
 
   Eigen::Index out_features() const { return layout_ == WeightLayout::out_in ? rows_ : cols_; }
   Eigen::Index in_features() const { return layout_ == WeightLayout::out_in ? cols_ : rows_; }

@@ -1,6 +1,7 @@
 // Weights: the model's tensors bound to their roles (read-only after loading).
 // Shapes use the legend: D = d_model, F = d_ff, Q = d_qk, V = d_v, N = vocab, P = positions,
-// K = n_kv_heads · d_k and W = n_kv_heads · d_head_v (= Q and V unless the model shares k/v heads, GQA).
+// K = n_kv_heads · d_k and W = n_kv_heads · d_head_v (= Q and V unless the model shares k/v heads,
+// GQA).
 #pragma once
 
 #include <functional>
@@ -42,8 +43,8 @@ struct FeedForwardWeights {
   std::optional<Linear> gate;  // [F, D]  (gate_proj) in a gated FFN
 };
 
-// One transformer layer. Norms sit where the layout puts them: after (post-norm) or before (pre-norm)
-// the sub-layer they are named after.
+// One transformer layer. Norms sit where the layout puts them: after (post-norm) or before
+// (pre-norm) the sub-layer they are named after.
 struct LayerWeights {
   AttentionWeights self_attn;
   std::optional<AttentionWeights> cross_attn;
@@ -60,9 +61,10 @@ struct LayerWeights {
 // forward reaches them (loaded models: their shapes were checked at load, their weights stay in the
 // mapped file in its stored dtype until then).
 struct StackWeights {
-  std::vector<LayerWeights> layers;                    // in memory, or empty
-  int n_bound = 0;                                     // else this many layers,
-  std::function<LayerWeights(int layer)> bind_layer;   // each bound on request: F32 viewed, others converted
+  std::vector<LayerWeights> layers;  // in memory, or empty
+  int n_bound = 0;                   // else this many layers,
+  std::function<LayerWeights(int layer)>
+      bind_layer;  // each bound on request: F32 viewed, others converted
   std::optional<LayerNormWeights> final_norm;  // encoder.norm / decoder.norm / ln_f
 
   int n_layers() const { return bind_layer ? n_bound : static_cast<int>(layers.size()); }
@@ -75,8 +77,8 @@ struct StackWeights {
 };
 
 struct EmbeddingWeights {
-  std::optional<TokenTable> token;   // [N, D]  (nn.Embedding, wte, word_embeddings)
-  std::optional<TokenTable> unembed; // [N, D]  lm_head, when the file has one
+  std::optional<TokenTable> token;       // [N, D]  (nn.Embedding, wte, word_embeddings)
+  std::optional<TokenTable> unembed;     // [N, D]  lm_head, when the file has one
   std::optional<TokenTable> position;    // [P, D]  learned positions (wpe, position_embeddings)
   std::optional<TokenTable> token_type;  // [types, D]  BERT token types
   std::optional<LayerNormWeights> norm;  // BERT embeddings.LayerNorm

@@ -79,11 +79,11 @@ inline constexpr double k_units_per_inch = 100.0;
 // How a canvas's units become the image's pixels, and how large its text is.
 struct CanvasScale {
   float pixels = 1.0f;  // image pixels per unit: dpi / k_units_per_inch
-  float text = 1.0f;    // every text size × this (--font-size), the layout following through metrics
+  float text = 1.0f;  // every text size × this (--font-size), the layout following through metrics
 };
 
-// An RGB canvas. Coordinates are units (CanvasScale; at the default scale, pixels), (0, 0) top left;
-// everything drawn is clipped to the image, so callers never need to check bounds. Text is
+// An RGB canvas. Coordinates are units (CanvasScale; at the default scale, pixels), (0, 0) top
+// left; everything drawn is clipped to the image, so callers never need to check bounds. Text is
 // anti-aliased by blending over what is below. Each call is rasterised at the scale's pixels per
 // unit and recorded, in units, in drawing() (a figure is its canvas: PNG from image(), SVG and PDF
 // from drawing()).
@@ -112,8 +112,8 @@ class Canvas {
   void draw_line(int x0, int y0, int x1, int y1, Rgb color);
   // Copies src with its top-left corner at (x, y).
   void blit(const Image& src, int x, int y);
-  // A map's cells: pixel (j, i) of `cells` fills [x + j·cell, +cell) × [y + i·cell, +cell). Recorded
-  // as one image at a pixel per cell, so vector files keep the cells exact at any zoom.
+  // A map's cells: pixel (j, i) of `cells` fills [x + j·cell, +cell) × [y + i·cell, +cell).
+  // Recorded as one image at a pixel per cell, so vector files keep the cells exact at any zoom.
   void draw_cells(int x, int y, int cell, std::shared_ptr<const Image> cells);
   // A vertical colour bar over [x, x + w) × [y, y + h): cmap at 1 on its top row down to 0 on its
   // bottom row, one colour per unit row. Drawn by draw_cells as one image: hundreds of touching
@@ -137,7 +137,7 @@ class Canvas {
 
  private:
   void raster_fill(int x, int y, int w, int h, Rgb color);  // fill_rect without recording
-  int px(double units) const;  // units → image pixels (rounded)
+  int px(double units) const;                               // units → image pixels (rounded)
   float text_size(float pixel_size) const { return pixel_size * scale_.text; }  // in units
 
   Image image_;

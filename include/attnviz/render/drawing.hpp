@@ -44,12 +44,12 @@ struct DrawGlyph {
   uint32_t cluster = 0;
 };
 struct DrawText {
-  std::string text;       // what was drawn (printable, valid UTF-8)
+  std::string text;               // what was drawn (printable, valid UTF-8)
   std::vector<DrawGlyph> glyphs;  // in visual order, left to right along the text
-  float pixel_size = 12;  // as TextStyle::pixel_size
+  float pixel_size = 12;          // as TextStyle::pixel_size
   Rgb color;
-  float x = 0, y = 0;     // where the pen starts, on the baseline
-  bool up = false;        // rotated 90° counter-clockwise, reading bottom to top
+  float x = 0, y = 0;  // where the pen starts, on the baseline
+  bool up = false;     // rotated 90° counter-clockwise, reading bottom to top
 };
 
 using DrawOp = std::variant<DrawRect, DrawHatch, DrawLine, DrawImage, DrawText>;

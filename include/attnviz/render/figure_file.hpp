@@ -26,7 +26,7 @@ struct FigureFile {
   // (figure_scale) and the PNG states it in its pHYs chunk. A vector page is the canvas's units /
   // 100 inches whatever the dpi.
   double dpi = 100.0;
-  float text_scale = 1.0f;  // CanvasScale::text (--font-size)
+  float text_scale = 1.0f;                 // CanvasScale::text (--font-size)
   double width_in = 0.0, height_in = 0.0;  // --size in inches (0: each figure its natural size)
 };
 
@@ -43,6 +43,7 @@ std::string encode_figure(const Canvas& figure, const FigureFile& file);
 // encode_figure + write_file_atomically.
 void write_figure(const std::filesystem::path& path, const Canvas& figure, const FigureFile& file);
 // dir / (stem + the format's extension): "layer0.self.head3" → "layer0.self.head3.svg".
-std::filesystem::path figure_path(const std::filesystem::path& dir, const std::string& stem, FigureFormat format);
+std::filesystem::path figure_path(const std::filesystem::path& dir, const std::string& stem,
+                                  FigureFormat format);
 
 }  // namespace attnviz

@@ -8,10 +8,9 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
-
-#include <string>
 
 namespace attnviz {
 
@@ -19,7 +18,8 @@ class FigureWriter {
  public:
   // threads = 0: std::thread::hardware_concurrency() (at least 1).
   explicit FigureWriter(int threads = 0);
-  ~FigureWriter();  // waits for the queued jobs; failures then are dropped (call wait() to see them)
+  ~FigureWriter();  // waits for the queued jobs; failures then are dropped (call wait() to see
+                    // them)
   FigureWriter(const FigureWriter&) = delete;
   FigureWriter& operator=(const FigureWriter&) = delete;
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/event/mask.hpp"
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/event/mask.hpp"
 
 namespace attnviz {
 

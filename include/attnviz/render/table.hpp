@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "attnviz/event/mask.hpp"
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/event/mask.hpp"
 #include "attnviz/render/colormap.hpp"
 #include "attnviz/render/terminal.hpp"
 
@@ -43,17 +43,18 @@ struct TableId {
 // under "keys 0–9 of 40" and repeating the row labels (cut with … when even the widest key column
 // does not fit beside them; width_note then says so if it still does not). csv: RFC 4180 quoting,
 // first column "query". json: {"title", id's fields when given, "queries", "keys", "values"} with
-// masked cells null and NaN / ±inf as the strings "nan" / "inf" / "-inf". markdown: a GitHub table under the title in bold, values right-aligned,
-// masked cells "-", labels escaped (markdown_field).
+// masked cells null and NaN / ±inf as the strings "nan" / "inf" / "-inf". markdown: a GitHub table
+// under the title in bold, values right-aligned, masked cells "-", labels escaped (markdown_field).
 std::string render_table(const std::string& title, const Matrix& values, const Mask& mask,
                          const std::vector<std::string>& row_labels,
                          const std::vector<std::string>& col_labels, const TableStyle& style,
                          const TableId* id = nullptr, std::string* width_note = nullptr);
 
 // CSV in pieces, for maps too large to hold (the terminal sink streams it as row blocks arrive):
-// the header line, then rows [row_begin, row_begin + rows.rows()) of the map. Labels empty: indices.
-// One CSV field, RFC 4180: quoted when it holds a comma, a quote or a line break, quotes doubled;
-// text starting with =, +, -, @, tab or CR (a spreadsheet formula) prefixed with ', numbers kept.
+// the header line, then rows [row_begin, row_begin + rows.rows()) of the map. Labels empty:
+// indices. One CSV field, RFC 4180: quoted when it holds a comma, a quote or a line break, quotes
+// doubled; text starting with =, +, -, @, tab or CR (a spreadsheet formula) prefixed with ',
+// numbers kept.
 std::string csv_field(std::string_view field);
 std::string csv_table_header(const std::vector<std::string>& col_labels, Eigen::Index n_cols);
 std::string csv_table_rows(ConstMatrixRef rows, Eigen::Index row_begin, const Mask& mask,
@@ -76,18 +77,19 @@ std::string markdown_field(std::string_view field);
 // (left(c): left-aligned, else right), two spaces apart, trailing spaces trimmed; markdown: between
 // pipes, with an alignment row under the first row (the header).
 std::vector<int> column_widths(const std::vector<std::vector<std::string>>& rows);
-std::string aligned_columns(const std::vector<std::vector<std::string>>& rows, const std::vector<int>& widths,
-                            const std::vector<size_t>& columns, const std::function<bool(size_t)>& left,
-                            bool markdown);
+std::string aligned_columns(const std::vector<std::vector<std::string>>& rows,
+                            const std::vector<int>& widths, const std::vector<size_t>& columns,
+                            const std::function<bool(size_t)>& left, bool markdown);
 
 // A report's table of text cells (first row the header) in a format other than JSON: csv, RFC 4180,
 // without the title; text and markdown, the title line then every column aligned (left(c):
 // left-aligned), cells made printable (markdown: escaped).
-std::string report_table(const std::string& title, std::vector<std::vector<std::string>> rows, TableFormat format,
-                         const std::function<bool(size_t)>& left);
+std::string report_table(const std::string& title, std::vector<std::vector<std::string>> rows,
+                         TableFormat format, const std::function<bool(size_t)>& left);
 
 // Text and Markdown tables are built whole (aligned columns), so maps with more cells than this are
-// refused with a hint instead of filling memory; CSV and JSON stream (JSON with --table both does not).
+// refused with a hint instead of filling memory; CSV and JSON stream (JSON with --table both does
+// not).
 inline constexpr int64_t k_max_table_cells = 512 * 512;
 
 }  // namespace attnviz

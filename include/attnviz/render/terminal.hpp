@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/event/mask.hpp"
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/event/mask.hpp"
 #include "attnviz/render/colormap.hpp"
 #include "attnviz/render/pooled_map.hpp"
 

@@ -15,7 +15,7 @@
 namespace attnviz {
 
 struct DiffRow {
-  HeadId id;  // stack, layer, site, head as the saved map names them
+  HeadId id;        // stack, layer, site, head as the saved map names them
   std::string map;  // the saved map's name ("layer3.self", "rollout.layer1.self", …)
   int n_query = 0, n_key = 0;
   HeadDiff diff;
@@ -29,9 +29,10 @@ struct DiffReportOptions {
   TableFormat format = TableFormat::text;
   int precision = 4;
   std::string sort = "jsd";
-  int top = 0;  // 0: every head
+  int top = 0;        // 0: every head
   std::string title;  // "A vs B"
-  std::vector<std::string> notes;  // printed under the table (labels that differ, maps in one file only)
+  std::vector<std::string>
+      notes;  // printed under the table (labels that differ, maps in one file only)
 };
 
 // Rows ranked by options.sort, largest first (NaN last, ties in file order), at most top.
@@ -39,7 +40,8 @@ std::vector<DiffRow> ranked(std::vector<DiffRow> rows, const std::string& sort, 
 std::string render_diff(const std::vector<DiffRow>& ranked_rows, const DiffReportOptions& options);
 
 // DIR/diff.{sort}.png: a layer × head chart of the ranking figure over every row.
-std::filesystem::path write_diff_chart(const std::filesystem::path& dir, const std::vector<DiffRow>& rows,
-                                       const std::string& sort, const std::string& title, const FigureFile& file);
+std::filesystem::path write_diff_chart(const std::filesystem::path& dir,
+                                       const std::vector<DiffRow>& rows, const std::string& sort,
+                                       const std::string& title, const FigureFile& file);
 
 }  // namespace attnviz

@@ -16,17 +16,19 @@ namespace attnviz {
 struct ExplainOptions {
   TableFormat format = TableFormat::text;  // text, markdown or json (json: every matrix whole)
   int precision = 3;
-  int rows = 6, cols = 6;                  // the top-left corner of each matrix shown (text, markdown)
+  int rows = 6, cols = 6;  // the top-left corner of each matrix shown (text, markdown)
   std::optional<std::pair<int, int>> cell;  // --cell I,J
   std::string model_name;
   // What the model does around the head that the steps must say: q/k normalised per head, and
   // rotary positions (q and k printed after both); q, k and v cut from one fused projection of this
-  // many columns (0: three projections); no W_O after the merge (qkv-linears without `out`, fused-qkv).
+  // many columns (0: three projections); no W_O after the merge (qkv-linears without `out`,
+  // fused-qkv).
   bool qk_norm = false;
   int rotary_dim = 0;
   int fused_qkv_width = 0;
   bool out_projection = true;
-  // What set the scale when it is not 1/sqrt(d_k): "--qk-scale 0.5", or the config key and its file.
+  // What set the scale when it is not 1/sqrt(d_k): "--qk-scale 0.5", or the config key and its
+  // file.
   std::string scale_source;
 };
 

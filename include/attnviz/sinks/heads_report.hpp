@@ -27,13 +27,15 @@ struct HeadsReportOptions {
 std::string render_heads(const std::vector<HeadScores>& heads, const DetectionOptions& detection,
                          const HeadsReportOptions& options);
 
-// A head's fields in a report's JSON: "stack" ("" for a model of one stack), "layer", "site", "head".
+// A head's fields in a report's JSON: "stack" ("" for a model of one stack), "layer", "site",
+// "head".
 nlohmann::ordered_json head_id_json(const HeadId& id);
 
 // DIR/heads.{pattern}.png: a layer × head chart of each pattern's scores (written atomically).
 std::vector<std::filesystem::path> write_heads_charts(const std::filesystem::path& dir,
                                                       const std::vector<HeadScores>& heads,
                                                       const DetectionOptions& detection,
-                                                      const std::string& title, const FigureFile& file);
+                                                      const std::string& title,
+                                                      const FigureFile& file);
 
 }  // namespace attnviz

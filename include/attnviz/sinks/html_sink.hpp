@@ -1,8 +1,8 @@
-// --html FILE: one self-contained, offline viewer page of the selected maps: the model view (layer ×
-// head thumbnails), a zoomable heatmap with tooltips, the head view (two token columns, lines weighted
-// by attention) and the stats table. The page's script and style are compiled in (src/sinks/html/);
-// the maps go in as zlib-compressed float16 arrays, base64 in the page, inflated by the browser's own
-// DecompressionStream: no URL is ever loaded.
+// --html FILE: one self-contained, offline viewer page of the selected maps: the model view (layer
+// × head thumbnails), a zoomable heatmap with tooltips, the head view (two token columns, lines
+// weighted by attention) and the stats table. The page's script and style are compiled in
+// (src/sinks/html/); the maps go in as zlib-compressed float16 arrays, base64 in the page, inflated
+// by the browser's own DecompressionStream: no URL is ever loaded.
 #pragma once
 
 #include <cstdint>
@@ -13,23 +13,24 @@
 #include <vector>
 
 #include "attnviz/analysis/head_stats.hpp"
+#include "attnviz/event/selection.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/render/colormap.hpp"
 #include "attnviz/render/pooled_map.hpp"
 #include "attnviz/sinks/png_sink.hpp"
-#include "attnviz/event/selection.hpp"
 
 namespace attnviz {
 
 struct HtmlOptions {
   HeadSelection selection;
   std::string model_name;
-  std::string input_note;      // what ran, for the page's header ("49 tokens of text")
+  std::string input_note;  // what ran, for the page's header ("49 tokens of text")
   ColormapId cmap = ColormapId::viridis;
-  ColourScale colour_scale = ColourScale::auto_scale;  // the scale a map opens on (log_scale_for, as --png)
-  int max_cells = 512;         // --html-cells: maps with more tokens per side are stored mean/max pooled
-  int top_k = 8;               // pooled maps: each query's K strongest keys, exactly, for the head view
-  StatsOptions stats;          // the stats table's saturation threshold (selection is set from above)
+  ColourScale colour_scale =
+      ColourScale::auto_scale;  // the scale a map opens on (log_scale_for, as --png)
+  int max_cells = 512;  // --html-cells: maps with more tokens per side are stored mean/max pooled
+  int top_k = 8;        // pooled maps: each query's K strongest keys, exactly, for the head view
+  StatsOptions stats;   // the stats table's saturation threshold (selection is set from above)
 };
 
 namespace detail {

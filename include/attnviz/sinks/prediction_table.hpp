@@ -1,4 +1,5 @@
-// `run --logits K`: each position's top-K next-token predictions as a table (text, csv, json, markdown).
+// `run --logits K`: each position's top-K next-token predictions as a table (text, csv, json,
+// markdown).
 #pragma once
 
 #include <cstdint>
@@ -23,9 +24,9 @@ struct PredictionRow {
 // Columns position, token, rank, id, next, logit, probability; one row per prediction, rows of a
 // position together, rank 1 first. text and markdown: aligned columns under `title`, position and
 // token only on a position's first row; csv: every field on every row; json: {"title", "positions":
-// [{"position", "token", "predictions": [{"rank", "id", "next", "logit", "probability"}]}]}, NaN / ±inf
-// as the strings "nan" / "inf" / "-inf". Logits and probabilities with style.precision digits (json:
-// shortest round-trip).
+// [{"position", "token", "predictions": [{"rank", "id", "next", "logit", "probability"}]}]}, NaN /
+// ±inf as the strings "nan" / "inf" / "-inf". Logits and probabilities with style.precision digits
+// (json: shortest round-trip).
 std::string render_predictions(const std::string& title, const std::vector<PredictionRow>& rows,
                                const TableStyle& style);
 

@@ -28,12 +28,16 @@ struct StatsBatchReportOptions {
 // `figures` (all_stats_metrics' names, in order). Text and Markdown show the mean ± standard
 // deviation of a few figures (the sort figure first); CSV and JSON every figure's mean, stddev,
 // min, max and the number of inputs that had it.
-std::string render_stats_batch(const std::vector<HeadScores>& heads, const std::vector<std::string>& figures,
+std::string render_stats_batch(const std::vector<HeadScores>& heads,
+                               const std::vector<std::string>& figures,
                                const StatsBatchReportOptions& options);
 
-// DIR/stats.batch.{figure}.png (.svg, .pdf: file.format): a layer × head chart of one figure's mean over the inputs.
-std::filesystem::path write_stats_batch_chart(const std::filesystem::path& dir, const std::vector<HeadScores>& heads,
-                                              const std::vector<std::string>& figures, const std::string& figure,
-                                              const std::string& title, const FigureFile& file);
+// DIR/stats.batch.{figure}.png (.svg, .pdf: file.format): a layer × head chart of one figure's mean
+// over the inputs.
+std::filesystem::path write_stats_batch_chart(const std::filesystem::path& dir,
+                                              const std::vector<HeadScores>& heads,
+                                              const std::vector<std::string>& figures,
+                                              const std::string& figure, const std::string& title,
+                                              const FigureFile& file);
 
 }  // namespace attnviz

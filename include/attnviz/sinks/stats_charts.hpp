@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "attnviz/analysis/head_stats.hpp"
-#include "attnviz/sinks/stats_report.hpp"
 #include "attnviz/render/figure_file.hpp"
+#include "attnviz/sinks/stats_report.hpp"
 
 namespace attnviz {
 
@@ -21,8 +21,8 @@ struct HeadValue {
 // Rows = (stack, layer, site) in the order given, columns = heads; each cell coloured by its value
 // (viridis over [0, 1] when unit_range, else over the values' min..max) and labelled with it. Empty
 // cells (a head not given) are hatched; non-finite values are grey, labelled "-".
-Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range, const std::string& title,
-                       CanvasScale scale = {});
+Canvas head_grid_chart(const std::vector<HeadValue>& heads, bool unit_range,
+                       const std::string& title, CanvasScale scale = {});
 
 // head_grid_chart of one statistic.
 // Rows = (stack, layer, site) in forward order, columns = heads; each cell coloured by metric
@@ -41,6 +41,7 @@ std::vector<std::filesystem::path> write_stats_charts(const std::filesystem::pat
                                                       const std::vector<HeadStats>& heads,
                                                       const StatsMetric& metric,
                                                       const StatsOptions& options,
-                                                      const std::string& model_name, const FigureFile& file);
+                                                      const std::string& model_name,
+                                                      const FigureFile& file);
 
 }  // namespace attnviz

@@ -21,8 +21,8 @@ struct StatsReportOptions {
   TableFormat format = TableFormat::text;
   int precision = 3;
   std::string model_name;
-  HeadOrder order;  // --role, --sort, --top
-  std::string scale_note;        // text: after the title, when --qk-scale replaced 1/sqrt(d_k)
+  HeadOrder order;         // --role, --sort, --top
+  std::string scale_note;  // text: after the title, when --qk-scale replaced 1/sqrt(d_k)
   int width = 0;  // text: split the columns into blocks this wide, wrap the notes (0 = no limit)
 };
 

@@ -8,19 +8,19 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/render/table.hpp"
-#include "attnviz/render/terminal.hpp"
 #include "attnviz/event/gather.hpp"
 #include "attnviz/event/selection.hpp"
+#include "attnviz/render/table.hpp"
+#include "attnviz/render/terminal.hpp"
 
 namespace attnviz {
 
 enum class TableKind { none, scores, probs, both };
 
 struct TerminalOptions {
-  HeadSelection heatmaps;      // maps drawn as heatmaps
-  HeadSelection tables;        // maps printed as tables
-  bool draw_heatmaps = true;   // off for --format csv|json (stdout is data then)
+  HeadSelection heatmaps;     // maps drawn as heatmaps
+  HeadSelection tables;       // maps printed as tables
+  bool draw_heatmaps = true;  // off for --format csv|json (stdout is data then)
   TableKind table = TableKind::probs;
   TableStyle table_style;
   HeatmapStyle heatmap_style;
@@ -37,7 +37,8 @@ struct TerminalOptions {
 // is a single JSON document.
 class TerminalSink : public AttentionSink {
  public:
-  TerminalSink(std::ostream& out, TerminalOptions options) : out_(out), options_(std::move(options)) {}
+  TerminalSink(std::ostream& out, TerminalOptions options)
+      : out_(out), options_(std::move(options)) {}
   void begin_map(const MapInfo& info) override;
   void on_block(const AttentionBlock& block) override;
   void end_map(const MapInfo& info) override;
@@ -64,9 +65,9 @@ class TerminalSink : public AttentionSink {
   std::ostream& out_;
   TerminalOptions options_;
   std::unique_ptr<GatheredMap> current_;  // the whole map, only for a table or a single heatmap
-  bool stream_ = false;       // the current map's CSV / JSON table is written as its blocks arrive
-  int json_streamed_ = 0;     // JSON tables streamed so far (the array opens before the first)
-  bool panel_open_ = false;               // the current map is pooled into group_'s last panel
+  bool stream_ = false;      // the current map's CSV / JSON table is written as its blocks arrive
+  int json_streamed_ = 0;    // JSON tables streamed so far (the array opens before the first)
+  bool panel_open_ = false;  // the current map is pooled into group_'s last panel
   std::optional<PanelGroup> group_;
   std::string pending_tables_;  // tables printed after their site's heatmaps
   std::vector<std::string> json_tables_;
