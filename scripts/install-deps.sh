@@ -8,6 +8,7 @@ packages=(
   libdeflate-dev libcairo2-dev libfreetype-dev libharfbuzz-dev libpcre2-dev libutf8proc-dev libicu-dev libsentencepiece-dev jq libfontconfig-dev fonts-dejavu-core fonts-noto-cjk fonts-wqy-microhei help2man
   poppler-utils librsvg2-bin   # the vector figures' tests render SVG and PDF back (pdftoppm, rsvg-convert)
   clang-14 libclang-rt-14-dev   # the fuzz targets (scripts/fuzz.sh): libFuzzer + ASan/UBSan runtimes
+  clang-format-14   # the layout check (scripts/check-format.sh) in scripts/test.sh
   python3 chromium chromium-driver   # the --html viewer's test: headless Chromium driven over WebDriver (tests/browser/)
 )
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The test command (CI runs exactly this, through .ci/run).
-#   scripts/test.sh           everything CI must: installs what is missing, builds attnviz with its tests
+#   scripts/test.sh           everything CI must: installs what is missing, checks the C++ files' layout
+#                             (scripts/check-format.sh), builds attnviz with its tests
 #                             and runs every tier (Release); then the unit, cli and reference tiers once more
 #                             under AddressSanitizer + UndefinedBehaviorSanitizer (any report fails the run);
 #                             then every parser's fuzz target for a few seconds (scripts/fuzz.sh).
-#   scripts/test.sh --quick   the inner loop: the Release build and the unit + cli tiers only.
+#   scripts/test.sh --quick   the inner loop: the format check, the Release build and the unit + cli tiers only.
 # The tiers are listed in tests/tiers.cmake (one ctest entry per test file, labelled). Each stage's
 # time is printed at the end. Builds go through ccache when it is installed (install-deps.sh does).
 set -euo pipefail
@@ -42,6 +43,8 @@ ctest_run() {  # ctest_run BUILD_DIR [ctest args…]
 }
 
 stage "install dependencies" scripts/install-deps.sh
+# The C++ layout of .clang-format, checked first: it takes seconds and fails before a long build.
+stage "format check" scripts/check-format.sh
 # The real tokenizer vocabularies the tests check against (checksummed).
 stage "fetch vocabularies" scripts/fetch-vocabularies.sh
 
