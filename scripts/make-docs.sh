@@ -1,14 +1,36 @@
 #!/usr/bin/env bash
-# Regenerates the pictures in README.md from the bundled samples: figures from `run --png`, and a
-# terminal screenshot (attnviz in a tmux pane, captured with its colours, drawn by attnviz_ansi_to_png).
-# Run after scripts/demo.sh built attnviz; ATTNVIZ_BUILD names another build folder (default build).
+# Regenerates everything in README.md and docs/ that the binary makes: the pictures in docs/images/
+# (figures from `run --png` and the other commands on the bundled models, the --html page in headless
+# Chromium, and a terminal screenshot: attnviz in a tmux pane, captured with its colours, drawn by
+# attnviz_ansi_to_png), then the output of every ```console example (tests/docs/check_examples.py
+# --update: each block's output as the binary prints it, cut where the page cut it).
+#   scripts/make-docs.sh              pictures and examples
+#   scripts/make-docs.sh --examples   the examples only (no tmux or Chromium needed)
+#   scripts/make-docs.sh --images     the pictures only
+# Run after a build (scripts/demo.sh or cmake); ATTNVIZ_BUILD names another build folder (default build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${ATTNVIZ_BUILD:-build}
+images=1 examples=1
+case "${1:-}" in
+  --examples) images=0 ;;
+  --images) examples=0 ;;
+  "") ;;
+  *) echo "usage: scripts/make-docs.sh [--examples | --images]" >&2; exit 2 ;;
+esac
+
+update_examples() {
+  python3 tests/docs/check_examples.py --update "$build/attnviz" .
+}
+if [ "$images" -eq 0 ]; then
+  update_examples
+  exit
+fi
+
 out=docs/images
 mkdir -p "$out"
 tmp=$(mktemp -d)
-session="attnviz-readme-$$"  # a tmux server of its own (-L), so no user session is touched
+session="attnviz-docs-$$"  # a tmux server of its own (-L), so no user session is touched
 trap 'tmux -L "$session" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 "$build/attnviz" run -m samples/mha -t samples/english.txt --causal --head 0 --table none --no-heatmap --png "$tmp/en"
@@ -78,3 +100,7 @@ tmux -L "$session" new-session -d -s shot -x 120 -y 50 "bash $tmp/shot.sh"
 timeout 60 tmux -L "$session" wait-for "$session"
 tmux -L "$session" capture-pane -t shot -e -p > "$tmp/terminal.ansi"
 "$build/attnviz_ansi_to_png" "$out/terminal.png" --columns 120 < "$tmp/terminal.ansi"
+
+if [ "$examples" -eq 1 ]; then
+  update_examples
+fi

@@ -187,7 +187,7 @@ TEST_CASE("outputs: --max-pixels whose figures cannot fit in memory is refused b
 }
 
 TEST_CASE("outputs: figures too large for many writers are drawn by fewer, not refused") {
-  // The README's 4,096 tokens at --max-pixels 4096: 4,096² cells of at least 18 bytes per writer
+  // docs/figures-and-viewer.md's 4,096 tokens at --max-pixels 4096: 4,096² cells of at least 18 bytes per writer
   // (a queued figure's cells, mask and drawn canvas) — over 2 GiB with eight writers, within it with one.
   const FigureFile png;
   CHECK(attnviz::figure_memory(4096, 4096, png, 8) > attnviz::k_max_figure_memory);
