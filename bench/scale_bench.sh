@@ -1,27 +1,28 @@
 #!/usr/bin/env bash
-# attnviz's time and memory at scale against its targets, from one command: a GPT-2-small-shaped
-# model (12 layers × 12 heads, d_model 768, vocabulary 50,257, 32,768 positions, F32) timed
-# whole-process for load, run, stats, --png and --save at growing N, beside PyTorch's forward
-# (bench/torch_forward.py) and matplotlib's figures of the same size when /usr/bin/python3 has them.
-# Prints a Markdown table with each target and whether it is met; asserts nothing.
-#   bench/scale_bench.sh [--long] [--llama] [--no-references | --no-matplotlib] [--readme]
+# The performance targets' figures from one command: a GPT-2-small-shaped model (12 layers × 12 heads, d_model 768,
+# vocabulary 50,257, 32,768 positions, F32) timed whole-process for load, run, stats, --png and --save
+# at growing N, beside PyTorch's forward (bench/torch_forward.py) and matplotlib's figures of the same
+# size when /usr/bin/python3 has them. Prints a Markdown table with each target and whether it is met;
+# asserts nothing.
+#   bench/scale_bench.sh [--long] [--llama] [--no-references | --no-matplotlib] [--docs]
 #     --long           also PyTorch at N = 4,096, N = 16,384 (--png of every head, and stats) and N = 32,768
 #     --llama          also a Llama-3.2-1B-shaped BF16 model at N = 2,048 beside PyTorch (bench/memory_bench.sh's
 #                      model, kept in ATTNVIZ_LLAMA_DIR when set)
 #     --no-references  attnviz only (no PyTorch, no matplotlib)
 #     --no-matplotlib  no matplotlib figures (144 of them at N = 2,048 take minutes)
-#     --readme         write the table into README.md between the scale-bench markers
+#     --docs           write the table into docs/performance.md between the scale-bench markers
+#                      (--readme: the same, its earlier name)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-long=0 llama=0 refs=1 mpl=1 readme=0
+long=0 llama=0 refs=1 mpl=1 docs=0
 for arg in "$@"; do
   case $arg in
     --long) long=1 ;;
     --llama) llama=1 ;;
     --no-references) refs=0 ;;
     --no-matplotlib) mpl=0 ;;
-    --readme) readme=1 ;;
-    *) echo "usage: bench/scale_bench.sh [--long] [--llama] [--no-references | --no-matplotlib] [--readme]" >&2; exit 2 ;;
+    --docs | --readme) docs=1 ;;
+    *) echo "usage: bench/scale_bench.sh [--long] [--llama] [--no-references | --no-matplotlib] [--docs]" >&2; exit 2 ;;
   esac
 done
 
@@ -164,14 +165,14 @@ table=$(
   printf '%s\n' "${rows[@]}"
 )
 echo "$table"
-if [ "$readme" = 1 ]; then
+if [ "$docs" = 1 ]; then
   python3 - "$table" <<'PY'
 import re, sys
-text = open("README.md").read()
+text = open("docs/performance.md").read()
 begin, end = "<!-- scale-bench: begin -->", "<!-- scale-bench: end -->"
 if begin not in text:
-    sys.exit("README.md has no scale-bench markers")
+    sys.exit("docs/performance.md has no scale-bench markers")
 text = re.sub(re.escape(begin) + ".*?" + re.escape(end), begin + "\n" + sys.argv[1] + "\n" + end, text, flags=re.S)
-open("README.md", "w").write(text)
+open("docs/performance.md", "w").write(text)
 PY
 fi

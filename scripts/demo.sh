@@ -50,9 +50,9 @@ run tokenize --tokenizer tests/fixtures/vocab/gpt2 --text "The cat sat on the ma
 run tokenize --tokenizer tests/fixtures/vocab/llama3 --text "The cat sat on the mat, 我们学习注意力 😊"
 run run --model samples/mha --tokenizer tests/fixtures/vocab/bert-uncased --text "The cat sat on the mat" \
   --head 0 --table none
-# Chinese through a real tokenizer: a translation tutorial's sentence (every French word attends
-# differently to each English word) through Qwen2.5's tokenizer.json into a Qwen2-shaped model with
-# random weights and its own embedding table: the axes show Qwen's pieces (每一个, 单词, 注意力, …).
+# Chinese through a real tokenizer: a sentence from one of the tutorials attnviz grew from (every French
+# word attends differently to each English word) through Qwen2.5's tokenizer.json into a Qwen2-shaped
+# model with random weights and its own embedding table: the axes show Qwen's pieces (每一个, 单词, 注意力, …).
 run init --arch qwen2 --d-model 64 --heads 4 --kv-heads 2 --layers 2 \
   --tokenizer tests/fixtures/vocab/qwen2_5/tokenizer.json -o out/demo/qwen2-zh
 run run --model out/demo/qwen2-zh --text "每一个法语单词对英语的每个单词的注意力都不一样" --layer 1 --head 0 \
@@ -63,8 +63,8 @@ run stats --model samples/mha --tokens samples/english.txt --causal --png out/de
 run explain --model samples/mha --tokens samples/english.txt --causal --head 0 --cell 3,1 --rows 4 --cols 4
 # Positional encoding: the sinusoidal table of the encoder-decoder sample, as figures.
 run positions --model samples/transformer --positions 32 --png out/demo/positions
-# An all-zero mask (an annotated-transformer demo's torch.zeros): every key is masked; attnviz says so
-# instead of drawing uniform rows.
+# A mask of zeros (the Annotated Transformer demo's): every key is masked; attnviz says so instead of
+# drawing uniform rows.
 printf 'a b c d\n' | "$attnviz" run --model samples/mha --tokens - --mask samples/mask_all_zeros.txt \
   --head 0 --table none --check || echo "(exit $?: the check found the fully masked rows)" >&2
 echo "PNGs and the HTML page written to out/demo/:" >&2

@@ -170,3 +170,24 @@ TEST_CASE(
   CHECK(find_cycle(parse_rules("```include-rules\ncore: model\nmodel: core\n```")) ==
         "core → model → core");
 }
+
+TEST_CASE("architecture: every file ARCHITECTURE.md names exists, and it holds the four recipes") {
+  const fs::path root = ATTNVIZ_SOURCE_DIR;
+  const std::string text = attnviz::test::slurp(root / "ARCHITECTURE.md");
+  for (const char* recipe : {"### Add a model family", "### Add a tokenizer type",
+                             "### Add an output", "### Add a command"}) {
+    CHECK_MESSAGE(text.find(recipe) != std::string::npos, recipe);
+  }
+  // `src/model/layouts.cpp`, `tests/tiers.cmake`, … : a path in backquotes under a folder of the
+  // checkout, without a placeholder such as <name>.
+  const std::regex path_re(
+      R"(`((?:src|include|tests|fuzz|scripts|bench|docs|cmake)/[A-Za-z0-9_./-]+)`)");
+  int named = 0;
+  for (std::sregex_iterator it(text.begin(), text.end(), path_re), end; it != end; ++it) {
+    const std::string path = (*it)[1];
+    CAPTURE(path);
+    CHECK(fs::exists(root / path));
+    ++named;
+  }
+  CHECK(named > 20);
+}

@@ -1,4 +1,4 @@
-// Tests of what attnviz writes being what it says: one JSON document with
+// Tests of what attnviz writes being what it says (issue 38's outputs): one JSON document with
 // --logits, NaN spelled alike in every JSON writer, Markdown and CSV cells that a renderer or a
 // spreadsheet cannot misread, the viewer's script allowed by its hash only, the figures' memory
 // refused up front, the --png line on stderr, diff figures that show masked cells and what changed,
@@ -200,9 +200,9 @@ TEST_CASE("outputs: --max-pixels whose figures cannot fit in memory is refused b
 }
 
 TEST_CASE("outputs: figures too large for many writers are drawn by fewer, not refused") {
-  // The README's 4,096 tokens at --max-pixels 4096: 4,096² cells of at least 18 bytes per writer
-  // (a queued figure's cells, mask and drawn canvas) — over 2 GiB with eight writers, within it
-  // with one.
+  // docs/figures-and-viewer.md's 4,096 tokens at --max-pixels 4096: 4,096² cells of at least 18
+  // bytes per writer (a queued figure's cells, mask and drawn canvas) — over 2 GiB with eight
+  // writers, within it with one.
   const FigureFile png;
   CHECK(attnviz::figure_memory(4096, 4096, png, 8) > attnviz::k_max_figure_memory);
   CHECK(attnviz::figure_memory(4096, 4096, png, 1) < attnviz::k_max_figure_memory);

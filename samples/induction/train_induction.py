@@ -82,7 +82,7 @@ WARMUP = 200
 SEED = int(os.environ.get("SEED", 0))
 RULE_STEPS = int(os.environ.get("RULE_STEPS", 1500))  # steps with the prefix rule word[t] = word[t − 2]
 POS_SCALE = float(os.environ.get("POS_SCALE", 0.3))    # the fixed sinusoidal wpe's factor
-PROBE_N = 20                # the reference's probe: repeat:20, as in the README and scripts/demo.sh
+PROBE_N = 20                # the reference's probe: repeat:20, as in docs/research-views.md and scripts/demo.sh
 
 
 # ---- the model: GPT-2's forward pass -------------------------------------------------------------

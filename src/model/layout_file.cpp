@@ -59,10 +59,10 @@ bool known_role(const std::string& role) {
 RolePattern role_pattern(const std::string& role, const nlohmann::json& v,
                          const std::string& file) {
   if (!known_role(role)) {
-    throw Error(
-        fmt::format("{}: \"{}\" is not a role (see the roles in README.md: embed.token, "
-                    "decoder.self.qkv.weight, encoder.ffn.up.bias, …)",
-                    file, role));
+    throw Error(fmt::format(
+        "{}: \"{}\" is not a role (see the roles in docs/models-and-formats.md: embed.token, "
+        "decoder.self.qkv.weight, encoder.ffn.up.bias, …)",
+        file, role));
   }
   // A user's roles are optional (bound when the file has the tensor), but alike in every layer.
   if (v.is_string()) return {role, v.get<std::string>(), false, false};

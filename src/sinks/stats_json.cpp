@@ -1,5 +1,5 @@
 // `stats --format json|csv`: every figure of every head, layer and the whole model (schema:
-// README).
+// docs/research-views.md).
 #include <fmt/format.h>
 
 #include <charconv>
