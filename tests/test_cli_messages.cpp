@@ -203,7 +203,7 @@ TEST_CASE("cli messages: tables and stats honour --width, or say on stderr that 
       "--qk-scale 1000000 --width 20 --color=never",
       "a b");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(contains(r.err, "attnviz: warning: a column of 'mha layer 0 · self · head 0 · scores"));
+  CHECK(contains(r.err, "attnviz: warning: a column of 'mha · layer 0 · self · head 0 · scores"));
   CHECK(contains(r.err, "more than --width 20: lines are wider than the terminal\n"));
   r = run_attnviz("stats -m samples/mha -t samples/english.txt --width 20");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);

@@ -263,7 +263,7 @@ TEST_CASE(
   r = attnviz::test::run_attnviz(
       "run -m tiny-org/tiny-gpt2 --text 'the cat' --head 0 --no-heatmap --color=never", "", env);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK_MESSAGE(contains(r.out, "tiny-org/tiny-gpt2 layer 0 · self · head 0"),
+  CHECK_MESSAGE(contains(r.out, "tiny-org/tiny-gpt2 · layer 0 · self · head 0"),
                 r.out);  // titled by the id
   for (const std::string command : {"stats", "check"}) {
     r = attnviz::test::run_attnviz(command + " -m tiny-org/tiny-gpt2 --text 'the cat'", "", env);

@@ -172,7 +172,7 @@ TEST_CASE("limits: a json table is streamed block by block, the same bytes as th
   sink.finish();
   // Written by hand from render_table's JSON (tested byte for byte in test_table.cpp).
   const std::string table =
-      R"j({"title":"m layer L · self · head 0 · weights (softmax)","stack":"","layer":L,"site":"self",)j"
+      R"j({"title":"m · layer L · self · head 0 · weights (softmax)","stack":"","layer":L,"site":"self",)j"
       R"j("head":0,"kind":"probs","queries":["0","1","2"],)j"
       R"j("keys":["a","b"],"values":[[1.0,null],[0.25,0.75],[0.5,0.5]]})j";
   std::string layer0 = table, layer1 = table;
@@ -185,6 +185,6 @@ TEST_CASE("limits: a json table is streamed block by block, the same bytes as th
   TableStyle style;
   style.format = TableFormat::json;
   const TableId id{"", 0, "self", 0, "probs"};
-  CHECK(render_table("m layer 0 · self · head 0 · weights (softmax)", probs, causal, {}, keys,
+  CHECK(render_table("m · layer 0 · self · head 0 · weights (softmax)", probs, causal, {}, keys,
                      style, &id) == layer0 + "\n");
 }

@@ -68,7 +68,7 @@ TEST_CASE("render cli: --format markdown prints a GitHub table, colour paints ta
       run_attnviz("run -m samples/mha -t samples/english.txt --causal --head 0 --format markdown");
   REQUIRE(md.exit_code == 0);
   CHECK(md.out.find(
-            "**mha layer 0 · self · head 0 · weights (softmax)**\n\n| query | The | cat |") == 0);
+            "**mha · layer 0 · self · head 0 · weights (softmax)**\n\n| query | The | cat |") == 0);
   CHECK(md.out.find("|---|---:|---:|") != std::string::npos);
   CHECK(md.out.find("| The | 1.000 | - | - |") != std::string::npos);
   const auto coloured = run_attnviz(
@@ -95,7 +95,7 @@ TEST_CASE(
     CAPTURE(site);
     at = r.out.find(std::string("transformer · ") + site + " · mask: ", at);  // the heatmaps
     REQUIRE(at != std::string::npos);
-    at = r.out.find(std::string("transformer ") + site + " · head 0 · weights", at);  // the table
+    at = r.out.find(std::string("transformer · ") + site + " · head 0 · weights", at);  // the table
     REQUIRE(at != std::string::npos);
   }
   const auto heatmaps = run_attnviz(

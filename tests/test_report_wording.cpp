@@ -1,12 +1,12 @@
 // Reports that said less, or other, than the numbers: heads JSON names every head's stack, the
 // all-masked-rows warning says what PyTorch would have computed, explain's var(q·k) is the one
-// stats computes (over the allowed cells), and the README's 30-second example is the binary's
-// output.
+// stats computes (over the allowed cells), init and --html name what they wrote, titles agree.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,17 +18,6 @@ using attnviz::test::contains;
 using attnviz::test::run_attnviz;
 using attnviz::test::slurp;
 using attnviz::test::TempDir;
-
-namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-}  // namespace
 
 TEST_CASE("report wording: heads JSON has stack on every head, \"\" for a model of one stack") {
   const auto r = run_attnviz("heads -m samples/mha -t samples/english.txt --format json");
@@ -88,55 +77,55 @@ TEST_CASE(
   CHECK(std::stod(stats.out.substr(at + 16)) == doctest::Approx(variance).epsilon(1e-4));
 }
 
-namespace {
-
-// One "$ …" line of the README's first console block as attnviz arguments and stdin: "mymodel" is
-// put in `dir`, an `echo "…" |` in front becomes stdin, a "# comment" is dropped.
-std::pair<std::string, std::string> readme_command(std::string line, const TempDir& dir) {
-  line = line.substr(0, line.find("  #"));
-  std::string stdin_text;
-  if (line.rfind("$ echo \"", 0) == 0) {
-    const size_t end = line.find("\" | ");
-    REQUIRE(end != std::string::npos);
-    stdin_text = line.substr(8, end - 8) + "\n";
-    line = "$ " + line.substr(end + 4);
-  }
-  REQUIRE(line.rfind("$ attnviz ", 0) == 0);
-  std::string args = line.substr(10);
-  for (size_t at; (at = args.find(" mymodel")) != std::string::npos;) {
-    args.replace(at, 8, " '" + (dir / "mymodel").string() + "'");
-  }
-  return {args, stdin_text};
+TEST_CASE("report wording: init names every file it wrote, tokenizer files included") {
+  TempDir dir;
+  const std::string out = (dir / "m").string();
+  const auto r =
+      run_attnviz("init --arch llama --d-model 64 --heads 4 --kv-heads 2 --layers 1 -o " + out);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // The folder's own listing, against the line: model.safetensors first, then config.json, then
+  // the tokenizer's files.
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "m"))
+    files.push_back(e.path().filename());
+  std::sort(files.begin(), files.end());
+  CHECK(files == std::vector<std::string>{"config.json", "model.safetensors", "tokenizer.json"});
+  CHECK_MESSAGE(contains(r.err, "attnviz: wrote " + out +
+                                    "/model.safetensors, config.json and tokenizer.json\n"),
+                r.err);
+  const auto bare = run_attnviz("init --d-model 16 --heads 2 -o " + (dir / "b").string());
+  CHECK(contains(
+      bare.err, "attnviz: wrote " + (dir / "b").string() + "/model.safetensors and config.json\n"));
 }
 
-}  // namespace
-
-TEST_CASE("report wording: the README's 30-second example prints what the README shows") {
-  const auto readme = lines_of(slurp(std::string(ATTNVIZ_SOURCE_DIR) + "/README.md"));
-  size_t at = 0;
-  while (at < readme.size() && readme[at] != "```console") ++at;
+TEST_CASE(
+    "report wording: a written --html page is named on stderr with its map count, as --png's "
+    "figures are") {
   TempDir dir;
-  size_t compared = 0;
-  std::vector<std::string>
-      shown;  // the last command's stderr then stdout, as a terminal shows them
-  size_t k = 0;
-  for (size_t i = at + 1; i < readme.size() && readme[i] != "```" && readme[i] != "..."; ++i) {
-    if (readme[i].rfind("$ ", 0) == 0) {
-      const auto [args, stdin_text] = readme_command(readme[i], dir);
-      const auto r = run_attnviz(args, stdin_text);
-      REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-      shown = lines_of(r.err + r.out);
-      k = 0;
-      continue;
-    }
-    REQUIRE(k < shown.size());
-    // init names the folder it wrote, here a temporary one: the README's is "mymodel".
-    std::string line = shown[k++];
-    for (size_t p; (p = line.find((dir / "mymodel").string())) != std::string::npos;) {
-      line.replace(p, (dir / "mymodel").string().size(), "mymodel");
-    }
-    CHECK(readme[i] == line);
-    ++compared;
-  }
-  CHECK(compared > 10);
+  const std::string page = (dir / "p.html").string();
+  const auto r = run_attnviz(
+      "run -m samples/mha -t samples/english.txt --layer 0 --head 1,3 --no-heatmap "
+      "--table none --html " +
+      page);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(std::filesystem::exists(page));
+  CHECK_MESSAGE(contains(r.err, "attnviz: wrote " + page + " (2 maps)\n"), r.err);  // heads 1 and 3
+}
+
+TEST_CASE(
+    "report wording: explain's last line says how the layer joins the residual stream, once") {
+  const auto bare = run_attnviz("explain -m samples/mha -t samples/english.txt --head 0");
+  REQUIRE_MESSAGE(bare.exit_code == 0, bare.err);
+  CHECK_MESSAGE(contains(bare.out,
+                         "The layer's output is out: a bare attention layer has no residual "
+                         "connection.\n"),
+                bare.out);
+  CHECK(!contains(bare.out, "(a bare attention layer) (x: the layer's input"));
+}
+
+TEST_CASE("report wording: table titles separate the model's name with ·, as heatmap titles do") {
+  const auto r =
+      run_attnviz("run -m samples/mha -t samples/english.txt --head 0 --no-heatmap --table probs");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(contains(r.out, "mha · layer 0 · self · head 0 · weights (softmax)\n"), r.out);
 }

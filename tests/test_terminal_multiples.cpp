@@ -158,8 +158,8 @@ TEST_CASE("terminal multiples: tables follow the heatmaps of their site, --head 
   const Layer layer = three_tokens();
   TableStyle table_style;
   const std::string table =
-      render_table("mha layer 0 \xC2\xB7 self \xC2\xB7 head 0 \xC2\xB7 weights (softmax)", head0(),
-                   *layer.mask, layer.query_labels, layer.key_labels, table_style) +
+      render_table("mha \xC2\xB7 layer 0 \xC2\xB7 self \xC2\xB7 head 0 \xC2\xB7 weights (softmax)",
+                   head0(), *layer.mask, layer.query_labels, layer.key_labels, table_style) +
       "\n";
   {
     std::ostringstream out;

@@ -1,5 +1,6 @@
 // `attnviz init`: write a seeded random multi-head attention model (no download needed).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iostream>
@@ -134,9 +135,11 @@ void add_init_command(CLI::App& app) {
     } else if (is_hf_family(opts.arch) || (opts.arch == "gpt2" && opts.vocab.empty())) {
       default_tokenizer(opts);
     }
-    init_model(args->out, args->options);
-    if (args->options.gguf_type.empty()) {
-      std::cerr << fmt::format("attnviz: wrote {}/model.safetensors and config.json\n", args->out);
+    const std::vector<std::string> written = init_model(args->out, args->options);
+    if (args->options.gguf_type.empty()) {  // "DIR/model.safetensors, config.json and vocab.txt"
+      const std::vector<std::string> rest(written.begin() + 1, written.end() - 1);
+      std::cerr << fmt::format("attnviz: wrote {}/{}{}{} and {}\n", args->out, written.front(),
+                               rest.empty() ? "" : ", ", fmt::join(rest, ", "), written.back());
     } else {
       std::cerr << fmt::format("attnviz: wrote {} ({})\n", args->out, args->options.gguf_type);
     }

@@ -15,6 +15,7 @@
 #include "attnviz/cli/rollout_maps.hpp"
 #include "attnviz/cli/saved_tokens.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
 #include "attnviz/event/panel.hpp"
 #include "attnviz/event/sink_list.hpp"
 #include "attnviz/io/atomic_file.hpp"
@@ -267,6 +268,10 @@ void run_command(const RunArgs& a) {
   if (non_finite) std::cerr << non_finite->warnings();
   for (const auto& note : view.notes()) std::cerr << "attnviz: warning: " << note << '\n';
   if (html) {
+    if (html->maps_written() > 0) {  // one line, as --png gives: what was written, where
+      std::cerr << fmt::format("attnviz: wrote {} ({})\n", a.html,
+                               count_of(static_cast<long long>(html->maps_written()), "map"));
+    }
     for (const auto& note : html->notes()) std::cerr << "attnviz: warning: " << note << '\n';
   }
   if (check) {  // stdout holds the run's output: the findings go to stderr

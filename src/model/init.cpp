@@ -177,7 +177,7 @@ Dims dims_of(const InitOptions& o) {
 
 }  // namespace
 
-void init_model(const fs::path& dir, const InitOptions& o) {
+std::vector<std::string> init_model(const fs::path& dir, const InitOptions& o) {
   const Dims n = dims_of(o);
   if (!o.gguf_type.empty() && !is_hf_family(o.arch)) {
     throw usage_error(
@@ -215,7 +215,7 @@ void init_model(const fs::path& dir, const InitOptions& o) {
   config["seed"] = o.seed;
   if (!o.gguf_type.empty()) {
     detail::write_family_gguf(dir, w, config, o);
-    return;
+    return {dir.filename().string()};
   }
 
   std::error_code ec;
@@ -232,16 +232,24 @@ void init_model(const fs::path& dir, const InitOptions& o) {
   }
   std::vector<TensorView> views;
   for (const auto& t : w.tensors()) views.push_back({t.name, t.shape, t.data.data()});
+  std::vector<std::string> written{"model.safetensors", "config.json"};
   write_safetensors(dir / "model.safetensors", views, metadata);
   write_file_atomically(dir / "config.json", config.dump(2) + "\n");
-  if (!o.tokenizer_json.empty()) write_file_atomically(dir / "tokenizer.json", o.tokenizer_json);
-  if (!o.tokenizer_config_json.empty())
+  if (!o.tokenizer_json.empty()) {
+    write_file_atomically(dir / "tokenizer.json", o.tokenizer_json);
+    written.push_back("tokenizer.json");
+  }
+  if (!o.tokenizer_config_json.empty()) {
     write_file_atomically(dir / "tokenizer_config.json", o.tokenizer_config_json);
+    written.push_back("tokenizer_config.json");
+  }
   if (!o.vocab.empty()) {
     std::string text;
     for (const auto& token : o.vocab) text += token + "\n";
     write_file_atomically(dir / "vocab.txt", text);
+    written.push_back("vocab.txt");
   }
+  return written;
 }
 
 }  // namespace attnviz

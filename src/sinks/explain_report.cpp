@@ -350,9 +350,13 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
       : placement == "pre-norm"  ? "x + out, Norm(x) being what attention read (pre-norm)"
       : placement == "post-norm" ? "Norm(x + out) (post-norm)"
       : placement == "no norm"   ? "x + out"
-                                 : "out, with no residual connection (a bare attention layer)";
-  p.line(fmt::format("The layer's output is {} (x: the layer's input; see `attnviz residual`).",
-                     wiring));
+                                 : "";
+  if (wiring.empty()) {  // a bare attention layer: nothing to say about x
+    p.line("The layer's output is out: a bare attention layer has no residual connection.");
+  } else {
+    p.line(fmt::format(
+        "The layer's output is {}, x being the layer's input (see `attnviz residual`).", wiring));
+  }
   if (o.cell) {
     const auto [ci, cj] = *o.cell;
     const CellMath c = cell_math(t, ci, cj);

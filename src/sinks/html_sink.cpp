@@ -344,6 +344,10 @@ std::string input_note(const std::vector<detail::MapRecord>& maps) {
 
 }  // namespace
 
+size_t HtmlSink::maps_written() const {
+  return bytes_ ? maps_.size() : 0;
+}
+
 void HtmlSink::finish() {
   if (maps_.empty()) return;
   detail::PageInput page;
@@ -363,6 +367,7 @@ void HtmlSink::finish() {
     bytes += piece.size();
   });
   out_->commit();
+  bytes_ = bytes;
   if (bytes > k_large_page_bytes) {
     notes_.push_back(fmt::format(
         "{}: the page is {:.1f} GB; browsers may fail to open pages this large: select fewer "

@@ -164,13 +164,14 @@ void TerminalSink::flush_group() {
   pending_tables_.clear();
 }
 
-// "mha layer 0 · self · head 0 · weights (softmax)" (kind: scores or probs).
+// "mha · layer 0 · self · head 0 · weights (softmax)", as the heatmap titles (kind: scores or
+// probs).
 std::string TerminalSink::table_title(const MapInfo& info, TableKind kind) const {
   const std::string what = kind == TableKind::scores
                                ? fmt::format("scores (q·k × {:.4g})", info.scale)
                            : info.kind.empty() ? "weights (softmax)" + scale_suffix(info)
                                                : info.kind;
-  return fmt::format("{} {} · {}", options_.model_name, map_where(info), what);
+  return fmt::format("{} · {} · {}", options_.model_name, map_where(info), what);
 }
 
 std::string TerminalSink::tables_text(const GatheredMap& map) {

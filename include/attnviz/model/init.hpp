@@ -45,7 +45,8 @@ struct InitOptions {
 //  with tokenizer_json.
 // Weights follow each family's init: torch's U(±1/√in) for Linear, N(0, 1) for embeddings, HF's
 // N(0, 0.02) with zero biases; LayerNorm γ = 1, β = 0.
-void init_model(const std::filesystem::path& dir, const InitOptions& options);
+// Returns the names of the files written in dir (the GGUF file's own name for --gguf).
+std::vector<std::string> init_model(const std::filesystem::path& dir, const InitOptions& options);
 
 // With options.gguf_type set (Llama-like families only), `dir` is the GGUF file written instead:
 // the same tensors as llama.cpp's convert_hf_to_gguf.py and llama-quantize would make them.

@@ -50,6 +50,8 @@ class HtmlSink : public AttentionSink {
   void finish() override;  // writes the page atomically
   // Warnings for stderr after finish() (a page too large for browsers).
   const std::vector<std::string>& notes() const { return notes_; }
+  // After finish(): the maps the page holds (0 when no page was written: no map was selected).
+  size_t maps_written() const;
 
  private:
   struct Current;  // the map in progress
@@ -65,6 +67,7 @@ class HtmlSink : public AttentionSink {
   int labels_index(const std::shared_ptr<const Labels>& labels);
 
   std::filesystem::path file_;
+  uint64_t bytes_ = 0;                     // the page's size, once written
   std::unique_ptr<AtomicFileWriter> out_;  // the page's temp file, renamed into place by finish()
   HtmlOptions options_;
   StatsCollector stats_;
