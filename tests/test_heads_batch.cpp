@@ -116,6 +116,12 @@ TEST_CASE(
       << "{\"ids\": [1, 2]}\n{\"ids\": [1, 2]}\n{\"tokens\": [\"a\"]}\n";
   std::ofstream(dir / "notjson.jsonl") << "{\"ids\": [1, 2]}\n{ids: 3}\n";
   std::ofstream(dir / "big.jsonl") << "{\"ids\": [1, 99]}\n";
+  {  // one line past heads' bound of 65,536 tokens: the file's content, exit 1
+    std::ofstream long_line(dir / "long.jsonl");
+    long_line << "{\"ids\": [0";
+    for (int i = 0; i < 65536; ++i) long_line << ",0";
+    long_line << "]}\n";
+  }
   const std::string items = " --items " + (dir / "items.jsonl").string();
   struct Case {
     std::string args;
@@ -123,12 +129,14 @@ TEST_CASE(
     std::string message;
   };
   const std::vector<Case> cases = {
-      {k_heads + " --batch " + (dir / "bad.jsonl").string() + items, 2,
+      {k_heads + " --batch " + (dir / "bad.jsonl").string() + items, 1,  // the file's content
        "bad.jsonl line 3: unknown field \"tokens\""},
       {k_heads + " --batch " + (dir / "notjson.jsonl").string() + items, 1,
        "notjson.jsonl line 2: not JSON"},
       {k_heads + " --batch " + (dir / "big.jsonl").string() + items, 1,
        "big.jsonl line 1: id 99 at position 1"},
+      {k_heads + " --batch " + (dir / "long.jsonl").string() + items, 1,
+       "long.jsonl line 1: --ids: 65537 tokens; heads takes at most 65536"},
       {k_heads + " --batch " + (dir / "b.jsonl").string() + " --ids '1 2'", 2,
        "--batch reads the inputs from its file"},
       {k_heads + " --batch " + (dir / "b.jsonl").string() + " --shard 4/4", 2,

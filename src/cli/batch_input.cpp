@@ -41,6 +41,11 @@ int64_t for_each_batch_line(
   return index;
 }
 
+Error batch_line_error(const std::string& file, int64_t line, const Error& e) {
+  return Error(fmt::format("{} line {}: {}", file, line, e.what()),
+               e.exit_code() == k_exit_usage ? k_exit_runtime : e.exit_code());
+}
+
 SequenceFlags batch_sequence(const nlohmann::json& j) {
   if (!j.is_object()) throw usage_error("not a JSON object");
   for (const auto& [key, value] : j.items()) {

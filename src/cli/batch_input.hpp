@@ -14,6 +14,7 @@
 #include "attnviz/cli/inputs.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/run_args.hpp"
+#include "attnviz/core/error.hpp"
 
 namespace attnviz::detail {
 
@@ -26,6 +27,10 @@ int64_t for_each_batch_line(
 // The input of one line: exactly one of "text" (a non-empty string) or "ids" (whole numbers ≥ 0),
 // and optionally "id" (anything, echoed back); any other field is a usage Error.
 SequenceFlags batch_sequence(const nlohmann::json& line);
+
+// An error of one --batch line, named "FILE line N: …". What a line says is the file's content, so
+// an error that would be a usage error from a flag (exit 2) is exit 1 here; other codes stay.
+Error batch_line_error(const std::string& file, int64_t line, const Error& e);
 
 // One pass over the file before the inputs run: how many there are, the tokenizer use they need
 // (text if any line has "text", else labels for ids), and the FNV-1a hash of their lines (for

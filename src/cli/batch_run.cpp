@@ -78,7 +78,7 @@ BatchResult run_batch(PreparedRun& run, const InputArgs& in, const BatchArgs& ba
     } catch (const nlohmann::json::exception& e) {
       throw Error(fmt::format("{} line {}: not JSON: {}", batch.file, line, e.what()));
     } catch (const Error& e) {
-      throw Error(fmt::format("{} line {}: {}", batch.file, line, e.what()), e.exit_code());
+      throw batch_line_error(batch.file, line, e);
     }
     progress.step(pooled.items());
   });

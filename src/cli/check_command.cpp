@@ -70,7 +70,7 @@ void check_batch(const CheckArgs& a) {
       } catch (const nlohmann::json::exception& e) {
         throw Error(fmt::format("{} line {}: not JSON: {}", a.batch, line, e.what()));
       } catch (const Error& e) {
-        throw Error(fmt::format("{} line {}: {}", a.batch, line, e.what()), e.exit_code());
+        throw detail::batch_line_error(a.batch, line, e);
       }
       CheckCollector check(run.selection);
       forward(run.model, run.inputs, run.options, &check);
