@@ -160,7 +160,7 @@ TEST_CASE(
     CHECK(contains(r.out, "layer 0 · self · head " + std::to_string(h) +
                               ": every key is masked in query rows 0-3 (4 of 4)"));
   }
-  CHECK(contains(r.err, "attnviz: error: check: 4 problems in 4 of 4 maps"));
+  CHECK(contains(r.err, "attnviz: check: 4 problems in 4 of 4 maps"));
 }
 
 TEST_CASE("check cli: a clean causal run passes with exit 0, --head narrows the maps checked") {
@@ -181,7 +181,7 @@ TEST_CASE("check cli: `run --check` prints the run, then the problems on stderr,
   CHECK(contains(r.out, "weights"));  // the run's table is still printed
   CHECK(contains(r.err,
                  "attnviz: check: layer 0 · self · head 3: every key is masked in query rows 0-3"));
-  CHECK(contains(r.err, "attnviz: error: check: 4 problems in 4 of 4 maps"));
+  CHECK(contains(r.err, "attnviz: check: 4 problems in 4 of 4 maps"));
   r = run_attnviz("run -m samples/mha -t samples/english.txt --causal --no-heatmap --check");
   CHECK_MESSAGE(r.exit_code == 0, r.err);
 }

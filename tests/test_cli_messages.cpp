@@ -155,7 +155,7 @@ TEST_CASE("cli messages: check --format json lists findings as fields and keeps 
   CHECK(j["summary"]["maps"] == 4);
   CHECK(j["summary"]["maps_with_problems"] == 4);
   CHECK(j["summary"]["problems"] == 4);
-  CHECK(contains(r.err, "attnviz: error: check: 4 problems in 4 of 4 maps"));
+  CHECK(contains(r.err, "attnviz: check: 4 problems in 4 of 4 maps"));
   r = run_attnviz("check -m samples/mha -t samples/english.txt --causal --format json");
   CHECK(r.exit_code == 0);
   const auto ok = nlohmann::json::parse(r.out);

@@ -6,6 +6,7 @@
 
 #include <iostream>
 
+#include "attnviz/analysis/check.hpp"
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/notes.hpp"
 #include "attnviz/cli/parse_errors.hpp"
@@ -46,7 +47,10 @@ int run_cli(int argc, char** argv) {
     std::cout.flush();
     // Messages quote names from the files (tensor names, keys): escape control characters, so an
     // ESC or OSC 52 inside a hostile file cannot drive the terminal.
-    std::cerr << "attnviz: error: " << printable_text(e.what()) << '\n';
+    // A check that found problems (exit 3) is the answer asked for, not an error: its summary
+    // ("check: 4 problems in …") is printed as it is.
+    const char* prefix = e.exit_code() == k_exit_check_failed ? "attnviz: " : "attnviz: error: ";
+    std::cerr << prefix << printable_text(e.what()) << '\n';
     return e.exit_code();
   } catch (const std::bad_alloc&) {
     std::cerr << "attnviz: error: out of memory\n";
