@@ -7,22 +7,15 @@
 
 #include "../src/inputs/text_pipeline.hpp"
 #include "error_of.hpp"
+#include "normalize_spec.hpp"
 
 using namespace attnviz;
 using attnviz::test::error_of;
+using attnviz::test::normalize;
+using attnviz::test::normalized;
 using nlohmann::json;
 
 namespace {
-
-NormalizedText normalize(const json& spec, std::string_view input) {
-  const SpecContext ctx{"tok.json"};
-  return make_normalizer(spec, SpecPlace{ctx, "normalizer"})
-      ->normalize(NormalizedText::of_input(input));
-}
-
-std::string normalized(const json& spec, std::string_view input) {
-  return normalize(spec, input).text;
-}
 
 std::string refusal(const json& spec) {
   const SpecContext ctx{"tok.json"};
