@@ -13,6 +13,7 @@
 #include "attnviz/inputs/tokenizer_writer.hpp"
 #include "attnviz/inputs/tokens.hpp"
 #include "attnviz/io/text_file.hpp"
+#include "attnviz/model/family.hpp"
 #include "attnviz/model/init.hpp"
 
 namespace attnviz {
@@ -37,30 +38,17 @@ void user_tokenizer(InitOptions& o, const std::filesystem::path& file) {
 // The tokenizer a model gets without --tokenizer: for a Hugging Face family, and GPT-2 without
 // --vocab, a byte-level one with the family's special tokens and beginning-of-text token.
 void default_tokenizer(InitOptions& o) {
-  struct Specials {
-    const char* arch;
-    std::vector<std::string> tokens;
-    const char* bos;
-    const char* eos;
+  const auto use = [&](const std::vector<std::string>& tokens, const std::string& bos,
+                       const std::string& eos) {
+    o.tokenizer_json = byte_level_tokenizer_json(tokens, bos);
+    o.vocab_size = 256 + static_cast<int>(tokens.size());
+    o.bos_token = bos;
+    o.eos_token = eos;
   };
-  static const Specials k_specials[] = {
-      {"llama", {"<|begin_of_text|>", "<|end_of_text|>"}, "<|begin_of_text|>", "<|end_of_text|>"},
-      {"mistral", {"<unk>", "<s>", "</s>"}, "<s>", "</s>"},
-      {"qwen2", {"<|endoftext|>", "<|im_start|>", "<|im_end|>"}, "", "<|endoftext|>"},
-      {"qwen3", {"<|endoftext|>", "<|im_start|>", "<|im_end|>"}, "", "<|endoftext|>"},
-      {"gemma2", {"<pad>", "<eos>", "<bos>"}, "<bos>", "<eos>"},
-      {"phi3", {"<unk>", "<s>", "<|endoftext|>"}, "<s>", "<|endoftext|>"},
-      {"gpt2",
-       {"<|endoftext|>"},
-       "",
-       "<|endoftext|>"},  // GPT-2 adds no special token around a text
-  };
-  for (const auto& s : k_specials) {
-    if (o.arch != s.arch) continue;
-    o.tokenizer_json = byte_level_tokenizer_json(s.tokens, s.bos);
-    o.vocab_size = 256 + static_cast<int>(s.tokens.size());
-    o.bos_token = s.bos;
-    o.eos_token = s.eos;
+  if (const Family* f = init_family(o.arch)) {
+    use(f->init->special_tokens, f->init->bos, f->init->eos);
+  } else if (o.arch == "gpt2") {
+    use({"<|endoftext|>"}, "", "<|endoftext|>");  // GPT-2 adds no special token around a text
   }
 }
 
@@ -77,12 +65,11 @@ void add_init_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
   InitOptions& o = args->options;
   CLI::App* cmd = app.add_subcommand("init", "write a random model of any architecture");
-  cmd->add_option(
-         "--arch", o.arch,
-         "mha, encoder, decoder, encoder-decoder, gpt2, bert, or a Hugging Face family: llama, "
-         "mistral, qwen2, qwen3, gemma2, phi3")
-      ->check(CLI::IsMember({"mha", "encoder", "decoder", "encoder-decoder", "gpt2", "bert",
-                             "llama", "mistral", "qwen2", "qwen3", "gemma2", "phi3"}));
+  cmd->add_option("--arch", o.arch,
+                  fmt::format("mha, encoder, decoder, encoder-decoder, gpt2, bert, or a Hugging "
+                              "Face family: {}",
+                              fmt::join(init_family_names(), ", ")))
+      ->check(CLI::IsMember(init_arch_names()));
   cmd->add_option("--kv-heads", o.n_kv_heads,
                   "key/value heads of a Hugging Face family (default: half the heads)")
       ->check(positive_number());

@@ -11,6 +11,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/model/family.hpp"
 
 namespace attnviz::detail {
 
@@ -25,54 +26,52 @@ struct KeyRule {
   Kind kind;
   const char*
       hf;  // config.json's name; "" read (its type checked) but without effect, said why below
-  const char* archs;  // the architectures whose llama.cpp code reads it; nullptr: all
+  bool shared = true;  // read for every family; else only for those whose record lists it
 };
 
 // "" keys: original_context_length is read by YaRN only (refused below), finetuned is a note,
 // layer_norm_epsilon is LayerNorm's eps (these families only have RMSNorm), pooling_type pools the
 // last hidden state of a sentence-embedding model (maps and logits unchanged).
 constexpr KeyRule k_keys[] = {
-    {"context_length", Kind::count, "max_position_embeddings", nullptr},
-    {"embedding_length", Kind::count, "gguf.embedding_length", nullptr},
-    {"block_count", Kind::count, "gguf.block_count", nullptr},
-    {"feed_forward_length", Kind::count, "gguf.feed_forward_length", nullptr},
-    {"attention.head_count", Kind::count, "num_attention_heads", nullptr},
-    {"attention.head_count_kv", Kind::count, "num_key_value_heads", nullptr},
-    {"attention.key_length", Kind::count, "head_dim", nullptr},
-    {"attention.value_length", Kind::count, "gguf.value_length", nullptr},
-    {"vocab_size", Kind::count, "gguf.vocab_size", nullptr},
-    {"rope.dimension_count", Kind::count, "rope_dimension_count", nullptr},
-    {"rope.freq_base", Kind::number, "rope_theta", nullptr},
-    {"rope.freq_base_swa", Kind::number, "rope_local_base_freq", "gemma3"},
-    {"attention.layer_norm_rms_epsilon", Kind::number, "rms_norm_eps", nullptr},
-    {"attention.sliding_window", Kind::count, "sliding_window", "gemma2 gemma3 phi3"},
-    {"attn_logit_softcapping", Kind::number, "attn_logit_softcapping", "gemma2"},
-    {"final_logit_softcapping", Kind::number, "final_logit_softcapping", "gemma2 gemma3"},
-    {"rope.scaling.type", Kind::text, "gguf.rope_scaling_type", nullptr},
-    {"rope.scaling.factor", Kind::number, "gguf.rope_scaling_factor", nullptr},
-    {"rope.scale_linear", Kind::number, "gguf.rope_scaling_factor", nullptr},
-    {"rope.scaling.original_context_length", Kind::count, "", nullptr},
-    {"rope.scaling.finetuned", Kind::flag, "", nullptr},
-    {"attention.layer_norm_epsilon", Kind::number, "", nullptr},
-    {"pooling_type", Kind::count, "", nullptr},
-    {"expert_count", Kind::count, "gguf.expert_count", nullptr},
-    {"expert_used_count", Kind::count, "gguf.expert_count", nullptr},
-    {"attention.causal", Kind::flag, "gguf.causal", nullptr},
+    {"context_length", Kind::count, "max_position_embeddings"},
+    {"embedding_length", Kind::count, "gguf.embedding_length"},
+    {"block_count", Kind::count, "gguf.block_count"},
+    {"feed_forward_length", Kind::count, "gguf.feed_forward_length"},
+    {"attention.head_count", Kind::count, "num_attention_heads"},
+    {"attention.head_count_kv", Kind::count, "num_key_value_heads"},
+    {"attention.key_length", Kind::count, "head_dim"},
+    {"attention.value_length", Kind::count, "gguf.value_length"},
+    {"vocab_size", Kind::count, "gguf.vocab_size"},
+    {"rope.dimension_count", Kind::count, "rope_dimension_count"},
+    {"rope.freq_base", Kind::number, "rope_theta"},
+    {"rope.freq_base_swa", Kind::number, "rope_local_base_freq", false},
+    {"attention.layer_norm_rms_epsilon", Kind::number, "rms_norm_eps"},
+    {"attention.sliding_window", Kind::count, "sliding_window", false},
+    {"attn_logit_softcapping", Kind::number, "attn_logit_softcapping", false},
+    {"final_logit_softcapping", Kind::number, "final_logit_softcapping", false},
+    {"rope.scaling.type", Kind::text, "gguf.rope_scaling_type"},
+    {"rope.scaling.factor", Kind::number, "gguf.rope_scaling_factor"},
+    {"rope.scale_linear", Kind::number, "gguf.rope_scaling_factor"},
+    {"rope.scaling.original_context_length", Kind::count, ""},
+    {"rope.scaling.finetuned", Kind::flag, ""},
+    {"attention.layer_norm_epsilon", Kind::number, ""},
+    {"pooling_type", Kind::count, ""},
+    {"expert_count", Kind::count, "gguf.expert_count"},
+    {"expert_used_count", Kind::count, "gguf.expert_count"},
+    {"attention.causal", Kind::flag, "gguf.causal"},
 };
 
 // llama.cpp refuses a file without these (get_key without `false`); head_count too, in effect.
 constexpr const char* k_required[] = {"context_length", "embedding_length", "block_count",
                                       "attention.head_count", "attention.layer_norm_rms_epsilon"};
 
-bool reads(const KeyRule& r, const std::string& arch) {
-  if (!r.archs) return true;
-  const std::string list = std::string(" ") + r.archs + " ";
-  return list.find(" " + arch + " ") != std::string::npos;
+bool reads(const KeyRule& r, const Family& f) {
+  return r.shared || std::find(f.gguf.keys.begin(), f.gguf.keys.end(), r.key) != f.gguf.keys.end();
 }
 
-const KeyRule* rule_of(const std::string& key, const std::string& arch) {
+const KeyRule* rule_of(const std::string& key, const Family& f) {
   for (const auto& r : k_keys) {
-    if (key == r.key && reads(r, arch)) return &r;
+    if (key == r.key && reads(r, f)) return &r;
   }
   return nullptr;
 }
@@ -142,35 +141,23 @@ void refuse_math_keys(const ConfigSource& s, const std::string& file, const std:
 // silent).
 void llama_cpp_constants(ConfigSource& s, const GgufTensors& t) {
   auto& v = s.values;
-  const std::string& arch = t.arch();
   if (!v.count("rope_theta"))
     v["rope_theta"] = 10000.0;  // llama.cpp's rope_freq_base_train default
   v["tie_word_embeddings"] =
       !t.has("lm_head.weight");  // no output.weight: llama.cpp predicts with token_embd
-  if (arch == "qwen2" || arch == "qwen3")
-    v["use_sliding_window"] = false;  // llama.cpp has no window for them
   if (v.count("sliding_window") && v["sliding_window"] == 0)
     v["sliding_window"] = nullptr;  // Phi-4 writes 0
-  if (arch == "gemma2") {           // llama_hparams' defaults: n_swa 4096, soft-caps 50 and 30
-    if (!v.count("sliding_window")) v["sliding_window"] = 4096;
-    if (!v.count("attn_logit_softcapping")) v["attn_logit_softcapping"] = 50.0;
-    if (!v.count("final_logit_softcapping")) v["final_logit_softcapping"] = 30.0;
+  const Family& f = *gguf_family(t.arch());
+  for (const auto& c : f.gguf.constants) {
+    if (c.fixed || !v.count(c.key)) v[c.key] = c.value;
   }
-  if (arch ==
-      "gemma3") {  // set_swa_pattern(6), rope_freq_base_train_swa 10000; no attention soft-cap
-    if (!v.count("sliding_window")) v["sliding_window"] = nullptr;
-    v["sliding_window_pattern"] = 6;
-    if (!v.count("rope_local_base_freq")) v["rope_local_base_freq"] = 10000.0;
-    v["attn_logit_softcapping"] = nullptr;
-    if (!v.count("final_logit_softcapping")) v["final_logit_softcapping"] = nullptr;
-  }
-  if (arch == "gemma2" || arch == "gemma3") {
-    // f_attention_scale: 1/sqrt(n_embd / n_head) for the 27B models (46 / 62 layers), else
-    // 1/sqrt(head_dim)
+  if (f.gguf.wide_scale_layers > 0) {
+    // f_attention_scale: 1/sqrt(n_embd / n_head) for the 27B models (the record says their layers),
+    // else 1/sqrt(head_dim)
     const uint64_t d = v.at("gguf.embedding_length").get<uint64_t>(),
                    heads = v.at("num_attention_heads").get<uint64_t>();
     const uint64_t layers = v.at("gguf.block_count").get<uint64_t>();
-    const bool big = layers == (arch == "gemma2" ? 46u : 62u);
+    const bool big = layers == uint64_t(f.gguf.wide_scale_layers);
     const uint64_t head_dim =
         v.count("head_dim") ? v["head_dim"].get<uint64_t>() : d / std::max<uint64_t>(heads, 1);
     v["query_pre_attn_scalar"] = big ? d / std::max<uint64_t>(heads, 1) : head_dim;
@@ -186,10 +173,11 @@ ConfigSource gguf_config_source(const GgufTensors& t) {
   const GgufMetadata& m = t.file().metadata();
   const std::string file = t.file().path().string(), arch = t.arch(), prefix = arch + ".";
   ConfigSource s{file + " metadata", {}, {}};
-  s.values["model_type"] = *gguf_model_type(arch);
+  const Family& f = *gguf_family(arch);
+  s.values["model_type"] = f.layout.model_type;
   for (const auto& [key, value] : m.entries()) {
     if (!key.starts_with(prefix)) continue;  // general.*, tokenizer.*: not hyperparameters
-    const KeyRule* r = rule_of(key.substr(prefix.size()), arch);
+    const KeyRule* r = rule_of(key.substr(prefix.size()), f);
     if (!r) {
       throw Error(fmt::format(
           "{}: metadata key '{}' is not one attnviz reads for architecture {}; it may change "
@@ -203,7 +191,7 @@ ConfigSource gguf_config_source(const GgufTensors& t) {
     }
   }
   for (const char* key : k_required) {
-    if (!s.values.count(rule_of(key, arch)->hf)) {
+    if (!s.values.count(rule_of(key, f)->hf)) {
       throw Error(fmt::format("{}: missing metadata key '{}{}' (llama.cpp requires it too)", file,
                               prefix, key));
     }

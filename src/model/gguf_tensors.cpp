@@ -9,6 +9,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/model/family.hpp"
 
 namespace attnviz::detail {
 
@@ -16,19 +17,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct ArchName {
-  const char* arch;        // general.architecture
-  const char* model_type;  // config.json's model_type of the same family
-};
-constexpr ArchName k_archs[] = {{"llama", "llama"},   {"qwen2", "qwen2"},        {"qwen3", "qwen3"},
-                                {"gemma2", "gemma2"}, {"gemma3", "gemma3_text"}, {"phi3", "phi3"}};
-
 struct NameRule {
   const char* gguf;  // llama.cpp's name, without .weight / .bias
   const char* hf;    // transformers' name under model.layers.N. (or at the top)
 };
 
-// gguf-py's tensor_mapping.py, read backwards for the families above.
+// gguf-py's tensor_mapping.py, read backwards: the names every family shares (a family's record
+// adds its own and leaves out those its graph never reads).
 constexpr NameRule k_top[] = {
     {"token_embd", "model.embed_tokens"}, {"output_norm", "model.norm"}, {"output", "lm_head"}};
 constexpr NameRule k_layer[] = {
@@ -38,43 +33,30 @@ constexpr NameRule k_layer[] = {
     {"attn_k_norm", "self_attn.k_norm"}, {"ffn_norm", "post_attention_layernorm"},
     {"ffn_gate", "mlp.gate_proj"},       {"ffn_up", "mlp.up_proj"},
     {"ffn_down", "mlp.down_proj"}};
-// Gemma 2/3's sandwich: FFN_NORM is pre_feedforward_layernorm, ATTN_POST_NORM
-// post_attention_layernorm.
-constexpr NameRule k_gemma_layer[] = {{"ffn_norm", "pre_feedforward_layernorm"},
-                                      {"post_attention_norm", "post_attention_layernorm"},
-                                      {"post_ffw_norm", "post_feedforward_layernorm"}};
-// Phi-3 keeps qkv_proj fused (ATTN_QKV) and gate_up_proj as FFN_UP: [gate; up], as ggml_swiglu
-// splits it.
-constexpr NameRule k_phi3_layer[] = {{"attn_qkv", "self_attn.qkv_proj"},
-                                     {"ffn_up", "mlp.gate_up_proj"}};
 
-template <size_t N>
-const char* lookup(const NameRule (&rules)[N], const std::string& base) {
-  for (const auto& r : rules) {
-    if (base == r.gguf) return r.hf;
+const char* lookup(const NameRule* begin, const NameRule* end, const std::string& base) {
+  for (const NameRule* r = begin; r != end; ++r) {
+    if (base == r->gguf) return r->hf;
   }
   return nullptr;
 }
 
-const char* layer_name(const std::string& arch, const std::string& base) {
+const char* layer_name(const Family& f, const std::string& base) {
   // Tensors llama.cpp's graph of the architecture never reads: binding them would compute another
   // model.
-  const bool qk_norm = arch == "qwen3" || arch == "gemma3";
-  if ((base == "attn_q_norm" || base == "attn_k_norm") && !qk_norm) return nullptr;
-  if (base == "ffn_gate" && arch == "phi3")
-    return nullptr;  // Phi-3's gate is the first half of ffn_up
-  if (arch == "gemma2" || arch == "gemma3") {
-    if (const char* hf = lookup(k_gemma_layer, base)) return hf;
+  if ((base == "attn_q_norm" || base == "attn_k_norm") && !f.gguf.qk_norm) return nullptr;
+  for (const auto& unread : f.gguf.unread) {
+    if (base == unread) return nullptr;
   }
-  if (arch == "phi3") {
-    if (const char* hf = lookup(k_phi3_layer, base)) return hf;
+  for (const auto& r : f.gguf.layer_names) {  // the family's own names first
+    if (base == r.gguf) return r.hf.c_str();
   }
-  return lookup(k_layer, base);
+  return lookup(std::begin(k_layer), std::end(k_layer), base);
 }
 
 // "blk.3.attn_q.weight" → "model.layers.3.self_attn.q_proj.weight"; nullopt for a name no rule
 // maps.
-std::optional<std::string> hf_name(const std::string& arch, const std::string& name) {
+std::optional<std::string> hf_name(const Family& f, const std::string& name) {
   std::string suffix;
   for (const char* s : {".weight", ".bias"}) {
     if (name.ends_with(s)) suffix = s;
@@ -82,7 +64,7 @@ std::optional<std::string> hf_name(const std::string& arch, const std::string& n
   if (suffix.empty()) return std::nullopt;
   std::string base = name.substr(0, name.size() - suffix.size());
   if (!base.starts_with("blk.")) {
-    const char* hf = lookup(k_top, base);
+    const char* hf = lookup(std::begin(k_top), std::end(k_top), base);
     return hf ? std::optional<std::string>(hf + suffix) : std::nullopt;
   }
   const size_t dot = base.find('.', 4);
@@ -94,7 +76,7 @@ std::optional<std::string> hf_name(const std::string& arch, const std::string& n
   // "blk.03" would name layer 3 twice over: only the converter's own decimal form is read.
   if (ec != std::errc() || end != last || layer < 0 || (last - first > 1 && *first == '0'))
     return std::nullopt;
-  const char* hf = layer_name(arch, base.substr(dot + 1));
+  const char* hf = layer_name(f, base.substr(dot + 1));
   if (!hf) return std::nullopt;
   return fmt::format("model.layers.{}.{}{}", layer, hf, suffix);
 }
@@ -102,8 +84,9 @@ std::optional<std::string> hf_name(const std::string& arch, const std::string& n
 }  // namespace
 
 std::optional<std::string> gguf_tensor_name(const std::string& arch, const std::string& hf) {
+  const Family* f = gguf_family(arch);
   const std::string suffix = hf.ends_with(".bias") ? ".bias" : ".weight";
-  if (!hf.ends_with(suffix)) return std::nullopt;
+  if (!f || !hf.ends_with(suffix)) return std::nullopt;
   const std::string base = hf.substr(0, hf.size() - suffix.size());
   for (const auto& r : k_top) {
     if (base == r.hf) return r.gguf + suffix;
@@ -113,12 +96,11 @@ std::optional<std::string> gguf_tensor_name(const std::string& arch, const std::
   if (!base.starts_with(p) || dot == std::string::npos) return std::nullopt;
   const std::string layer = base.substr(p.size(), dot - p.size()), rest = base.substr(dot + 1);
   // The forward mapping decides: the GGUF base that maps to `rest` for this architecture.
-  std::vector<const char*> bases;
-  for (const auto& r : k_gemma_layer) bases.push_back(r.gguf);
-  for (const auto& r : k_phi3_layer) bases.push_back(r.gguf);
+  std::vector<std::string> bases;
+  for (const auto& r : f->gguf.layer_names) bases.push_back(r.gguf);
   for (const auto& r : k_layer) bases.push_back(r.gguf);
-  for (const char* gguf : bases) {
-    const char* h = layer_name(arch, gguf);
+  for (const auto& gguf : bases) {
+    const char* h = layer_name(*f, gguf);
     if (h && rest == h) return "blk." + layer + "." + gguf + suffix;
   }
   return std::nullopt;
@@ -145,32 +127,29 @@ std::string GgufTensors::name_in_file(const std::string& hf) const {
 }
 
 std::optional<std::string> gguf_model_type(const std::string& arch) {
-  for (const auto& a : k_archs) {
-    if (arch == a.arch) return a.model_type;
-  }
+  if (const Family* f = gguf_family(arch)) return f->layout.model_type;
   return std::nullopt;
 }
 
 std::string gguf_architectures() {
   std::string out;
-  for (const auto& a : k_archs) out += (out.empty() ? "" : ", ") + std::string(a.arch);
+  for (const auto& arch : gguf_family_archs()) out += (out.empty() ? "" : ", ") + arch;
   return out;
 }
 
 GgufTensors::GgufTensors(const fs::path& path) : file_(GgufFile::open(path)) {
   const GgufMetadata& m = file_.metadata();
   arch_ = m.get<std::string>("general.architecture");
-  if (!gguf_model_type(arch_)) {
+  family_ = gguf_family(arch_);
+  if (!family_) {
     throw Error(fmt::format("{}: general.architecture '{}' is not one attnviz runs (it runs {})",
                             path.string(), printable_text(arch_), gguf_architectures()));
   }
-  if (arch_ == "llama") {  // the converter permuted q by n_head and k by n_head_kv
-    n_heads_ =
-        static_cast<int>(std::min<uint64_t>(m.get_count("llama.attention.head_count"), 1u << 30));
-    n_kv_heads_ = m.find("llama.attention.head_count_kv")
-                      ? static_cast<int>(std::min<uint64_t>(
-                            m.get_count("llama.attention.head_count_kv"), 1u << 30))
-                      : n_heads_;
+  if (family_->gguf.permuted_qk) {  // the converter permuted q by n_head and k by n_head_kv
+    const std::string heads = arch_ + ".attention.head_count", kv = heads + "_kv";
+    n_heads_ = static_cast<int>(std::min<uint64_t>(m.get_count(heads), 1u << 30));
+    n_kv_heads_ =
+        m.find(kv) ? static_cast<int>(std::min<uint64_t>(m.get_count(kv), 1u << 30)) : n_heads_;
   }
   for (const auto& t : file_.tensors()) add(t);
 }
@@ -183,7 +162,7 @@ void GgufTensors::add(const GgufTensorInfo& t) {
         "scaling) are not implemented",
         file, t.name));
   }
-  if (t.name == "rope_freqs.weight" && arch_ == "llama") {
+  if (t.name == "rope_freqs.weight" && family_->gguf.rope_freqs) {
     if (t.type != uint32_t(GgmlType::F32) || t.dims.size() != 1) {
       throw Error(
           fmt::format("{}: tensor 'rope_freqs.weight' has type {} and {} dims, expected F32 with 1",
@@ -192,7 +171,7 @@ void GgufTensors::add(const GgufTensorInfo& t) {
     rope_freqs_ = file_.dequantize(t);
     return;
   }
-  const auto hf = hf_name(arch_, t.name);
+  const auto hf = hf_name(*family_, t.name);
   if (!hf) {
     throw Error(fmt::format(
         "{}: tensor '{}' is not one attnviz reads for architecture {} (llama.cpp's token_embd, "
@@ -206,8 +185,8 @@ void GgufTensors::add(const GgufTensorInfo& t) {
                      t.offset,
                      t.offset + t.bytes},
           0};
-  if (arch_ == "llama" && (t.name.find(".attn_q.") != std::string::npos ||
-                           t.name.find(".attn_k.") != std::string::npos)) {
+  if (family_->gguf.permuted_qk && (t.name.find(".attn_q.") != std::string::npos ||
+                                    t.name.find(".attn_k.") != std::string::npos)) {
     e.permuted_heads = t.name.find(".attn_q.") != std::string::npos ? n_heads_ : n_kv_heads_;
     const int64_t rows = t.dims.size() == 1 ? t.dims[0] : t.rows();
     if (e.permuted_heads <= 0 || rows % (2 * int64_t(e.permuted_heads)) != 0) {

@@ -13,6 +13,7 @@
 #include "attnviz/core/tensor.hpp"
 #include "attnviz/io/gguf.hpp"
 #include "attnviz/io/safetensors.hpp"
+#include "attnviz/model/family.hpp"
 #include "attnviz/model/token_table.hpp"
 
 namespace attnviz::detail {
@@ -20,7 +21,7 @@ namespace attnviz::detail {
 // general.architecture → the Hugging Face model_type attnviz runs it as; nullopt when not
 // supported.
 std::optional<std::string> gguf_model_type(const std::string& arch);
-// "llama, qwen2, qwen3, gemma2, gemma3, phi3", for messages.
+// The architectures of the registered families, "a, b, c", for messages.
 std::string gguf_architectures();
 // llama.cpp's name of a Hugging Face tensor name for the architecture (the reader's table
 // inverted); nullopt when the architecture's graph has no such tensor.
@@ -64,7 +65,8 @@ class GgufTensors {
   void add(const GgufTensorInfo& t);
   GgufFile file_;
   std::string arch_;
-  int n_heads_ = 0, n_kv_heads_ = 0;  // llama only: for undoing the permutation
+  const Family* family_ = nullptr;    // the family the file runs as
+  int n_heads_ = 0, n_kv_heads_ = 0;  // permuted q/k only: for undoing the permutation
   std::map<std::string, Entry> entries_;
   std::optional<std::vector<float>> rope_freqs_;
 };

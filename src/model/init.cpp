@@ -8,6 +8,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/io/safetensors.hpp"
+#include "attnviz/model/family.hpp"
 #include "init_writer.hpp"
 
 namespace attnviz {
@@ -177,13 +178,18 @@ Dims dims_of(const InitOptions& o) {
 
 }  // namespace
 
+std::vector<std::string> init_arch_names() {
+  std::vector<std::string> names{"mha", "encoder", "decoder", "encoder-decoder", "gpt2", "bert"};
+  for (const auto& name : init_family_names()) names.push_back(name);
+  return names;
+}
+
 std::vector<std::string> init_model(const fs::path& dir, const InitOptions& o) {
   const Dims n = dims_of(o);
   if (!o.gguf_type.empty() && !is_hf_family(o.arch)) {
     throw usage_error(
-        fmt::format("init --gguf: --arch {} has no GGUF layout in llama.cpp's families; use llama, "
-                    "mistral, qwen2, qwen3, gemma2 or phi3",
-                    o.arch));
+        fmt::format("init --gguf: --arch {} has no GGUF layout in llama.cpp's families; use {}",
+                    o.arch, or_list(init_family_names())));
   }
   InitWriter w(o.seed);
   Json config;
@@ -209,9 +215,7 @@ std::vector<std::string> init_model(const fs::path& dir, const InitOptions& o) {
     config = detail::write_llama_family(w, o, n.d, n.heads, n.d_ff, n.layers);
   else
     throw usage_error(
-        fmt::format("init: --arch {}: expected mha, encoder, decoder, encoder-decoder, gpt2, "
-                    "bert, llama, mistral, qwen2, qwen3, gemma2 or phi3",
-                    o.arch));
+        fmt::format("init: --arch {}: expected {}", o.arch, or_list(init_arch_names())));
   config["seed"] = o.seed;
   if (!o.gguf_type.empty()) {
     detail::write_family_gguf(dir, w, config, o);

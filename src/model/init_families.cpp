@@ -1,8 +1,9 @@
-// `attnviz init --arch llama|mistral|qwen2|qwen3|gemma2|phi3`: the Hugging Face checkpoint of a
-// family.
+// `attnviz init --arch <family>`: the Hugging Face checkpoint of a registered family, as its record
+// says (src/model/families/).
 #include <fmt/format.h>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/model/family.hpp"
 #include "init_writer.hpp"
 
 namespace attnviz::detail {
@@ -15,17 +16,11 @@ struct Shape {
   int d, heads, kv_heads, head_dim, d_ff, layers, vocab;
 };
 
-// The settings each family's released checkpoints use (Llama 3.2, Mistral 7B v0.1, Qwen2.5, Qwen3,
-// Gemma 2, Phi-3 mini), in their config.json names.
-Json family_config(const std::string& arch, const Shape& s) {
-  const char* classes[][2] = {{"llama", "Llama"}, {"mistral", "Mistral"}, {"qwen2", "Qwen2"},
-                              {"qwen3", "Qwen3"}, {"gemma2", "Gemma2"},   {"phi3", "Phi3"}};
-  std::string name;
-  for (const auto& [type, cls] : classes) {
-    if (arch == type) name = cls;
-  }
-  Json c{{"architectures", {name + "ForCausalLM"}},
-         {"model_type", arch},
+// The settings the family's released checkpoints use, in their config.json names: the shared ones,
+// then the record's over them.
+Json family_config(const Family& f, const Shape& s) {
+  Json c{{"architectures", {f.init->hf_class}},
+         {"model_type", f.layout.model_type},
          {"hidden_size", s.d},
          {"intermediate_size", s.d_ff},
          {"num_hidden_layers", s.layers},
@@ -39,65 +34,49 @@ Json family_config(const std::string& arch, const Shape& s) {
          {"tie_word_embeddings", false},
          {"vocab_size", s.vocab},
          {"torch_dtype", "float32"}};
-  if (arch == "llama") {
-    c["rope_theta"] = 500000.0;
-    c["tie_word_embeddings"] = true;
-    c["rope_scaling"] = {{"factor", 32.0},
-                         {"high_freq_factor", 4.0},
-                         {"low_freq_factor", 1.0},
-                         {"original_max_position_embeddings", 8192},
-                         {"rope_type", "llama3"}};
-  } else if (arch == "mistral" || arch == "phi3") {
-    c["sliding_window"] = arch == "phi3" ? 2047 : 4096;
-    c["max_position_embeddings"] = arch == "phi3" ? 4096 : 32768;
-  } else if (arch == "qwen2" || arch == "qwen3") {
-    c["rope_theta"] = 1000000.0;
-    c["rms_norm_eps"] = 1e-6;
-    c["tie_word_embeddings"] = true;
-    c["use_sliding_window"] = false;
-    c["sliding_window"] = nullptr;
-    c["max_window_layers"] = s.layers;
-  } else if (arch == "gemma2") {
-    c["hidden_act"] = c["hidden_activation"] = "gelu_pytorch_tanh";
-    c["rms_norm_eps"] = 1e-6;
-    c["tie_word_embeddings"] = true;
-    c["max_position_embeddings"] = 8192;
-    c["sliding_window"] = 4096;
-    c["attn_logit_softcapping"] = 50.0;
-    c["final_logit_softcapping"] = 30.0;
-    c["query_pre_attn_scalar"] = s.head_dim;
+  for (const auto& k : f.init->config) {
+    switch (k.from) {
+      case InitConfigKey::From::value:
+        c[k.key] = k.value;
+        break;
+      case InitConfigKey::From::layers:
+        c[k.key] = s.layers;
+        break;
+      case InitConfigKey::From::head_dim:
+        c[k.key] = s.head_dim;
+        break;
+    }
   }
   return c;
 }
 
-void write_layer(InitWriter& w, const std::string& arch, const Shape& s, int l) {
+void write_layer(InitWriter& w, const Family& f, const Shape& s, int l) {
+  const FamilyInit& init = *f.init;
   const std::string p = fmt::format("model.layers.{}.", l), a = p + "self_attn.";
-  const bool gemma = arch == "gemma2";
-  const float gain = gemma ? 0.0f : 1.0f;  // Gemma stores w of (1 + w)
+  const float gain = 1.0f - f.layout.norm_offset;  // Gemma stores w of (1 + w)
   const int q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;
   w.gain(p + "input_layernorm", s.d, gain);
-  if (arch == "phi3") {
+  if (init.fused_qkv) {
     w.hf_weight(a + "qkv_proj", s.d, q + 2 * kv);
   } else {
     const auto proj = [&](const char* name, int rows) {
-      arch == "qwen2" ? w.hf_linear(a + name, s.d, rows)
-                      : w.hf_weight(a + name, s.d, rows);  // Qwen2's biases
+      init.qkv_bias ? w.hf_linear(a + name, s.d, rows) : w.hf_weight(a + name, s.d, rows);
     };
     proj("q_proj", q);
     proj("k_proj", kv);
     proj("v_proj", kv);
   }
   w.hf_weight(a + "o_proj", q, s.d);
-  if (arch == "qwen3") {
+  if (init.qk_norm) {
     w.gain(a + "q_norm", s.head_dim, 1.0f);
     w.gain(a + "k_norm", s.head_dim, 1.0f);
   }
   w.gain(p + "post_attention_layernorm", s.d, gain);
-  if (gemma) {
+  if (init.sandwich_norms) {
     w.gain(p + "pre_feedforward_layernorm", s.d, gain);
     w.gain(p + "post_feedforward_layernorm", s.d, gain);
   }
-  if (arch == "phi3") {
+  if (init.fused_gate_up) {
     w.hf_weight(p + "mlp.gate_up_proj", s.d, 2 * s.d_ff);
   } else {
     w.hf_weight(p + "mlp.gate_proj", s.d, s.d_ff);
@@ -113,10 +92,7 @@ void write_layer(InitWriter& w, const std::string& arch, const Shape& s, int l) 
 namespace attnviz {
 
 bool is_hf_family(const std::string& arch) {
-  for (const char* name : {"llama", "mistral", "qwen2", "qwen3", "gemma2", "phi3"}) {
-    if (arch == name) return true;
-  }
-  return false;
+  return init_family(arch) != nullptr;
 }
 
 }  // namespace attnviz
@@ -135,9 +111,10 @@ Json write_llama_family(InitWriter& w, const InitOptions& o, int d, int heads, i
   }
   const Shape s{d, heads, kv_heads, d / heads, d_ff, layers, o.vocab_size};
   w.embedding("model.embed_tokens.weight", s.vocab, d, 0.02f);
-  for (int l = 0; l < layers; ++l) write_layer(w, o.arch, s, l);
-  w.gain("model.norm", d, o.arch == "gemma2" ? 0.0f : 1.0f);
-  Json config = family_config(o.arch, s);
+  const Family& f = *init_family(o.arch);
+  for (int l = 0; l < layers; ++l) write_layer(w, f, s, l);
+  w.gain("model.norm", d, 1.0f - f.layout.norm_offset);
+  Json config = family_config(f, s);
   if (!config["tie_word_embeddings"].get<bool>()) w.hf_weight("lm_head", d, s.vocab);
   return config;
 }

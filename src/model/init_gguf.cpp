@@ -8,6 +8,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/gguf_write.hpp"
+#include "attnviz/model/family.hpp"
 #include "gguf_quant_mix.hpp"
 #include "gguf_tensors.hpp"
 #include "init_gguf_tokenizer.hpp"
@@ -19,12 +20,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
-
-// MistralForCausalLM is converted by LlamaModel: architecture llama (llama.cpp applies no window to
-// it).
-std::string gguf_arch(const std::string& arch) {
-  return arch == "mistral" ? "llama" : arch;
-}
 
 uint32_t count(const Json& c, const char* key) {
   return c.at(key).get<uint32_t>();
@@ -56,9 +51,9 @@ std::vector<float> llama3_rope_freqs(const Json& c) {
   return out;
 }
 
-void add_hparams(GgufWriter& g, const Json& c, const std::string& arch, const GgufFileType& type) {
-  const std::string a = gguf_arch(arch) + ".";
-  g.set("general.architecture", gguf_string(gguf_arch(arch)));
+void add_hparams(GgufWriter& g, const Json& c, const Family& f, const GgufFileType& type) {
+  const std::string a = f.gguf.arch + ".";
+  g.set("general.architecture", gguf_string(f.gguf.arch));
   // Not the family's name: llama.cpp sets token attributes by general.name ("phi3": it needs a
   // "</s>").
   g.set("general.name", gguf_string("attnviz init"));
@@ -75,20 +70,9 @@ void add_hparams(GgufWriter& g, const Json& c, const std::string& arch, const Gg
         gguf_scalar<float>(c.at("rms_norm_eps").get<float>()));
   g.set(a + "attention.key_length", gguf_scalar<uint32_t>(count(c, "head_dim")));
   g.set(a + "attention.value_length", gguf_scalar<uint32_t>(count(c, "head_dim")));
-  if (arch == "llama" || arch == "mistral") {
-    g.set(a + "vocab_size", gguf_scalar<uint32_t>(count(c, "vocab_size")));
-    g.set(a + "rope.dimension_count", gguf_scalar<uint32_t>(count(c, "head_dim")));
-  }
-  if (arch == "phi3")
-    g.set(a + "rope.dimension_count", gguf_scalar<uint32_t>(count(c, "head_dim")));
-  if (arch == "gemma2") {
-    g.set(a + "attn_logit_softcapping",
-          gguf_scalar<float>(c.at("attn_logit_softcapping").get<float>()));
-    g.set(a + "final_logit_softcapping",
-          gguf_scalar<float>(c.at("final_logit_softcapping").get<float>()));
-  }
-  if (arch == "gemma2" || arch == "phi3") {
-    g.set(a + "attention.sliding_window", gguf_scalar<uint32_t>(count(c, "sliding_window")));
+  for (const auto& k : f.gguf.written_keys) {  // the family's own, as its converter writes them
+    g.set(a + k.key, k.number ? gguf_scalar<float>(c.at(k.hf).get<float>())
+                              : gguf_scalar<uint32_t>(count(c, k.hf.c_str())));
   }
 }
 
@@ -98,22 +82,24 @@ struct Out {
   std::vector<float> data;
 };
 
-// A Hugging Face tensor as the converter writes it: renamed, q/k permuted (llama), Gemma norms + 1.
-Out converted(InitWriter::Named&& t, const std::string& arch, const Json& c) {
-  const std::string ga = gguf_arch(arch);
-  const auto name = gguf_tensor_name(ga, t.name);
-  if (!name)
-    throw Error(fmt::format("init --gguf: no llama.cpp name for '{}' of {}", t.name, arch));
+// A Hugging Face tensor as the converter writes it: renamed, q/k permuted (Llama's converter), norm
+// gains stored as offset + w (Gemma's 1 + w).
+Out converted(InitWriter::Named&& t, const Family& f, const Json& c) {
+  const auto name = gguf_tensor_name(f.gguf.arch, t.name);
+  if (!name) {
+    throw Error(
+        fmt::format("init --gguf: no llama.cpp name for '{}' of {}", t.name, f.layout.name));
+  }
   Out o{*name, {t.shape.rbegin(), t.shape.rend()}, std::move(t.data)};
   const bool q = name->find(".attn_q.") != std::string::npos,
              k = name->find(".attn_k.") != std::string::npos;
-  if (ga == "llama" && (q || k)) {
+  if (gguf_family(f.gguf.arch)->gguf.permuted_qk && (q || k)) {
     const int64_t rows = t.shape.front();
     permute_rows(o.data, rows, int64_t(o.data.size()) / rows,
                  count(c, q ? "num_attention_heads" : "num_key_value_heads"), false);
   }
-  if (arch == "gemma2" && name->ends_with("norm.weight")) {
-    for (float& x : o.data) x += 1.0f;
+  if (f.layout.norm_offset != 0.0f && name->ends_with("norm.weight")) {
+    for (float& x : o.data) x += f.layout.norm_offset;
   }
   return o;
 }
@@ -133,7 +119,8 @@ void write_family_gguf(const fs::path& file, InitWriter& w, const Json& config,
     const std::vector<float> f = llama3_rope_freqs(config);
     tensors.push_back({"rope_freqs.weight", {int64_t(f.size())}, f});
   }
-  for (auto& t : w.take()) tensors.push_back(converted(std::move(t), o.arch, config));
+  const Family& f = *init_family(o.arch);
+  for (auto& t : w.take()) tensors.push_back(converted(std::move(t), f, config));
   std::vector<MixTensor> mix;
   for (const auto& t : tensors) mix.push_back({t.name, t.dims});
   const MixModel model{int(count(config, "num_hidden_layers")),
@@ -141,7 +128,7 @@ void write_family_gguf(const fs::path& file, InitWriter& w, const Json& config,
                        int(count(config, "num_key_value_heads"))};
   const std::vector<uint32_t> types = llama_quant_types(mix, model, *type);
   GgufWriter g;
-  add_hparams(g, config, o.arch, *type);
+  add_hparams(g, config, f, *type);
   add_gguf_tokenizer(g, o);
   for (size_t i = 0; i < tensors.size(); ++i) {
     g.add_tensor(tensors[i].name, tensors[i].dims, types[i], tensors[i].data);

@@ -1,24 +1,23 @@
-// The built-in layouts: one table per family of checkpoints, written as data.
+// The built-in layouts: one table per family of checkpoints, written as data; the Hugging Face
+// families' tables are their records' (src/model/families/).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/model/family.hpp"
 #include "attnviz/model/layout.hpp"
+#include "attnviz/model/layout_roles.hpp"
 
 namespace attnviz {
 
-namespace {
+namespace roles {
 
-using Roles = std::vector<RolePattern>;
-
-void add(Roles& r, const std::string& role, const std::string& pattern, bool transpose = false) {
+void add(Roles& r, const std::string& role, const std::string& pattern, bool transpose) {
   r.push_back({role, pattern, transpose, false});
 }
-// Marks `roles` (already in the table) as ones the family always has: a file without one is
-// refused.
-void require(Roles& r, const std::vector<std::string>& roles, bool required = true) {
+void require(Roles& r, const std::vector<std::string>& roles, bool required) {
   for (const auto& role : roles) {
     const auto it =
         std::find_if(r.begin(), r.end(), [&](const RolePattern& p) { return p.role == role; });
@@ -26,14 +25,19 @@ void require(Roles& r, const std::vector<std::string>& roles, bool required = tr
     it->required = required;
   }
 }
-// A Linear (or Conv1D) `name` playing `role`: weight and bias.
-void linear(Roles& r, const std::string& role, const std::string& name, bool conv1d = false) {
+void linear(Roles& r, const std::string& role, const std::string& name, bool conv1d) {
   add(r, role + ".weight", name + ".weight", conv1d);
   add(r, role + ".bias", name + ".bias");
 }
 void norm(Roles& r, const std::string& role, const std::string& name) {
   linear(r, role, name);
 }
+
+}  // namespace roles
+
+namespace {
+
+using namespace roles;
 
 // nn.MultiheadAttention's own names under `p`: fused in_proj, or separate q/k/v_proj_weight.
 void torch_attention(Roles& r, const std::string& module, const std::string& p) {
@@ -214,142 +218,19 @@ Layout bert() {
   return l;
 }
 
-// Hugging Face's LlamaForCausalLM names, which Mistral, Qwen2/3, Gemma 2/3 and Phi-3 keep (Gemma
-// 3's multimodal checkpoints put them under "language_model."). A per-head q_norm / k_norm (Qwen3,
-// Gemma 3) and biases (Qwen2's q/k/v) are bound when the tensors are there; the families that
-// always have them require them. Required as in llama.cpp's loader: the token table, the norms,
-// q/k/v/o and the FFN; optional: lm_head (tie_word_embeddings) and the biases (Llama's
-// attention_bias / mlp_bias, checked against config.json).
-Layout llama_family(const std::string& name, const std::string& model_type) {
-  Layout l{.name = name,
-           .arch = Arch::decoder,
-           .detect = "model.layers.{layer}.self_attn.o_proj.weight",
-           .norm_first = true,
-           .norm = NormKind::rms_norm,
-           .ffn = FeedForwardKind::gated,
-           .activation = Activation::silu,
-           .layer_norm_eps = 1e-6f,
-           .causal = true,
-           .positional = Positional::rotary,
-           .every_tensor_bound = true,
-           .buffers = {"model.layers.{layer}.self_attn.rotary_emb.inv_freq",
-                       "model.rotary_emb.inv_freq"},
-           .model_type = model_type};
-  l.prefixes = {"", "language_model."};
-  add(l.roles, "embed.token", "model.embed_tokens.weight");
-  add(l.roles, "unembed.weight", "lm_head.weight");
-  const std::string p = "model.layers.{layer}.", a = p + "self_attn.";
-  norm(l.roles, "decoder.norm_self", p + "input_layernorm");
-  for (const char* r : {"q", "k", "v"})
-    linear(l.roles, std::string("decoder.self.") + r, a + r + "_proj");
-  linear(l.roles, "decoder.self.out", a + "o_proj");
-  add(l.roles, "decoder.self.q_norm.weight", a + "q_norm.weight");
-  add(l.roles, "decoder.self.k_norm.weight", a + "k_norm.weight");
-  norm(l.roles, "decoder.norm_ffn", p + "post_attention_layernorm");
-  for (const char* r : {"gate", "up", "down"}) {
-    linear(l.roles, std::string("decoder.ffn.") + r, p + "mlp." + r + "_proj");
-  }
-  norm(l.roles, "decoder.final_norm", "model.norm");
-  require(l.roles, {"embed.token", "decoder.norm_self.weight", "decoder.self.q.weight",
-                    "decoder.self.k.weight", "decoder.self.v.weight", "decoder.self.out.weight",
-                    "decoder.norm_ffn.weight", "decoder.ffn.gate.weight", "decoder.ffn.up.weight",
-                    "decoder.ffn.down.weight", "decoder.final_norm.weight"});
-  return l;
-}
-
-Layout mistral() {
-  Layout l = llama_family("mistral", "mistral");
-  l.sliding = SlidingLayers::all;
-  l.config_defaults = {{"sliding_window", 4096}};  // MistralConfig
-  return l;
-}
-
-Layout qwen(const std::string& name) {
-  Layout l = llama_family(name, name);
-  l.sliding = SlidingLayers::from_max_window;
-  // Qwen2Attention's q/k/v_proj always have a bias; Qwen3Attention always has q_norm and k_norm
-  // (its biases follow attention_bias).
-  if (name == "qwen2")
-    require(l.roles, {"decoder.self.q.bias", "decoder.self.k.bias", "decoder.self.v.bias"});
-  if (name == "qwen3")
-    require(l.roles, {"decoder.self.q_norm.weight", "decoder.self.k_norm.weight"});
-  return l;
-}
-
-// Gemma 2 / 3: embeddings · sqrt(d_model), RMSNorm gains (1 + w), GeGLU (tanh GELU), and the
-// sandwich: post_attention_layernorm normalises the attention output and pre_feedforward_layernorm
-// the FFN input.
-Layout gemma(const std::string& name, const std::string& model_type, SlidingLayers sliding) {
-  Layout l = llama_family(name, model_type);
-  l.activation = Activation::gelu_tanh;
-  l.scale_embeddings = true;
-  l.tied_embeddings = true;
-  l.norm_offset = 1.0f;
-  l.sliding = sliding;
-  l.activation_keys = {"activation",
-                       "hidden_activation"};  // Gemma2MLP: ACT2FN[config.hidden_activation]
-  // Gemma2Config / Gemma3TextConfig's own defaults.
-  l.config_defaults = {{"sliding_window", 4096}, {"query_pre_attn_scalar", 256}};
-  if (name == "gemma2") {
-    l.config_defaults.insert(l.config_defaults.end(),
-                             {{"attn_logit_softcapping", 50.0}, {"final_logit_softcapping", 30.0}});
-  } else {
-    l.config_defaults.insert(l.config_defaults.end(),
-                             {{"rope_theta", 1000000.0}, {"rope_local_base_freq", 10000.0}});
-  }
-  std::erase_if(l.roles,
-                [](const RolePattern& r) { return r.role.starts_with("decoder.norm_ffn"); });
-  const std::string p = "model.layers.{layer}.";
-  add(l.roles, "decoder.norm_self_post.weight", p + "post_attention_layernorm.weight");
-  add(l.roles, "decoder.norm_ffn.weight", p + "pre_feedforward_layernorm.weight");
-  add(l.roles, "decoder.norm_ffn_post.weight", p + "post_feedforward_layernorm.weight");
-  // The sandwich's four norms are every Gemma layer's; Gemma 3 adds q/k norms (Gemma 2 has none).
-  require(l.roles, {"decoder.norm_self.weight", "decoder.norm_self_post.weight",
-                    "decoder.norm_ffn.weight", "decoder.norm_ffn_post.weight"});
-  if (name == "gemma3")
-    require(l.roles, {"decoder.self.q_norm.weight", "decoder.self.k_norm.weight"});
-  return l;
-}
-
-// Phi-3: Llama's block with q/k/v fused in qkv_proj ([q; k; v] rows) and gate/up in gate_up_proj.
-Layout phi3() {
-  Layout l = llama_family("phi3", "phi3");
-  l.sliding = SlidingLayers::all;
-  l.layer_norm_eps = 1e-5f;  // Phi3Config's rms_norm_eps
-  const std::string p = "model.layers.{layer}.";
-  add(l.roles, "decoder.self.qkv.weight", p + "self_attn.qkv_proj.weight");
-  add(l.roles, "decoder.ffn.gate_up.weight", p + "mlp.gate_up_proj.weight");
-  // q/k/v are qkv_proj or (in a GGUF file, as llama.cpp's phi3 reads them) attn_q/k/v, one of which
-  // the binder requires; the FFN is always gate_up_proj (GGUF's ffn_up) and down_proj.
-  require(l.roles,
-          {"decoder.self.q.weight", "decoder.self.k.weight", "decoder.self.v.weight",
-           "decoder.ffn.gate.weight", "decoder.ffn.up.weight"},
-          false);
-  require(l.roles, {"decoder.ffn.gate_up.weight"});
-  return l;
-}
-
 }  // namespace
 
 const std::vector<Layout>& builtin_layouts() {
   // Most specific first: a torch Transformer also has "layers.{i}.linear1" under encoder.
-  static const std::vector<Layout> layouts{torch_transformer(),
-                                           torch_decoder(),
-                                           torch_encoder(),
-                                           gpt_family("gpt2", true),
-                                           gpt_family("nanogpt", false),
-                                           bert(),
-                                           llama_family("llama", "llama"),
-                                           mistral(),
-                                           qwen("qwen2"),
-                                           qwen("qwen3"),
-                                           gemma("gemma2", "gemma2", SlidingLayers::even),
-                                           gemma("gemma3", "gemma3_text", SlidingLayers::pattern),
-                                           phi3(),
-                                           torch_mha(),
-                                           annotated_transformer(),
-                                           fused_qkv(),
-                                           qkv_linears()};
+  static const std::vector<Layout> layouts = [] {
+    std::vector<Layout> l{
+        torch_transformer(),          torch_decoder(), torch_encoder(), gpt_family("gpt2", true),
+        gpt_family("nanogpt", false), bert()};
+    for (const auto& f : families()) l.push_back(f.layout);
+    for (auto&& last : {torch_mha(), annotated_transformer(), fused_qkv(), qkv_linears()})
+      l.push_back(last);
+    return l;
+  }();
   return layouts;
 }
 

@@ -1,0 +1,56 @@
+// The registry of model families: every record, in detection order, and the lists read from it.
+#include <fmt/format.h>
+
+#include "attnviz/model/family.hpp"
+#include "family_records.hpp"
+
+namespace attnviz {
+
+const std::vector<Family>& families() {
+  // Most specific first among those chosen by tensor names alone; all share Llama's names.
+  static const std::vector<Family> records{detail::llama_record(),  detail::mistral_record(),
+                                           detail::qwen2_record(),  detail::qwen3_record(),
+                                           detail::gemma2_record(), detail::gemma3_record(),
+                                           detail::phi3_record()};
+  return records;
+}
+
+const Family* init_family(const std::string& name) {
+  for (const auto& f : families()) {
+    if (f.init && f.layout.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const Family* gguf_family(const std::string& arch) {
+  for (const auto& f : families()) {
+    if (!f.gguf.arch.empty() && f.gguf.arch == arch) return &f;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> init_family_names() {
+  std::vector<std::string> names;
+  for (const auto& f : families()) {
+    if (f.init) names.push_back(f.layout.name);
+  }
+  return names;
+}
+
+std::vector<std::string> gguf_family_archs() {
+  std::vector<std::string> archs;
+  for (const auto& f : families()) {
+    if (!f.gguf.arch.empty() && gguf_family(f.gguf.arch) == &f) archs.push_back(f.gguf.arch);
+  }
+  return archs;
+}
+
+std::string or_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  return out;
+}
+
+}  // namespace attnviz

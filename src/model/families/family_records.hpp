@@ -1,0 +1,28 @@
+// The family records' constructors and the pieces families share (private to src/model/families/).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attnviz/model/family.hpp"
+
+namespace attnviz::detail {
+
+// Hugging Face's LlamaForCausalLM tensor names, which every family here starts from.
+Layout llama_layout(const std::string& name, const std::string& model_type);
+// Gemma 2 / 3's block: Llama's names with the sandwich norms, (1 + w) gains and GeGLU.
+Layout gemma_layout(const std::string& name, const std::string& model_type, SlidingLayers sliding);
+// Gemma 2 / 3's sandwich in llama.cpp's names.
+std::vector<GgufNameRule> gemma_gguf_names();
+// Qwen2 / Qwen3's shared record (model_type, GGUF architecture and init settings): `name`'s.
+Family qwen_record(const std::string& name);
+
+Family llama_record();
+Family mistral_record();
+Family qwen2_record();
+Family qwen3_record();
+Family gemma2_record();
+Family gemma3_record();
+Family phi3_record();
+
+}  // namespace attnviz::detail
