@@ -89,7 +89,8 @@ struct HfToGguf {
   static std::string gguf_name(const std::string& hf, const std::string& arch) {
     static const std::vector<std::pair<std::string, std::string>> top{
         {"model.embed_tokens", "token_embd"}, {"model.norm", "output_norm"}, {"lm_head", "output"}};
-    const bool gemma = arch.starts_with("gemma");
+    // Gemma 2/3's sandwich: FFN_NORM is pre_feedforward_layernorm (Gemma 1 keeps Llama's names).
+    const bool sandwich = arch == "gemma2" || arch == "gemma3";
     const std::vector<std::pair<std::string, std::string>> layer{
         {"input_layernorm", "attn_norm"},
         {"self_attn.q_proj", "attn_q"},
@@ -100,7 +101,7 @@ struct HfToGguf {
         {"self_attn.k_norm", "attn_k_norm"},
         {"self_attn.qkv_proj", "attn_qkv"},
         {"mlp.gate_up_proj", "ffn_up"},
-        {"post_attention_layernorm", gemma ? "post_attention_norm" : "ffn_norm"},
+        {"post_attention_layernorm", sandwich ? "post_attention_norm" : "ffn_norm"},
         {"pre_feedforward_layernorm", "ffn_norm"},
         {"post_feedforward_layernorm", "post_ffw_norm"},
         {"mlp.gate_proj", "ffn_gate"},
@@ -136,7 +137,9 @@ struct HfToGguf {
     u32("feed_forward_length", c["intermediate_size"]);
     u32("attention.head_count", c["num_attention_heads"]);
     if (has("num_key_value_heads")) u32("attention.head_count_kv", c["num_key_value_heads"]);
-    if (has("rope_theta") && arch != "gemma2") f32("rope.freq_base", c["rope_theta"]);
+    // GemmaModel / Gemma2Model write no rope.freq_base (llama.cpp's default: 10000).
+    if (has("rope_theta") && arch != "gemma" && arch != "gemma2")
+      f32("rope.freq_base", c["rope_theta"]);
     f32("attention.layer_norm_rms_epsilon", c["rms_norm_eps"]);
     if (has("head_dim") &&
         arch != "phi3") {  // Phi3MiniModel writes its own keys, not the base class's
@@ -201,7 +204,8 @@ struct HfToGguf {
       if (arch == "llama" && info.name.find("k_proj") != std::string::npos)
         t.data = permute(t.data, rows, cols, config["num_key_value_heads"]);
       if (arch.starts_with("gemma") && info.name.ends_with("norm.weight"))
-        for (float& x : t.data) x += 1.0f;  // Gemma2Model / Gemma3Model: data_torch + 1
+        for (float& x : t.data)
+          x += 1.0f;  // GemmaModel / Gemma2Model / Gemma3Model: data_torch + 1
       std::vector<int64_t> dims(t.shape.rbegin(), t.shape.rend());
       const std::string name = gguf_name(info.name, arch);
       if (quantized && t.shape.size() == 2 && cols % 32 == 0) {

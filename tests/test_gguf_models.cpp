@@ -71,14 +71,15 @@ HfToGguf llama32() {
 }  // namespace
 
 TEST_CASE(
-    "gguf models: Llama (q/k permuted, Llama 3's rope_freqs), Qwen3 and Phi-3 files give PyTorch's "
-    "maps") {
+    "gguf models: Llama (q/k permuted, Llama 3's rope_freqs), Qwen3, Gemma (norms + 1) and Phi-3 "
+    "files give PyTorch's maps") {
   const struct {
     const char* fixture;
     const char* arch;
   } k_cases[] = {{"hf_llama", "llama"},
                  {"hf_llama32", "llama"},
                  {"hf_qwen3_builtin", "qwen3"},
+                 {"hf_gemma", "gemma"},
                  {"hf_phi3", "phi3"}};
   for (const auto& c : k_cases) {
     CAPTURE(c.fixture);
@@ -91,7 +92,8 @@ TEST_CASE(
 
 TEST_CASE("gguf models: --logits' numbers from a GGUF file are PyTorch's logits") {
   for (const auto& [fixture, arch] :
-       {std::pair{"hf_llama32", "llama"}, std::pair{"hf_phi3", "phi3"}}) {
+       {std::pair{"hf_llama32", "llama"}, std::pair{"hf_gemma", "gemma"},
+        std::pair{"hf_phi3", "phi3"}}) {
     CAPTURE(fixture);
     TempDir tmp;
     const Model m = load_model(write_gguf(HfToGguf::convert(k_torch / fixture, arch), tmp), {});
@@ -178,6 +180,32 @@ TEST_CASE("gguf models: the config read from the metadata and llama.cpp's rules"
   CHECK(p.sliding_window == 6);
   CHECK(p.rotary_dim == 8);
   CHECK_FALSE(p.tied_embeddings);
+}
+
+TEST_CASE("gguf models: Gemma 1 (arch gemma) reads as transformers' GemmaConfig and llama.cpp do") {
+  TempDir tmp;
+  const Config g =
+      load_model(write_gguf(HfToGguf::convert(k_torch / "hf_gemma", "gemma"), tmp), {}).config;
+  CHECK(g.layout == "gemma");
+  CHECK(g.activation == Activation::gelu_tanh);
+  CHECK(g.scale_embeddings);
+  CHECK(g.tied_embeddings);
+  CHECK(g.n_heads == 2);
+  CHECK(g.n_kv_heads == 1);               // MQA
+  CHECK(g.d_k() == 12);                   // attention.key_length, not 16 / 2
+  CHECK_FALSE(g.attn_scale.has_value());  // 1/sqrt(head_dim): no query_pre_attn_scalar
+  CHECK_FALSE(g.sliding(0));
+  CHECK_FALSE(g.sliding(1));
+  // Without key_length llama.cpp takes n_embd / n_head: GemmaConfig's head_dim 256 does not apply.
+  HfToGguf silent = HfToGguf::convert(k_torch / "hf_gemma", "gemma");
+  silent.drop("gemma.attention.key_length");
+  silent.drop("gemma.attention.value_length");
+  CHECK(load_model(write_gguf(silent, tmp, "silent.gguf"), {}).config.d_k() == 12);
+  // A Hugging Face folder without head_dim: GemmaConfig's 256, which the weights contradict.
+  const fs::path hf = edited_copy("hf_gemma", tmp, [](nlohmann::json& c) { c.erase("head_dim"); });
+  const std::string msg = error_of([&] { (void)load_model(hf, {}); });
+  CHECK_MESSAGE(contains(msg, "head_dim = 256"), msg);
+  CHECK_MESSAGE(contains(msg, "the weights have 12"), msg);
 }
 
 TEST_CASE(
@@ -275,9 +303,10 @@ TEST_CASE(
   h.drop("general.architecture");
   h.gguf.kv_string("general.architecture", "mamba");
   int code = 0;
-  CHECK(contains(load_error(h, &code),
-                 "general.architecture 'mamba' is not one attnviz runs (it runs llama, qwen2, "
-                 "qwen3, gemma2, gemma3, phi3)"));
+  CHECK(
+      contains(load_error(h, &code),
+               "general.architecture 'mamba' is not one attnviz runs (it runs llama, qwen2, qwen3, "
+               "gemma, gemma2, gemma3, phi3)"));
   CHECK(code == 1);
 }
 

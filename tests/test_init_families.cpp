@@ -1,4 +1,4 @@
-// `attnviz init --arch llama|mistral|qwen2|qwen3|gemma2|phi3`: each family's Hugging Face
+// `attnviz init --arch llama|mistral|qwen2|qwen3|gemma|gemma2|phi3`: each family's Hugging Face
 // checkpoint and tokenizer, loaded back as that family and run from text.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -44,8 +44,8 @@ TEST_CASE(
   };
   for (const Family f :
        {Family{"llama", "<|begin_of_text|>", true}, Family{"mistral", "<s>", false},
-        Family{"qwen2", "H", true}, Family{"qwen3", "H", true}, Family{"gemma2", "<bos>", true},
-        Family{"phi3", "<s>", false}}) {
+        Family{"qwen2", "H", true}, Family{"qwen3", "H", true}, Family{"gemma", "<bos>", true},
+        Family{"gemma2", "<bos>", true}, Family{"phi3", "<s>", false}}) {
     CAPTURE(f.arch);
     TempDir dir;
     const auto init = run_attnviz(fmt::format(

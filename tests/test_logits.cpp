@@ -38,7 +38,7 @@ TEST_CASE("logits: every Llama-like fixture gives PyTorch's logits and torch.top
   // hf_llama / hf_qwen3 through the layout file; the built-in families by model_type (Gemma 2's
   // final_logit_softcapping 30 applied, as Gemma2ForCausalLM does).
   for (const char* name : {"hf_llama", "hf_qwen3", "hf_llama32", "hf_mistral", "hf_qwen2",
-                           "hf_qwen3_builtin", "hf_gemma2", "hf_gemma3", "hf_phi3"}) {
+                           "hf_qwen3_builtin", "hf_gemma", "hf_gemma2", "hf_gemma3", "hf_phi3"}) {
     CAPTURE(name);
     const bool layout_file = std::string(name) == "hf_llama" || std::string(name) == "hf_qwen3";
     const Model m = load_model(k_torch / name, layout_file ? llama_layout() : ConfigOverrides{});

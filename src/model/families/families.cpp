@@ -10,8 +10,8 @@ const std::vector<Family>& families() {
   // Most specific first among those chosen by tensor names alone; all share Llama's names.
   static const std::vector<Family> records{detail::llama_record(),  detail::mistral_record(),
                                            detail::qwen2_record(),  detail::qwen3_record(),
-                                           detail::gemma2_record(), detail::gemma3_record(),
-                                           detail::phi3_record()};
+                                           detail::gemma_record(),  detail::gemma2_record(),
+                                           detail::gemma3_record(), detail::phi3_record()};
   return records;
 }
 

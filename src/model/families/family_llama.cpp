@@ -7,7 +7,7 @@ namespace attnviz::detail {
 
 using namespace roles;
 
-// Hugging Face's LlamaForCausalLM names, which Mistral, Qwen2/3, Gemma 2/3 and Phi-3 keep (Gemma
+// Hugging Face's LlamaForCausalLM names, which Mistral, Qwen2/3, Gemma 1/2/3 and Phi-3 keep (Gemma
 // 3's multimodal checkpoints put them under "language_model."). A per-head q_norm / k_norm (Qwen3,
 // Gemma 3) and biases (Qwen2's q/k/v) are bound when the tensors are there; the families that
 // always have them require them. Required as in llama.cpp's loader: the token table, the norms,

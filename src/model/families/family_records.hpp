@@ -21,6 +21,7 @@ Family llama_record();
 Family mistral_record();
 Family qwen2_record();
 Family qwen3_record();
+Family gemma_record();
 Family gemma2_record();
 Family gemma3_record();
 Family phi3_record();
