@@ -2,7 +2,6 @@
 // hand-worked examples (tokenizers' documented outputs), with the input offsets of every piece.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
@@ -230,15 +229,13 @@ TEST_CASE(
       R"({"type":"Split","pattern":{"Regex":"(?:a|b)*(?:a|b)*(?:a|b)*(?:c|d)| "},"behavior":"Isolated","invert":false})";
   std::string text;
   for (int i = 0; i < 1000; ++i) text += std::string(60, 'a') + " ";
-  const auto start = std::chrono::steady_clock::now();
+  // The message's count is the proof that the budget stopped the search (no wall clock: a timed
+  // check fails on a loaded machine).
   CHECK(error_of([&] { run(spec, text); }) ==
         "tokenizer.json: pre_tokenizer.pattern.Regex: the regex needs more than its budget of "
         "124960768 matching steps for "
         "61000 bytes of text (attnviz allows 2048 per byte: the pattern backtracks at every "
         "position)");
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  CHECK_MESSAGE(seconds < 1.0, seconds);
   // Short words backtrack little: within the budget, the same pattern splits as before.
   CHECK(texts(run(spec, "aaa aac")) == V{"aaa", " ", "aac"});
 }
