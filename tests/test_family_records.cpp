@@ -81,7 +81,7 @@ std::set<std::string> family_words() {
   std::set<std::string> names;
   for (const auto& f : families()) {
     names.insert(f.layout.name);
-    names.insert(f.layout.model_type);
+    if (!f.layout.model_type.empty()) names.insert(f.layout.model_type);
   }
   return names;
 }
@@ -104,6 +104,16 @@ constexpr Exception k_exceptions[] = {
      "general.name containing \"phi3\": llama.cpp's tokenizer attributes by model name"},
     {"src/model/init_gguf_tokenizer.cpp", "qwen2",
      "tokenizer.ggml.pre \"qwen2\" written for Qwen2's pre-tokenizer regex"},
+    {"src/model/init_gguf_tokenizer.cpp", "gpt2",
+     "tokenizer.ggml.model \"gpt2\": llama.cpp's byte-level BPE vocabulary kind"},
+    {"src/inputs/gguf_vocab.hpp", "gpt2", "tokenizer.ggml.model \"gpt2\": byte-level BPE"},
+    {"src/inputs/gguf_vocab.hpp", "bert", "tokenizer.ggml.model \"bert\": WordPiece-style"},
+    {"src/inputs/gguf_vocab.cpp", "gpt2", "tokenizer.ggml.model \"gpt2\": byte-level BPE"},
+    {"src/inputs/gguf_vocab.cpp", "bert", "tokenizer.ggml.model \"bert\": WordPiece-style"},
+    {"src/inputs/gguf_tokenizer.cpp", "gpt2",
+     "the tokenizer's description names its tokenizer.ggml.model, \"gpt2\" (byte-level BPE)"},
+    {"src/inputs/gguf_tokenizer.cpp", "bert",
+     "the tokenizer's description names its tokenizer.ggml.model, \"bert\" (WordPiece-style)"},
 };
 
 bool excepted(const std::string& path, const std::string& word, std::set<size_t>& used) {
@@ -181,9 +191,11 @@ TEST_CASE("family records: names, model_types and GGUF architectures lead back t
     CHECK(&layout_by_name(f.layout.name) != nullptr);
     CHECK(layout_by_name(f.layout.name).model_type == f.layout.model_type);
     if (!f.gguf.arch.empty()) CHECK(gguf_family(f.gguf.arch)->gguf.arch == f.gguf.arch);
-    if (f.init) CHECK(init_family(f.layout.name) == &f);
+    if (f.init) CHECK(init_family(f.init_arch()) == &f);
   }
-  CHECK(init_family("bert") == nullptr);
+  CHECK(init_family("nanogpt") == nullptr);  // init writes it as --arch decoder
+  CHECK(init_family("decoder")->layout.name == "nanogpt");
+  CHECK(init_family("bert")->layout.name == "bert");
   CHECK(gguf_family("bert") == nullptr);
   CHECK(or_list({"a", "b", "c"}) == "a, b or c");
   CHECK(or_list({"a"}) == "a");
@@ -193,19 +205,19 @@ TEST_CASE("family records: init --arch accepts and lists exactly the registered 
   CLI::App app;
   add_init_command(app);
   CLI::Option* arch = app.get_subcommand("init")->get_option("--arch");
-  CHECK(listed(arch->get_description(), "Hugging Face family: ", "\n") == init_family_names());
+  CHECK(listed(arch->get_description(), "family's checkpoint: ", "\n") == init_family_names());
   CLI::Validator* check = arch->get_validator(0);
   REQUIRE(check);
   std::vector<std::string> accepted = init_arch_names();
   for (auto name : accepted) CHECK_MESSAGE((*check)(name).empty(), name);
   for (const auto& f : families()) {
-    std::string name = f.layout.name;
-    CHECK((*check)(name).empty() == f.init.has_value());
+    std::string name = f.init_arch();
+    if (f.init) CHECK((*check)(name).empty());
   }
   for (std::string other : {"bogus", "nanogpt", "torch-mha", ""}) CHECK(!(*check)(other).empty());
-  std::vector<std::string> expected{"mha", "encoder", "decoder", "encoder-decoder", "gpt2", "bert"};
+  std::vector<std::string> expected{"mha", "encoder", "encoder-decoder"};
   for (const auto& f : families()) {
-    if (f.init) expected.push_back(f.layout.name);
+    if (f.init) expected.push_back(f.init_arch());
   }
   CHECK(accepted == expected);
 }

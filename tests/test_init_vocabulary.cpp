@@ -83,6 +83,25 @@ TEST_CASE(
   }
 }
 
+namespace {
+
+struct Refusal {
+  std::string args, message;
+};
+
+// Each case's init exits 2 with its message and writes nothing.
+void check_refused(const TempDir& dir, const std::vector<Refusal>& cases) {
+  for (const auto& c : cases) {
+    CAPTURE(c.args);
+    const auto r = run_attnviz("init -o '" + (dir / "out").string() + "' " + c.args + k_small);
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(contains(r.err, c.message), r.err);
+    CHECK(!std::filesystem::exists(dir / "out"));
+  }
+}
+
+}  // namespace
+
 TEST_CASE(
     "init vocabulary: what no table can use is refused at init time, exit 2, with nothing "
     "written") {
@@ -92,9 +111,7 @@ TEST_CASE(
               .exit_code == 0);
   const std::string tokenizer = " --tokenizer '" + (dir / "src" / "tokenizer.json").string() + "'";
   std::ofstream(dir / "v.txt") << "a b c\n";
-  const struct {
-    std::string args, message;
-  } cases[] = {
+  const std::vector<Refusal> cases = {
       {"--arch bert",
        "init --arch bert: its embedding table needs a vocabulary to size it: give --tokenizer "
        "tokenizer.json or --vocab FILE"},
@@ -103,12 +120,45 @@ TEST_CASE(
       {"--arch encoder-decoder" + tokenizer, "holds no embedding table"},
       {"--arch gpt2 --vocab '" + (dir / "v.txt").string() + "'" + tokenizer,
        "init: --vocab and --tokenizer both give the vocabulary: give one"},
+      {"--arch encoder --vocab '" + (dir / "v.txt").string() + "'",
+       "init --vocab: --arch encoder (nn.Transformer's layout) holds no embedding table; use "
+       "--arch mha, gpt2, decoder or bert"},
+      {"--arch llama --vocab '" + (dir / "v.txt").string() + "'",
+       "init --arch llama: the vocabulary is its tokenizer's (--tokenizer), not --vocab"},
   };
-  for (const auto& c : cases) {
-    CAPTURE(c.args);
-    const auto r = run_attnviz("init -o '" + (dir / "out").string() + "' " + c.args + k_small);
-    CHECK(r.exit_code == 2);
-    CHECK_MESSAGE(contains(r.err, c.message), r.err);
-    CHECK(!std::filesystem::exists(dir / "out"));
-  }
+  check_refused(dir, cases);
+}
+
+TEST_CASE("init flags: a flag that shapes another kind of model is refused, exit 2, not ignored") {
+  TempDir dir;
+  const std::vector<Refusal> cases = {
+      {"--arch gpt2 --kv-heads 2",
+       "init --kv-heads: --arch gpt2 has no use for it (it shapes llama, mistral"},
+      {"--arch encoder --kv-heads 2", "init --kv-heads: --arch encoder has no use for it"},
+      {"--arch llama --no-out-proj",
+       "init --no-out-proj: --arch llama has no use for it (it "
+       "shapes mha only)"},
+      {"--arch decoder --d-qk 8", "init --d-qk: --arch decoder has no use for it"},
+      {"--arch bert --d-v 8", "init --d-v: --arch bert has no use for it"},
+      {"--arch mha --d-ff 8",
+       "init --d-ff: --arch mha has no use for it (it shapes a "
+       "feed-forward layer, which mha has not)"},
+      {"--arch gpt2 --norm-first",
+       "init --norm-first: --arch gpt2 has no use for it (it shapes "
+       "encoder and encoder-decoder only)"},
+  };
+  check_refused(dir, cases);
+  // Where they apply they shape the model: --max-positions is the Llama line's
+  // max_position_embeddings, the longest input the model then takes.
+  REQUIRE(
+      run_attnviz("init --arch llama --max-positions 3 -o '" + (dir / "m").string() + "'" + k_small)
+          .exit_code == 0);
+  CHECK(nlohmann::json::parse(attnviz::test::slurp(dir / "m" / "config.json"))
+            .at("max_position_embeddings") == 3);
+  const auto r = run_attnviz("run --model '" + (dir / "m").string() + "' --text 'abcdef'");
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(
+      contains(r.err, "ids: 7 tokens, but the model accepts at most 3 (" + (dir / "m").string() +
+                          "/config.json: max_position_embeddings = 3)"),
+      r.err);
 }

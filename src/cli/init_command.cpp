@@ -35,21 +35,24 @@ void user_tokenizer(InitOptions& o, const std::filesystem::path& file) {
   if (std::filesystem::exists(config, ec)) o.tokenizer_config_json = read_text_file(config);
 }
 
-// The tokenizer a model gets without --tokenizer: for a Hugging Face family, and GPT-2 without
-// --vocab, a byte-level one with the family's special tokens and beginning-of-text token.
+// The tokenizer a family's model gets without --tokenizer (init_writes_tokenizer): a byte-level one
+// with the family's special tokens and beginning-of-text token.
 void default_tokenizer(InitOptions& o) {
-  const auto use = [&](const std::vector<std::string>& tokens, const std::string& bos,
-                       const std::string& eos) {
-    o.tokenizer_json = byte_level_tokenizer_json(tokens, bos);
-    o.vocab_size = 256 + static_cast<int>(tokens.size());
-    o.bos_token = bos;
-    o.eos_token = eos;
-  };
-  if (const Family* f = init_family(o.arch)) {
-    use(f->init->special_tokens, f->init->bos, f->init->eos);
-  } else if (o.arch == "gpt2") {
-    use({"<|endoftext|>"}, "", "<|endoftext|>");  // GPT-2 adds no special token around a text
+  const FamilyInit& f = *init_family(o.arch)->init;
+  o.tokenizer_json = byte_level_tokenizer_json(f.special_tokens, f.bos);
+  o.vocab_size = 256 + static_cast<int>(f.special_tokens.size());
+  o.bos_token = f.bos;
+  o.eos_token = f.eos;
+}
+
+// The families whose vocabulary `which` says.
+std::string families_with(std::initializer_list<InitVocabulary> which) {
+  std::vector<std::string> names;
+  for (const auto& f : families()) {
+    if (f.init && std::find(which.begin(), which.end(), f.init->vocabulary) != which.end())
+      names.push_back(f.init_arch());
   }
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 }  // namespace
@@ -65,29 +68,33 @@ void add_init_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
   InitOptions& o = args->options;
   CLI::App* cmd = app.add_subcommand("init", "write a random model of any architecture");
-  cmd->add_option("--arch", o.arch,
-                  fmt::format("mha, encoder, decoder, encoder-decoder, gpt2, bert, or a Hugging "
-                              "Face family: {}",
-                              fmt::join(init_family_names(), ", ")))
+  cmd->add_option(
+         "--arch", o.arch,
+         fmt::format("{} (PyTorch's modules), or a family's checkpoint: {}",
+                     fmt::join(torch_arch_names(), ", "), fmt::join(init_family_names(), ", ")))
       ->check(CLI::IsMember(init_arch_names()));
   cmd->add_option("--kv-heads", o.n_kv_heads,
-                  "key/value heads of a Hugging Face family (default: half the heads)")
+                  "key/value heads of a grouped-query family (default: half the heads)")
       ->check(positive_number());
+  using V = InitVocabulary;
   cmd->add_option(
       "--tokenizer", args->tokenizer,
-      "a tokenizer.json, copied beside the weights with the tokenizer_config.json beside it; the "
-      "token table gets one row per id (mha, decoder, gpt2, bert and the Hugging Face families; "
-      "default for these families and gpt2: a byte-level tokenizer, one id per UTF-8 byte, with "
-      "the family's special tokens)");
+      fmt::format(
+          "a tokenizer.json, copied beside the weights with the tokenizer_config.json beside it; "
+          "the token table gets one row per id (mha and every family; default for {} without "
+          "--vocab: a byte-level tokenizer, one id per UTF-8 byte, with the family's special "
+          "tokens)",
+          families_with({V::tokenizer, V::tokenizer_default})));
   cmd->add_option("--layers", o.n_layers, "layers per stack")->check(positive_number());
   cmd->add_option("--d-ff", o.d_ff, "feed-forward width (default 4 · d_model)")
       ->check(positive_number());
   cmd->add_flag("--norm-first", o.norm_first, "pre-norm layers (encoder, encoder-decoder)");
   cmd->add_option(
       "--gguf", o.gguf_type,
-      "a Hugging Face family as one GGUF file (-o names the file), as llama.cpp converts and "
-      "quantises it: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K_M, Q4_K_M, Q5_K_M, "
-      "Q6_K");
+      fmt::format("the model as one GGUF file (-o names the file), as llama.cpp converts and "
+                  "quantises it ({}): F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K_M, "
+                  "Q4_K_M, Q5_K_M, Q6_K",
+                  fmt::join(init_gguf_family_names(), ", ")));
   cmd->add_option("--output,-o", args->out,
                   "folder to write model.safetensors and config.json (--gguf: the file)")
       ->required();
@@ -98,14 +105,15 @@ void add_init_command(CLI::App& app) {
   cmd->add_option("--d-v", o.d_v, "mha: total value width (default d_model)")
       ->check(positive_number());
   cmd->add_option("--max-positions", o.max_positions,
-                  "longest input accepted (default: no limit; 512 learned positions for decoder, "
-                  "gpt2, bert)")
+                  "longest input accepted (default: no limit; 512 for learned positions)")
       ->check(non_negative_number());
   cmd->add_option("--seed", o.seed, "random seed");
   cmd->add_option(
       "--vocab", args->vocab_file,
-      "token file: adds an embedding table with one row per distinct token and vocab.txt "
-      "(bert needs it or --tokenizer)");
+      fmt::format("token file: adds an embedding table with one row per distinct token and "
+                  "vocab.txt (mha, {}; {} needs it or --tokenizer)",
+                  families_with({V::tokenizer_default, V::required, V::optional}),
+                  families_with({V::required})));
   cmd->add_flag("--no-out-proj", args->no_out_proj,
                 "no output projection (q, k, v only, as a tutorial's SelfAttention)");
   cmd->callback([args] {
@@ -119,7 +127,7 @@ void add_init_command(CLI::App& app) {
     InitOptions& opts = args->options;
     if (!args->tokenizer.empty()) {
       user_tokenizer(opts, args->tokenizer);  // init_model refuses it where no table can use it
-    } else if (is_hf_family(opts.arch) || (opts.arch == "gpt2" && opts.vocab.empty())) {
+    } else if (init_writes_tokenizer(opts)) {
       default_tokenizer(opts);
     }
     const std::vector<std::string> written = init_model(args->out, args->options);

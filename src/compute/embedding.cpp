@@ -16,8 +16,9 @@ namespace attnviz {
 void check_length(const Model& model, size_t n, const std::string& what) {
   const int limit = model.config.max_positions;
   if (limit > 0 && n > static_cast<size_t>(limit)) {
-    throw Error(fmt::format("{}: {} tokens, but the model accepts at most {} (max_positions)", what,
-                            n, limit));
+    const std::string& origin = model.config.max_positions_origin;
+    throw Error(fmt::format("{}: {} tokens, but the model accepts at most {} ({})", what, n, limit,
+                            origin.empty() ? "max_positions" : origin));
   }
 }
 

@@ -9,19 +9,31 @@
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/io/safetensors.hpp"
 #include "attnviz/model/family.hpp"
-#include "init_writer.hpp"
+#include "init_detail.hpp"
 
 namespace attnviz {
 
 namespace fs = std::filesystem;
-using detail::InitWriter;
 using Json = nlohmann::ordered_json;
 
 namespace {
 
-struct Dims {
-  int d, heads, d_ff, layers, vocab, positions;
-};
+using Dims = InitDims;
+
+// The record init writes for --arch, or nullptr for PyTorch's own modules (mha, encoder, …).
+const FamilyInit* family_init(const std::string& arch) {
+  const Family* f = init_family(arch);
+  return f ? &*f->init : nullptr;
+}
+
+// The --arch values whose token table a --tokenizer sizes (`vocab`: that --vocab sizes).
+std::string table_archs(bool vocab) {
+  std::vector<std::string> names{"mha"};
+  for (const auto& name : init_family_names()) {
+    if (!vocab || family_init(name)->vocabulary != InitVocabulary::tokenizer) names.push_back(name);
+  }
+  return or_list(names);
+}
 
 // nn.MultiheadAttention's parameters under `p` (fused in_proj).
 void torch_attention(InitWriter& w, const std::string& p, int d) {
@@ -71,83 +83,34 @@ Json write_torch(InitWriter& w, const InitOptions& o, const Dims& n) {
   return c;
 }
 
-Json write_nanogpt(InitWriter& w, const Dims& n) {
-  if (n.vocab > 0) w.embedding("transformer.wte.weight", n.vocab, n.d, 0.02f);
-  w.embedding("transformer.wpe.weight", n.positions, n.d, 0.02f);
-  for (int l = 0; l < n.layers; ++l) {
-    const std::string p = fmt::format("transformer.h.{}.", l);
-    w.layer_norm(p + "ln_1", n.d);
-    w.torch_linear(p + "attn.c_attn", n.d, 3 * n.d);
-    w.torch_linear(p + "attn.c_proj", n.d, n.d);
-    w.layer_norm(p + "ln_2", n.d);
-    w.torch_linear(p + "mlp.c_fc", n.d, n.d_ff);
-    w.torch_linear(p + "mlp.c_proj", n.d_ff, n.d);
-  }
-  w.layer_norm("transformer.ln_f", n.d);
-  return Json{{"arch", "decoder"}, {"n_heads", n.heads}, {"n_layer", n.layers}};
-}
-
-Json write_gpt2(InitWriter& w, const Dims& n) {
-  w.embedding("wte.weight", n.vocab, n.d, 0.02f);
-  w.embedding("wpe.weight", n.positions, n.d, 0.01f);
-  for (int l = 0; l < n.layers; ++l) {
-    const std::string p = fmt::format("h.{}.", l);
-    w.layer_norm(p + "ln_1", n.d);
-    w.hf_conv1d(p + "attn.c_attn", n.d, 3 * n.d);
-    w.hf_conv1d(p + "attn.c_proj", n.d, n.d);
-    w.layer_norm(p + "ln_2", n.d);
-    w.hf_conv1d(p + "mlp.c_fc", n.d, n.d_ff);
-    w.hf_conv1d(p + "mlp.c_proj", n.d_ff, n.d);
-  }
-  w.layer_norm("ln_f", n.d);
-  return Json{{"model_type", "gpt2"},       {"n_embd", n.d},
-              {"n_head", n.heads},          {"n_layer", n.layers},
-              {"n_positions", n.positions}, {"n_inner", n.d_ff},
-              {"layer_norm_epsilon", 1e-5}, {"activation_function", "gelu_new"},
-              {"vocab_size", n.vocab}};
-}
-
-Json write_bert(InitWriter& w, const Dims& n) {
-  w.embedding("embeddings.word_embeddings.weight", n.vocab, n.d, 0.02f);
-  w.embedding("embeddings.position_embeddings.weight", n.positions, n.d, 0.02f);
-  w.embedding("embeddings.token_type_embeddings.weight", 2, n.d, 0.02f);
-  w.layer_norm("embeddings.LayerNorm", n.d);
-  for (int l = 0; l < n.layers; ++l) {
-    const std::string p = fmt::format("encoder.layer.{}.", l);
-    for (const char* part : {"query", "key", "value"})
-      w.hf_linear(p + "attention.self." + part, n.d, n.d);
-    w.hf_linear(p + "attention.output.dense", n.d, n.d);
-    w.layer_norm(p + "attention.output.LayerNorm", n.d);
-    w.hf_linear(p + "intermediate.dense", n.d, n.d_ff);
-    w.hf_linear(p + "output.dense", n.d_ff, n.d);
-    w.layer_norm(p + "output.LayerNorm", n.d);
-  }
-  return Json{{"model_type", "bert"},           {"hidden_size", n.d},
-              {"num_attention_heads", n.heads}, {"num_hidden_layers", n.layers},
-              {"intermediate_size", n.d_ff},    {"max_position_embeddings", n.positions},
-              {"type_vocab_size", 2},           {"layer_norm_eps", 1e-12},
-              {"hidden_act", "gelu"},           {"vocab_size", n.vocab}};
-}
-
 // What gives the token table its rows, refused here when the model could never take text through
-// it: a table of one row (GPT-2 and BERT always have a table), a tokenizer a layout without a table
-// would ignore, or two vocabularies at once.
+// it: a table of one row, a tokenizer a layout without a table would ignore, or two vocabularies
+// at once.
 void check_vocabulary(const InitOptions& o) {
-  if (is_hf_family(o.arch))
+  const FamilyInit* f = family_init(o.arch);
+  if (f && f->vocabulary == InitVocabulary::tokenizer) {
+    if (!o.vocab.empty()) {
+      throw usage_error(fmt::format(
+          "init --arch {}: the vocabulary is its tokenizer's (--tokenizer), not --vocab", o.arch));
+    }
     return;  // their tokenizer is always written (the CLI's default or the user's)
+  }
   const bool tokenizer = !o.tokenizer_json.empty();
   if (tokenizer && !o.vocab.empty()) {
     throw usage_error("init: --vocab and --tokenizer both give the vocabulary: give one");
   }
-  if (tokenizer && (o.arch == "encoder" || o.arch == "encoder-decoder")) {
-    throw usage_error(fmt::format(
-        "init --tokenizer: --arch {} (nn.Transformer's layout) holds no embedding table "
-        "to size from it; use --arch mha, decoder, gpt2 or bert",
-        o.arch));
+  if ((tokenizer || !o.vocab.empty()) && !f && o.arch != "mha") {
+    // PyTorch keeps nn.Embedding outside nn.TransformerEncoder / nn.Transformer: their layouts
+    // have no table, so a vocabulary would be written and never used.
+    throw usage_error(
+        fmt::format("init {}: --arch {} (nn.Transformer's layout) holds no embedding table{}; use "
+                    "--arch {}",
+                    tokenizer ? "--tokenizer" : "--vocab", o.arch,
+                    tokenizer ? " to size from it" : "", table_archs(!tokenizer)));
   }
   if (tokenizer && o.vocab_size <= 0)
     throw usage_error("init --tokenizer: the tokenizer has no token");
-  if ((o.arch == "gpt2" || o.arch == "bert") && !tokenizer && o.vocab.empty()) {
+  if (f && f->vocabulary == InitVocabulary::required && !tokenizer && o.vocab.empty()) {
     throw usage_error(
         fmt::format("init --arch {}: its embedding table needs a vocabulary to size it: give "
                     "--tokenizer tokenizer.json or --vocab FILE",
@@ -155,8 +118,35 @@ void check_vocabulary(const InitOptions& o) {
   }
 }
 
+// The flags that shape one kind of model only, refused elsewhere rather than ignored.
+void check_flags(const InitOptions& o, const Family* family) {
+  const auto refuse = [&](bool given, const char* flag, const std::string& only) {
+    if (given) {
+      throw usage_error(
+          fmt::format("init {}: --arch {} has no use for it (it shapes {})", flag, o.arch, only));
+    }
+  };
+  if (o.arch != "mha") {
+    refuse(o.d_qk > 0, "--d-qk", "mha only");
+    refuse(o.d_v > 0, "--d-v", "mha only");
+    refuse(!o.out_proj, "--no-out-proj", "mha only");
+  } else {
+    refuse(o.d_ff > 0, "--d-ff", "a feed-forward layer, which mha has not");
+  }
+  if (o.arch != "encoder" && o.arch != "encoder-decoder")
+    refuse(o.norm_first, "--norm-first", "encoder and encoder-decoder only");
+  std::vector<std::string> grouped;  // the Llama line's families
+  for (const auto& f : families()) {
+    if (f.init && !f.init->write) grouped.push_back(f.init_arch());
+  }
+  if (!family || family->init->write)
+    refuse(o.n_kv_heads > 0, "--kv-heads", or_list(grouped) + " only");
+}
+
 Dims dims_of(const InitOptions& o) {
-  const bool learned = o.arch == "decoder" || o.arch == "gpt2" || o.arch == "bert";
+  const Family* family = init_family(o.arch);
+  check_flags(o, family);
+  const bool learned = family && family->layout.positional == Positional::learned;
   // The token table: one row per --vocab token, else per id of the tokenizer written beside it.
   const int vocab = o.vocab.empty() ? (o.tokenizer_json.empty() ? 0 : o.vocab_size)
                                     : static_cast<int>(o.vocab.size());
@@ -164,10 +154,6 @@ Dims dims_of(const InitOptions& o) {
          o.n_layers, vocab,     o.max_positions > 0 ? o.max_positions : (learned ? 512 : 0)};
   if (n.d <= 0 || n.heads <= 0 || n.layers <= 0) {
     throw usage_error("init: --d-model, --heads and --layers must be positive");
-  }
-  if (is_hf_family(o.arch) && !o.vocab.empty()) {
-    throw usage_error(fmt::format(
-        "init --arch {}: the vocabulary is its tokenizer's (--tokenizer), not --vocab", o.arch));
   }
   check_vocabulary(o);
   if (o.arch != "mha" && n.d % n.heads != 0) {
@@ -178,41 +164,51 @@ Dims dims_of(const InitOptions& o) {
 
 }  // namespace
 
+std::vector<std::string> torch_arch_names() {
+  return {"mha", "encoder", "encoder-decoder"};
+}
+
 std::vector<std::string> init_arch_names() {
-  std::vector<std::string> names{"mha", "encoder", "decoder", "encoder-decoder", "gpt2", "bert"};
+  std::vector<std::string> names = torch_arch_names();
   for (const auto& name : init_family_names()) names.push_back(name);
   return names;
 }
 
+std::vector<std::string> init_gguf_family_names() {
+  std::vector<std::string> names;
+  for (const auto& f : families()) {
+    if (f.init && !f.init->write && !f.gguf.arch.empty()) names.push_back(f.init_arch());
+  }
+  return names;
+}
+
+bool init_writes_tokenizer(const InitOptions& o) {
+  const FamilyInit* f = family_init(o.arch);
+  if (!f || !o.tokenizer_json.empty()) return false;
+  return f->vocabulary == InitVocabulary::tokenizer ||
+         (f->vocabulary == InitVocabulary::tokenizer_default && o.vocab.empty());
+}
+
 std::vector<std::string> init_model(const fs::path& dir, const InitOptions& o) {
   const Dims n = dims_of(o);
-  if (!o.gguf_type.empty() && !is_hf_family(o.arch)) {
+  const Family* family = init_family(o.arch);
+  // The Llama line's records: written by their fields, as Hugging Face checkpoints.
+  const bool llama_line = family && !family->init->write;
+  if (!o.gguf_type.empty() && (!llama_line || family->gguf.arch.empty())) {
     throw usage_error(
         fmt::format("init --gguf: --arch {} has no GGUF layout in llama.cpp's families; use {}",
-                    o.arch, or_list(init_family_names())));
+                    o.arch, or_list(init_gguf_family_names())));
   }
   InitWriter w(o.seed);
   Json config;
-  if (!o.vocab.empty() && (o.arch == "encoder" || o.arch == "encoder-decoder")) {
-    // PyTorch keeps nn.Embedding outside nn.TransformerEncoder / nn.Transformer: their layouts
-    // have no table, so a vocabulary would be written and never used.
-    throw usage_error(
-        fmt::format("init: --vocab: --arch {} (nn.Transformer's layout) holds no embedding "
-                    "table; use --arch mha, decoder, gpt2 or bert",
-                    o.arch));
-  }
   if (o.arch == "mha")
     config = write_mha(w, o, n);
   else if (o.arch == "encoder" || o.arch == "encoder-decoder")
     config = write_torch(w, o, n);
-  else if (o.arch == "decoder")
-    config = write_nanogpt(w, n);
-  else if (o.arch == "gpt2")
-    config = write_gpt2(w, n);
-  else if (o.arch == "bert")
-    config = write_bert(w, n);
-  else if (is_hf_family(o.arch))
+  else if (llama_line)
     config = detail::write_llama_family(w, o, n.d, n.heads, n.d_ff, n.layers);
+  else if (family)
+    config = family->init->write(w, n);
   else
     throw usage_error(
         fmt::format("init: --arch {}: expected {}", o.arch, or_list(init_arch_names())));
@@ -227,7 +223,7 @@ std::vector<std::string> init_model(const fs::path& dir, const InitOptions& o) {
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
   // Hugging Face's checkpoints carry {"format": "pt"} only; the config is config.json's.
   std::map<std::string, std::string> metadata;
-  if (is_hf_family(o.arch)) {
+  if (llama_line) {
     metadata["format"] = "pt";
   } else {
     for (const auto& [key, value] : config.items()) {

@@ -4,7 +4,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/model/family.hpp"
-#include "init_writer.hpp"
+#include "init_detail.hpp"
 
 namespace attnviz::detail {
 
@@ -87,18 +87,6 @@ void write_layer(InitWriter& w, const Family& f, const Shape& s, int l) {
 
 }  // namespace
 
-}  // namespace attnviz::detail
-
-namespace attnviz {
-
-bool is_hf_family(const std::string& arch) {
-  return init_family(arch) != nullptr;
-}
-
-}  // namespace attnviz
-
-namespace attnviz::detail {
-
 Json write_llama_family(InitWriter& w, const InitOptions& o, int d, int heads, int d_ff,
                         int layers) {
   const int kv_heads = o.n_kv_heads > 0 ? o.n_kv_heads : heads % 2 == 0 ? heads / 2 : heads;
@@ -115,6 +103,7 @@ Json write_llama_family(InitWriter& w, const InitOptions& o, int d, int heads, i
   for (int l = 0; l < layers; ++l) write_layer(w, f, s, l);
   w.gain("model.norm", d, 1.0f - f.layout.norm_offset);
   Json config = family_config(f, s);
+  if (o.max_positions > 0) config["max_position_embeddings"] = o.max_positions;
   if (!config["tie_word_embeddings"].get<bool>()) w.hf_weight("lm_head", d, s.vocab);
   return config;
 }

@@ -11,8 +11,8 @@
 #include "attnviz/model/family.hpp"
 #include "gguf_quant_mix.hpp"
 #include "gguf_tensors.hpp"
+#include "init_detail.hpp"
 #include "init_gguf_tokenizer.hpp"
-#include "init_writer.hpp"
 
 namespace attnviz::detail {
 

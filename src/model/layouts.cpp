@@ -1,5 +1,5 @@
-// The built-in layouts: one table per family of checkpoints, written as data; the Hugging Face
-// families' tables are their records' (src/model/families/).
+// The built-in layouts: PyTorch's own modules and the tutorials' attention modules, written as
+// data, around the model families' tables (their records', src/model/families/).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -162,70 +162,12 @@ Layout torch_transformer() {
   return l;
 }
 
-// GPT-2 blocks as nanoGPT (nn.Linear) or Hugging Face (Conv1D, stored transposed) name them.
-Layout gpt_family(const std::string& name, bool conv1d) {
-  Layout l{.name = name,
-           .arch = Arch::decoder,
-           .detect = "h.{layer}.attn.c_attn.weight",
-           .detect_fused = conv1d ? FusedShape::cols : FusedShape::rows,
-           .norm_first = true,
-           .activation = conv1d ? Activation::gelu_tanh : Activation::gelu,
-           .causal = true,
-           .positional = Positional::learned};
-  l.prefixes = {"transformer.", ""};
-  add(l.roles, "embed.token", "wte.weight");
-  add(l.roles, "embed.position", "wpe.weight");
-  const std::string p = "h.{layer}.";
-  norm(l.roles, "decoder.norm_self", p + "ln_1");
-  linear(l.roles, "decoder.self.qkv", p + "attn.c_attn", conv1d);
-  linear(l.roles, "decoder.self.out", p + "attn.c_proj", conv1d);
-  norm(l.roles, "decoder.norm_ffn", p + "ln_2");
-  linear(l.roles, "decoder.ffn.up", p + "mlp.c_fc", conv1d);
-  linear(l.roles, "decoder.ffn.down", p + "mlp.c_proj", conv1d);
-  norm(l.roles, "decoder.final_norm", "ln_f");
-  // Every weight, and for GPT-2 every bias (Conv1D and LayerNorm always have one); nanoGPT's biases
-  // are optional (GPTConfig(bias=False) has none). The unembedding is optional: tied to wte.
-  for (auto& r : l.roles) r.required = conv1d || r.role.ends_with(".weight");
-  if (conv1d) l.model_type = "gpt2";
-  l.tied_embeddings =
-      true;  // GPT2LMHeadModel and nanoGPT predict with wte (tie_word_embeddings defaults true)
-  return l;
-}
-
-Layout bert() {
-  Layout l{.name = "bert",
-           .arch = Arch::encoder,
-           .detect = "encoder.layer.{layer}.attention.self.query.weight",
-           .activation = Activation::gelu,
-           .layer_norm_eps = 1e-12f,
-           .positional = Positional::learned,
-           .model_type = "bert"};
-  l.prefixes = {"bert.", ""};
-  add(l.roles, "embed.token", "embeddings.word_embeddings.weight");
-  add(l.roles, "embed.position", "embeddings.position_embeddings.weight");
-  add(l.roles, "embed.token_type", "embeddings.token_type_embeddings.weight");
-  norm(l.roles, "embed.norm", "embeddings.LayerNorm");
-  const std::string p = "encoder.layer.{layer}.";
-  linear(l.roles, "encoder.self.q", p + "attention.self.query");
-  linear(l.roles, "encoder.self.k", p + "attention.self.key");
-  linear(l.roles, "encoder.self.v", p + "attention.self.value");
-  linear(l.roles, "encoder.self.out", p + "attention.output.dense");
-  norm(l.roles, "encoder.norm_self", p + "attention.output.LayerNorm");
-  linear(l.roles, "encoder.ffn.up", p + "intermediate.dense");
-  linear(l.roles, "encoder.ffn.down", p + "output.dense");
-  norm(l.roles, "encoder.norm_ffn", p + "output.LayerNorm");
-  for (auto& r : l.roles) r.required = true;  // BertModel has every one, biases included
-  return l;
-}
-
 }  // namespace
 
 const std::vector<Layout>& builtin_layouts() {
   // Most specific first: a torch Transformer also has "layers.{i}.linear1" under encoder.
   static const std::vector<Layout> layouts = [] {
-    std::vector<Layout> l{
-        torch_transformer(),          torch_decoder(), torch_encoder(), gpt_family("gpt2", true),
-        gpt_family("nanogpt", false), bert()};
+    std::vector<Layout> l{torch_transformer(), torch_decoder(), torch_encoder()};
     for (const auto& f : families()) l.push_back(f.layout);
     for (auto&& last : {torch_mha(), annotated_transformer(), fused_qkv(), qkv_linears()})
       l.push_back(last);

@@ -175,8 +175,9 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   derive_attention_extras(c, cfg);
   refuse_unsupported_fields(cfg);
   if (c.max_positions == 0) {
-    c.max_positions =
-        cfg.integer({"max_positions", "n_positions", "max_position_embeddings"}).value_or(0);
+    const std::vector<std::string> keys{"max_positions", "n_positions", "max_position_embeddings"};
+    c.max_positions = cfg.integer(keys).value_or(0);
+    if (c.max_positions > 0) c.max_positions_origin = cfg.declared(keys)->origin;
   }
 }
 
@@ -341,7 +342,11 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   detail::check_self_widths(c, b, first + ".self");
   detail::derive_ffn_width(c, b, first);
   if (b.has("embed.token")) c.vocab_size = width(b, "embed.token", 0);
-  if (b.has("embed.position")) c.max_positions = width(b, "embed.position", 0);
+  if (b.has("embed.position")) {
+    c.max_positions = width(b, "embed.position", 0);
+    c.max_positions_origin =
+        fmt::format("one row per position in the table {}", b.tensor_text("embed.position"));
+  }
   if (b.has("embed.token_type")) c.type_vocab_size = width(b, "embed.token_type", 0);
   detail::derive_heads(c, layout, cfg, b, first + ".self", rows);
   derive_hyperparameters(c, layout, cfg);

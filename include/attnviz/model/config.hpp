@@ -73,8 +73,11 @@ struct Config {
   Activation activation = Activation::relu;
   bool qk_norm =
       false;  // q and k are RMS-normalised per head before rotary (Qwen3's q_norm / k_norm)
-  int vocab_size = 0;             // rows of the token embedding table (0: tokens are hash-embedded)
-  int max_positions = 0;          // the longest input the model accepts (0: no limit)
+  int vocab_size = 0;     // rows of the token embedding table (0: tokens are hash-embedded)
+  int max_positions = 0;  // the longest input the model accepts (0: no limit)
+  // Where that limit comes from, for messages: "m/config.json: max_position_embeddings = 64", or
+  // "one row per position in the table tensor 'wpe.weight' of shape [1024, 768]".
+  std::string max_positions_origin;
   bool scale_embeddings = false;  // lut(x) · sqrt(d_model), as in the annotated transformer
   Positional positional = Positional::none;
   float pe_base = 10000.0f;     // base of the sinusoidal encoding (the paper's 10000)

@@ -60,9 +60,26 @@ struct InitConfigKey {
   From from = From::value;
 };
 
-// What `attnviz init --arch NAME` writes: the *ForCausalLM checkpoint of the family's releases.
+class InitWriter;  // attnviz/model/init_writer.hpp
+struct InitDims;
+
+// Where the token table of `attnviz init` gets its rows.
+enum class InitVocabulary {
+  tokenizer,  // a tokenizer.json always: --tokenizer, else a byte-level one (--vocab refused)
+  tokenizer_default,  // --vocab or --tokenizer, else the byte-level tokenizer
+  required,           // --vocab or --tokenizer, one of them given
+  optional,           // --vocab or --tokenizer, or no table at all
+};
+
+// What `attnviz init --arch NAME` writes: by default the *ForCausalLM checkpoint of the Llama
+// line's releases, from the fields below; a record with its own `write` writes its tensors itself.
 struct FamilyInit {
-  std::string hf_class;                 // config.json's architectures[0]
+  std::string arch{};  // --arch's name when it is not the layout's
+  InitVocabulary vocabulary = InitVocabulary::tokenizer;
+  // The tensors into w, returning config.json (also the checkpoint's __metadata__); nullptr: the
+  // Llama line's writer, from hf_class … eos, with {"format": "pt"} as the metadata.
+  nlohmann::ordered_json (*write)(InitWriter& w, const InitDims& n) = nullptr;
+  std::string hf_class{};               // config.json's architectures[0]
   std::vector<InitConfigKey> config{};  // over the shared settings, in this order
   bool fused_qkv = false;               // self_attn.qkv_proj ([q; k; v] rows)
   bool qkv_bias = false;                // q/k/v_proj have biases
@@ -78,15 +95,21 @@ struct Family {
   Layout layout;  // name, model_type, tensor names per role, traits, config defaults
   FamilyGguf gguf{};
   std::optional<FamilyInit> init{};  // nullopt: `init --arch` does not write it
+
+  // The --arch name init writes it under ("" when it does not).
+  std::string init_arch() const {
+    return !init ? "" : init->arch.empty() ? layout.name : init->arch;
+  }
 };
 
 // The registered families, in detection order (src/model/families/families.cpp).
 const std::vector<Family>& families();
-// The family `init --arch name` writes; nullptr when none.
+// The family `init --arch name` writes (its FamilyInit::arch, else its layout's name); nullptr
+// when none.
 const Family* init_family(const std::string& name);
 // The family a GGUF file of general.architecture `arch` runs as; nullptr when none.
 const Family* gguf_family(const std::string& arch);
-// The names of the families `init --arch` writes, in registry order.
+// The --arch names of the families `init` writes, in registry order.
 std::vector<std::string> init_family_names();
 // The GGUF architectures attnviz reads, in registry order, each once.
 std::vector<std::string> gguf_family_archs();

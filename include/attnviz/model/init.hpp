@@ -10,8 +10,8 @@
 namespace attnviz {
 
 struct InitOptions {
-  std::string arch = "mha";  // one of init_arch_names(): mha | encoder | decoder |
-                             // encoder-decoder | gpt2 | bert, or a registered Hugging Face family
+  std::string arch = "mha";  // one of init_arch_names(): mha | encoder | encoder-decoder, or a
+                             // registered family's (decoder: nanoGPT, gpt2, bert, llama, …)
   int d_model = 128;
   int n_heads = 4;
   int d_qk = 0;  // mha only; 0: d_model, as in a standard nn.MultiheadAttention
@@ -38,24 +38,25 @@ struct InitOptions {
 
 // Writes dir/model.safetensors (hyperparameters also in its __metadata__) and dir/config.json.
 //  mha: q/k/v/out Linear modules (qkv-linears);  encoder: nn.TransformerEncoder (sinusoidal
-//  positions); decoder: nanoGPT (learned positions, causal);  encoder-decoder: nn.Transformer
-//  (sinusoidal); gpt2: Hugging Face GPT2Model + config.json;    bert: Hugging Face BertModel +
-//  config.json; a registered Hugging Face family (model/family.hpp): the *ForCausalLM checkpoint
-//  and config.json its record describes (its usual settings: GQA, rope theta and scaling, windows,
-//  soft-caps), with tokenizer_json.
+//  positions);  encoder-decoder: nn.Transformer (sinusoidal);  a registered family
+//  (model/family.hpp): what its record's init writes (nanoGPT for decoder, GPT2Model, BertModel),
+//  or for the Llama line the *ForCausalLM checkpoint and config.json its record describes (its
+//  usual settings: GQA, rope theta and scaling, windows, soft-caps), with tokenizer_json.
 // Weights follow each family's init: torch's U(±1/√in) for Linear, N(0, 1) for embeddings, HF's
 // N(0, 0.02) with zero biases; LayerNorm γ = 1, β = 0.
 // Returns the names of the files written in dir (the GGUF file's own name for --gguf).
 std::vector<std::string> init_model(const std::filesystem::path& dir, const InitOptions& options);
 
-// With options.gguf_type set (Llama-like families only), `dir` is the GGUF file written instead:
-// the same tensors as llama.cpp's convert_hf_to_gguf.py and llama-quantize would make them.
-//
-// Whether --arch names a Hugging Face family written with its tokenizer (a registered family with
-// an init record).
-bool is_hf_family(const std::string& arch);
-
-// Every --arch value init writes: the PyTorch and GPT-2/BERT ones, then the registered families.
+// With options.gguf_type set (the Llama line's families only), `dir` is the GGUF file written
+// instead: the same tensors as llama.cpp's convert_hf_to_gguf.py and llama-quantize would make
+// them. PyTorch's own modules init writes (mha, encoder, encoder-decoder).
+std::vector<std::string> torch_arch_names();
+// Every --arch value init writes: PyTorch's modules, then the registered families'.
 std::vector<std::string> init_arch_names();
+// The --arch values init --gguf writes (the Llama line's families with a GGUF architecture).
+std::vector<std::string> init_gguf_family_names();
+// Whether `options` (its tokenizer_json still empty) gets the family's default byte-level
+// tokenizer.
+bool init_writes_tokenizer(const InitOptions& options);
 
 }  // namespace attnviz

@@ -7,17 +7,18 @@
 namespace attnviz {
 
 const std::vector<Family>& families() {
-  // Most specific first among those chosen by tensor names alone; all share Llama's names.
-  static const std::vector<Family> records{detail::llama_record(),  detail::mistral_record(),
-                                           detail::qwen2_record(),  detail::qwen3_record(),
-                                           detail::gemma_record(),  detail::gemma2_record(),
-                                           detail::gemma3_record(), detail::phi3_record()};
+  // Most specific first among those chosen by tensor names alone (the Llama line shares its names).
+  static const std::vector<Family> records{
+      detail::gpt2_record(),   detail::nanogpt_record(), detail::bert_record(),
+      detail::llama_record(),  detail::mistral_record(), detail::qwen2_record(),
+      detail::qwen3_record(),  detail::gemma_record(),   detail::gemma2_record(),
+      detail::gemma3_record(), detail::phi3_record()};
   return records;
 }
 
 const Family* init_family(const std::string& name) {
   for (const auto& f : families()) {
-    if (f.init && f.layout.name == name) return &f;
+    if (f.init && f.init_arch() == name) return &f;
   }
   return nullptr;
 }
@@ -32,7 +33,7 @@ const Family* gguf_family(const std::string& arch) {
 std::vector<std::string> init_family_names() {
   std::vector<std::string> names;
   for (const auto& f : families()) {
-    if (f.init) names.push_back(f.layout.name);
+    if (f.init) names.push_back(f.init_arch());
   }
   return names;
 }

@@ -17,6 +17,9 @@ std::vector<GgufNameRule> gemma_gguf_names();
 // Qwen2 / Qwen3's shared record (model_type, GGUF architecture and init settings): `name`'s.
 Family qwen_record(const std::string& name);
 
+Family gpt2_record();
+Family nanogpt_record();
+Family bert_record();
 Family llama_record();
 Family mistral_record();
 Family qwen2_record();

@@ -1,17 +1,21 @@
-// Collecting the tensors of a random model before they are written (init's scratch space).
+// Collecting the tensors of a random model before they are written (init's scratch space): what a
+// family record's own `init` writer fills.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "attnviz/core/random.hpp"
-#include "attnviz/model/init.hpp"
 
-namespace attnviz::detail {
+namespace attnviz {
+
+// The sizes `attnviz init` was given: widths, layers, the token table's rows (0: no table) and the
+// learned positions' rows (0: none).
+struct InitDims {
+  int d, heads, d_ff, layers, vocab, positions;
+};
 
 class InitWriter {
  public:
@@ -73,12 +77,4 @@ class InitWriter {
   std::vector<Named> tensors_;
 };
 
-// Their *ForCausalLM tensors into w; returns config.json as the family's config class writes it.
-nlohmann::ordered_json write_llama_family(InitWriter& w, const InitOptions& o, int d, int heads,
-                                          int d_ff, int layers);
-
-// w's family checkpoint (config: its config.json) written to `file` as GGUF of type o.gguf_type.
-void write_family_gguf(const std::filesystem::path& file, InitWriter& w,
-                       const nlohmann::ordered_json& config, const InitOptions& o);
-
-}  // namespace attnviz::detail
+}  // namespace attnviz
