@@ -60,7 +60,9 @@ stage "configure (sanitizers)" cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug
   -DBUILD_TESTING=ON -Wno-dev >/dev/null
 stage "build (sanitizers)" cmake --build build-asan -j"$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-stage "tests: unit + cli + reference (sanitizers)" ctest_run build-asan -L '^(unit|cli|reference)$'
+# docs_examples runs the binary on the documents' examples, paths the cli tier already covers.
+stage "tests: unit + cli + reference (sanitizers)" ctest_run build-asan -L '^(unit|cli|reference)$' \
+  -E '^docs_examples$'
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 stage "fuzz targets" scripts/fuzz.sh "${ATTNVIZ_FUZZ_SECONDS:-5}"

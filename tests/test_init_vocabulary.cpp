@@ -116,13 +116,14 @@ TEST_CASE(
        "init --arch bert: its embedding table needs a vocabulary to size it: give --tokenizer "
        "tokenizer.json or --vocab FILE"},
       {"--arch encoder" + tokenizer,
-       "init --tokenizer: --arch encoder (nn.Transformer's layout) holds no embedding table"},
+       "init --tokenizer: --arch encoder (layout torch-encoder) holds no embedding table to size "
+       "from it; use --arch gpt2, decoder, bert, llama,"},
       {"--arch encoder-decoder" + tokenizer, "holds no embedding table"},
       {"--arch gpt2 --vocab '" + (dir / "v.txt").string() + "'" + tokenizer,
        "init: --vocab and --tokenizer both give the vocabulary: give one"},
       {"--arch encoder --vocab '" + (dir / "v.txt").string() + "'",
-       "init --vocab: --arch encoder (nn.Transformer's layout) holds no embedding table; use "
-       "--arch mha, gpt2, decoder or bert"},
+       "init --vocab: --arch encoder (layout torch-encoder) holds no embedding table; use "
+       "--arch gpt2, decoder, bert or mha"},
       {"--arch llama --vocab '" + (dir / "v.txt").string() + "'",
        "init --arch llama: the vocabulary is its tokenizer's (--tokenizer), not --vocab"},
   };
@@ -145,7 +146,7 @@ TEST_CASE("init flags: a flag that shapes another kind of model is refused, exit
        "feed-forward layer, which mha has not)"},
       {"--arch gpt2 --norm-first",
        "init --norm-first: --arch gpt2 has no use for it (it shapes "
-       "encoder and encoder-decoder only)"},
+       "encoder-decoder or encoder only)"},
   };
   check_refused(dir, cases);
   // Where they apply they shape the model: --max-positions is the Llama line's

@@ -34,6 +34,7 @@ int run_cli(int argc, char** argv) {
   add_residual_command(app);
   add_merge_command(app);
   add_tokenize_command(app);
+  add_families_command(app);
   for (CLI::App* cmd : app.get_subcommands({}))
     add_quiet_flag(*cmd);  // every command may print notes
   try {

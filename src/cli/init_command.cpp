@@ -68,10 +68,10 @@ void add_init_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
   InitOptions& o = args->options;
   CLI::App* cmd = app.add_subcommand("init", "write a random model of any architecture");
-  cmd->add_option(
-         "--arch", o.arch,
-         fmt::format("{} (PyTorch's modules), or a family's checkpoint: {}",
-                     fmt::join(torch_arch_names(), ", "), fmt::join(init_family_names(), ", ")))
+  cmd->add_option("--arch", o.arch,
+                  fmt::format("the model to write, by its family's --arch name (see `attnviz "
+                              "families`): {}",
+                              fmt::join(init_family_names(), ", ")))
       ->check(CLI::IsMember(init_arch_names()));
   cmd->add_option("--kv-heads", o.n_kv_heads,
                   "key/value heads of a grouped-query family (default: half the heads)")
@@ -81,9 +81,10 @@ void add_init_command(CLI::App& app) {
       "--tokenizer", args->tokenizer,
       fmt::format(
           "a tokenizer.json, copied beside the weights with the tokenizer_config.json beside it; "
-          "the token table gets one row per id (mha and every family; default for {} without "
+          "the token table gets one row per id ({}; default for {} without "
           "--vocab: a byte-level tokenizer, one id per UTF-8 byte, with the family's special "
           "tokens)",
+          families_with({V::tokenizer, V::tokenizer_default, V::required, V::optional}),
           families_with({V::tokenizer, V::tokenizer_default})));
   cmd->add_option("--layers", o.n_layers, "layers per stack")->check(positive_number());
   cmd->add_option("--d-ff", o.d_ff, "feed-forward width (default 4 · d_model)")
@@ -111,7 +112,7 @@ void add_init_command(CLI::App& app) {
   cmd->add_option(
       "--vocab", args->vocab_file,
       fmt::format("token file: adds an embedding table with one row per distinct token and "
-                  "vocab.txt (mha, {}; {} needs it or --tokenizer)",
+                  "vocab.txt ({}; {} needs it or --tokenizer)",
                   families_with({V::tokenizer_default, V::required, V::optional}),
                   families_with({V::required})));
   cmd->add_flag("--no-out-proj", args->no_out_proj,

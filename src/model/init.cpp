@@ -20,75 +20,31 @@ namespace {
 
 using Dims = InitDims;
 
-// The record init writes for --arch, or nullptr for PyTorch's own modules (mha, encoder, …).
-const FamilyInit* family_init(const std::string& arch) {
+// The --arch names of the records whose FamilyInit `keep` accepts, in registry order.
+template <typename Keep>
+std::vector<std::string> archs_where(Keep keep) {
+  std::vector<std::string> names;
+  for (const auto& f : families()) {
+    if (f.init && keep(*f.init)) names.push_back(f.init_arch());
+  }
+  return names;
+}
+
+// The record init writes for --arch (the CLI checks it names one; a library caller may not).
+const Family& family_of(const std::string& arch) {
   const Family* f = init_family(arch);
-  return f ? &*f->init : nullptr;
-}
-
-// The --arch values whose token table a --tokenizer sizes (`vocab`: that --vocab sizes).
-std::string table_archs(bool vocab) {
-  std::vector<std::string> names{"mha"};
-  for (const auto& name : init_family_names()) {
-    if (!vocab || family_init(name)->vocabulary != InitVocabulary::tokenizer) names.push_back(name);
-  }
-  return or_list(names);
-}
-
-// nn.MultiheadAttention's parameters under `p` (fused in_proj).
-void torch_attention(InitWriter& w, const std::string& p, int d) {
-  w.torch_linear(p + "in_proj", d, 3 * d, "_");
-  w.torch_linear(p + "out_proj", d, d);
-}
-
-void torch_layer(InitWriter& w, const std::string& p, const Dims& n, bool cross) {
-  torch_attention(w, p + "self_attn.", n.d);
-  if (cross) torch_attention(w, p + "multihead_attn.", n.d);
-  w.torch_linear(p + "linear1", n.d, n.d_ff);
-  w.torch_linear(p + "linear2", n.d_ff, n.d);
-  for (int i = 1; i <= (cross ? 3 : 2); ++i) w.layer_norm(fmt::format("{}norm{}", p, i), n.d);
-}
-
-Json write_mha(InitWriter& w, const InitOptions& o, const Dims& n) {
-  const int d_qk = o.d_qk > 0 ? o.d_qk : n.d, d_v = o.d_v > 0 ? o.d_v : n.d;
-  if (d_qk % n.heads || d_v % n.heads) {
+  if (!f) {
     throw usage_error(
-        fmt::format("init: --heads {} must divide d_qk = {} and d_v = {}", n.heads, d_qk, d_v));
+        fmt::format("init: --arch {}: expected {}", arch, or_list(init_arch_names())));
   }
-  w.torch_linear("q", n.d, d_qk);
-  w.torch_linear("k", n.d, d_qk);
-  w.torch_linear("v", n.d, d_v);
-  if (o.out_proj) w.torch_linear("out", d_v, n.d);
-  if (n.vocab > 0) w.embedding("embed.weight", n.vocab, n.d, 1.0f);  // nn.Embedding ~ N(0, 1)
-  Json c{{"arch", "mha"}, {"d_model", n.d}, {"n_heads", n.heads}, {"d_qk", d_qk}, {"d_v", d_v}};
-  if (o.max_positions > 0) c["max_positions"] = o.max_positions;
-  return c;
-}
-
-Json write_torch(InitWriter& w, const InitOptions& o, const Dims& n) {
-  const bool both = o.arch == "encoder-decoder";
-  for (int l = 0; l < n.layers; ++l) {
-    torch_layer(w, fmt::format("{}layers.{}.", both ? "encoder." : "", l), n, false);
-  }
-  w.layer_norm(both ? "encoder.norm" : "norm", n.d);
-  if (both) {
-    for (int l = 0; l < n.layers; ++l)
-      torch_layer(w, fmt::format("decoder.layers.{}.", l), n, true);
-    w.layer_norm("decoder.norm", n.d);
-  }
-  Json c{{"arch", o.arch},       {"n_heads", n.heads},     {"norm_first", o.norm_first},
-         {"activation", "relu"}, {"layer_norm_eps", 1e-5}, {"positional", "sinusoidal"},
-         {"pe_base", 10000.0}};
-  if (o.max_positions > 0) c["max_positions"] = o.max_positions;
-  return c;
+  return *f;
 }
 
 // What gives the token table its rows, refused here when the model could never take text through
-// it: a table of one row, a tokenizer a layout without a table would ignore, or two vocabularies
-// at once.
-void check_vocabulary(const InitOptions& o) {
-  const FamilyInit* f = family_init(o.arch);
-  if (f && f->vocabulary == InitVocabulary::tokenizer) {
+// it: a table of one row, a vocabulary a layout without a table would ignore, or two at once.
+void check_vocabulary(const InitOptions& o, const Family& family) {
+  const InitVocabulary kind = family.init->vocabulary;
+  if (kind == InitVocabulary::tokenizer) {
     if (!o.vocab.empty()) {
       throw usage_error(fmt::format(
           "init --arch {}: the vocabulary is its tokenizer's (--tokenizer), not --vocab", o.arch));
@@ -99,18 +55,21 @@ void check_vocabulary(const InitOptions& o) {
   if (tokenizer && !o.vocab.empty()) {
     throw usage_error("init: --vocab and --tokenizer both give the vocabulary: give one");
   }
-  if ((tokenizer || !o.vocab.empty()) && !f && o.arch != "mha") {
+  if ((tokenizer || !o.vocab.empty()) && kind == InitVocabulary::none) {
     // PyTorch keeps nn.Embedding outside nn.TransformerEncoder / nn.Transformer: their layouts
     // have no table, so a vocabulary would be written and never used.
+    const auto takes = archs_where([&](const FamilyInit& f) {
+      return f.vocabulary != InitVocabulary::none &&
+             (tokenizer || f.vocabulary != InitVocabulary::tokenizer);
+    });
     throw usage_error(
-        fmt::format("init {}: --arch {} (nn.Transformer's layout) holds no embedding table{}; use "
-                    "--arch {}",
-                    tokenizer ? "--tokenizer" : "--vocab", o.arch,
-                    tokenizer ? " to size from it" : "", table_archs(!tokenizer)));
+        fmt::format("init {}: --arch {} (layout {}) holds no embedding table{}; use --arch {}",
+                    tokenizer ? "--tokenizer" : "--vocab", o.arch, family.layout.name,
+                    tokenizer ? " to size from it" : "", or_list(takes)));
   }
   if (tokenizer && o.vocab_size <= 0)
     throw usage_error("init --tokenizer: the tokenizer has no token");
-  if (f && f->vocabulary == InitVocabulary::required && !tokenizer && o.vocab.empty()) {
+  if (kind == InitVocabulary::required && !tokenizer && o.vocab.empty()) {
     throw usage_error(
         fmt::format("init --arch {}: its embedding table needs a vocabulary to size it: give "
                     "--tokenizer tokenizer.json or --vocab FILE",
@@ -118,35 +77,35 @@ void check_vocabulary(const InitOptions& o) {
   }
 }
 
-// The flags that shape one kind of model only, refused elsewhere rather than ignored.
-void check_flags(const InitOptions& o, const Family* family) {
-  const auto refuse = [&](bool given, const char* flag, const std::string& only) {
+// The flags that shape some records only, refused elsewhere rather than ignored.
+void check_flags(const InitOptions& o, const FamilyInit& f) {
+  const auto refuse = [&](bool given, const char* flag, const std::string& shapes) {
     if (given) {
       throw usage_error(
-          fmt::format("init {}: --arch {} has no use for it (it shapes {})", flag, o.arch, only));
+          fmt::format("init {}: --arch {} has no use for it (it shapes {})", flag, o.arch, shapes));
     }
   };
-  if (o.arch != "mha") {
-    refuse(o.d_qk > 0, "--d-qk", "mha only");
-    refuse(o.d_v > 0, "--d-v", "mha only");
-    refuse(!o.out_proj, "--no-out-proj", "mha only");
-  } else {
-    refuse(o.d_ff > 0, "--d-ff", "a feed-forward layer, which mha has not");
+  if (!f.head_widths) {
+    const std::string only =
+        or_list(archs_where([](const FamilyInit& i) { return i.head_widths; }));
+    refuse(o.d_qk > 0, "--d-qk", only + " only");
+    refuse(o.d_v > 0, "--d-v", only + " only");
+    refuse(!o.out_proj, "--no-out-proj", only + " only");
   }
-  if (o.arch != "encoder" && o.arch != "encoder-decoder")
-    refuse(o.norm_first, "--norm-first", "encoder and encoder-decoder only");
-  std::vector<std::string> grouped;  // the Llama line's families
-  for (const auto& f : families()) {
-    if (f.init && !f.init->write) grouped.push_back(f.init_arch());
+  if (!f.ffn) refuse(o.d_ff > 0, "--d-ff", "a feed-forward layer, which " + o.arch + " has not");
+  if (!f.norm_first) {
+    refuse(o.norm_first, "--norm-first",
+           or_list(archs_where([](const FamilyInit& i) { return i.norm_first; })) + " only");
   }
-  if (!family || family->init->write)
-    refuse(o.n_kv_heads > 0, "--kv-heads", or_list(grouped) + " only");
+  if (f.write) {  // the Llama line's records are the ones without a writer of their own
+    refuse(o.n_kv_heads > 0, "--kv-heads",
+           or_list(archs_where([](const FamilyInit& i) { return !i.write; })) + " only");
+  }
 }
 
-Dims dims_of(const InitOptions& o) {
-  const Family* family = init_family(o.arch);
-  check_flags(o, family);
-  const bool learned = family && family->layout.positional == Positional::learned;
+Dims dims_of(const InitOptions& o, const Family& family) {
+  check_flags(o, *family.init);
+  const bool learned = family.layout.positional == Positional::learned;
   // The token table: one row per --vocab token, else per id of the tokenizer written beside it.
   const int vocab = o.vocab.empty() ? (o.tokenizer_json.empty() ? 0 : o.vocab_size)
                                     : static_cast<int>(o.vocab.size());
@@ -155,8 +114,9 @@ Dims dims_of(const InitOptions& o) {
   if (n.d <= 0 || n.heads <= 0 || n.layers <= 0) {
     throw usage_error("init: --d-model, --heads and --layers must be positive");
   }
-  check_vocabulary(o);
-  if (o.arch != "mha" && n.d % n.heads != 0) {
+  check_vocabulary(o, family);
+  // Separate head widths (--d-qk, --d-v) are checked by the writer that takes them.
+  if (!family.init->head_widths && n.d % n.heads != 0) {
     throw usage_error(fmt::format("init: --heads {} must divide --d-model {}", n.heads, n.d));
   }
   return n;
@@ -164,14 +124,8 @@ Dims dims_of(const InitOptions& o) {
 
 }  // namespace
 
-std::vector<std::string> torch_arch_names() {
-  return {"mha", "encoder", "encoder-decoder"};
-}
-
 std::vector<std::string> init_arch_names() {
-  std::vector<std::string> names = torch_arch_names();
-  for (const auto& name : init_family_names()) names.push_back(name);
-  return names;
+  return init_family_names();
 }
 
 std::vector<std::string> init_gguf_family_names() {
@@ -183,35 +137,25 @@ std::vector<std::string> init_gguf_family_names() {
 }
 
 bool init_writes_tokenizer(const InitOptions& o) {
-  const FamilyInit* f = family_init(o.arch);
+  const Family* f = init_family(o.arch);
   if (!f || !o.tokenizer_json.empty()) return false;
-  return f->vocabulary == InitVocabulary::tokenizer ||
-         (f->vocabulary == InitVocabulary::tokenizer_default && o.vocab.empty());
+  return f->init->vocabulary == InitVocabulary::tokenizer ||
+         (f->init->vocabulary == InitVocabulary::tokenizer_default && o.vocab.empty());
 }
 
 std::vector<std::string> init_model(const fs::path& dir, const InitOptions& o) {
-  const Dims n = dims_of(o);
-  const Family* family = init_family(o.arch);
+  const Family& family = family_of(o.arch);
+  const Dims n = dims_of(o, family);
   // The Llama line's records: written by their fields, as Hugging Face checkpoints.
-  const bool llama_line = family && !family->init->write;
-  if (!o.gguf_type.empty() && (!llama_line || family->gguf.arch.empty())) {
+  const bool llama_line = !family.init->write;
+  if (!o.gguf_type.empty() && (!llama_line || family.gguf.arch.empty())) {
     throw usage_error(
         fmt::format("init --gguf: --arch {} has no GGUF layout in llama.cpp's families; use {}",
                     o.arch, or_list(init_gguf_family_names())));
   }
   InitWriter w(o.seed);
-  Json config;
-  if (o.arch == "mha")
-    config = write_mha(w, o, n);
-  else if (o.arch == "encoder" || o.arch == "encoder-decoder")
-    config = write_torch(w, o, n);
-  else if (llama_line)
-    config = detail::write_llama_family(w, o, n.d, n.heads, n.d_ff, n.layers);
-  else if (family)
-    config = family->init->write(w, n);
-  else
-    throw usage_error(
-        fmt::format("init: --arch {}: expected {}", o.arch, or_list(init_arch_names())));
+  Json config = llama_line ? detail::write_llama_family(w, o, n.d, n.heads, n.d_ff, n.layers)
+                           : family.init->write(w, n, o);
   config["seed"] = o.seed;
   if (!o.gguf_type.empty()) {
     detail::write_family_gguf(dir, w, config, o);

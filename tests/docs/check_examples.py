@@ -18,6 +18,8 @@ line by line, trailing spaces and trailing blank lines ignored, with these rules
   (`attnviz: wrote …`, warnings, errors), must be shown;
 - a command that exits with a status other than 0 fails the check unless the page shows its
   `attnviz: error:` line, or the status is 3 (`check` found problems, which its output lists).
+A table (or any lines) after `<!-- generated: COMMAND -->`, up to the first blank line, is exactly
+what COMMAND prints (README's families table is `attnviz families --markdown`).
 A block after `<!-- example: not run: REASON -->` (within the three lines above it) is not run: a
 command that needs a network, a cluster, a file the repository does not hold, or more than 10 s.
 
@@ -47,6 +49,7 @@ import time
 
 ELLIPSIS = {"…", "..."}
 NOT_RUN = re.compile(r"<!--\s*example:\s*not run:\s*(.*?)\s*-->")
+GENERATED = re.compile(r"<!--\s*generated:\s*(.*?)\s*-->")
 NOTE = "attnviz: note: "
 README_MAX_LINES = 300
 # Mentions of notes a reader of the repository does not have.
@@ -210,6 +213,15 @@ def exit_shown(status, expected):
     return status in (0, 3) or any(line.startswith("attnviz: error:") for line in expected)
 
 
+def generated_blocks(lines):
+    """(first, end, command) of each run of lines after a `<!-- generated: COMMAND -->` line."""
+    for i, line in enumerate(lines):
+        found = GENERATED.search(line)
+        if found:
+            end = next((j for j in range(i + 1, len(lines)) if not lines[j].strip()), len(lines))
+            yield i + 1, end, found.group(1)
+
+
 def check_page(path, binary, source_dir, update):
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
@@ -248,10 +260,22 @@ def check_page(path, binary, source_dir, update):
                     print(f"{where}: `{command}` exits with status {status}, and the page shows no error")
             if update and new_block != lines[first:end]:
                 rewritten.append((first, end, new_block))
+        for first, end, command in generated_blocks(lines):
+            status, actual = scratch.run(command)
+            checked += 1
+            actual = trimmed(actual)
+            if update and actual != lines[first:end]:
+                rewritten.append((first, end, actual))
+            elif status != 0 or actual != trimmed(lines[first:end]):
+                failures += 1
+                print(f"{name}:{first + 1}: `{command}` (exit {status}) prints other lines than the page shows:")
+                sys.stdout.writelines(difflib.unified_diff(
+                    [e + "\n" for e in trimmed(lines[first:end])], [a + "\n" for a in actual], "page",
+                    "attnviz"))
     finally:
         scratch.remove()
     if rewritten:
-        for first, end, new_block in reversed(rewritten):
+        for first, end, new_block in sorted(rewritten, reverse=True):
             lines[first:end] = new_block
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(lines))

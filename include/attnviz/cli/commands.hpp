@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 namespace attnviz {
 
@@ -18,5 +19,8 @@ void add_positions_command(CLI::App& app);  // src/cli/positions_command.cpp
 void add_residual_command(CLI::App& app);   // src/cli/residual_command.cpp
 void add_merge_command(CLI::App& app);      // src/cli/heads_command.cpp
 void add_tokenize_command(CLI::App& app);   // src/cli/tokenize_command.cpp
+void add_families_command(CLI::App& app);   // src/cli/families_command.cpp
+// The table `attnviz families` prints: a block per family, or with `markdown` README.md's table.
+std::string families_table(bool markdown);
 
 }  // namespace attnviz

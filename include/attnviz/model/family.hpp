@@ -62,6 +62,7 @@ struct InitConfigKey {
 
 class InitWriter;  // attnviz/model/init_writer.hpp
 struct InitDims;
+struct InitOptions;  // attnviz/model/init.hpp
 
 // Where the token table of `attnviz init` gets its rows.
 enum class InitVocabulary {
@@ -69,6 +70,7 @@ enum class InitVocabulary {
   tokenizer_default,  // --vocab or --tokenizer, else the byte-level tokenizer
   required,           // --vocab or --tokenizer, one of them given
   optional,           // --vocab or --tokenizer, or no table at all
+  none,               // the layout holds no table: --vocab and --tokenizer refused
 };
 
 // What `attnviz init --arch NAME` writes: by default the *ForCausalLM checkpoint of the Llama
@@ -78,7 +80,11 @@ struct FamilyInit {
   InitVocabulary vocabulary = InitVocabulary::tokenizer;
   // The tensors into w, returning config.json (also the checkpoint's __metadata__); nullptr: the
   // Llama line's writer, from hf_class … eos, with {"format": "pt"} as the metadata.
-  nlohmann::ordered_json (*write)(InitWriter& w, const InitDims& n) = nullptr;
+  nlohmann::ordered_json (*write)(InitWriter& w, const InitDims& n, const InitOptions& o) = nullptr;
+  // The flags beyond the shared ones its writer reads (the others are refused, not ignored):
+  bool head_widths = false;             // --d-qk, --d-v, --no-out-proj
+  bool norm_first = false;              // --norm-first
+  bool ffn = true;                      // --d-ff (a feed-forward layer)
   std::string hf_class{};               // config.json's architectures[0]
   std::vector<InitConfigKey> config{};  // over the shared settings, in this order
   bool fused_qkv = false;               // self_attn.qkv_proj ([q; k; v] rows)
@@ -92,6 +98,9 @@ struct FamilyInit {
 };
 
 struct Family {
+  // Its row in the table of families (`attnviz families`, README.md): records with the same title
+  // share a row, in the order the first of them is registered.
+  std::string title;
   Layout layout;  // name, model_type, tensor names per role, traits, config defaults
   FamilyGguf gguf{};
   std::optional<FamilyInit> init{};  // nullopt: `init --arch` does not write it

@@ -49,9 +49,8 @@ std::vector<std::string> init_model(const std::filesystem::path& dir, const Init
 
 // With options.gguf_type set (the Llama line's families only), `dir` is the GGUF file written
 // instead: the same tensors as llama.cpp's convert_hf_to_gguf.py and llama-quantize would make
-// them. PyTorch's own modules init writes (mha, encoder, encoder-decoder).
-std::vector<std::string> torch_arch_names();
-// Every --arch value init writes: PyTorch's modules, then the registered families'.
+// them.
+// Every --arch value init writes: the registered families' (init_family_names()).
 std::vector<std::string> init_arch_names();
 // The --arch values init --gguf writes (the Llama line's families with a GGUF architecture).
 std::vector<std::string> init_gguf_family_names();

@@ -7,12 +7,27 @@
 namespace attnviz {
 
 const std::vector<Family>& families() {
-  // Most specific first among those chosen by tensor names alone (the Llama line shares its names).
-  static const std::vector<Family> records{
-      detail::gpt2_record(),   detail::nanogpt_record(), detail::bert_record(),
-      detail::llama_record(),  detail::mistral_record(), detail::qwen2_record(),
-      detail::qwen3_record(),  detail::gemma_record(),   detail::gemma2_record(),
-      detail::gemma3_record(), detail::phi3_record()};
+  // Most specific first among those chosen by tensor names alone: a torch Transformer also has
+  // "layers.{i}.linear1" under encoder; the Llama line shares its names; the single attention
+  // modules last.
+  static const std::vector<Family> records{detail::torch_transformer_record(),
+                                           detail::torch_decoder_record(),
+                                           detail::torch_encoder_record(),
+                                           detail::gpt2_record(),
+                                           detail::nanogpt_record(),
+                                           detail::bert_record(),
+                                           detail::llama_record(),
+                                           detail::mistral_record(),
+                                           detail::qwen2_record(),
+                                           detail::qwen3_record(),
+                                           detail::gemma_record(),
+                                           detail::gemma2_record(),
+                                           detail::gemma3_record(),
+                                           detail::phi3_record(),
+                                           detail::torch_mha_record(),
+                                           detail::annotated_transformer_record(),
+                                           detail::fused_qkv_record(),
+                                           detail::qkv_linears_record()};
   return records;
 }
 

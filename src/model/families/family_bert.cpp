@@ -41,7 +41,7 @@ Layout bert_layout() {
 
 // BertModel's checkpoint: N(0, 0.02) weights and embeddings, zero biases, two token types;
 // config.json as BertConfig names it.
-Json write_bert(InitWriter& w, const InitDims& n) {
+Json write_bert(InitWriter& w, const InitDims& n, const InitOptions&) {
   w.embedding("embeddings.word_embeddings.weight", n.vocab, n.d, 0.02f);
   w.embedding("embeddings.position_embeddings.weight", n.positions, n.d, 0.02f);
   w.embedding("embeddings.token_type_embeddings.weight", 2, n.d, 0.02f);
@@ -66,7 +66,8 @@ Json write_bert(InitWriter& w, const InitDims& n) {
 }  // namespace
 
 Family bert_record() {
-  return Family{.layout = bert_layout(),
+  return Family{.title = "BERT",
+                .layout = bert_layout(),
                 .init = FamilyInit{.vocabulary = InitVocabulary::required, .write = write_bert}};
 }
 

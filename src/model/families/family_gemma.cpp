@@ -11,7 +11,7 @@ namespace attnviz::detail {
 // window or sandwich norms (the decoder layer is Llama's: input_layernorm before attention,
 // post_attention_layernorm before the MLP).
 Family gemma_record() {
-  Family f{.layout = llama_layout("gemma", "gemma")};
+  Family f{.title = "Gemma 1, Gemma 2, Gemma 3", .layout = llama_layout("gemma", "gemma")};
   f.layout.activation = Activation::gelu_tanh;
   f.layout.scale_embeddings = true;
   f.layout.tied_embeddings = true;

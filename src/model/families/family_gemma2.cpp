@@ -43,7 +43,8 @@ std::vector<GgufNameRule> gemma_gguf_names() {
 }
 
 Family gemma2_record() {
-  Family f{.layout = gemma_layout("gemma2", "gemma2", SlidingLayers::even)};
+  Family f{.title = "Gemma 1, Gemma 2, Gemma 3",
+           .layout = gemma_layout("gemma2", "gemma2", SlidingLayers::even)};
   f.layout.config_defaults.insert(
       f.layout.config_defaults.end(),
       {{"attn_logit_softcapping", 50.0}, {"final_logit_softcapping", 30.0}});

@@ -6,7 +6,8 @@
 namespace attnviz::detail {
 
 Family gemma3_record() {
-  Family f{.layout = gemma_layout("gemma3", "gemma3_text", SlidingLayers::pattern)};
+  Family f{.title = "Gemma 1, Gemma 2, Gemma 3",
+           .layout = gemma_layout("gemma3", "gemma3_text", SlidingLayers::pattern)};
   f.layout.config_defaults.insert(f.layout.config_defaults.end(),
                                   {{"rope_theta", 1000000.0}, {"rope_local_base_freq", 10000.0}});
   roles::require(f.layout.roles, {"decoder.self.q_norm.weight", "decoder.self.k_norm.weight"});

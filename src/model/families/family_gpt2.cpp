@@ -61,7 +61,7 @@ void write_blocks(InitWriter& w, const InitDims& n, const std::string& p, bool c
 }
 
 // GPT2Model's checkpoint (wpe N(0, 0.01)); config.json as GPT2Config names it.
-Json write_gpt2(InitWriter& w, const InitDims& n) {
+Json write_gpt2(InitWriter& w, const InitDims& n, const InitOptions&) {
   w.embedding("wte.weight", n.vocab, n.d, 0.02f);
   w.embedding("wpe.weight", n.positions, n.d, 0.01f);
   write_blocks(w, n, "", true);
@@ -73,7 +73,7 @@ Json write_gpt2(InitWriter& w, const InitDims& n) {
 }
 
 // nanoGPT's state dict, the token table only with a vocabulary.
-Json write_nanogpt(InitWriter& w, const InitDims& n) {
+Json write_nanogpt(InitWriter& w, const InitDims& n, const InitOptions&) {
   if (n.vocab > 0) w.embedding("transformer.wte.weight", n.vocab, n.d, 0.02f);
   w.embedding("transformer.wpe.weight", n.positions, n.d, 0.02f);
   write_blocks(w, n, "transformer.", false);
@@ -83,7 +83,7 @@ Json write_nanogpt(InitWriter& w, const InitDims& n) {
 }  // namespace
 
 Family gpt2_record() {
-  Family f{.layout = gpt_layout("gpt2", true)};
+  Family f{.title = "GPT-2", .layout = gpt_layout("gpt2", true)};
   f.layout.model_type = "gpt2";
   // GPT-2 adds no special token around a text; <|endoftext|> ends one.
   f.init = FamilyInit{.vocabulary = InitVocabulary::tokenizer_default,
@@ -95,9 +95,9 @@ Family gpt2_record() {
 
 // `init --arch decoder`: the tutorials' decoder-only transformer, in nanoGPT's names.
 Family nanogpt_record() {
-  Family f{.layout = gpt_layout("nanogpt", false)};
-  f.init = FamilyInit{
-      .arch = "decoder", .vocabulary = InitVocabulary::optional, .write = write_nanogpt};
+  Family f{.title = "nanoGPT", .layout = gpt_layout("nanogpt", false)};
+  f.init =
+      FamilyInit{.arch = "decoder", .vocabulary = InitVocabulary::optional, .write = write_nanogpt};
   return f;
 }
 

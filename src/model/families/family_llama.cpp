@@ -51,7 +51,7 @@ Layout llama_layout(const std::string& name, const std::string& model_type) {
 }
 
 Family llama_record() {
-  Family f{.layout = llama_layout("llama", "llama")};
+  Family f{.title = "Llama 2 / 3 / 3.1 / 3.2", .layout = llama_layout("llama", "llama")};
   // convert_hf_to_gguf.py's LlamaModel: q/k permuted, Llama 3's rope_freqs, the vocabulary size
   // and rotary width written.
   f.gguf = {.arch = "llama",

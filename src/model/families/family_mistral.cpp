@@ -5,7 +5,7 @@
 namespace attnviz::detail {
 
 Family mistral_record() {
-  Family f{.layout = llama_layout("mistral", "mistral")};
+  Family f{.title = "Mistral", .layout = llama_layout("mistral", "mistral")};
   f.layout.sliding = SlidingLayers::all;
   f.layout.config_defaults = {{"sliding_window", 4096}};  // MistralConfig
   // Converted by LlamaModel: architecture llama (llama.cpp applies no window to it), so its file

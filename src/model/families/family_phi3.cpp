@@ -8,7 +8,7 @@ namespace attnviz::detail {
 using namespace roles;
 
 Family phi3_record() {
-  Family f{.layout = llama_layout("phi3", "phi3")};
+  Family f{.title = "Phi-3", .layout = llama_layout("phi3", "phi3")};
   Layout& l = f.layout;
   l.sliding = SlidingLayers::all;
   l.layer_norm_eps = 1e-5f;  // Phi3Config's rms_norm_eps

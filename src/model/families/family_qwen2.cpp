@@ -6,7 +6,7 @@
 namespace attnviz::detail {
 
 Family qwen_record(const std::string& name) {
-  Family f{.layout = llama_layout(name, name)};
+  Family f{.title = "Qwen2 / 2.5, Qwen3", .layout = llama_layout(name, name)};
   f.layout.sliding = SlidingLayers::from_max_window;
   f.gguf = {.arch = name,
             .constants = {{"use_sliding_window", false, true}}};  // llama.cpp has no window for it

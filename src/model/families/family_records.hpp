@@ -17,6 +17,13 @@ std::vector<GgufNameRule> gemma_gguf_names();
 // Qwen2 / Qwen3's shared record (model_type, GGUF architecture and init settings): `name`'s.
 Family qwen_record(const std::string& name);
 
+Family torch_mha_record();
+Family torch_encoder_record();
+Family torch_decoder_record();
+Family torch_transformer_record();
+Family qkv_linears_record();
+Family annotated_transformer_record();
+Family fused_qkv_record();
 Family gpt2_record();
 Family nanogpt_record();
 Family bert_record();
