@@ -34,8 +34,8 @@ const char* stack_name(Arch arch) {
 std::vector<Row> family_rows() {
   std::vector<Row> rows;
   for (const auto& f : families()) {
-    auto row = std::find_if(rows.begin(), rows.end(),
-                            [&](const Row& r) { return r.title == f.title; });
+    auto row =
+        std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.title == f.title; });
     if (row == rows.end()) row = rows.insert(rows.end(), Row{.title = f.title});
     add_once(row->layouts, f.layout.name);
     add_once(row->stacks, stack_name(f.layout.arch));
@@ -50,7 +50,8 @@ std::string cell(const std::vector<std::string>& items, bool markdown) {
   if (items.empty()) return "–";
   const char* quote = markdown ? "`" : "";
   std::string out;
-  for (const auto& item : items) out += fmt::format("{}{}{}{}", out.empty() ? "" : ", ", quote, item, quote);
+  for (const auto& item : items)
+    out += fmt::format("{}{}{}{}", out.empty() ? "" : ", ", quote, item, quote);
   return out;
 }
 
@@ -64,17 +65,19 @@ std::string without_backticks(std::string text) {
 std::string families_table(bool markdown) {
   std::string out;
   if (markdown) {
-    out = "| family | built-in layouts | stack | GGUF architecture | `init --arch` |\n"
-          "|---|---|---|---|---|\n";
+    out =
+        "| family | built-in layouts | stack | GGUF architecture | `init --arch` |\n"
+        "|---|---|---|---|---|\n";
   }
   for (const auto& r : family_rows()) {
     if (markdown) {
       out += fmt::format("| {} | {} | {} | {} | {} |\n", r.title, cell(r.layouts, true),
                          cell(r.stacks, false), cell(r.gguf, true), cell(r.init, true));
     } else {
-      out += fmt::format("{}\n  layouts: {}\n  stack: {}\n  GGUF architecture: {}\n  init --arch: {}\n",
-                         without_backticks(r.title), cell(r.layouts, false), cell(r.stacks, false),
-                         cell(r.gguf, false), cell(r.init, false));
+      out += fmt::format(
+          "{}\n  layouts: {}\n  stack: {}\n  GGUF architecture: {}\n  init --arch: {}\n",
+          without_backticks(r.title), cell(r.layouts, false), cell(r.stacks, false),
+          cell(r.gguf, false), cell(r.init, false));
     }
   }
   return out;

@@ -91,10 +91,8 @@ Json write_transformer(InitWriter& w, const InitDims& n, const InitOptions& o) {
 
 // init's nn.Transformer* modules: no token table (PyTorch keeps nn.Embedding outside them).
 FamilyInit torch_init(const char* arch, decltype(FamilyInit::write) write) {
-  return FamilyInit{.arch = arch,
-                    .vocabulary = InitVocabulary::none,
-                    .write = write,
-                    .norm_first = true};
+  return FamilyInit{
+      .arch = arch, .vocabulary = InitVocabulary::none, .write = write, .norm_first = true};
 }
 
 }  // namespace
