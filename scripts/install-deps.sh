@@ -9,6 +9,7 @@ packages=(
   poppler-utils librsvg2-bin   # the vector figures' tests render SVG and PDF back (pdftoppm, rsvg-convert)
   clang-14 libclang-rt-14-dev   # the fuzz targets (scripts/fuzz.sh): libFuzzer + ASan/UBSan runtimes
   clang-format-14   # the layout check (scripts/check-format.sh) in scripts/test.sh
+  lld   # links the test binaries in seconds (CMake uses it when present)
   python3 chromium chromium-driver   # the --html viewer's test: headless Chromium driven over WebDriver (tests/browser/)
 )
 
