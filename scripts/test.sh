@@ -65,4 +65,4 @@ stage "tests: unit + cli + reference (sanitizers)" ctest_run build-asan -L '^(un
   -E '^docs_examples$'
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
-stage "fuzz targets" scripts/fuzz.sh "${ATTNVIZ_FUZZ_SECONDS:-5}"
+stage "fuzz targets" scripts/fuzz.sh "${ATTNVIZ_FUZZ_SECONDS:-3}"
