@@ -208,7 +208,7 @@ TEST_CASE("family records: init --arch accepts and lists exactly the registered 
   CHECK(listed(arch->get_description(), "families`): ", "\n") == init_family_names());
   CLI::Validator* check = arch->get_validator(0);
   REQUIRE(check);
-  std::vector<std::string> accepted = init_arch_names();
+  std::vector<std::string> accepted = init_family_names();
   for (auto name : accepted) CHECK_MESSAGE((*check)(name).empty(), name);
   for (const auto& f : families()) {
     std::string name = f.init_arch();

@@ -72,7 +72,7 @@ void add_init_command(CLI::App& app) {
                   fmt::format("the model to write, by its family's --arch name (see `attnviz "
                               "families`): {}",
                               fmt::join(init_family_names(), ", ")))
-      ->check(CLI::IsMember(init_arch_names()));
+      ->check(CLI::IsMember(init_family_names()));
   cmd->add_option("--kv-heads", o.n_kv_heads,
                   "key/value heads of a grouped-query family (default: half the heads)")
       ->check(positive_number());

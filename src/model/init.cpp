@@ -35,7 +35,7 @@ const Family& family_of(const std::string& arch) {
   const Family* f = init_family(arch);
   if (!f) {
     throw usage_error(
-        fmt::format("init: --arch {}: expected {}", arch, or_list(init_arch_names())));
+        fmt::format("init: --arch {}: expected {}", arch, or_list(init_family_names())));
   }
   return *f;
 }
@@ -123,10 +123,6 @@ Dims dims_of(const InitOptions& o, const Family& family) {
 }
 
 }  // namespace
-
-std::vector<std::string> init_arch_names() {
-  return init_family_names();
-}
 
 std::vector<std::string> init_gguf_family_names() {
   std::vector<std::string> names;

@@ -10,8 +10,8 @@
 namespace attnviz {
 
 struct InitOptions {
-  std::string arch = "mha";  // one of init_arch_names(): mha | encoder | encoder-decoder, or a
-                             // registered family's (decoder: nanoGPT, gpt2, bert, llama, …)
+  std::string arch = "mha";  // a registered family's --arch name (init_family_names(),
+                             // model/family.hpp): mha, encoder, decoder (nanoGPT), gpt2, llama, …
   int d_model = 128;
   int n_heads = 4;
   int d_qk = 0;  // mha only; 0: d_model, as in a standard nn.MultiheadAttention
@@ -50,8 +50,6 @@ std::vector<std::string> init_model(const std::filesystem::path& dir, const Init
 // With options.gguf_type set (the Llama line's families only), `dir` is the GGUF file written
 // instead: the same tensors as llama.cpp's convert_hf_to_gguf.py and llama-quantize would make
 // them.
-// Every --arch value init writes: the registered families' (init_family_names()).
-std::vector<std::string> init_arch_names();
 // The --arch values init --gguf writes (the Llama line's families with a GGUF architecture).
 std::vector<std::string> init_gguf_family_names();
 // Whether `options` (its tokenizer_json still empty) gets the family's default byte-level
