@@ -201,6 +201,22 @@ TEST_CASE("family records: names, model_types and GGUF architectures lead back t
   CHECK(or_list({"a"}) == "a");
 }
 
+TEST_CASE("family records: no record refuses a config key it reads") {
+  for (const auto& f : families()) {
+    CAPTURE(f.layout.name);
+    std::set<std::string> read(f.layout.activation_keys.begin(), f.layout.activation_keys.end());
+    read.insert(f.layout.parallel_residual_keys.begin(), f.layout.parallel_residual_keys.end());
+    for (const auto& [key, value] : f.layout.config_defaults) read.insert(key);
+    for (const auto& r : f.layout.refused_keys) {
+      CAPTURE(r.key);
+      CHECK_FALSE(read.count(r.key));
+      CHECK_FALSE(r.what.empty());
+    }
+  }
+  // Every record starts from the shared refusals: a family that computes one takes it out.
+  CHECK(layout_by_name("llama").refused_keys.size() == common_refused_keys().size());
+}
+
 TEST_CASE("family records: init --arch accepts and lists exactly the registered families") {
   CLI::App app;
   add_init_command(app);

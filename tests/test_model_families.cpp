@@ -71,7 +71,7 @@ TEST_CASE("families: a Qwen3-like checkpoint: q/k norms, MQA, partial rotary, ti
   const Model m = load_model(k_torch / "hf_qwen3", llama_layout());
   const Config& c = m.config;
   CHECK(c.n_kv_heads == 1);
-  CHECK(c.qk_norm);
+  CHECK(c.qk_norm == QkNorm::per_head);
   CHECK(c.rotary_dim == 4);  // int(8 · 0.5)
   CHECK(c.rope_theta == 1e6f);
   CHECK(c.tied_embeddings);

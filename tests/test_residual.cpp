@@ -93,3 +93,52 @@ TEST_CASE(
   REQUIRE(ed.exit_code == 0);
   CHECK(contains(ed.out, "(encoder 10 tokens, decoder 8 tokens)"));
 }
+
+TEST_CASE("residual: in a parallel block both sublayers read x and end at the layer's output") {
+  // A nanoGPT checkpoint read through a layout file that runs its blocks as GPT-NeoX does.
+  attnviz::test::TempDir dir;
+  std::ofstream(dir / "tokens.txt") << "a b c d e\n";
+  const auto init = run_attnviz("init -o " + dir.path().string() +
+                                " --arch decoder --d-model 8 --heads 2 --layers 2 --vocab " +
+                                (dir / "tokens.txt").string());
+  REQUIRE_MESSAGE(init.exit_code == 0, init.err);
+  std::ofstream(dir / "map.json") << R"({"arch": "decoder", "norm_first": true,
+    "positional": "learned", "activation": "gelu", "parallel_residual": true, "roles": {
+    "embed.token": "transformer.wte.weight", "embed.position": "transformer.wpe.weight",
+    "decoder.norm_self.weight": "transformer.h.{layer}.ln_1.weight",
+    "decoder.norm_self.bias": "transformer.h.{layer}.ln_1.bias",
+    "decoder.self.qkv.weight": "transformer.h.{layer}.attn.c_attn.weight",
+    "decoder.self.qkv.bias": "transformer.h.{layer}.attn.c_attn.bias",
+    "decoder.self.out.weight": "transformer.h.{layer}.attn.c_proj.weight",
+    "decoder.self.out.bias": "transformer.h.{layer}.attn.c_proj.bias",
+    "decoder.norm_ffn.weight": "transformer.h.{layer}.ln_2.weight",
+    "decoder.norm_ffn.bias": "transformer.h.{layer}.ln_2.bias",
+    "decoder.ffn.up.weight": "transformer.h.{layer}.mlp.c_fc.weight",
+    "decoder.ffn.up.bias": "transformer.h.{layer}.mlp.c_fc.bias",
+    "decoder.ffn.down.weight": "transformer.h.{layer}.mlp.c_proj.weight",
+    "decoder.ffn.down.bias": "transformer.h.{layer}.mlp.c_proj.bias",
+    "decoder.final_norm.weight": "transformer.ln_f.weight",
+    "decoder.final_norm.bias": "transformer.ln_f.bias"}})";
+  const std::string run = "residual -m " + dir.path().string() + " --layout-file " +
+                          (dir / "map.json").string() + " --ids '1 2 3 4'";
+  const auto r = run_attnviz(run + " --format json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto rows = nlohmann::json::parse(r.out).at("sublayers");
+  REQUIRE(rows.size() == 4);
+  for (size_t k = 0; k < 4; k += 2) {
+    CAPTURE(k);
+    CHECK(rows[k].at("placement") == "parallel");
+    CHECK(rows[k + 1].at("placement") == "parallel");
+    CHECK(rows[k].at("sublayer") == "attention");
+    CHECK(rows[k].at("x").get<double>() == rows[k + 1].at("x").get<double>());
+    CHECK(rows[k].at("out").get<double>() == rows[k + 1].at("out").get<double>());
+    if (k == 2) {  // the second layer reads the first one's output
+      CHECK(rows[k].at("x").get<double>() ==
+            doctest::Approx(rows[0].at("out").get<double>()).epsilon(1e-6));
+    }
+  }
+  const auto text = run_attnviz(run);
+  REQUIRE(text.exit_code == 0);
+  CHECK_MESSAGE(contains(text.out, "parallel: x + Attn(Norm(x)) + FFN(Norm₂(x)), both read x"),
+                text.out);
+}

@@ -73,7 +73,8 @@ void explain_command(const ExplainArgs& a) {
   id.head = run.selection.head.indices().front();
   o.model_name = run.model.name;
   const Config& c = run.model.config;
-  o.qk_norm = c.qk_norm;
+  o.qk_norm = c.qk_norm != QkNorm::none;
+  o.qk_norm_whole = c.qk_norm == QkNorm::whole;
   o.rotary_dim = id.site == Site::self ? c.rotary_dim : 0;
   o.fused_qkv_width = id.site == Site::self && c.fused_qkv ? c.d_qk + c.k_rows() + c.v_rows() : 0;
   o.out_projection = c.out_projection;

@@ -3,6 +3,7 @@
 // blocks and the attention / feed-forward shares can be compared layer by layer.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -87,12 +88,20 @@ void residual_command(const ResidualArgs& a) {
         fmt::format("{}{} tokens", s.stack.empty() ? "" : s.stack + " ", s.tokens);
     if (tokens.find(t) == std::string::npos) tokens += (tokens.empty() ? "" : ", ") + t;
   }
+  // The rarer placements are explained when the model has them.
+  std::string rarer;
+  const auto has = [&](const std::string& placement) {
+    return std::any_of(all.begin(), all.end(),
+                       [&](const SublayerNorms& s) { return s.placement == placement; });
+  };
+  if (has("output norm")) rarer += "; output norm: x + Norm(f(x))";
+  if (has("parallel")) rarer += "; parallel: x + Attn(Norm(x)) + FFN(Norm₂(x)), both read x";
   const std::string title = fmt::format(
       "{} · the residual stream around each sublayer, mean over the tokens ({}) of per-token L2 "
       "norms · pre-norm: "
-      "x + f(Norm(x)); post-norm: Norm(x + f(x)); sandwich: x + Norm(f(Norm(x))) · share: of the "
+      "x + f(Norm(x)); post-norm: Norm(x + f(x)); sandwich: x + Norm(f(Norm(x))){} · share: of the "
       "layer's updates",
-      run.model.name, tokens);
+      run.model.name, tokens, rarer);
   std::cout << report_table(title, std::move(rows), format, [](size_t c) { return c <= 2; });
 }
 

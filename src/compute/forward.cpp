@@ -139,8 +139,8 @@ class Runner {
     s.softcap = c.attn_softcap;
     // The model's per-head q/k steps: q/k norm eps everywhere, rotary positions in self-attention
     // only (load_model refuses rotary models with cross-attention).
-    s.qk = QueryKeyTransform{c.layer_norm_eps, site == Site::self ? c.rotary_dim : 0, c.rope_theta,
-                             c.rope_scaling};
+    s.qk = QueryKeyTransform{c.layer_norm_eps, c.qk_norm, site == Site::self ? c.rotary_dim : 0,
+                             c.rope_theta, c.rope_scaling};
     s.block_rows = options_.block_rows;
     s.sink = sink_;
     return s;

@@ -1,4 +1,4 @@
-// Projection into heads, with the per-head steps some families add before the scores.
+// Projection into heads, with the steps some families add before the scores.
 #include "attnviz/compute/head_inputs.hpp"
 
 #include <fmt/format.h>
@@ -14,12 +14,18 @@ namespace attnviz {
 
 namespace {
 
-// RMSNorm of every d-wide head of x with the one gain all heads share (Qwen3RMSNorm(head_dim)).
-void normalize_heads(Matrix& x, int d, const RowVector& gain, float eps) {
+// RMSNorm of every d-wide head of x with the one gain all heads share (Qwen3RMSNorm(head_dim)), or
+// of each whole row of x with a gain per column (OLMo 2's q_norm over n_heads · head_dim).
+void normalize(Matrix& x, int d, const RowVector& gain, float eps, QkNorm scope) {
   if (gain.size() == 0) return;
   const LayerNormWeights w{gain, {}};
-  for (Eigen::Index c = 0; c < x.cols(); c += d)
-    x.middleCols(c, d) = rms_norm(x.middleCols(c, d), w, eps);
+  const Eigen::Index width = scope == QkNorm::whole ? x.cols() : d;
+  if (gain.size() != width) {
+    throw Error(fmt::format("q/k norm: a gain of {} for {} columns normalised {}", gain.size(),
+                            width, scope == QkNorm::whole ? "whole" : "per head"));
+  }
+  for (Eigen::Index c = 0; c < x.cols(); c += width)
+    x.middleCols(c, width) = rms_norm(x.middleCols(c, width), w, eps);
 }
 
 void rotate_heads(Matrix& x, int d, const RotaryTable& table) {
@@ -39,8 +45,8 @@ HeadInputs project_heads(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Attentio
                             n_heads, in.q.cols(), in.k.cols(), in.v.cols()));
   }
   in.d_head_v = static_cast<int>(in.v.cols()) / in.n_kv_heads;
-  normalize_heads(in.q, in.d_k, w.q_norm, t.norm_eps);
-  normalize_heads(in.k, in.d_k, w.k_norm, t.norm_eps);
+  normalize(in.q, in.d_k, w.q_norm, t.norm_eps, t.norm_scope);
+  normalize(in.k, in.d_k, w.k_norm, t.norm_eps, t.norm_scope);
   if (t.rotary_dim > 0) {
     const RotaryTable table = rotary_table(static_cast<int>(std::max(in.q.rows(), in.k.rows())),
                                            t.rotary_dim, t.rope_theta, t.rope_scaling);

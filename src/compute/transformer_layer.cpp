@@ -1,4 +1,5 @@
-// Encoder and decoder layers as one function: the residual / norm wiring of both norm placements.
+// Encoder and decoder layers as one function: the residual / norm wiring of every placement (post-,
+// pre-, sandwich, output-only norms) and of the parallel block.
 #include "attnviz/compute/transformer_layer.hpp"
 
 #include "attnviz/compute/feed_forward.hpp"
@@ -9,7 +10,8 @@ namespace attnviz {
 namespace {
 
 // Applies one sublayer f with its residual and (pre- or post-) norm; Gemma 2's sandwich also
-// normalises f's output before the residual: x + post(f(pre(x))). Tells the sink what it did.
+// normalises f's output before the residual, x + post(f(pre(x))), and OLMo 2 only that,
+// x + post(f(x)). Tells the sink what it did.
 template <typename F>
 Matrix sublayer(const Matrix& x, const std::optional<LayerNormWeights>& norm,
                 const std::optional<LayerNormWeights>& post, const Config& c, AttentionSink* sink,
@@ -17,7 +19,7 @@ Matrix sublayer(const Matrix& x, const std::optional<LayerNormWeights>& norm,
   const auto out = [&](const Matrix& h) { return post ? normalize(f(h), *post, c) : f(h); };
   Matrix h, update, result;
   if (!norm) {
-    step.placement = "no norm";
+    step.placement = post ? "output norm" : "no norm";
     update = out(x);
     result = x + update;
   } else if (c.norm_first) {
@@ -35,11 +37,42 @@ Matrix sublayer(const Matrix& x, const std::optional<LayerNormWeights>& norm,
   return result;
 }
 
+// GPT-NeoX's parallel block (use_parallel_residual): attention and FFN both read the layer's
+// input, x + Attn(Norm(x)) + FFN(Norm'(x)), Norm' the FFN's own norm or, when the layer has one
+// norm (GPT-J, Phi-2), the attention's. Each step reports what it read and added; both report
+// the layer's output, the one residual state after them.
+Matrix parallel_layer(const Matrix& x, const LayerWeights& w, const Config& c, int layer,
+                      const AttentionSetup& self) {
+  const auto read = [&](const std::optional<LayerNormWeights>& norm) {
+    return norm ? normalize(x, *norm, c) : x;
+  };
+  const auto out = [&](Matrix f, const std::optional<LayerNormWeights>& post) {
+    return post ? normalize(f, *post, c) : f;
+  };
+  const Matrix h_attn = read(w.norm_self);
+  const Matrix attn = out(multi_head_attention(h_attn, h_attn, w.self_attn, c.n_heads, self, layer),
+                          w.norm_self_post);
+  Matrix result = x + attn;
+  Matrix h_ffn, ffn;
+  if (w.ffn) {
+    h_ffn = read(w.norm_ffn ? w.norm_ffn : w.norm_self);
+    ffn = out(feed_forward(h_ffn, *w.ffn, c.activation), w.norm_ffn_post);
+    result += ffn;
+  }
+  if (self.sink) {
+    self.sink->sublayer({self.stack, layer, "attention", "parallel"}, x, h_attn, attn, result);
+    if (w.ffn)
+      self.sink->sublayer({self.stack, layer, "feed-forward", "parallel"}, x, h_ffn, ffn, result);
+  }
+  return result;
+}
+
 }  // namespace
 
 Matrix transformer_layer(ConstMatrixRef x_in, const LayerWeights& w, const Config& c, int layer,
                          const AttentionSetup& self, const Matrix* memory,
                          const AttentionSetup* cross) {
+  if (c.parallel_residual) return parallel_layer(x_in, w, c, layer, self);
   Matrix x = x_in;
   const auto step = [&](const char* kind) { return SublayerStep{self.stack, layer, kind, ""}; };
   x = sublayer(x, w.norm_self, w.norm_self_post, c, self.sink, step("attention"),

@@ -205,28 +205,8 @@ void derive_attention_extras(Config& c, const ConfigSources& cfg) {
     c.rope_local_theta = static_cast<float>(*theta);
 }
 
-void refuse_unsupported_fields(const ConfigSources& cfg) {
-  struct Field {
-    const char* key;
-    const char* what;
-  };
-  // Set (not null, false, 0, 1 or an empty list), each changes the maps in a way attnviz does not
-  // compute.
-  static const Field k_fields[] = {
-      {"attention_chunk_size", "chunked attention (Llama 4)"},
-      {"no_rope_layers", "layers without rotary positions (Llama 4, SmolLM3)"},
-      {"use_bidirectional_attention", "bidirectional attention in a decoder"},
-      {"embedding_multiplier", "Granite's embedding multiplier"},
-      {"attention_multiplier", "Granite's attention multiplier"},
-      {"residual_multiplier", "Granite's residual multiplier"},
-      {"logits_scaling", "Granite's logits scaling"},
-      {"clip_qkv", "clipped q/k/v (OLMo, DBRX)"},
-      {"use_parallel_residual", "parallel attention and MLP (GPT-NeoX)"},
-      {"qk_layernorm", "q/k LayerNorm (Persimmon)"},
-      {"num_experts", "mixture-of-experts layers"},
-      {"num_local_experts", "mixture-of-experts layers"},
-  };
-  for (const auto& f : k_fields) {
+void refuse_unsupported_fields(const ConfigSources& cfg, const Layout& layout) {
+  for (const auto& f : layout.refused_keys) {
     const auto v = cfg.agreed({f.key});
     if (!v || v->is_null() || *v == false || *v == 0 || *v == 1 || (v->is_array() && v->empty()))
       continue;

@@ -19,8 +19,8 @@ void derive_sliding_layers(Config& c, const Layout& layout, const ConfigSources&
 // attn_logit_softcapping, query_pre_attn_scalar (Gemma) and rope_local_base_freq (Gemma 3).
 void derive_attention_extras(Config& c, const ConfigSources& cfg);
 
-// Fields of other families' configs whose math attnviz does not implement (Granite's multipliers,
-// OLMo's clip_qkv, Llama 4's chunked attention, …): a usage error naming the first one set.
-void refuse_unsupported_fields(const ConfigSources& cfg);
+// The config keys the layout refuses (its record's refused_keys: Granite's multipliers, OLMo's
+// clip_qkv, Llama 4's chunked attention, …): an Error naming the first one set.
+void refuse_unsupported_fields(const ConfigSources& cfg, const Layout& layout);
 
 }  // namespace attnviz::detail

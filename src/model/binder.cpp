@@ -61,6 +61,30 @@ std::optional<WeightMatrix> view_of(const TensorSource& tensors,
                       std::move(keep));
 }
 
+// Part `part` (0 q, 1 k, 2 v) of a fused q/k/v whose rows are grouped per head, [heads, 3, d_k]
+// (GPT-NeoX: qkv.view(…, heads, 3 · d_k) then split into q, k, v per head): head h's rows of the
+// part are rows [(3h + part) · d_k, (3h + part + 1) · d_k) of the fused weight, entries of its
+// bias.
+Eigen::Index per_head_from(int h, int part, int d_k) {
+  return (Eigen::Index(3) * h + part) * d_k;
+}
+
+Matrix per_head_part(const Matrix& fused, int part, const Config& c) {
+  const int d = c.d_k();
+  Matrix out(c.d_qk, fused.cols());
+  for (int h = 0; h < c.n_heads; ++h)
+    out.middleRows(Eigen::Index(h) * d, d) = fused.middleRows(per_head_from(h, part, d), d);
+  return out;
+}
+
+RowVector per_head_part(const RowVector& fused, int part, const Config& c) {
+  const int d = c.d_k();
+  RowVector out(c.d_qk);
+  for (int h = 0; h < c.n_heads; ++h)
+    out.segment(Eigen::Index(h) * d, d) = fused.segment(per_head_from(h, part, d), d);
+  return out;
+}
+
 }  // namespace
 
 std::string with_layer(const std::string& pattern, int layer) {
@@ -228,8 +252,13 @@ AttentionWeights Binder::attention(const std::string& module, int layer, const C
     // Each part is a view of the fused weight's rows (a Conv1D's columns), not a copy.
     const WeightMatrix w =
         weight(module + ".qkv.weight", layer, rows[0] + rows[1] + rows[2], c.d_model);
-    for (int i = 0, from = 0; i < 3; from += int(rows[i]), ++i)
-      parts[i]->weight = w.out_rows(from, rows[i]);
+    if (layout_.fused_qkv_per_head) {
+      const Matrix full = w.matrix();  // [heads · 3 · d_k, D]: gathered into q, k, v (copies)
+      for (int i = 0; i < 3; ++i) parts[i]->weight = per_head_part(full, i, c);
+    } else {
+      for (int i = 0, from = 0; i < 3; from += int(rows[i]), ++i)
+        parts[i]->weight = w.out_rows(from, rows[i]);
+    }
   } else {
     a.q.weight = weight(module + ".q.weight", layer, c.d_qk, c.d_model);
     a.k.weight =
@@ -241,17 +270,23 @@ AttentionWeights Binder::attention(const std::string& module, int layer, const C
     // fewer key/value heads (GQA) its k and v parts are as wide as k and v.
     const RowVector b =
         vector(module + ".qkv.bias", layer, int64_t(c.d_qk) + c.k_rows() + c.v_rows());
-    a.q.bias = b.segment(0, c.d_qk);
-    a.k.bias = b.segment(c.d_qk, c.k_rows());
-    a.v.bias = b.segment(int64_t(c.d_qk) + c.k_rows(), c.v_rows());
+    if (layout_.fused_qkv_per_head && b.size() > 0) {
+      for (int i = 0; i < 3; ++i) parts[i]->bias = per_head_part(b, i, c);
+    } else {
+      a.q.bias = b.segment(0, c.d_qk);
+      a.k.bias = b.segment(c.d_qk, c.k_rows());
+      a.v.bias = b.segment(int64_t(c.d_qk) + c.k_rows(), c.v_rows());
+    }
   } else {
     a.q.bias = vector(module + ".q.bias", layer, c.d_qk);
     a.k.bias = vector(module + ".k.bias", layer, c.k_rows());
     a.v.bias = vector(module + ".v.bias", layer, c.v_rows());
   }
   a.out = linear(module + ".out", layer, c.d_model, c.d_v);
-  a.q_norm = vector(module + ".q_norm.weight", layer, c.d_k());
-  a.k_norm = vector(module + ".k_norm.weight", layer, c.d_k());
+  // One gain per head dim (Qwen3), or per column of the projection (OLMo 2).
+  const bool whole = c.qk_norm == QkNorm::whole;
+  a.q_norm = vector(module + ".q_norm.weight", layer, whole ? c.d_qk : c.d_k());
+  a.k_norm = vector(module + ".k_norm.weight", layer, whole ? c.k_rows() : c.d_k());
   for (RowVector* gain : {&a.q_norm, &a.k_norm}) {
     if (gain->size() > 0)
       gain->array() += layout_.norm_offset;  // Gemma 3's q/k norms are (1 + w) too

@@ -109,4 +109,21 @@ std::optional<FeedForwardKind> parse_feed_forward(const std::string& name) {
   return by_name(name, k_all, feed_forward_name);
 }
 
+const char* qk_norm_name(QkNorm n) {
+  switch (n) {
+    case QkNorm::none:
+      return "none";
+    case QkNorm::per_head:
+      return "per_head";
+    case QkNorm::whole:
+      return "whole";
+  }
+  return "?";
+}
+
+std::optional<QkNorm> parse_qk_norm(const std::string& name) {
+  static const QkNorm k_all[] = {QkNorm::none, QkNorm::per_head, QkNorm::whole};
+  return by_name(name, k_all, qk_norm_name);
+}
+
 }  // namespace attnviz

@@ -81,12 +81,17 @@ std::string describe_config(const Config& c) {
   std::string layers = c.arch == Arch::encoder_decoder
                            ? fmt::format("{} + {} layers", c.n_encoder_layers, c.n_decoder_layers)
                            : count_of(std::max(c.n_encoder_layers, c.n_decoder_layers), "layer");
+  const char* qk_norm = c.qk_norm == QkNorm::none       ? ""
+                        : c.qk_norm == QkNorm::per_head ? ", q/k norm"
+                                                        : ", q/k norm over the projection";
   return fmt::format(
-      "layout {}, {}, {}, d_model {}, {}, d_ff {}, {}{}, {}{}, eps {:g}{}, {}{}, {}, vocab {}{}{}",
+      "layout {}, {}, {}, d_model {}, {}, d_ff {}, {}{}{}, {}{}, eps {:g}{}, {}{}, {}, vocab "
+      "{}{}{}",
       c.layout, arch_name(c.arch), layers, c.d_model, describe_heads(c), c.d_ff,
       c.norm_first ? "pre-norm" : "post-norm", c.norm == NormKind::rms_norm ? " RMSNorm" : "",
+      c.parallel_residual ? ", attention and FFN in parallel" : "",
       c.ffn == FeedForwardKind::gated ? "gated " : "", activation_name(c.activation),
-      c.layer_norm_eps, c.qk_norm ? ", q/k norm" : "", c.causal ? "causal" : "not causal",
+      c.layer_norm_eps, qk_norm, c.causal ? "causal" : "not causal",
       c.decoder_cross ? ", cross-attention" : "", describe_positions(c), c.vocab_size,
       c.tied_embeddings ? ", tied embeddings" : "", describe_attention(c));
 }

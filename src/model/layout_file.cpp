@@ -3,8 +3,10 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/core/unicode.hpp"
 #include "attnviz/io/json.hpp"
 #include "attnviz/model/layout.hpp"
 
@@ -82,6 +84,35 @@ Layout read_layout_file(const std::filesystem::path& path) {
   if (!j.is_object() || !j.contains("roles") || !j["roles"].is_object()) {
     throw Error(fmt::format("{}: expected an object with a \"roles\" object", file));
   }
+  // A field attnviz does not know would be a setting silently not applied (a typo, or a newer
+  // trait): refused by name.
+  static const std::set<std::string> k_fields{"name",
+                                              "arch",
+                                              "norm_first",
+                                              "causal",
+                                              "decoder_cross",
+                                              "layer_norm_eps",
+                                              "norm",
+                                              "ffn",
+                                              "activation",
+                                              "positional",
+                                              "rope_theta",
+                                              "partial_rotary_factor",
+                                              "tied_embeddings",
+                                              "norm_offset",
+                                              "default_heads",
+                                              "parallel_residual",
+                                              "fused_qkv_per_head",
+                                              "qk_norm",
+                                              "roles"};
+  for (const auto& [key, value] : j.items()) {
+    if (!k_fields.count(key)) {
+      throw Error(fmt::format(
+          "{}: \"{}\" is not a layout field (see docs/models-and-formats.md: name, arch, "
+          "norm_first, …, roles)",
+          file, printable_text(key)));
+    }
+  }
   Layout l;
   l.name = field<std::string>(j, "name", path.stem().string(), file);
   const auto arch = parse_arch(field<std::string>(j, "arch", "mha", file));
@@ -103,6 +134,11 @@ Layout read_layout_file(const std::filesystem::path& path) {
       static_cast<float>(in_range(j, "partial_rotary_factor", 1.0, 0.0, 1.0, file));
   l.tied_embeddings = field(j, "tied_embeddings", false, file);
   l.norm_offset = static_cast<float>(in_range(j, "norm_offset", 0.0, -1.0, 1.0, file));
+  l.parallel_residual = field(j, "parallel_residual", false, file);
+  l.fused_qkv_per_head = field(j, "fused_qkv_per_head", false, file);
+  l.qk_norm = choice(j, "qk_norm", QkNorm::per_head, parse_qk_norm, "per_head or whole", file);
+  if (l.qk_norm == QkNorm::none)
+    throw Error(fmt::format("{}: \"qk_norm\" must be per_head or whole", file));
   // An integer, not 2.5 or 2^32 + 2 (get<int> would truncate both silently).
   if (j.contains("default_heads")) {
     const auto& v = j["default_heads"];

@@ -35,6 +35,25 @@ void norm(Roles& r, const std::string& role, const std::string& name) {
 
 }  // namespace roles
 
+std::vector<RefusedKey> common_refused_keys() {
+  // Set (not null, false, 0, 1 or an empty list), each changes the maps in a way no built-in
+  // family computes.
+  return {
+      {"attention_chunk_size", "chunked attention (Llama 4)"},
+      {"no_rope_layers", "layers without rotary positions (Llama 4, SmolLM3)"},
+      {"use_bidirectional_attention", "bidirectional attention in a decoder"},
+      {"embedding_multiplier", "Granite's embedding multiplier"},
+      {"attention_multiplier", "Granite's attention multiplier"},
+      {"residual_multiplier", "Granite's residual multiplier"},
+      {"logits_scaling", "Granite's logits scaling"},
+      {"clip_qkv", "clipped q/k/v (OLMo, DBRX)"},
+      {"use_parallel_residual", "parallel attention and MLP (GPT-NeoX)"},
+      {"qk_layernorm", "q/k LayerNorm (Persimmon)"},
+      {"num_experts", "mixture-of-experts layers"},
+      {"num_local_experts", "mixture-of-experts layers"},
+  };
+}
+
 const std::vector<Layout>& builtin_layouts() {
   static const std::vector<Layout> layouts = [] {
     std::vector<Layout> l;

@@ -149,6 +149,8 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   c.layer_norm_eps = static_cast<float>(
       cfg.number({"layer_norm_eps", "layer_norm_epsilon", "rms_norm_eps"}, 0.0, 1.0)
           .value_or(layout.layer_norm_eps));
+  c.parallel_residual =
+      cfg.boolean(layout.parallel_residual_keys).value_or(layout.parallel_residual);
   c.activation = layout.activation;
   if (auto name = cfg.text(layout.activation_keys)) {
     auto a = parse_activation(*name);
@@ -173,7 +175,7 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   }
   derive_rotary(c, layout, cfg);
   derive_attention_extras(c, cfg);
-  refuse_unsupported_fields(cfg);
+  refuse_unsupported_fields(cfg, layout);
   if (c.max_positions == 0) {
     const std::vector<std::string> keys{"max_positions", "n_positions", "max_position_embeddings"};
     c.max_positions = cfg.integer(keys).value_or(0);
@@ -244,9 +246,11 @@ void check_positions(const Config& c, const Weights& w, const Binder& b) {
   }
 }
 
-// Per-head q/k norms are a fact of the weights (Qwen3 has them, Llama not): the first layer says.
-bool has_qk_norm(const Binder& b, const std::string& stack) {
-  return b.has(stack + ".self.q_norm.weight") || b.has(stack + ".self.k_norm.weight");
+// q/k norms are a fact of the weights (Qwen3 has them, Llama not): the first layer says; what they
+// normalise (each head, or the whole projection) is the layout's.
+QkNorm qk_norm_of(const Binder& b, const Layout& layout, const std::string& stack) {
+  const bool has = b.has(stack + ".self.q_norm.weight") || b.has(stack + ".self.k_norm.weight");
+  return has ? layout.qk_norm : QkNorm::none;
 }
 
 // What the weights hold that the layout's traits must agree with (a gate in a plain FFN would be
@@ -257,11 +261,39 @@ void check_model_traits(const Config& c, const Binder& b, const std::string& sta
         "tensor '{}' is a feed-forward gate, but layout {} has a plain FFN (\"ffn\": \"gated\")",
         printable_text(*b.name(stack + ".ffn.gate.weight")), c.layout));
   }
-  if (c.qk_norm && c.arch == Arch::mha) {
+  if (c.qk_norm != QkNorm::none && c.arch == Arch::mha) {
     throw usage_error(
         fmt::format("layout {}: q/k norms apply inside transformer layers, not to a lone "
                     "attention module",
                     c.layout));
+  }
+  // GPT-NeoX's parallel block is pre-norm by construction; a post-norm or cross-attention layer
+  // has no parallel form any family defines.
+  if (c.parallel_residual && (c.arch == Arch::mha || !c.norm_first || c.decoder_cross)) {
+    throw Error(
+        fmt::format("layout {}: parallel attention and FFN (parallel_residual) need pre-norm "
+                    "transformer layers "
+                    "without cross-attention; this one is {}{}",
+                    c.layout,
+                    c.arch == Arch::mha ? "a lone attention module"
+                    : c.norm_first      ? "pre-norm"
+                                        : "post-norm",
+                    c.decoder_cross ? " with cross-attention" : ""));
+  }
+}
+
+// q/k/v rows grouped per head ([heads, 3, d_k]) come in threes of one width: a model whose
+// key/value heads are fewer or narrower has no such layout.
+void check_per_head_qkv(const Config& c, const Layout& layout, const Binder& b,
+                        const std::string& stack) {
+  const std::string qkv = stack + ".self.qkv.weight";
+  if (!layout.fused_qkv_per_head || !b.has(qkv)) return;
+  if (c.n_kv_heads != c.n_heads || c.d_v != c.d_qk) {
+    throw Error(fmt::format(
+        "layout {} groups the fused q/k/v rows per head ([heads, 3, d_k]), which needs as many "
+        "key/value heads as query heads, all {} wide; {} gives {} query and {} key/value heads, "
+        "d_qk {} and d_v {}",
+        c.layout, c.d_k(), b.tensor_text(qkv), c.n_heads, c.n_kv_heads, c.d_qk, c.d_v));
   }
 }
 
@@ -351,6 +383,8 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   detail::derive_heads(c, layout, cfg, b, first + ".self", rows);
   derive_hyperparameters(c, layout, cfg);
   check_declared_sizes(c, b, cfg, first);
+  c.qk_norm = qk_norm_of(b, layout, first);  // before binding: it gives the gains' widths
+  check_per_head_qkv(c, layout, b, first);
 
   Weights& w = model.weights;
   if (has_encoder) {
@@ -380,7 +414,6 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   bind_unembedding(c, w, b, tensors);
   derive_logit_softcap(c, cfg);
   check_positions(c, w, b);
-  c.qk_norm = has_qk_norm(b, first);
   check_declared_biases(cfg, b, first);
   check_model_traits(c, b, first);
   if (src.gguf()) {

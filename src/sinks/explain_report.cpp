@@ -275,7 +275,10 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                          "their head {}, "
                          "columns {}–{}",
                          h, kv, kv * dk, (kv + 1) * dk - 1);
-  if (o.qk_norm) split += "; then q and k are RMS-normalised per head";
+  if (o.qk_norm) {
+    split += o.qk_norm_whole ? "; then q and k are RMS-normalised over all their heads at once"
+                             : "; then q and k are RMS-normalised per head";
+  }
   if (o.rotary_dim > 0) {
     split += fmt::format(
         "; then rotated by position (RoPE, the first {} dims of each head): Q and K below are "
@@ -346,11 +349,15 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
   }
   const std::string& placement = t.placement;
   const std::string wiring =
-      placement == "sandwich"    ? "x + Norm(out), Norm(x) being what attention read (a sandwich)"
-      : placement == "pre-norm"  ? "x + out, Norm(x) being what attention read (pre-norm)"
-      : placement == "post-norm" ? "Norm(x + out) (post-norm)"
-      : placement == "no norm"   ? "x + out"
-                                 : "";
+      placement == "sandwich"      ? "x + Norm(out), Norm(x) being what attention read (a sandwich)"
+      : placement == "pre-norm"    ? "x + out, Norm(x) being what attention read (pre-norm)"
+      : placement == "post-norm"   ? "Norm(x + out) (post-norm)"
+      : placement == "output norm" ? "x + Norm(out), attention having read x (an output norm)"
+      : placement == "parallel"
+          ? "x + out + FFN(Norm'(x)): attention read Norm(x), and the feed-forward network reads "
+            "the same x beside it (parallel)"
+      : placement == "no norm" ? "x + out"
+                               : "";
   if (wiring.empty()) {  // a bare attention layer: nothing to say about x
     p.line("The layer's output is out: a bare attention layer has no residual connection.");
   } else {

@@ -10,6 +10,8 @@ namespace attnviz {
 
 // post-norm (Vaswani et al., BERT):  x = LN(x + Sublayer(x))
 // pre-norm (GPT-2, Llama, norm_first=True):  x = x + Sublayer(LN(x))
+// sandwich (Gemma 2):  x = x + LN'(Sublayer(LN(x)));  output norm only (OLMo 2): x +
+// LN'(Sublayer(x)) parallel (GPT-NeoX, c.parallel_residual):  x = x + SelfAttn(LN(x)) + FFN(LN₂(x))
 // LN is the config's norm: LayerNorm or RMSNorm.
 // Sublayers in order: SelfAttn(x) [, CrossAttn(x, memory)] [, FFN(x)].
 // cross and memory are used only when the layer has cross-attention weights.

@@ -63,8 +63,10 @@ struct SublayerStep {
   std::string stack;
   int layer = 0;
   const char* kind = "";  // "attention", "cross-attention", "feed-forward"
-  const char* placement =
-      "";  // "pre-norm", "post-norm", "sandwich" (x + Norm(f(Norm(x)))), "no norm"
+  // "pre-norm", "post-norm", "sandwich" (x + Norm(f(Norm(x)))), "output norm" (x + Norm(f(x))),
+  // "no norm", "parallel" (attention and FFN both read the layer's input; each step's output is
+  // the layer's, x + both updates).
+  const char* placement = "";
 };
 
 // A consumer of attention maps. Calls arrive in order: begin_map, queries_and_keys, head_values,

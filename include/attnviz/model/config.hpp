@@ -24,6 +24,9 @@ enum class NormKind {
 // plain: down(act(up(x))); gated: down(act(gate(x)) ⊙ up(x)) (GLU variants, Shazeer 2020: SwiGLU
 // with silu).
 enum class FeedForwardKind { plain, gated };
+// RMSNorm of q and k before rotary: none; per head, one gain [d_k] shared by every head (Qwen3,
+// Gemma 3); or over the whole projection, gains [n_heads · d_k] and [n_kv_heads · d_k] (OLMo 2).
+enum class QkNorm { none, per_head, whole };
 
 // The shape of the stack. mha: one attention module and nothing else (the qkv-linears,
 // annotated-transformer and fused-qkv layouts, nn.MultiheadAttention). encoder: self-attention +
@@ -71,8 +74,10 @@ struct Config {
       1e-5f;  // eps of every norm of the model (HF layer_norm_eps / rms_norm_eps)
   FeedForwardKind ffn = FeedForwardKind::plain;
   Activation activation = Activation::relu;
-  bool qk_norm =
-      false;  // q and k are RMS-normalised per head before rotary (Qwen3's q_norm / k_norm)
+  QkNorm qk_norm = QkNorm::none;  // q and k RMS-normalised before rotary (q_norm / k_norm)
+  // Attention and FFN read the same layer input: x + Attn(Norm(x)) + FFN(Norm'(x)) (GPT-NeoX's
+  // use_parallel_residual, GPT-J, Phi-2; Norm' is the FFN's norm, or Norm when the layer has one).
+  bool parallel_residual = false;
   int vocab_size = 0;     // rows of the token embedding table (0: tokens are hash-embedded)
   int max_positions = 0;  // the longest input the model accepts (0: no limit)
   // Where that limit comes from, for messages: "m/config.json: max_position_embeddings = 64", or
@@ -124,6 +129,8 @@ std::optional<Positional> parse_positional(const std::string& name);
 const char* norm_name(NormKind n);  // "layer_norm", "rms_norm"
 std::optional<NormKind> parse_norm(const std::string& name);
 const char* feed_forward_name(FeedForwardKind f);  // "plain", "gated"
+const char* qk_norm_name(QkNorm n);                // "none", "per_head", "whole"
+std::optional<QkNorm> parse_qk_norm(const std::string& name);
 std::optional<FeedForwardKind> parse_feed_forward(const std::string& name);
 
 // Hyperparameters given on the command line; each must agree with the file when the file has it.

@@ -4,7 +4,8 @@
 // embed.norm.{weight,bias}; per layer, with stack ∈ {encoder, decoder} and site ∈ {self, cross}:
 //   {stack}.{site}.{q,k,v,out}.{weight,bias}   separate projections
 //   {stack}.{site}.qkv.{weight,bias}           fused [3C, C] projection, split into q, k, v by rows
-//   {stack}.{site}.{q_norm,k_norm}.weight      per-head RMSNorm gains [d_k] of q and k (Qwen3)
+//   {stack}.{site}.{q_norm,k_norm}.weight      RMSNorm gains of q and k: [d_k] per head (Qwen3),
+//                                              or [Q] and [K] over the projection (OLMo 2)
 //   {stack}.ffn.{up,down,gate}.{weight,bias}   feed-forward (gate: gated FFNs only)
 //   {stack}.ffn.gate_up.weight                 fused [2F, D]: gate rows [0, F), up rows [F, 2F)
 //   (Phi-3) {stack}.norm_{self,cross,ffn}.{weight,bias} {stack}.norm_{self,ffn}_post.weight norms
@@ -46,6 +47,15 @@ enum class SlidingLayers {
   pattern,          // all but every sliding_window_pattern-th layer (Gemma 3: 5 sliding, 1 global)
 };
 
+// A config.json key a family refuses, and what its setting would change.
+struct RefusedKey {
+  std::string key;
+  std::string what;  // "parallel attention and MLP (GPT-NeoX)"
+};
+// The keys of other families' features that no built-in family computes (chunked attention,
+// Granite's multipliers, clipped q/k/v, mixtures of experts, …): every record starts from them.
+std::vector<RefusedKey> common_refused_keys();
+
 struct Layout {
   std::string name{};
   std::string alias{};  // an older name still accepted by --layout
@@ -81,6 +91,19 @@ struct Layout {
   std::vector<std::pair<std::string, double>> config_defaults{};
   // The config keys that name the activation (Gemma reads hidden_activation, not hidden_act).
   std::vector<std::string> activation_keys{"activation", "activation_function", "hidden_act"};
+  // Attention and FFN in parallel on the layer's input (Config::parallel_residual), and the config
+  // keys that switch it (GPT-NeoX's use_parallel_residual would be one).
+  bool parallel_residual = false;
+  std::vector<std::string> parallel_residual_keys{"parallel_residual"};
+  // A fused q/k/v weight's rows grouped per head, [heads, 3, d_k] (GPT-NeoX's query_key_value),
+  // instead of [q; k; v].
+  bool fused_qkv_per_head = false;
+  // What q_norm / k_norm gains normalise when the weights have them: each head, or the whole
+  // projection (OLMo 2). The gains' shapes are checked against it.
+  QkNorm qk_norm = QkNorm::per_head;
+  // The config.json keys whose settings the family does not compute: set (not null, false, 0, 1 or
+  // an empty list) in a file of this family, each is refused with what it would change.
+  std::vector<RefusedKey> refused_keys = common_refused_keys();
 };
 
 // The built-in families, in detection order.
@@ -89,8 +112,9 @@ const std::vector<Layout>& builtin_layouts();
 const Layout& layout_by_name(const std::string& name);
 // A user mapping file: {"name", "arch", "norm_first", "norm", "ffn", "activation",
 // "layer_norm_eps", "causal", "decoder_cross", "positional", "rope_theta", "partial_rotary_factor",
-// "tied_embeddings", "default_heads", "norm_offset", "roles": {role: pattern | {"pattern": …,
-// "transpose": true}}}.
+// "tied_embeddings", "default_heads", "norm_offset", "parallel_residual", "fused_qkv_per_head",
+// "qk_norm", "roles": {role: pattern | {"pattern": …, "transpose": true}}}; any other field is an
+// Error.
 Layout read_layout_file(const std::filesystem::path& path);
 
 }  // namespace attnviz

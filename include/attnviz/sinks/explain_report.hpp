@@ -24,6 +24,7 @@ struct ExplainOptions {
   // many columns (0: three projections); no W_O after the merge (qkv-linears without `out`,
   // fused-qkv).
   bool qk_norm = false;
+  bool qk_norm_whole = false;  // over the whole projection (OLMo 2), not per head
   int rotary_dim = 0;
   int fused_qkv_width = 0;
   bool out_projection = true;
