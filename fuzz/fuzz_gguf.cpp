@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "fuzz_input.hpp"
-#include "io/gguf_header.hpp"
+#include "io/gguf/gguf_header.hpp"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/io/json.hpp"
 
 namespace attnviz::test {

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "error_of.hpp"
 #include "gguf_builder.hpp"
-#include "io/gguf_header.hpp"
+#include "io/gguf/gguf_header.hpp"
 #include "temp_dir.hpp"
 
 using attnviz::GgufFile;

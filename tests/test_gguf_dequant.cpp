@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "error_of.hpp"
 #include "gguf_builder.hpp"
 #include "temp_dir.hpp"

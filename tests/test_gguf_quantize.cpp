@@ -14,10 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "../src/io/gguf_dequant.hpp"
+#include "../src/io/gguf/gguf_dequant.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/gguf.hpp"
-#include "attnviz/io/gguf_quantize.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
+#include "attnviz/io/gguf/gguf_quantize.hpp"
+#include "attnviz/io/half_float.hpp"
 #include "sha256.hpp"
 
 namespace fs = std::filesystem;

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/gguf.hpp"
-#include "attnviz/io/gguf_quantize.hpp"
-#include "attnviz/io/gguf_write.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
+#include "attnviz/io/gguf/gguf_quantize.hpp"
+#include "attnviz/io/gguf/gguf_write.hpp"
 #include "error_of.hpp"
 #include "temp_dir.hpp"
 

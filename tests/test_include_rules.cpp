@@ -71,21 +71,33 @@ std::string find_cycle(const Rules& rules) {
   return "";
 }
 
+// The part a folder path ("io/gguf", "model/families") belongs to: its longest leading run of
+// folders that has a rule (a sub-part such as "io/gguf" has its own line), else its first folder.
+std::string part_of(const fs::path& folders, const Rules& rules) {
+  std::string best, prefix;
+  for (const auto& folder : folders) {
+    prefix += (prefix.empty() ? "" : "/") + folder.string();
+    if (rules.count(prefix)) best = prefix;
+  }
+  return best.empty() ? folders.begin()->string() : best;
+}
+
 // Every include of root/src and root/include/attnviz that breaks the rules, one line each. A file's
-// part is its first folder (src/main.cpp is the part "main"); "attnviz/<part>/…" includes name a
-// part; a quoted include without a folder is a private header beside the file; anything else
-// (climbing up, another part's private header) breaks the rules.
+// part is its folder's (part_of; src/main.cpp is the part "main"); "attnviz/<folders>/…" includes
+// name the part of those folders; a quoted include without a folder is a private header beside the
+// file; anything else (climbing up, another part's private header) breaks the rules.
 std::vector<std::string> violations(const fs::path& root, const Rules& rules) {
   std::vector<std::string> found;
   const std::regex include_line(R"(^\s*#\s*include\s*(["<])([^">]+)[">])");
-  const std::regex public_header(R"(^attnviz/([a-z_]+)/[A-Za-z0-9_]+\.hpp$)");
+  const std::regex public_header(R"(^attnviz/([a-z_/]+)/[A-Za-z0-9_]+\.hpp$)");
   for (const fs::path& base : {root / "src", root / "include" / "attnviz"}) {
     for (const auto& entry : fs::recursive_directory_iterator(base)) {
       if (!entry.is_regular_file()) continue;
       const fs::path rel = entry.path().lexically_relative(base);
       const std::string ext = entry.path().extension().string();
       if (ext != ".cpp" && ext != ".hpp") continue;
-      const std::string part = rel.has_parent_path() ? rel.begin()->string() : rel.stem().string();
+      const std::string part =
+          rel.has_parent_path() ? part_of(rel.parent_path(), rules) : rel.stem().string();
       const std::string where = entry.path().lexically_relative(root).string();
       if (!rules.count(part)) {
         found.push_back(where + ": the part '" + part + "' has no include rule in ARCHITECTURE.md");
@@ -103,7 +115,7 @@ std::vector<std::string> violations(const fs::path& root, const Rules& rules) {
         const std::string at = where + ":" + std::to_string(line_no) + ": ";
         std::smatch h;
         if (std::regex_match(target, h, public_header)) {
-          const std::string other = h[1];
+          const std::string other = part_of(fs::path(h[1].str()), rules);
           if (other != part && !rules.at(part).count(other)) {
             found.push_back(at + part + " may not include " + other + " (\"" + target + "\")");
           }
@@ -169,6 +181,30 @@ TEST_CASE(
   CHECK(find_cycle(rules).empty());
   CHECK(find_cycle(parse_rules("```include-rules\ncore: model\nmodel: core\n```")) ==
         "core → model → core");
+}
+
+TEST_CASE(
+    "include rules: a sub-part with its own line is a part; a folder without one is its parent's") {
+  attnviz::test::TempDir dir;
+  const Rules rules =
+      parse_rules("```include-rules\ncore:\nio: core\nio/gguf: core io\nmodel: core io/gguf\n```");
+  write(dir / "include/attnviz/io/file.hpp", "#pragma once\n");
+  write(dir / "include/attnviz/io/gguf/gguf.hpp",
+        "#pragma once\n#include \"attnviz/io/file.hpp\"\n");
+  write(dir / "src/io/gguf/read.cpp",
+        "#include \"attnviz/io/gguf/gguf.hpp\"\n#include \"cursor.hpp\"\n");
+  write(dir / "src/io/gguf/cursor.hpp", "#pragma once\n");
+  write(dir / "src/model/families/one.cpp", "#include \"attnviz/io/gguf/gguf.hpp\"\n");
+  CHECK(violations(dir.path(), rules).empty());
+
+  write(dir / "src/io/file.cpp", "#include \"attnviz/io/gguf/gguf.hpp\"\n");  // the wrong way
+  write(dir / "src/model/two.cpp", "#include \"attnviz/io/file.hpp\"\n");     // io is not io/gguf
+  const auto found = violations(dir.path(), rules);
+  REQUIRE(found.size() == 2);
+  CHECK(found[0] == "src/io/file.cpp:1: io may not include io/gguf (\"attnviz/io/gguf/gguf.hpp\")");
+  CHECK(found[1] == "src/model/two.cpp:1: model may not include io (\"attnviz/io/file.hpp\")");
+  CHECK(part_of("io/gguf", rules) == "io/gguf");
+  CHECK(part_of("model/families", rules) == "model");
 }
 
 TEST_CASE("architecture: every file ARCHITECTURE.md names exists, and it holds the four recipes") {

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../src/model/gguf_quant_mix.hpp"
-#include "attnviz/io/gguf.hpp"
-#include "attnviz/io/gguf_write.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
+#include "attnviz/io/gguf/gguf_write.hpp"
 #include "attnviz/io/safetensors.hpp"
 #include "run_cli.hpp"
 #include "saved_maps.hpp"

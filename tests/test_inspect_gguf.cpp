@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/io/gguf.hpp"
-#include "attnviz/io/gguf_file_type.hpp"
-#include "attnviz/io/gguf_write.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
+#include "attnviz/io/gguf/gguf_file_type.hpp"
+#include "attnviz/io/gguf/gguf_write.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 

@@ -35,7 +35,9 @@ namespace {
 // ReLU FFN with up = down = I (FFN(h) = relu(h)). RMSNorm with eps 1e-6.
 const float k_r2 = std::sqrt(2.0f);
 
-Linear identity() { return Linear{Matrix::Identity(2, 2), {}}; }
+Linear identity() {
+  return Linear{Matrix::Identity(2, 2), {}};
+}
 
 LayerWeights hand_layer() {
   LayerWeights w;
@@ -47,7 +49,9 @@ LayerWeights hand_layer() {
   return w;
 }
 
-LayerNormWeights gain(float g) { return {RowVector::Constant(2, g), {}}; }
+LayerNormWeights gain(float g) {
+  return {RowVector::Constant(2, g), {}};
+}
 
 Config hand_config() {
   Config c;
@@ -146,8 +150,7 @@ TEST_CASE("layer traits: norms on the sublayers' outputs only, none before them 
   REQUIRE(steps.steps.size() == 2);
   CHECK(steps.steps[0].placement == std::string("output norm"));
   CLOSE(steps.steps[0].f_input, input(), 0.0f);  // attention read x itself
-  CLOSE(steps.steps[0].update, rows({0.632456f, 1.264911f, 0.632456f, 1.264911f}),
-                    1e-5f);
+  CLOSE(steps.steps[0].update, rows({0.632456f, 1.264911f, 0.632456f, 1.264911f}), 1e-5f);
 }
 
 TEST_CASE("layer traits: q/k RMSNorm per head (Qwen3) or over the whole projection (OLMo 2)") {
@@ -216,11 +219,14 @@ ConfigOverrides layout_file(const TempDir& dir, int heads = 2) {
 
 TEST_CASE("layer traits: a fused q/k/v grouped per head, [heads, 3, d_k] (GPT-NeoX)") {
   TempDir dir;
-  const Model m = load_model(fused_model(dir, R"("norm_first": true, "fused_qkv_per_head": true, )"), layout_file(dir));
+  const Model m = load_model(
+      fused_model(dir, R"("norm_first": true, "fused_qkv_per_head": true, )"), layout_file(dir));
   std::optional<LayerWeights> held;
   const AttentionWeights& a = m.weights.decoder.layer(0, held).self_attn;
   // Head h's q, k, v are rows 3h, 3h + 1, 3h + 2.
-  const auto row_pair = [](int i, int j) { return rows({float(i), float(10 + i), float(j), float(10 + j)}); };
+  const auto row_pair = [](int i, int j) {
+    return rows({float(i), float(10 + i), float(j), float(10 + j)});
+  };
   CLOSE(a.q.weight.matrix(), row_pair(0, 3), 0.0f);
   CLOSE(a.k.weight.matrix(), row_pair(1, 4), 0.0f);
   CLOSE(a.v.weight.matrix(), row_pair(2, 5), 0.0f);
@@ -232,8 +238,7 @@ TEST_CASE("layer traits: a fused q/k/v grouped per head, [heads, 3, d_k] (GPT-Ne
   TempDir plain;
   const Model p = load_model(fused_model(plain, R"("norm_first": true, )"), layout_file(plain));
   std::optional<LayerWeights> held_p;
-  CLOSE(p.weights.decoder.layer(0, held_p).self_attn.q.weight.matrix(), row_pair(0, 1),
-                    0.0f);
+  CLOSE(p.weights.decoder.layer(0, held_p).self_attn.q.weight.matrix(), row_pair(0, 1), 0.0f);
 }
 
 TEST_CASE("layer traits: a layout or file that cannot have them is an error naming why") {
@@ -252,8 +257,9 @@ TEST_CASE("layer traits: a layout or file that cannot have them is an error nami
     o.layout_file = (gqa_dir / "map.json").string();
     (void)load_model(gqa_dir.path(), o);
   });
-  CHECK_MESSAGE(contains(gqa, "groups the fused q/k/v rows per head ([heads, 3, d_k]), which needs "
-                              "as many key/value heads as query heads"),
+  CHECK_MESSAGE(contains(gqa,
+                         "groups the fused q/k/v rows per head ([heads, 3, d_k]), which needs "
+                         "as many key/value heads as query heads"),
                 gqa);
   CHECK_MESSAGE(contains(gqa, "4 query and 1 key/value heads"), gqa);
 
@@ -262,16 +268,21 @@ TEST_CASE("layer traits: a layout or file that cannot have them is an error nami
     (void)load_model(fused_model(dir, R"("norm_first": false, "parallel_residual": true, )"),
                      layout_file(dir));
   });
-  CHECK_MESSAGE(contains(post, "parallel attention and FFN (parallel_residual) need pre-norm "
-                               "transformer layers without cross-attention; this one is post-norm"),
+  CHECK_MESSAGE(contains(post,
+                         "parallel attention and FFN (parallel_residual) need pre-norm "
+                         "transformer layers without cross-attention; this one is post-norm"),
                 post);
 
   // A field the layout file does not know is refused, not skipped; so is qk_norm "none".
-  const auto typo = error_of(
-      [&] { (void)load_model(fused_model(dir, R"("norm_first": true, "paralel_residual": true, )"), layout_file(dir)); });
+  const auto typo = error_of([&] {
+    (void)load_model(fused_model(dir, R"("norm_first": true, "paralel_residual": true, )"),
+                     layout_file(dir));
+  });
   CHECK_MESSAGE(contains(typo, "map.json: \"paralel_residual\" is not a layout field"), typo);
-  const auto none = error_of(
-      [&] { (void)load_model(fused_model(dir, R"("norm_first": true, "qk_norm": "none", )"), layout_file(dir)); });
+  const auto none = error_of([&] {
+    (void)load_model(fused_model(dir, R"("norm_first": true, "qk_norm": "none", )"),
+                     layout_file(dir));
+  });
   CHECK_MESSAGE(contains(none, "map.json: \"qk_norm\" must be per_head or whole"), none);
 }
 

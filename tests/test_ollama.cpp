@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "attnviz/io/gguf_write.hpp"
+#include "attnviz/io/gguf/gguf_write.hpp"
 #include "attnviz/model/hf_cache.hpp"
 #include "attnviz/model/ollama.hpp"
 #include "error_of.hpp"

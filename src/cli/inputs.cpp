@@ -12,7 +12,7 @@
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/probe.hpp"
 #include "attnviz/inputs/tokens.hpp"
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/io/npy.hpp"
 
 namespace attnviz {

@@ -16,7 +16,7 @@
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/io/json.hpp"
 #include "attnviz/model/hf_cache.hpp"
 #include "attnviz/model/model.hpp"

@@ -15,8 +15,8 @@
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/tensor.hpp"
 #include "attnviz/core/unicode.hpp"
-#include "attnviz/io/gguf.hpp"
-#include "attnviz/io/gguf_file_type.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
+#include "attnviz/io/gguf/gguf_file_type.hpp"
 #include "size_text.hpp"
 
 namespace attnviz::detail {

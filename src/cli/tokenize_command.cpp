@@ -13,7 +13,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/model/hf_cache.hpp"
 #include "attnviz/render/table.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "bert_tokenizer.hpp"
 #include "gguf_tokenizer.hpp"
 #include "gpt2_tokenizer.hpp"

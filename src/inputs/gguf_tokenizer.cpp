@@ -7,7 +7,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "gguf_sessions.hpp"
 #include "gguf_vocab.hpp"
 #include "pipeline_tokenizer.hpp"

@@ -11,7 +11,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 
 namespace attnviz {
 namespace {

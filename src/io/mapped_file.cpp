@@ -1,5 +1,5 @@
 // MappedFile: open, refuse what is not a regular file, mmap read-only; unmap on destruction.
-#include "mapped_file.hpp"
+#include "attnviz/io/mapped_file.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

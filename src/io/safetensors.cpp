@@ -14,8 +14,8 @@
 #include <utility>
 
 #include "attnviz/core/error.hpp"
-#include "half_float.hpp"
-#include "mapped_file.hpp"
+#include "attnviz/io/half_float.hpp"
+#include "attnviz/io/mapped_file.hpp"
 #include "safetensors_header.hpp"
 
 namespace attnviz {
@@ -67,9 +67,9 @@ void convert_to_float(FloatDtype dtype, const char* src, size_t n, float* out) {
       if (n > 0) std::memcpy(out, src, n * sizeof(float));
       return;
     case FloatDtype::f16:
-      return detail::convert_into<uint16_t>(out, n, src, detail::f16_to_f32);
+      return detail::convert_into<uint16_t>(out, n, src, f16_to_f32);
     case FloatDtype::bf16:
-      return detail::convert_into<uint16_t>(out, n, src, detail::bf16_to_f32);
+      return detail::convert_into<uint16_t>(out, n, src, bf16_to_f32);
     case FloatDtype::f64:
       return detail::convert_into<double>(out, n, src,
                                           [](double v) { return static_cast<float>(v); });

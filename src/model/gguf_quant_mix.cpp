@@ -3,7 +3,7 @@
 // tensors of the families `init` writes (no experts, no Falcon, no 70B, no imatrix).
 #include "gguf_quant_mix.hpp"
 
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 
 namespace attnviz::detail {
 

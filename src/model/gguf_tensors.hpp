@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "attnviz/core/tensor.hpp"
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/io/safetensors.hpp"
 #include "attnviz/model/family.hpp"
 #include "attnviz/model/token_table.hpp"

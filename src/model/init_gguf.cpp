@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/gguf_write.hpp"
+#include "attnviz/io/gguf/gguf_write.hpp"
 #include "attnviz/model/family.hpp"
 #include "gguf_quant_mix.hpp"
 #include "gguf_tensors.hpp"

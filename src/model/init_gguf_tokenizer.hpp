@@ -3,7 +3,7 @@
 // flag).
 #pragma once
 
-#include "attnviz/io/gguf_write.hpp"
+#include "attnviz/io/gguf/gguf_write.hpp"
 #include "attnviz/model/init.hpp"
 
 namespace attnviz::detail {

@@ -13,7 +13,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/vector_math.hpp"
 #include "attnviz/io/atomic_file.hpp"
-#include "attnviz/io/gguf_quantize.hpp"
+#include "attnviz/io/half_float.hpp"
 #include "html_blob.hpp"
 #include "html_page.hpp"
 

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/gguf_quantize.hpp"
+#include "attnviz/io/half_float.hpp"
 
 namespace attnviz {
 

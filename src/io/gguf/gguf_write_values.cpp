@@ -4,7 +4,7 @@
 #include <string>
 #include <type_traits>
 
-#include "attnviz/io/gguf_write.hpp"
+#include "attnviz/io/gguf/gguf_write.hpp"
 #include "gguf_value_type.hpp"
 
 namespace attnviz {

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "gguf_cursor.hpp"
 
 namespace attnviz::detail {

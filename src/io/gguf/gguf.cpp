@@ -1,5 +1,5 @@
 // GgufFile: maps the file, validates it once (gguf_header.cpp), and dequantises tensors by rows.
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 
 #include <fmt/format.h>
 
@@ -8,10 +8,10 @@
 #include <fstream>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/io/mapped_file.hpp"
 #include "gguf_dequant.hpp"
 #include "gguf_header.hpp"
 #include "gguf_types.hpp"
-#include "mapped_file.hpp"
 
 namespace attnviz {
 

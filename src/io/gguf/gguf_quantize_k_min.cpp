@@ -5,7 +5,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "attnviz/io/gguf_quantize.hpp"
+#include "attnviz/io/gguf/gguf_quantize.hpp"
+#include "attnviz/io/half_float.hpp"
 #include "gguf_dequant.hpp"
 #include "gguf_quantize.hpp"
 

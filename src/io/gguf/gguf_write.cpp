@@ -1,7 +1,7 @@
 // GgufWriter: the GGUF v3 layout of llama.cpp's gguf.cpp writer — header, key/value pairs, tensor
 // infos, padding to general.alignment, then each tensor's data padded to the alignment — with the
 // tensors converted on add and the finished bytes checked by the reader before they are written.
-#include "attnviz/io/gguf_write.hpp"
+#include "attnviz/io/gguf/gguf_write.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,7 +13,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/atomic_file.hpp"
-#include "attnviz/io/gguf_quantize.hpp"
+#include "attnviz/io/gguf/gguf_quantize.hpp"
 #include "gguf_dequant.hpp"
 #include "gguf_header.hpp"
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <string>
 
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 
 namespace attnviz {
 namespace detail {

@@ -1,12 +1,14 @@
-// 16-bit floats widened to float32, exactly: IEEE binary16 (F16) and bfloat16 (BF16). Shared by the
-// safetensors and GGUF readers (GGUF's quantised blocks carry their scales as F16).
+// 16-bit floats: IEEE binary16 (F16) and bfloat16 (BF16) widened to float32 exactly, and float32
+// rounded to them as ggml rounds. Shared by the safetensors and GGUF readers and writers and by the
+// outputs that store maps as F16 (--save --save-dtype f16, the --html page).
 #pragma once
 
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
-namespace attnviz::detail {
+namespace attnviz {
 
 // IEEE 754 binary16 → binary32. Every half value is exactly representable as a float, including
 // subnormals (mant × 2^-24), so this is exact; NaN payloads are kept.
@@ -28,4 +30,12 @@ inline float bf16_to_f32(uint16_t b) {
   return std::bit_cast<float>(static_cast<uint32_t>(b) << 16);
 }
 
-}  // namespace attnviz::detail
+// float32 → IEEE binary16 and bfloat16, rounding to nearest even as ggml's GGML_FP32_TO_FP16 and
+// ggml_compute_fp32_to_bf16 (NaN becomes a quiet NaN; F16 overflow becomes ±inf).
+uint16_t f32_to_f16(float x);
+uint16_t f32_to_bf16(float x);
+// out_i = f32_to_f16(x_i), bit for bit; with the CPU's F16C conversion where it has one (--save
+// --save-dtype f16 converts every map: attention weights are mostly binary16 subnormals).
+void f32_to_f16_n(const float* x, uint16_t* out, std::size_t n);
+
+}  // namespace attnviz

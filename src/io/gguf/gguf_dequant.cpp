@@ -4,9 +4,9 @@
 
 #include <cstring>
 
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
+#include "attnviz/io/half_float.hpp"
 #include "gguf_types.hpp"
-#include "half_float.hpp"
 
 namespace attnviz::detail {
 namespace {

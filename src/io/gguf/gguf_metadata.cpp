@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 #include "gguf_value_type.hpp"
 
 namespace attnviz {

@@ -6,7 +6,7 @@
 #include <string>
 #include <type_traits>
 
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 
 namespace attnviz::detail {
 

@@ -5,7 +5,8 @@
 #include <cstring>
 #include <limits>
 
-#include "attnviz/io/gguf_quantize.hpp"
+#include "attnviz/io/gguf/gguf_quantize.hpp"
+#include "attnviz/io/half_float.hpp"
 #include "gguf_quantize.hpp"
 
 namespace attnviz::detail {

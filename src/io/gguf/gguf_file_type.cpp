@@ -1,6 +1,6 @@
 // The table of llama.h's enum llama_ftype: what general.file_type says the file mostly holds
 // (llama_model_quantize writes it; "mostly": 1-D tensors such as norms stay F32).
-#include "attnviz/io/gguf_file_type.hpp"
+#include "attnviz/io/gguf/gguf_file_type.hpp"
 
 #include <array>
 #include <string_view>

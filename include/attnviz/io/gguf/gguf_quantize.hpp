@@ -2,7 +2,6 @@
 // (ggml-quants.c's quantize_row_*_ref, what llama_model_quantize runs when given no imatrix).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -21,13 +20,5 @@ uint64_t ggml_row_bytes(uint32_t type, int64_t n);
 // of blocks.
 std::vector<unsigned char> quantize_rows(uint32_t type, std::span<const float> x,
                                          int64_t row_length);
-
-// float32 → IEEE binary16 and bfloat16, rounding to nearest even as ggml's GGML_FP32_TO_FP16 and
-// ggml_compute_fp32_to_bf16 (NaN becomes a quiet NaN; F16 overflow becomes ±inf).
-uint16_t f32_to_f16(float x);
-uint16_t f32_to_bf16(float x);
-// out_i = f32_to_f16(x_i), bit for bit; with the CPU's F16C conversion where it has one (--save
-// --save-dtype f16 converts every map: attention weights are mostly binary16 subnormals).
-void f32_to_f16_n(const float* x, uint16_t* out, std::size_t n);
 
 }  // namespace attnviz

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "attnviz/io/gguf.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
 
 namespace attnviz {
 
