@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/cli/parse_errors.hpp"
-#include "attnviz/sinks/scale_note.hpp"
+#include "attnviz/render/scale_note.hpp"
 #include "run_cli.hpp"
 
 using namespace attnviz;

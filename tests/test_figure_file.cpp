@@ -22,7 +22,7 @@
 #include "attnviz/render/drawing.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/figure_file.hpp"
-#include "attnviz/sinks/stats_charts.hpp"
+#include "attnviz/reports/stats_charts.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 

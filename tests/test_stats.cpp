@@ -8,7 +8,7 @@
 #include "attnviz/compute/attention.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/io/npy.hpp"
-#include "attnviz/sinks/stats_report.hpp"
+#include "attnviz/reports/stats_report.hpp"
 #include "run_cli.hpp"
 
 using namespace attnviz;

@@ -13,7 +13,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/io/json_write.hpp"
-#include "attnviz/sinks/check_report.hpp"
+#include "attnviz/reports/check_report.hpp"
 #include "batch_input.hpp"
 
 namespace attnviz {

@@ -24,7 +24,7 @@
 #include "attnviz/io/safetensors.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/pooled_map.hpp"
-#include "attnviz/sinks/diff_report.hpp"
+#include "attnviz/reports/diff_report.hpp"
 #include "diff_runs.hpp"
 
 namespace attnviz {

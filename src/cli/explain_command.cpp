@@ -12,7 +12,7 @@
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/sinks/explain_report.hpp"
+#include "attnviz/reports/explain_report.hpp"
 
 namespace attnviz {
 

@@ -19,7 +19,7 @@
 #include "attnviz/inputs/probe.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/model/model.hpp"
-#include "attnviz/sinks/heads_report.hpp"
+#include "attnviz/reports/heads_report.hpp"
 #include "batch_input.hpp"
 #include "batch_run.hpp"
 #include "stats_batch.hpp"

@@ -5,7 +5,7 @@
 
 #include "attnviz/compute/logits.hpp"
 #include "attnviz/core/error.hpp"
-#include "attnviz/sinks/prediction_table.hpp"
+#include "attnviz/reports/prediction_table.hpp"
 
 namespace attnviz {
 

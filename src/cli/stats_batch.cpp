@@ -9,7 +9,7 @@
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
-#include "attnviz/sinks/stats_batch_report.hpp"
+#include "attnviz/reports/stats_batch_report.hpp"
 
 namespace attnviz::detail {
 

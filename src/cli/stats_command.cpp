@@ -15,9 +15,9 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/io/atomic_file.hpp"
-#include "attnviz/sinks/scale_note.hpp"
-#include "attnviz/sinks/stats_charts.hpp"
-#include "attnviz/sinks/stats_report.hpp"
+#include "attnviz/render/scale_note.hpp"
+#include "attnviz/reports/stats_charts.hpp"
+#include "attnviz/reports/stats_report.hpp"
 #include "batch_input.hpp"
 #include "stats_batch.hpp"
 

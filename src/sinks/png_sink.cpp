@@ -10,7 +10,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
-#include "attnviz/sinks/scale_note.hpp"
+#include "attnviz/render/scale_note.hpp"
 
 namespace attnviz {
 namespace {
@@ -54,11 +54,6 @@ std::string caption(const MapInfo& info, const PngOptions& o, const FigureMap& m
 }
 
 }  // namespace
-
-bool log_scale_for(const MapInfo& info, ColourScale scale) {
-  if (scale != ColourScale::auto_scale) return scale == ColourScale::log;
-  return info.mask->causal && std::max(info.n_query, info.n_key) > k_auto_log_tokens;
-}
 
 uint64_t figure_memory(int64_t n_tokens, int max_pixels, const FigureFile& file, int threads) {
   const int64_t n = std::max<int64_t>(n_tokens, 1), pool = (n + max_pixels - 1) / max_pixels;

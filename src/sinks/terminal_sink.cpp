@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/sinks/scale_note.hpp"
+#include "attnviz/render/scale_note.hpp"
 
 namespace attnviz {
 namespace {

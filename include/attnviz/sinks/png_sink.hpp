@@ -12,20 +12,13 @@
 #include "attnviz/event/panel.hpp"
 #include "attnviz/event/selection.hpp"
 #include "attnviz/io/staged_dir.hpp"
+#include "attnviz/render/colour_scale.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/figure_file.hpp"
 #include "attnviz/render/figure_writer.hpp"
 #include "attnviz/render/pooled_map.hpp"
 
 namespace attnviz {
-
-// The colour scale of figures: linear, log (four decades below the max), or auto: log for a causal
-// map over k_auto_log_tokens tokens (its first rows hold weight 1 and ½ by construction, which on a
-// linear scale leaves every later row near the bottom colour), linear otherwise.
-enum class ColourScale { auto_scale, linear, log };
-inline constexpr int k_auto_log_tokens = 32;
-// Whether a map is drawn on a log scale under `scale` (figures and the --html page alike).
-bool log_scale_for(const MapInfo& info, ColourScale scale);
 
 // The memory the figures of maps with n_tokens per side take while drawn by `threads` writers, in
 // bytes (labels and margins left out: a lower bound; measured ~25 bytes per cell for one figure):

@@ -1,5 +1,5 @@
 // The --logits table: rows of (position, token, rank, id, next token, logit, probability).
-#include "attnviz/sinks/prediction_table.hpp"
+#include "attnviz/reports/prediction_table.hpp"
 
 #include <fmt/format.h>
 

@@ -8,7 +8,7 @@
 
 #include "attnviz/analysis/head_stats.hpp"
 #include "attnviz/render/figure_file.hpp"
-#include "attnviz/sinks/stats_report.hpp"
+#include "attnviz/reports/stats_report.hpp"
 
 namespace attnviz {
 

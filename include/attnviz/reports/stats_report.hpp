@@ -31,7 +31,7 @@ std::string render_stats(const std::vector<HeadStats>& heads, const StatsOptions
                          const StatsReportOptions& report);
 
 namespace detail {
-// JSON (a nlohmann::ordered_json dump) and CSV renderings (src/sinks/stats_json.cpp).
+// JSON (a nlohmann::ordered_json dump) and CSV renderings (src/reports/stats_json.cpp).
 std::string stats_json(const std::vector<HeadStats>& shown, const std::vector<HeadStats>& layers,
                        const HeadStats& all, const StatsOptions& stats,
                        const StatsReportOptions& report);

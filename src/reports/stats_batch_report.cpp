@@ -1,5 +1,5 @@
 // The stats of a batch: each head's figures pooled over the inputs, ranked, in four formats.
-#include "attnviz/sinks/stats_batch_report.hpp"
+#include "attnviz/reports/stats_batch_report.hpp"
 
 #include <fmt/format.h>
 
@@ -12,8 +12,8 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/json_write.hpp"
 #include "attnviz/render/png.hpp"
-#include "attnviz/sinks/heads_report.hpp"
-#include "attnviz/sinks/stats_charts.hpp"
+#include "attnviz/reports/heads_report.hpp"
+#include "attnviz/reports/stats_charts.hpp"
 
 namespace attnviz {
 

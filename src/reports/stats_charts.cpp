@@ -1,6 +1,6 @@
 // Charts of `stats --png`: a layer × head grid of one statistic, and the max-weight histogram
 // (scaled vs unscaled), drawn on a Canvas with real text.
-#include "attnviz/sinks/stats_charts.hpp"
+#include "attnviz/reports/stats_charts.hpp"
 
 #include <fmt/format.h>
 

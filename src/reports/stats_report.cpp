@@ -1,6 +1,6 @@
 // `attnviz stats` as a terminal table: the key figures of each head beside its unscaled
 // counterfactual.
-#include "attnviz/sinks/stats_report.hpp"
+#include "attnviz/reports/stats_report.hpp"
 
 #include <fmt/format.h>
 

@@ -9,7 +9,7 @@
 
 #include "attnviz/io/json_write.hpp"
 #include "attnviz/render/table.hpp"
-#include "attnviz/sinks/stats_report.hpp"
+#include "attnviz/reports/stats_report.hpp"
 
 namespace attnviz::detail {
 

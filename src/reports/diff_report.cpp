@@ -1,5 +1,5 @@
 // The diff report: ranked rows in four formats and the chart of the ranking figure.
-#include "attnviz/sinks/diff_report.hpp"
+#include "attnviz/reports/diff_report.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/io/json_write.hpp"
 #include "attnviz/render/png.hpp"
-#include "attnviz/sinks/stats_charts.hpp"
+#include "attnviz/reports/stats_charts.hpp"
 
 namespace attnviz {
 

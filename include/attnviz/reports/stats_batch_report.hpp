@@ -10,7 +10,7 @@
 #include "attnviz/analysis/head_detection.hpp"
 #include "attnviz/render/figure_file.hpp"
 #include "attnviz/render/table.hpp"
-#include "attnviz/sinks/stats_report.hpp"
+#include "attnviz/reports/stats_report.hpp"
 
 namespace attnviz {
 

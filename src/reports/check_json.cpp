@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/io/json_write.hpp"
-#include "attnviz/sinks/check_report.hpp"
+#include "attnviz/reports/check_report.hpp"
 
 namespace attnviz {
 

@@ -1,5 +1,5 @@
 // The head-detection report: ranked rows of scores in four formats, and a chart per pattern.
-#include "attnviz/sinks/heads_report.hpp"
+#include "attnviz/reports/heads_report.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/io/json_write.hpp"
 #include "attnviz/render/png.hpp"
-#include "attnviz/sinks/stats_charts.hpp"
+#include "attnviz/reports/stats_charts.hpp"
 
 namespace attnviz {
 

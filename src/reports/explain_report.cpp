@@ -1,5 +1,5 @@
 // One head's computation, step by step, in text, Markdown or JSON.
-#include "attnviz/sinks/explain_report.hpp"
+#include "attnviz/reports/explain_report.hpp"
 
 #include <fmt/format.h>
 
