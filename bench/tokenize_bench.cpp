@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
 #include "attnviz/io/text_file.hpp"
 
 using namespace attnviz;

@@ -9,6 +9,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
 #include "fuzz_input.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
-#include "inputs/text_pipeline.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/text_pipeline.hpp"
 
 namespace {
 

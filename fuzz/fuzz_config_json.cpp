@@ -33,9 +33,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     attnviz::Config c;
     (void)attnviz::detail::read_rope_scaling(config);
     attnviz::detail::derive_attention_extras(c, config);
-    attnviz::detail::refuse_unsupported_fields(config);
     for (const char* family : {"mistral", "qwen2", "gemma2", "gemma3"}) {
       attnviz::detail::derive_sliding_layers(c, attnviz::layout_by_name(family), config, 5);
+      attnviz::detail::refuse_unsupported_fields(config, attnviz::layout_by_name(family));
     }
   } catch (const attnviz::Error&) {
   }

@@ -8,8 +8,8 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/tokenizer_json.hpp"
 #include "fuzz_input.hpp"
-#include "inputs/tokenizer_json.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "../src/inputs/text_pipeline.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/text_pipeline.hpp"
 
 namespace attnviz::test {
 

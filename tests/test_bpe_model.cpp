@@ -9,9 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../src/inputs/bpe.hpp"
-#include "../src/inputs/gpt2_pretokenizer.hpp"
-#include "../src/inputs/text_pipeline.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/bpe.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/gpt2_pretokenizer.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/text_pipeline.hpp"
 #include "attnviz/io/json.hpp"
 #include "error_of.hpp"
 

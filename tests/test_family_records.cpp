@@ -24,7 +24,8 @@ namespace {
 
 // The words of every string literal of C++ source `text`, with their line: runs of letters, digits,
 // '_', '.' and '-' ("llama.cpp" is one word, not "llama"), trailing '.' and '-' dropped. Comments,
-// character literals and raw strings are read as the compiler reads them.
+// character literals and raw strings are read as the compiler reads them; an #include's path
+// (src/inputs/tokenizers/gpt2/, the GPT-2 tokenizer's folder) is a file's name, not a literal.
 std::vector<std::pair<int, std::string>> literal_words(const std::string& text) {
   std::vector<std::pair<int, std::string>> words;
   int line = 1;
@@ -48,6 +49,8 @@ std::vector<std::pair<int, std::string>> literal_words(const std::string& text) 
     const char c = text[i];
     if (c == '\n') {
       ++line;
+    } else if (c == '#' && text.compare(i, 8, "#include") == 0) {  // a file's path, not a literal
+      i = std::min(text.find('\n', i), text.size()) - 1;
     } else if (text.compare(i, 2, "//") == 0) {
       i = std::min(text.find('\n', i), text.size()) - 1;
     } else if (text.compare(i, 2, "/*") == 0) {
@@ -94,25 +97,29 @@ struct Exception {
 
 // The literals that spell a family's name but mean something else.
 constexpr Exception k_exceptions[] = {
-    {"src/inputs/gguf_vocab.cpp", "llama",
+    {"src/inputs/tokenizers/gguf/gguf_vocab.cpp", "llama",
      "tokenizer.ggml.model \"llama\": llama.cpp's SentencePiece vocabulary kind, not a family"},
-    {"src/inputs/gguf_tokenizer.cpp", "llama",
+    {"src/inputs/tokenizers/gguf/gguf_tokenizer.cpp", "llama",
      "the tokenizer's description names its tokenizer.ggml.model, \"llama\" (SentencePiece)"},
-    {"src/inputs/gguf_vocab.cpp", "qwen2",
+    {"src/inputs/tokenizers/gguf/gguf_vocab.cpp", "qwen2",
      "tokenizer.ggml.pre \"qwen2\": llama.cpp's name of a pre-tokenizer regex"},
-    {"src/inputs/gguf_vocab.cpp", "phi3",
+    {"src/inputs/tokenizers/gguf/gguf_vocab.cpp", "phi3",
      "general.name containing \"phi3\": llama.cpp's tokenizer attributes by model name"},
     {"src/model/init_gguf_tokenizer.cpp", "qwen2",
      "tokenizer.ggml.pre \"qwen2\" written for Qwen2's pre-tokenizer regex"},
     {"src/model/init_gguf_tokenizer.cpp", "gpt2",
      "tokenizer.ggml.model \"gpt2\": llama.cpp's byte-level BPE vocabulary kind"},
-    {"src/inputs/gguf_vocab.hpp", "gpt2", "tokenizer.ggml.model \"gpt2\": byte-level BPE"},
-    {"src/inputs/gguf_vocab.hpp", "bert", "tokenizer.ggml.model \"bert\": WordPiece-style"},
-    {"src/inputs/gguf_vocab.cpp", "gpt2", "tokenizer.ggml.model \"gpt2\": byte-level BPE"},
-    {"src/inputs/gguf_vocab.cpp", "bert", "tokenizer.ggml.model \"bert\": WordPiece-style"},
-    {"src/inputs/gguf_tokenizer.cpp", "gpt2",
+    {"src/inputs/tokenizers/gguf/gguf_vocab.hpp", "gpt2",
+     "tokenizer.ggml.model \"gpt2\": byte-level BPE"},
+    {"src/inputs/tokenizers/gguf/gguf_vocab.hpp", "bert",
+     "tokenizer.ggml.model \"bert\": WordPiece-style"},
+    {"src/inputs/tokenizers/gguf/gguf_vocab.cpp", "gpt2",
+     "tokenizer.ggml.model \"gpt2\": byte-level BPE"},
+    {"src/inputs/tokenizers/gguf/gguf_vocab.cpp", "bert",
+     "tokenizer.ggml.model \"bert\": WordPiece-style"},
+    {"src/inputs/tokenizers/gguf/gguf_tokenizer.cpp", "gpt2",
      "the tokenizer's description names its tokenizer.ggml.model, \"gpt2\" (byte-level BPE)"},
-    {"src/inputs/gguf_tokenizer.cpp", "bert",
+    {"src/inputs/tokenizers/gguf/gguf_tokenizer.cpp", "bert",
      "the tokenizer's description names its tokenizer.ggml.model, \"bert\" (WordPiece-style)"},
 };
 
@@ -145,7 +152,8 @@ TEST_CASE("family records: the literal scanner reads strings, not comments or ch
   const std::string source =
       "// \"qwen3\" in a comment\n"
       "/* \"gemma2\"\n */ const char* a = \"llama.cpp's qwen3-ish, phi3.\";\n"
-      "char q = '\"'; auto r = R\"x(a \"mistral\" b)x\"; auto s = \"\\\"gemma3_text\\\"\";\n";
+      "char q = '\"'; auto r = R\"x(a \"mistral\" b)x\"; auto s = \"\\\"gemma3_text\\\"\";\n"
+      "#include \"attnviz/inputs/tokenizers/gpt2/gpt2_tokenizer.hpp\"\n";
   const auto words = literal_words(source);
   std::vector<std::string> found;
   for (const auto& [line, word] : words) {

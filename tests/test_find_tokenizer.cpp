@@ -7,8 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/tokenizer_json.hpp"
 #include "error_of.hpp"
-#include "inputs/tokenizer_json.hpp"
 #include "temp_dir.hpp"
 
 using namespace attnviz;

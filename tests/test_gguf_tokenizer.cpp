@@ -9,11 +9,12 @@
 #include <fstream>
 
 #include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/gguf/gguf_tokenizer.hpp"
 #include "attnviz/io/text_file.hpp"
 #include "error_of.hpp"
 #include "gguf_builder.hpp"
 #include "gguf_vocab_builders.hpp"
-#include "inputs/gguf_tokenizer.hpp"
 #include "run_cli.hpp"
 #include "sha256.hpp"
 #include "temp_dir.hpp"

@@ -89,7 +89,7 @@ std::string part_of(const fs::path& folders, const Rules& rules) {
 std::vector<std::string> violations(const fs::path& root, const Rules& rules) {
   std::vector<std::string> found;
   const std::regex include_line(R"(^\s*#\s*include\s*(["<])([^">]+)[">])");
-  const std::regex public_header(R"(^attnviz/([a-z_/]+)/[A-Za-z0-9_]+\.hpp$)");
+  const std::regex public_header(R"(^attnviz/([a-z0-9_/]+)/[A-Za-z0-9_]+\.hpp$)");
   for (const fs::path& base : {root / "src", root / "include" / "attnviz"}) {
     for (const auto& entry : fs::recursive_directory_iterator(base)) {
       if (!entry.is_regular_file()) continue;

@@ -7,7 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/inputs/tokenizer.hpp"
-#include "attnviz/inputs/tokenizer_writer.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/tokenizer_writer.hpp"
 #include "attnviz/model/model.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../src/inputs/text_pipeline.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/text_pipeline.hpp"
 #include "error_of.hpp"
 #include "normalize_spec.hpp"
 

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/pipeline_tokenizer.hpp"
 #include "error_of.hpp"
-#include "inputs/pipeline_tokenizer.hpp"
 
 using namespace attnviz;
 using attnviz::test::error_of;

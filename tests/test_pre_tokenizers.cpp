@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/core/error.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/text_pipeline.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/unicode_regex.hpp"
 #include "error_of.hpp"
-#include "inputs/split_behavior.hpp"
-#include "inputs/text_pipeline.hpp"
-#include "inputs/unicode_regex.hpp"
+#include "inputs/tokenizers/pipeline/split_behavior.hpp"
 
 using namespace attnviz;
 using attnviz::test::error_of;

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../src/inputs/sentencepiece_tokenizer.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/inputs/tokenizers/sentencepiece/sentencepiece_tokenizer.hpp"
 #include "error_of.hpp"
 #include "temp_dir.hpp"
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
 #include "attnviz/io/json.hpp"
 #include "error_of.hpp"
 #include "temp_dir.hpp"

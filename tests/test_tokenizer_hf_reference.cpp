@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../src/inputs/pipeline_tokenizer.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/pipeline_tokenizer.hpp"
 
 using namespace attnviz;
 using nlohmann::json;

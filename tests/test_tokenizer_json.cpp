@@ -8,6 +8,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
 #include "error_of.hpp"
 #include "temp_dir.hpp"
 

@@ -13,6 +13,7 @@
 
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
 #include "attnviz/io/json.hpp"
 #include "attnviz/io/text_file.hpp"
 #include "sha256.hpp"

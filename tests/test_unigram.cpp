@@ -9,7 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../src/inputs/text_pipeline.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/text_pipeline.hpp"
 #include "error_of.hpp"
 
 using namespace attnviz;

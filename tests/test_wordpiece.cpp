@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../src/inputs/bert_tokenizer.hpp"
-#include "../src/inputs/text_pipeline.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/text_pipeline.hpp"
+#include "attnviz/inputs/tokenizers/wordpiece/bert_tokenizer.hpp"
 #include "error_of.hpp"
 #include "temp_dir.hpp"
 

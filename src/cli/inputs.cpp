@@ -11,6 +11,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/probe.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
 #include "attnviz/inputs/tokens.hpp"
 #include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/io/npy.hpp"

@@ -16,6 +16,7 @@
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
 #include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/io/json.hpp"
 #include "attnviz/model/hf_cache.hpp"

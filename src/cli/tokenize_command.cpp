@@ -13,6 +13,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
 #include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/model/hf_cache.hpp"
 #include "attnviz/render/table.hpp"

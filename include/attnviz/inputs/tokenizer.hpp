@@ -64,23 +64,4 @@ std::vector<TokenPiece> encode_with_bos(const Tokenizer& tokenizer, std::string_
 // when no piece is the unknown token.
 std::string unknown_pieces_note(const Tokenizer& tokenizer, const std::vector<TokenPiece>& pieces);
 
-// The tokenizer files attnviz reads, for messages.
-inline constexpr const char* k_tokenizer_files =
-    "tokenizer.json, vocab.json + merges.txt, tokenizer.model / spiece.model / "
-    "sentencepiece.bpe.model, vocab.txt";
-
-// Whether a file's name is one find_tokenizer reads as a file: *.json, *.model, *.gguf, vocab.txt,
-// merges.txt (vocab.json and merges.txt stand for the pair beside each other).
-bool is_tokenizer_file_name(const std::filesystem::path& file);
-
-// The tokenizer at `path`: a tokenizer.json, SentencePiece .model, GGUF file (its tokenizer.ggml.*
-// metadata, tokenized as llama.cpp does), BERT vocab.txt or GPT-2
-// vocab.json / merges.txt file (read with the other beside it), or a
-// folder holding (in this order of preference, as transformers prefers the fast tokenizer)
-// tokenizer.json, GPT-2's vocab.json + merges.txt, a SentencePiece model (tokenizer.model,
-// spiece.model, sentencepiece.bpe.model) or BERT's vocab.txt (WordPiece, with
-// tokenizer_config.json's settings). nullptr when a folder holds none of them; an Error naming the
-// file when one is malformed or uses a feature attnviz does not implement.
-std::unique_ptr<Tokenizer> find_tokenizer(const std::filesystem::path& path);
-
 }  // namespace attnviz

@@ -1,0 +1,58 @@
+// Which tokenizer file a model folder (or --tokenizer) holds, in the order transformers prefers:
+// tokenizer.json (the "fast" tokenizer) first, then the files of the "slow" tokenizers.
+#include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
+
+#include <fmt/format.h>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/inputs/tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/gguf/gguf_tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/gpt2/gpt2_tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/tokenizer_json.hpp"
+#include "attnviz/inputs/tokenizers/sentencepiece/sentencepiece_tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/wordpiece/bert_tokenizer.hpp"
+#include "attnviz/io/gguf/gguf.hpp"
+
+namespace attnviz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The SentencePiece model names transformers' slow tokenizers load (Llama, Mistral and Gemma's
+// tokenizer.model, T5's spiece.model, XLM-R's sentencepiece.bpe.model).
+constexpr const char* k_sentencepiece_names[] = {"tokenizer.model", "spiece.model",
+                                                 "sentencepiece.bpe.model"};
+
+}  // namespace
+
+bool is_tokenizer_file_name(const fs::path& file) {
+  return file.extension() == ".json" || file.extension() == ".model" ||
+         file.extension() == ".gguf" || file.filename() == "vocab.txt" ||
+         file.filename() == "merges.txt";
+}
+
+std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) {
+    if (is_gguf_file(path))
+      return make_gguf_tokenizer(path);  // by its magic: Ollama's blobs have no extension
+    if (path.filename() == "vocab.json" || path.filename() == "merges.txt")
+      return read_gpt2_tokenizer(path.parent_path());
+    if (path.extension() == ".json") return read_tokenizer_json(path);
+    if (path.extension() == ".model") return make_sentencepiece_tokenizer(path);
+    if (path.filename() == "vocab.txt") return make_bert_vocab_tokenizer(path.parent_path());
+    throw Error(fmt::format("{}: not a tokenizer file attnviz reads ({}, or a .gguf file)",
+                            path.string(), k_tokenizer_files));
+  }
+  if (fs::exists(path / "tokenizer.json", ec)) return read_tokenizer_json(path / "tokenizer.json");
+  if (fs::exists(path / "vocab.json", ec) || fs::exists(path / "merges.txt", ec))
+    return read_gpt2_tokenizer(path);
+  for (const char* name : k_sentencepiece_names) {
+    if (fs::exists(path / name, ec)) return make_sentencepiece_tokenizer(path / name);
+  }
+  if (fs::exists(path / "vocab.txt", ec)) return make_bert_vocab_tokenizer(path);
+  return nullptr;
+}
+
+}  // namespace attnviz
