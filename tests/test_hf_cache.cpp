@@ -7,7 +7,7 @@
 #include <map>
 
 #include "attnviz/core/error.hpp"
-#include "attnviz/model/hf_cache.hpp"
+#include "attnviz/model/locate/hf_cache.hpp"
 #include "error_of.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "../src/model/gguf_quant_mix.hpp"
+#include "../src/model/init/gguf_quant_mix.hpp"
 #include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/io/gguf/gguf_write.hpp"
 #include "attnviz/io/safetensors.hpp"

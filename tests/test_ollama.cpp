@@ -8,8 +8,8 @@
 #include <string>
 
 #include "attnviz/io/gguf/gguf_write.hpp"
-#include "attnviz/model/hf_cache.hpp"
-#include "attnviz/model/ollama.hpp"
+#include "attnviz/model/locate/hf_cache.hpp"
+#include "attnviz/model/locate/ollama.hpp"
 #include "error_of.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"

@@ -19,7 +19,7 @@
 #include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
 #include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/io/json.hpp"
-#include "attnviz/model/hf_cache.hpp"
+#include "attnviz/model/locate/hf_cache.hpp"
 #include "attnviz/model/model.hpp"
 #include "attnviz/model/tensor_source.hpp"
 #include "inspect_gguf.hpp"

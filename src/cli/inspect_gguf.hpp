@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "attnviz/model/hf_cache.hpp"
+#include "attnviz/model/locate/hf_cache.hpp"
 
 namespace attnviz::detail {
 

@@ -16,7 +16,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/json_write.hpp"
 #include "attnviz/io/staged_dir.hpp"
-#include "attnviz/model/hf_cache.hpp"
+#include "attnviz/model/locate/hf_cache.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/figure_file.hpp"
 #include "attnviz/render/pooled_map.hpp"

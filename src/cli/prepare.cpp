@@ -13,7 +13,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/inputs/mask_file.hpp"
-#include "attnviz/model/hf_cache.hpp"
+#include "attnviz/model/locate/hf_cache.hpp"
 
 namespace attnviz {
 

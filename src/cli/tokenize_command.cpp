@@ -15,7 +15,7 @@
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
 #include "attnviz/io/gguf/gguf.hpp"
-#include "attnviz/model/hf_cache.hpp"
+#include "attnviz/model/locate/hf_cache.hpp"
 #include "attnviz/render/table.hpp"
 
 namespace attnviz {

@@ -4,9 +4,9 @@
 #pragma once
 
 #include "attnviz/model/config.hpp"
+#include "attnviz/model/gguf_tensors.hpp"
 #include "attnviz/model/tensor_source.hpp"
 #include "config_sources.hpp"
-#include "gguf_tensors.hpp"
 
 namespace attnviz::detail {
 

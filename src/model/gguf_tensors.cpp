@@ -1,6 +1,6 @@
 // GGUF tensors as a Hugging Face checkpoint: llama.cpp's names (gguf-py's tensor_mapping.py) mapped
 // back to transformers', dims reversed, and what convert_hf_to_gguf.py did to the values undone.
-#include "gguf_tensors.hpp"
+#include "attnviz/model/gguf_tensors.hpp"
 
 #include <fmt/format.h>
 

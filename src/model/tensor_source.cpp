@@ -10,7 +10,7 @@
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/io/json.hpp"
-#include "gguf_tensors.hpp"
+#include "attnviz/model/gguf_tensors.hpp"
 
 namespace attnviz {
 

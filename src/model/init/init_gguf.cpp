@@ -9,8 +9,8 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/gguf/gguf_write.hpp"
 #include "attnviz/model/family.hpp"
+#include "attnviz/model/gguf_tensors.hpp"
 #include "gguf_quant_mix.hpp"
-#include "gguf_tensors.hpp"
 #include "init_detail.hpp"
 #include "init_gguf_tokenizer.hpp"
 

@@ -1,6 +1,6 @@
 // Resolving `-m`: an existing path, or a repo id in the Hugging Face hub cache, looked up offline
 // as huggingface_hub's try_to_load_from_cache does (models--{org}--{name}/refs, snapshots, blobs).
-#include "attnviz/model/hf_cache.hpp"
+#include "attnviz/model/locate/hf_cache.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,7 +16,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
-#include "attnviz/model/ollama.hpp"
+#include "attnviz/model/locate/ollama.hpp"
 
 namespace attnviz {
 

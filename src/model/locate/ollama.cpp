@@ -1,7 +1,7 @@
 // Resolving `-m ollama:NAME[:TAG]` offline as Ollama lays out its models folder:
 // manifests/<host>/<namespace>/<model>/<tag> is a JSON image manifest whose layer of mediaType
 // application/vnd.ollama.image.model names the GGUF file, stored as blobs/sha256-<hex>.
-#include "attnviz/model/ollama.hpp"
+#include "attnviz/model/locate/ollama.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
