@@ -28,8 +28,8 @@ std::string number(double v, int precision) {
   return fmt::format("{:.{}f}", v, precision);
 }
 
-void Printer::matrix(const std::string& name, ConstMatrixRef m, const std::vector<std::string>& row_names,
-            const std::string& col_prefix) {
+void Printer::matrix(const std::string& name, ConstMatrixRef m,
+                     const std::vector<std::string>& row_names, const std::string& col_prefix) {
   const Eigen::Index r = std::min<Eigen::Index>(m.rows(), o_.rows),
                      c = std::min<Eigen::Index>(m.cols(), o_.cols);
   std::vector<std::vector<std::string>> rows;
@@ -56,7 +56,6 @@ void Printer::matrix(const std::string& name, ConstMatrixRef m, const std::vecto
   if (!markdown_) table = indented(table);  // under its step
   out_ += table + (markdown_ ? "\n" : "");
 }
-
 
 std::vector<std::string> token_names(const std::vector<std::string>* labels, Eigen::Index n) {
   std::vector<std::string> names;
