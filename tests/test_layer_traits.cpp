@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "attnviz/compute/transformer_layer.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/safetensors.hpp"
+#include "attnviz/model/layout.hpp"
 #include "attnviz/model/model.hpp"
 #include "check_close.hpp"
 #include "error_of.hpp"
@@ -307,4 +309,22 @@ TEST_CASE("layer traits: whole-projection q/k norm gains are [Q] and [K], checke
   write(per_head);  // [d_k] = [1], as a per-head gain of two 1-wide heads would be
   const auto wrong = error_of([&] { (void)load_model(dir / "m.safetensors", layout_file(dir)); });
   CHECK_MESSAGE(contains(wrong, "tensor 'qn' has shape [1], expected [2]"), wrong);
+}
+
+TEST_CASE("layer traits: a family's config.json switches parallel blocks only by its own key") {
+  // transformers' MistralConfig keeps an unknown "parallel_residual" and ignores it: so does
+  // attnviz, where only a layout file (or a family whose config class reads a key) switches it.
+  TempDir dir;
+  const std::filesystem::path fixture = "tests/fixtures/torch/hf_mistral";
+  std::filesystem::copy_file(fixture / "model.safetensors", dir / "model.safetensors");
+  nlohmann::json config = nlohmann::json::parse(std::ifstream(fixture / "config.json"));
+  config["parallel_residual"] = true;
+  std::ofstream(dir / "config.json") << config.dump();
+  const Model m = load_model(dir.path(), {});
+  CHECK(m.config.layout == "mistral");
+  CHECK_FALSE(m.config.parallel_residual);
+  for (const auto& layout : builtin_layouts()) {
+    CAPTURE(layout.name);
+    CHECK(layout.parallel_residual_keys.empty());
+  }
 }

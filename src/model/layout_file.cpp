@@ -135,6 +135,7 @@ Layout read_layout_file(const std::filesystem::path& path) {
   l.tied_embeddings = field(j, "tied_embeddings", false, file);
   l.norm_offset = static_cast<float>(in_range(j, "norm_offset", 0.0, -1.0, 1.0, file));
   l.parallel_residual = field(j, "parallel_residual", false, file);
+  l.parallel_residual_keys = {"parallel_residual"};  // config.json may switch it, as norm_first
   l.fused_qkv_per_head = field(j, "fused_qkv_per_head", false, file);
   l.qk_norm = choice(j, "qk_norm", QkNorm::per_head, parse_qk_norm, "per_head or whole", file);
   if (l.qk_norm == QkNorm::none)

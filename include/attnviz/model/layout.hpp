@@ -92,9 +92,11 @@ struct Layout {
   // The config keys that name the activation (Gemma reads hidden_activation, not hidden_act).
   std::vector<std::string> activation_keys{"activation", "activation_function", "hidden_act"};
   // Attention and FFN in parallel on the layer's input (Config::parallel_residual), and the config
-  // keys that switch it (GPT-NeoX's use_parallel_residual would be one).
+  // keys that switch it: none for a record unless its family has one (GPT-NeoX's
+  // use_parallel_residual), since transformers ignores any other; "parallel_residual" in a layout
+  // file's model.
   bool parallel_residual = false;
-  std::vector<std::string> parallel_residual_keys{"parallel_residual"};
+  std::vector<std::string> parallel_residual_keys{};
   // A fused q/k/v weight's rows grouped per head, [heads, 3, d_k] (GPT-NeoX's query_key_value),
   // instead of [q; k; v].
   bool fused_qkv_per_head = false;
