@@ -55,7 +55,7 @@ Matrix parallel_layer(const Matrix& x, const LayerWeights& w, const Config& c, i
   Matrix result = x + attn;
   Matrix h_ffn, ffn;
   if (w.ffn) {
-    h_ffn = read(w.norm_ffn ? w.norm_ffn : w.norm_self);
+    h_ffn = w.norm_ffn ? read(w.norm_ffn) : h_attn;  // one norm: what attention read (GPT-J)
     ffn = out(feed_forward(h_ffn, *w.ffn, c.activation), w.norm_ffn_post);
     result += ffn;
   }

@@ -61,28 +61,15 @@ std::optional<WeightMatrix> view_of(const TensorSource& tensors,
                       std::move(keep));
 }
 
-// Part `part` (0 q, 1 k, 2 v) of a fused q/k/v whose rows are grouped per head, [heads, 3, d_k]
-// (GPT-NeoX: qkv.view(…, heads, 3 · d_k) then split into q, k, v per head): head h's rows of the
-// part are rows [(3h + part) · d_k, (3h + part + 1) · d_k) of the fused weight, entries of its
-// bias.
-Eigen::Index per_head_from(int h, int part, int d_k) {
-  return (Eigen::Index(3) * h + part) * d_k;
-}
-
-Matrix per_head_part(const Matrix& fused, int part, const Config& c) {
-  const int d = c.d_k();
-  Matrix out(c.d_qk, fused.cols());
-  for (int h = 0; h < c.n_heads; ++h)
-    out.middleRows(Eigen::Index(h) * d, d) = fused.middleRows(per_head_from(h, part, d), d);
-  return out;
-}
-
-RowVector per_head_part(const RowVector& fused, int part, const Config& c) {
-  const int d = c.d_k();
-  RowVector out(c.d_qk);
-  for (int h = 0; h < c.n_heads; ++h)
-    out.segment(Eigen::Index(h) * d, d) = fused.segment(per_head_from(h, part, d), d);
-  return out;
+// The rows (bias entries) of part `part` (0 q, 1 k, 2 v) of a fused q/k/v grouped per head,
+// [heads, 3, d_k] (GPT-NeoX: qkv.view(…, heads, 3 · d_k) then split into q, k, v per head): head
+// h's are [(3h + part) · d_k, (3h + part + 1) · d_k).
+std::vector<Eigen::Index> per_head_rows(int part, const Config& c) {
+  std::vector<Eigen::Index> rows;
+  for (int h = 0; h < c.n_heads; ++h) {
+    for (int i = 0; i < c.d_k(); ++i) rows.push_back((Eigen::Index(3) * h + part) * c.d_k() + i);
+  }
+  return rows;
 }
 
 }  // namespace
@@ -254,7 +241,7 @@ AttentionWeights Binder::attention(const std::string& module, int layer, const C
         weight(module + ".qkv.weight", layer, rows[0] + rows[1] + rows[2], c.d_model);
     if (layout_.fused_qkv_per_head) {
       const Matrix full = w.matrix();  // [heads · 3 · d_k, D]: gathered into q, k, v (copies)
-      for (int i = 0; i < 3; ++i) parts[i]->weight = per_head_part(full, i, c);
+      for (int i = 0; i < 3; ++i) parts[i]->weight = Matrix(full(per_head_rows(i, c), Eigen::all));
     } else {
       for (int i = 0, from = 0; i < 3; from += int(rows[i]), ++i)
         parts[i]->weight = w.out_rows(from, rows[i]);
@@ -271,7 +258,7 @@ AttentionWeights Binder::attention(const std::string& module, int layer, const C
     const RowVector b =
         vector(module + ".qkv.bias", layer, int64_t(c.d_qk) + c.k_rows() + c.v_rows());
     if (layout_.fused_qkv_per_head && b.size() > 0) {
-      for (int i = 0; i < 3; ++i) parts[i]->bias = per_head_part(b, i, c);
+      for (int i = 0; i < 3; ++i) parts[i]->bias = b(per_head_rows(i, c));
     } else {
       a.q.bias = b.segment(0, c.d_qk);
       a.k.bias = b.segment(c.d_qk, c.k_rows());

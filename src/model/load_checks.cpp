@@ -1,0 +1,146 @@
+// The checks of load_model between weights, config and layout.
+#include "load_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/core/plural.hpp"
+#include "attnviz/core/unicode.hpp"
+#include "derive_shapes.hpp"
+
+namespace attnviz::detail {
+
+// The sizes config.json declares must be the weights' (a vocab_size of 2^31 beside a 48-row token
+// table is another model's config): a contradiction names the key and its file, and the tensor.
+void check_declared_sizes(const Config& c, const Binder& b, const ConfigSources& cfg,
+                          const std::string& first) {
+  const std::string qkv = first + ".self.qkv.weight";
+  check_declared(cfg, {"d_model", "n_embd", "hidden_size"}, c.d_model,
+                 "d_model, from " + b.tensor_text(b.has(qkv) ? qkv : first + ".self.q.weight"));
+  const std::string gate_up = first + ".ffn.gate_up.weight";
+  if (c.d_ff > 0) {  // GPT-2's n_inner is null for 4 · n_embd: no value, nothing to check
+    check_declared(
+        cfg, {"intermediate_size", "n_inner"}, c.d_ff,
+        "d_ff, from " + b.tensor_text(b.has(gate_up) ? gate_up : first + ".ffn.up.weight"));
+  }
+  if (b.has("embed.token")) {
+    check_declared(cfg, {"vocab_size"}, c.vocab_size,
+                   "token rows, from " + b.tensor_text("embed.token"));
+  }
+}
+
+// Learned positions are a table of the weights, and a table means learned positions: a table next
+// to rotary or sinusoidal positions would be dropped, learned positions without one never added.
+void check_positions(const Config& c, const Weights& w, const Binder& b) {
+  if (c.positional == Positional::learned && !w.embed.position) {
+    throw Error(
+        fmt::format("layout {} has learned positions, but the weights have no position table "
+                    "(embed.position)",
+                    c.layout));
+  }
+  if (c.positional != Positional::learned && w.embed.position) {
+    throw Error(fmt::format("tensor '{}' is a learned position table, but the positions are {}",
+                            printable_text(*b.name("embed.position")),
+                            positional_name(c.positional)));
+  }
+}
+
+// What the weights hold that the layout's traits must agree with (a gate in a plain FFN would be
+// silently skipped; q/k norms run only inside transformer layers).
+void check_model_traits(const Config& c, const Binder& b, const std::string& stack) {
+  if (c.ffn == FeedForwardKind::plain && b.has(stack + ".ffn.gate.weight")) {
+    throw Error(fmt::format(
+        "tensor '{}' is a feed-forward gate, but layout {} has a plain FFN (\"ffn\": \"gated\")",
+        printable_text(*b.name(stack + ".ffn.gate.weight")), c.layout));
+  }
+  if (c.qk_norm != QkNorm::none && c.arch == Arch::mha) {
+    throw usage_error(
+        fmt::format("layout {}: q/k norms apply inside transformer layers, not to a lone "
+                    "attention module",
+                    c.layout));
+  }
+  // GPT-NeoX's parallel block is pre-norm by construction; a post-norm or cross-attention layer
+  // has no parallel form any family defines.
+  if (c.parallel_residual && (c.arch == Arch::mha || !c.norm_first || c.decoder_cross)) {
+    throw Error(
+        fmt::format("layout {}: parallel attention and FFN (parallel_residual) need pre-norm "
+                    "transformer layers "
+                    "without cross-attention; this one is {}{}",
+                    c.layout,
+                    c.arch == Arch::mha ? "a lone attention module"
+                    : c.norm_first      ? "pre-norm"
+                                        : "post-norm",
+                    c.decoder_cross ? " with cross-attention" : ""));
+  }
+}
+
+// q/k/v rows grouped per head ([heads, 3, d_k]) come in threes of one width: a model whose
+// key/value heads are fewer or narrower has no such layout.
+void check_per_head_qkv(const Config& c, const Layout& layout, const Binder& b,
+                        const std::string& stack) {
+  const std::string qkv = stack + ".self.qkv.weight";
+  if (!layout.fused_qkv_per_head || !b.has(qkv)) return;
+  if (c.n_kv_heads != c.n_heads || c.d_v != c.d_qk) {
+    throw Error(fmt::format(
+        "layout {} groups the fused q/k/v rows per head ([heads, 3, d_k]), which needs as many "
+        "key/value heads as query heads, all {} wide; {} gives {} query and {} key/value heads, "
+        "d_qk {} and d_v {}",
+        c.layout, c.d_k(), b.tensor_text(qkv), c.n_heads, c.n_kv_heads, c.d_qk, c.d_v));
+  }
+}
+
+// config.json's attention_bias / mlp_bias (Llama's) must be what the weights hold: a bias the
+// config declares but the file lacks (or the reverse) means the file and its config do not belong
+// together.
+void check_declared_biases(const ConfigSources& cfg, const Binder& b, const std::string& stack) {
+  const struct {
+    const char* key;
+    std::vector<std::string> roles;
+  } k_biases[] = {{"attention_bias", {".self.q.bias", ".self.qkv.bias"}},
+                  {"mlp_bias", {".ffn.up.bias"}}};
+  for (const auto& [key, roles] : k_biases) {
+    const auto declared = cfg.boolean({key});
+    if (!declared) continue;
+    bool has = false;
+    for (const auto& role : roles) has |= b.has(stack + role);
+    if (has != *declared) {
+      throw Error(fmt::format("{} = {} in config.json, but layer 0 of the weights has {}{}", key,
+                              *declared, has ? "" : "no ", stack + roles[0]));
+    }
+  }
+}
+
+// A layout that must bind every tensor: the names no role of any layer reads are refused.
+void check_every_tensor_bound(const TensorSource& src, const Layout& layout,
+                              const std::string& prefix, int n_layers) {
+  if (!layout.every_tensor_bound) return;
+  std::set<std::string> bound;
+  auto bind = [&](const std::string& pattern) {
+    for (int l = 0; l < std::max(1, n_layers); ++l)
+      bound.insert(prefix + detail::with_layer(pattern, l));
+  };
+  for (const auto& r : layout.roles) bind(r.pattern);
+  for (const auto& b : layout.buffers) bind(b);
+  std::vector<std::string> extra;
+  for (const auto& name : src.names()) {
+    if (!bound.count(name)) extra.push_back(name);
+  }
+  if (extra.empty()) return;
+  // A family chosen by config.json's model_type may be the wrong one; one chosen by its tensor
+  // names (the torch modules) may be another whose telling tensor is missing from layer 0.
+  const std::string hint =
+      layout.model_type.empty()
+          ? "is a tensor that tells the right layout missing? name it with --layout or map "
+            "the names with --layout-file"
+          : "is config.json's model_type right?";
+  throw Error(fmt::format(
+      "{}: {} of the file's tensors belong to no role of layout {}, so attnviz would "
+      "ignore them: {}{} ({})",
+      src.description(), count_of(extra.size(), "tensor"), layout.name, printable_text(extra[0]),
+      extra.size() > 1 ? fmt::format(", {}", printable_text(extra[1])) : "", hint));
+}
+
+}  // namespace attnviz::detail
