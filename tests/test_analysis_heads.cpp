@@ -64,10 +64,11 @@ TEST_CASE("analysis heads: random unit-variance q, k with d_k = 64: var(qÂ·k) â‰
   StatsCollector c(StatsOptions{});
   c.begin_map(info);
   c.queries_and_keys(info, q, k);
-  scaled_dot_product_attention(out, q, k, v, mask, info.scale, 50,
-                               [&](int r0, int r1, ConstMatrixRef s, ConstMatrixRef p) {
-                                 c.on_block(AttentionBlock(info, r0, r1, s, p));
-                               });
+  scaled_dot_product_attention(
+      out, q, k, v, mask, info.scale, 50,
+      [&](int r0, int r1, ConstMatrixRef s, ConstMatrixRef p, const float*) {
+        c.on_block(AttentionBlock(info, r0, r1, s, p));
+      });
   c.end_map(info);
   const HeadStats& h = c.heads()[0];
   CHECK(h.raw_logits.count == n * n);

@@ -30,12 +30,13 @@ Collected run(Matrix& out, const Matrix& q, const Matrix& k, const Matrix& v, co
               float scale, int block_rows) {
   Collected c{Matrix::Constant(q.rows(), k.rows(), -7.0f), Matrix(q.rows(), k.rows()), {}};
   out.resize(q.rows(), v.cols());
-  scaled_dot_product_attention(out, q, k, v, mask, scale, block_rows,
-                               [&](int r0, int r1, ConstMatrixRef s, ConstMatrixRef p) {
-                                 c.probs.middleRows(r0, r1 - r0) = p;
-                                 c.scores.middleRows(r0, r1 - r0) = s;
-                                 c.blocks.emplace_back(r0, r1);
-                               });
+  scaled_dot_product_attention(
+      out, q, k, v, mask, scale, block_rows,
+      [&](int r0, int r1, ConstMatrixRef s, ConstMatrixRef p, const float*) {
+        c.probs.middleRows(r0, r1 - r0) = p;
+        c.scores.middleRows(r0, r1 - r0) = s;
+        c.blocks.emplace_back(r0, r1);
+      });
   return c;
 }
 

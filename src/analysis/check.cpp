@@ -43,6 +43,12 @@ std::string Finding::message() const {
     case Problem::masked_leak:
       return where("weight on masked keys") + fmt::format(": up to {:.6g} in a row", worst);
     case Problem::bad_sum:
+      if (sink) {
+        return where(
+                   "the keys' weights and the sink's do not sum to 1, or the sink's is not its "
+                   "scores'") +
+               fmt::format(": off by up to {:.3g} (tolerance {:g})", worst, k_row_sum_tolerance);
+      }
       return where("weights do not sum to 1") +
              fmt::format(": |sum - 1| up to {:.3g} (tolerance {:g})", worst, k_row_sum_tolerance);
     case Problem::non_finite:
@@ -55,7 +61,8 @@ void CheckCollector::begin_map(const MapInfo& info) {
   current_.clear();
   active_ = selection_.matches(info.id);
   if (!active_) return;
-  for (Problem p : k_problems) current_.push_back(Finding{info.id, p, {}, info.n_query, 0.0});
+  for (Problem p : k_problems)
+    current_.push_back(Finding{info.id, p, {}, info.n_query, 0.0, info.sink_logit.has_value()});
 }
 
 void CheckCollector::check_row(const AttentionBlock& block, int row) {
@@ -81,6 +88,24 @@ void CheckCollector::check_row(const AttentionBlock& block, int row) {
     if (!allowed && std::isfinite(p)) leak += std::fabs(p);
     sum += p;
   }
+  // With a sink logit σ the keys' weights sum to 1 − p_sink: the sink's weight the row reports is
+  // counted in, and must be the one its scores give, exp(σ − m) / (exp(σ − m) + Σ exp(s_j − m)).
+  double sink_error = 0.0;
+  if (info.sink_logit && n_allowed > 0) {
+    const double reported = block.sink(row), sigma = *info.sink_logit;
+    double m = sigma;
+    for (int j = lo; j < hi; ++j) {
+      if (!keep || keep[j] != 0) m = std::max(m, double(scores[j]));
+    }
+    double z = std::exp(sigma - m);
+    const double sink_term = z;
+    for (int j = lo; j < hi; ++j) {
+      if (!keep || keep[j] != 0) z += std::exp(double(scores[j]) - m);
+    }
+    sink_error = std::fabs(reported - sink_term / z);
+    if (!std::isfinite(reported)) ++n_non_finite;
+    sum += reported;
+  }
   const auto note = [&](Problem p, double value) {
     Finding& f = current_[static_cast<size_t>(p)];
     f.rows.push_back(row);
@@ -90,8 +115,9 @@ void CheckCollector::check_row(const AttentionBlock& block, int row) {
   if (leak > 0.0) note(Problem::masked_leak, leak);
   // Σ_j p_ij = 1 for a row with an allowed key; a fully masked row must be all zeros (caught
   // above).
-  if (n_allowed > 0 && std::fabs(sum - 1.0) > k_row_sum_tolerance) {
-    note(Problem::bad_sum, std::fabs(sum - 1.0));
+  const double sum_error = std::max(std::fabs(sum - 1.0), sink_error);
+  if (n_allowed > 0 && !(sum_error <= k_row_sum_tolerance) && std::isfinite(sum)) {
+    note(Problem::bad_sum, sum_error);
   }
   if (n_non_finite > 0) {
     Finding& f = current_[static_cast<size_t>(Problem::non_finite)];

@@ -92,9 +92,12 @@ void StatsCollector::begin_map(const MapInfo& info) {
   h.scale = info.scale;
   h.mask = info.mask->describe();
   heads_.push_back(std::move(h));
-  allowed_.assign(static_cast<size_t>(info.n_key), 0);
-  logits_.assign(static_cast<size_t>(info.n_key), 0.0);
-  counterfactual_.assign(static_cast<size_t>(info.n_key), 0.0f);
+  // One more entry for a sink logit, an outcome of the softmax that is no key.
+  const auto n = static_cast<size_t>(info.n_key) + (info.sink_logit ? 1 : 0);
+  allowed_.assign(n, 0);
+  logits_.assign(n, 0.0);
+  probs_.assign(n, 0.0f);
+  counterfactual_.assign(n, 0.0f);
 }
 
 namespace {
@@ -139,7 +142,10 @@ void StatsCollector::on_block(const AttentionBlock& block) {
   // The kernel needs c = 1 / (scale · T) finite and > 0 (the counterfactual's top score is s's);
   // otherwise (--qk-scale 0 or negative) every row takes the scalar path.
   const double c = 1.0 / (double(info.scale) * options_.temperature);
-  const bool kernel = std::isfinite(c) && c > 0.0 && std::isfinite(static_cast<float>(c));
+  // A sink logit is one more outcome of each row's softmax, which the kernel's sums do not hold:
+  // such maps take the scalar path, the sink appended as an outcome.
+  const bool kernel =
+      std::isfinite(c) && c > 0.0 && std::isfinite(static_cast<float>(c)) && !info.sink_logit;
   for (int i = block.row_begin; i < block.row_end; ++i) {
     const Eigen::Index r = i - block.row_begin;
     const float* probs = block.probs.row(r).data();
@@ -207,8 +213,11 @@ void StatsCollector::add_row_scalar(const AttentionBlock& block, int i) {
   const double inv_scale = info.scale != 0.0f ? 1.0 / info.scale : std::nan("");
   const double inv_temperature = 1.0 / options_.temperature;
   const Eigen::Index r = i - block.row_begin;
-  const std::span<const float> probs(block.probs.row(r).data(), static_cast<size_t>(n_key));
   const float* scores = block.scores.row(r).data();
+  // The row's weights, and the sink's as one more outcome (gpt-oss): its logit σ is a scaled
+  // score's peer, learned rather than q·k, so the counterfactual leaves it unscaled (σ / T).
+  std::copy_n(block.probs.row(r).data(), n_key, probs_.begin());
+  const std::span<const float> probs(probs_);
   int n_allowed = 0;
   bool broken = false;  // a NaN / inf weight, or a NaN / +inf score: the row has no figures
   for (int j = 0; j < n_key; ++j) {
@@ -222,6 +231,15 @@ void StatsCollector::add_row_scalar(const AttentionBlock& block, int i) {
     ++h.fully_masked_rows;
     return;
   }
+  const bool sink = info.sink_logit.has_value();
+  if (sink) {
+    const float sigma = *info.sink_logit, p_sink = block.sink(i);
+    allowed_[n_key] = 1;
+    logits_[n_key] = sigma;
+    probs_[n_key] = p_sink;
+    ++n_allowed;
+    broken = broken || !std::isfinite(p_sink) || !std::isfinite(sigma);
+  }
   if (broken) {  // never averaged in as a made-up 0 (run, stats and check warn about it)
     ++h.non_finite_rows;
     return;
@@ -230,7 +248,7 @@ void StatsCollector::add_row_scalar(const AttentionBlock& block, int i) {
     ++h.single_key_rows;
     return;
   }
-  h.scaled.add(row_figures(probs, logits_, allowed_, i, options_.saturation));
+  h.scaled.add(row_figures(probs, logits_, allowed_, i, options_.saturation, n_key));
   for (int j = 0; j < n_key; ++j) {
     if (!allowed_[j]) continue;
     h.scaled_logits.add(logits_[j]);
@@ -238,8 +256,9 @@ void StatsCollector::add_row_scalar(const AttentionBlock& block, int i) {
     h.raw_logits.add(logits_[j]);
     logits_[j] *= inv_temperature;  // the counterfactual logits q·k / T
   }
+  if (sink) logits_[n_key] *= inv_temperature;
   masked_softmax(logits_, allowed_, counterfactual_);
-  h.unscaled.add(row_figures(counterfactual_, logits_, allowed_, i, options_.saturation));
+  h.unscaled.add(row_figures(counterfactual_, logits_, allowed_, i, options_.saturation, n_key));
 }
 
 void StatsCollector::end_map(const MapInfo& /*info*/) {

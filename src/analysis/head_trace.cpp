@@ -28,6 +28,7 @@ void HeadTracer::begin_map(const MapInfo& info) {
   trace_.info = info;
   trace_.scores.resize(info.n_query, info.n_key);
   trace_.probs.resize(info.n_query, info.n_key);
+  trace_.sink.resize(info.sink_logit ? info.n_query : 0);
 }
 
 void HeadTracer::queries_and_keys(const MapInfo& info, ConstMatrixRef q, ConstMatrixRef k) {
@@ -45,6 +46,8 @@ void HeadTracer::on_block(const AttentionBlock& block) {
   const int rows = block.row_end - block.row_begin;
   trace_.scores.middleRows(block.row_begin, rows) = block.scores;
   trace_.probs.middleRows(block.row_begin, rows) = block.probs;
+  for (int i = block.row_begin; block.sink_probs && i < block.row_end; ++i)
+    trace_.sink[i] = block.sink(i);
 }
 
 void HeadTracer::head_output(const MapInfo& info, ConstMatrixRef o) {

@@ -82,11 +82,13 @@ void RolloutCollector::close_layer(Stack& s, const MapInfo& info) {
   if (options_.combine == HeadCombine::mean && !options_.head)
     a /= static_cast<float>(info.n_heads);
   // Â = (1 − α)·A + α·I, each row renormalised to sum 1 (a fully masked row, all zero in A, becomes
-  // the identity's row: the token keeps itself).
+  // the identity's row: the token keeps itself). Under sink logits (gpt-oss) A's rows sum to
+  // 1 − p_sink: the sink's share reaches no token, so the rows are left as they are (summing to
+  // 1 − (1 − α)·p_sink) and the product follows only the attention that reaches tokens.
   const float alpha = options_.residual;
   a *= 1.0f - alpha;
   a.diagonal().array() += alpha;
-  for (Eigen::Index i = 0; i < a.rows(); ++i) {
+  for (Eigen::Index i = 0; i < a.rows() && !info.sink_logit; ++i) {
     const double sum = a.row(i).cast<double>().sum();
     if (sum > 0) {
       a.row(i) /= static_cast<float>(sum);

@@ -122,7 +122,7 @@ double softmax_jacobian_norm(std::span<const float> probs, std::span<const uint8
 }
 
 RowFigures row_figures(std::span<const float> probs, std::span<const double> logits,
-                       std::span<const uint8_t> allowed, int query, double saturation) {
+                       std::span<const uint8_t> allowed, int query, double saturation, int n_keys) {
   RowFigures r;
   double top1 = k_neg_inf, top2 = k_neg_inf;
   for (size_t j = 0; j < probs.size(); ++j) {
@@ -139,7 +139,7 @@ RowFigures row_figures(std::span<const float> probs, std::span<const double> log
       top2 = s;
     }
   }
-  const auto n_key = static_cast<int>(probs.size());
+  const auto n_key = n_keys >= 0 ? n_keys : static_cast<int>(probs.size());
   const auto weight = [&](int j) { return allowed[j] ? static_cast<double>(probs[j]) : 0.0; };
   r.top_gap = r.n_allowed >= 2 ? top1 - top2 : k_nan;
   r.jacobian_norm = softmax_jacobian_norm(probs, allowed);

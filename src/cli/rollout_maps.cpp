@@ -61,6 +61,7 @@ std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArg
     info.n_query = info.n_key = static_cast<int>(m.values->rows());
     info.d_head = m.source->d_head;
     info.kind = kind;
+    if (m.source->sink_logit) info.kind += ", the sink logits' share left out (rows sum below 1)";
     auto mask = std::make_shared<Mask>();
     mask->causal = m.source->mask->causal;
     info.mask = mask;

@@ -23,8 +23,11 @@ namespace {
 
 // Softmax of one row whose columns [n_live, n_k) already hold -inf / 0: writes [0, n_live) only,
 // so under a causal mask a block touches the keys it computed and no more.
-void softmax_live_row(float* scores, float* probs, int n_k, int n_live, int query,
-                      const Mask& mask) {
+// With a sink logit σ (gpt-oss), the softmax runs over the allowed keys and σ, whose weight goes
+// to no key: p_j = exp(s_j − m) / (exp(σ − m) + Σ_l exp(s_l − m)), m = max(σ, max_j s_j); the
+// sink's own weight is written to *sink_prob. The row then sums to 1 − *sink_prob.
+void softmax_live_row(float* scores, float* probs, int n_k, int n_live, int query, const Mask& mask,
+                      const float* sink_logit = nullptr, float* sink_prob = nullptr) {
   // p_j = exp(s_j − m) / Σ_l exp(s_l − m) over allowed keys, m = max_j s_j (so exp never overflows)
   const auto [lo, hi] = mask.key_range(query, n_k);  // hi <= n_live: the caller's promise
   std::fill(scores, scores + lo, k_neg_inf);         // masked_fill(mask == 0, -inf)
@@ -38,19 +41,27 @@ void softmax_live_row(float* scores, float* probs, int n_k, int n_live, int quer
     }
   }
   const auto n = static_cast<size_t>(hi - lo);
-  const float row_max = max_of(scores + lo, n);  // NaN when a score is NaN
-  if (row_max == k_neg_inf) {  // every key masked: a zero row, reported by the caller
+  const float key_max = max_of(scores + lo, n);  // NaN when a score is NaN
+  if (key_max == k_neg_inf) {  // every key masked: a zero row, reported by the caller
     std::fill(probs + lo, probs + hi, 0.0f);
+    if (sink_prob) *sink_prob = std::isnan(*sink_logit) ? *sink_logit : 1.0f;  // all on the sink
     return;
   }
+  // max that keeps a NaN, of the keys' and the sink's
+  const float row_max =
+      sink_logit && !(*sink_logit <= key_max) && !std::isnan(key_max) ? *sink_logit : key_max;
   if (!std::isfinite(row_max)) {  // a NaN or +inf score: every allowed weight is NaN, as in PyTorch
     std::fill(probs + lo, probs + hi, std::numeric_limits<float>::quiet_NaN());
+    if (sink_prob) *sink_prob = std::numeric_limits<float>::quiet_NaN();
     return;
   }
   // Terms below ln(FLT_MIN) (masked keys, keys far below the max) are exactly 0, an absolute error
   // under 1.2e-38, as flush-to-zero. The sum is >= 1: the max element contributes exp(0).
-  const float sum = exp_shifted(scores + lo, probs + lo, n, row_max);
+  float sum = exp_shifted(scores + lo, probs + lo, n, row_max);
+  const float sink_term = sink_logit ? std::exp(*sink_logit - row_max) : 0.0f;
+  sum += sink_term;
   scale_in_place(probs + lo, n, 1.0f / sum);
+  if (sink_prob) *sink_prob = sink_term / sum;
 }
 
 // One row block's scores and probabilities, kept per thread between calls so that long runs do not
@@ -60,6 +71,7 @@ class BlockBuffers {
  public:
   struct Views {
     Eigen::Map<Matrix> scores, probs;
+    float* sink;  // [rows]: the sink's weight per row (used only with a sink logit)
   };
   // [rows, n_k] views whose columns [n_live, n_k) hold -inf (scores) and 0 (probs); the caller
   // writes columns [0, n_live) only.
@@ -69,6 +81,7 @@ class BlockBuffers {
       n_k_ = n_k;
       const auto size = static_cast<size_t>(rows_) * static_cast<size_t>(n_k);
       if (scores_.size() < size) scores_.resize(size), probs_.resize(size);
+      sink_.resize(static_cast<size_t>(rows_));
       clean_from_ = n_k;  // nothing known
     }
     Eigen::Map<Matrix> s(scores_.data(), rows_, n_k), p(probs_.data(), rows_, n_k);
@@ -78,11 +91,11 @@ class BlockBuffers {
     }
     clean_from_ = n_live;
     return {Eigen::Map<Matrix>(scores_.data(), rows, n_k),
-            Eigen::Map<Matrix>(probs_.data(), rows, n_k)};
+            Eigen::Map<Matrix>(probs_.data(), rows, n_k), sink_.data()};
   }
 
  private:
-  std::vector<float> scores_, probs_;
+  std::vector<float> scores_, probs_, sink_;
   int rows_ = 0, n_k_ = -1;
   int clean_from_ = 0;  // columns [clean_from_, n_k_) of rows [0, rows_) hold -inf / 0
 };
@@ -127,7 +140,8 @@ void masked_softmax_row(float* scores, float* probs, int n_k, int query, const M
 
 void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRef k,
                                   ConstMatrixRef v, const Mask& mask, float scale, int block_rows,
-                                  const BlockCallback& on_block, float softcap) {
+                                  const BlockCallback& on_block, float softcap,
+                                  std::optional<float> sink_logit) {
   const int n_q = static_cast<int>(q.rows());
   const int n_k = static_cast<int>(k.rows());
   block_rows = std::max(1, block_rows);
@@ -157,12 +171,13 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
     c.r0 = r0, c.r1 = r1;
     c.views.reset();  // an Eigen::Map assigned copies the cells: rebuilt instead
     c.views.emplace(buffers[static_cast<size_t>(member)].take(rows, n_k, n_live));
-    auto& [s, p] = *c.views;
+    auto& [s, p, sink] = *c.views;
     auto s_live = s.leftCols(n_live);
     scaled_scores(s_live, q.middleRows(r0, rows), k.topRows(n_live), scale);
     if (softcap > 0) s_live = ((s_live.array() / softcap).tanh() * softcap).matrix();
     for (int i = 0; i < rows; ++i) {
-      softmax_live_row(s.row(i).data(), p.row(i).data(), n_k, n_live, r0 + i, mask);
+      softmax_live_row(s.row(i).data(), p.row(i).data(), n_k, n_live, r0 + i, mask,
+                       sink_logit ? &*sink_logit : nullptr, sink_logit ? sink + i : nullptr);
     }
     // out = probs v. The skipped keys have weight 0, exact unless v holds NaN/inf: 0·NaN is NaN
     // in the full product PyTorch computes (masked_fill + softmax + matmul), so then every key is
@@ -172,7 +187,8 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
   };
   const auto emit = [&](int /*block*/, int member) {
     const Computed& c = computed[static_cast<size_t>(member)];
-    if (on_block) on_block(c.r0, c.r1, c.views->scores, c.views->probs);
+    if (on_block)
+      on_block(c.r0, c.r1, c.views->scores, c.views->probs, sink_logit ? c.views->sink : nullptr);
   };
   team.run(static_cast<int>(starts.size()) - 1, compute, emit);
 }

@@ -33,13 +33,14 @@ Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Atten
   info.key_labels = setup.key_labels;
   BlockCallback emit;
   if (setup.sink) {
-    emit = [&](int r0, int r1, ConstMatrixRef s, ConstMatrixRef p) {
-      setup.sink->on_block(AttentionBlock(info, r0, r1, s, p));
+    emit = [&](int r0, int r1, ConstMatrixRef s, ConstMatrixRef p, const float* sink_probs) {
+      setup.sink->on_block(AttentionBlock(info, r0, r1, s, p, sink_probs));
     };
   }
   for (int h = 0; h < n_heads; ++h) {
     info.id.head = h;
     info.id.kv_head = in.n_kv_heads < n_heads ? in.kv_head(h) : -1;  // GQA: the group it reads
+    if (w.sink_logits.size() > 0) info.sink_logit = w.sink_logits[h];
     if (setup.sink) {
       setup.sink->begin_map(info);
       setup.sink->queries_and_keys(info, in.q_head(h), in.k_head(h));
@@ -47,7 +48,7 @@ Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Atten
     }
     scaled_dot_product_attention(merged.middleCols(h * d_head_v, d_head_v), in.q_head(h),
                                  in.k_head(h), in.v_head(h), *setup.mask, scale, setup.block_rows,
-                                 emit, setup.softcap);
+                                 emit, setup.softcap, info.sink_logit);
     if (setup.sink) {
       setup.sink->head_output(info, merged.middleCols(h * d_head_v, d_head_v));
       setup.sink->end_map(info);

@@ -278,6 +278,7 @@ AttentionWeights Binder::attention(const std::string& module, int layer, const C
     if (gain->size() > 0)
       gain->array() += layout_.norm_offset;  // Gemma 3's q/k norms are (1 + w) too
   }
+  a.sink_logits = vector(module + ".sinks", layer, c.n_heads);  // one per head (gpt-oss)
   return a;
 }
 

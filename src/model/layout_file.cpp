@@ -53,6 +53,7 @@ bool known_role(const std::string& role) {
   static const std::regex k_roles(
       R"(embed\.(token|position|token_type|norm\.(weight|bias))|unembed\.weight|)"
       R"((encoder|decoder)\.(self|cross)\.(q|k)_norm\.weight|)"
+      R"((encoder|decoder)\.(self|cross)\.sinks|)"
       R"((encoder|decoder)\.(ffn\.gate_up|norm_(self|ffn)_post)\.weight|)"
       R"((encoder|decoder)\.((self|cross)\.(q|k|v|out|qkv)|ffn\.(up|down|gate)|norm_(self|cross|ffn)|final_norm)\.(weight|bias))");
   return std::regex_match(role, k_roles);

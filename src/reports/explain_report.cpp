@@ -42,11 +42,14 @@ CellMath cell_math(const HeadTrace& t, int i, int j) {
   if (t.info.softcap > 0)
     c.scaled = t.info.softcap * std::tanh(c.scaled / t.info.softcap);  // Gemma 2's cap
   c.allowed = std::isfinite(t.scores(i, j));
-  c.row_max = -INFINITY;
+  // A sink logit σ (gpt-oss) is one more term of the softmax, on no key.
+  const auto sink = t.info.sink_logit;
+  c.row_max = sink ? static_cast<double>(*sink) : -INFINITY;
   for (Eigen::Index m = 0; m < t.scores.cols(); ++m) {
     if (std::isfinite(t.scores(i, m)))
       c.row_max = std::max(c.row_max, static_cast<double>(t.scores(i, m)));
   }
+  if (sink) c.exp_sum = std::exp(static_cast<double>(*sink) - c.row_max);
   for (Eigen::Index m = 0; m < t.scores.cols(); ++m) {
     if (std::isfinite(t.scores(i, m)))
       c.exp_sum += std::exp(static_cast<double>(t.scores(i, m)) - c.row_max);
@@ -115,6 +118,10 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     j["q"] = matrix_json(t.q), j["k"] = matrix_json(t.k), j["v"] = matrix_json(t.v);
     j["qk"] = matrix_json(raw);
     j["scores"] = matrix_json(t.scores), j["probs"] = matrix_json(t.probs);
+    if (info.sink_logit) {
+      j["sink_logit"] = *info.sink_logit;
+      j["sink"] = matrix_json(t.sink.transpose())[0];
+    }
     j["output"] = matrix_json(t.output), j["merged"] = matrix_json(t.merged),
     j["out"] = matrix_json(t.out);
     if (o.cell) {
@@ -233,16 +240,30 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                   "model's own scores",
                   info.mask->describe()));
   p.matrix("scores", t.scores, queries, "k");
-  p.heading(
-      "6. Softmax, row by row: P(i, j) = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij); −inf "
-      "gives 0");
+  if (info.sink_logit) {
+    p.heading(fmt::format(
+        "6. Softmax, row by row, with this head's sink logit σ = {:.6g} as one more term on no "
+        "key: P(i, j) = exp(s_ij − m_i) / (exp(σ − m_i) + Σ_j exp(s_ij − m_i)), m_i = max(σ, "
+        "max_j s_ij); −inf gives 0",
+        *info.sink_logit));
+  } else {
+    p.heading(
+        "6. Softmax, row by row: P(i, j) = exp(s_ij − max_j s_ij) / Σ_j exp(s_ij − max_j s_ij); "
+        "−inf gives 0");
+  }
   p.matrix("P", t.probs, queries, "k");
-  std::string sums;
+  std::string sums, sinks;
   for (Eigen::Index i = 0; i < std::min<Eigen::Index>(nq, o.rows); ++i) {
     sums += (sums.empty() ? "" : ", ") + number(t.probs.row(i).cast<double>().sum(), o.precision);
+    if (info.sink_logit) sinks += (sinks.empty() ? "" : ", ") + number(t.sink[i], o.precision);
   }
-  p.line("Row sums: " + sums + (nq > o.rows ? ", …" : "") +
-         " (a fully masked row is all 0: see `attnviz check`).");
+  const std::string more = nq > o.rows ? ", …" : "";
+  if (info.sink_logit) {
+    p.line("Row sums: " + sums + more + "; the sink's weights: " + sinks + more +
+           " (together 1: the sink's share reaches no value row).");
+  } else {
+    p.line("Row sums: " + sums + more + " (a fully masked row is all 0: see `attnviz check`).");
+  }
   p.heading(
       fmt::format("7. Output of head {0}: O_{0} = P·V_{0} [{1}, {2}], each row a weighted mean of "
                   "the value rows",
@@ -331,11 +352,11 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
         cj, c.dot, info.scale, cap > 0 ? fmt::format(", then {0:g}·tanh(· / {0:g})", cap) : "",
         c.scaled, number(t.scores(ci, cj), 6)));
     if (c.allowed) {
-      p.line(
-          fmt::format("softmax over row {}'s allowed keys: exp({:.6g} − {:.6g}) / {:.6g} = {:.6g} "
-                      "(the model: {:.6g})",
-                      ci, static_cast<double>(t.scores(ci, cj)), c.row_max, c.exp_sum, c.weight,
-                      t.probs(ci, cj)));
+      p.line(fmt::format(
+          "softmax over row {}'s allowed keys{}: exp({:.6g} − {:.6g}) / {:.6g} = {:.6g} "
+          "(the model: {:.6g})",
+          ci, info.sink_logit ? " and the sink logit" : "", static_cast<double>(t.scores(ci, cj)),
+          c.row_max, c.exp_sum, c.weight, t.probs(ci, cj)));
     } else {
       p.line(fmt::format(
           "key {} is masked for query {}: its score is −inf and its weight 0 (the model: {})", cj,

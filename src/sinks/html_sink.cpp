@@ -109,15 +109,20 @@ struct HtmlSink::Current {
     const auto allowed = [&](int j) {
       return !info.mask->matrix || (*info.mask->matrix)(i, j) != 0;
     };
+    // A sink logit σ (gpt-oss) is one more term of the sum: the page's weights exp(s − lse) then
+    // leave out the sink's share, exp(σ − lse), as the model's do.
+    const auto sink = info.sink_logit;
     double top = -std::numeric_limits<double>::infinity();
-    bool non_finite = false;
+    bool non_finite = sink && (std::isnan(*sink) || std::isinf(*sink));
     for (int j = lo; j < hi; ++j) {
       if (!allowed(j)) continue;
       if (std::isnan(s[j]) || s[j] == std::numeric_limits<float>::infinity()) non_finite = true;
       top = std::max(top, static_cast<double>(s[j]));
     }
+    if (sink && std::isfinite(top)) top = std::max(top, static_cast<double>(*sink));
     double sum = 0.0;
     if (!non_finite && std::isfinite(top)) {
+      if (sink) sum += std::exp(static_cast<double>(*sink) - top);
       for (int j = lo; j < hi; ++j) {
         if (allowed(j)) sum += std::exp(static_cast<double>(s[j]) - top);
       }
@@ -286,6 +291,7 @@ void HtmlSink::end_map(const MapInfo& info) {
   rec.d_k = c.info.d_head;
   rec.scale = c.info.scale;
   rec.softcap = c.info.softcap;
+  rec.sink_logit = c.info.sink_logit;
   rec.pool = c.grid.pool;
   rec.cells_q = c.grid.cells_q;
   rec.cells_k = c.grid.cells_k;

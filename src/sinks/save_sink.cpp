@@ -72,6 +72,8 @@ void SaveSink::begin_map(const MapInfo& info) {
   const std::string name = info.id.map_name();
   auto [it, fresh] = sites_.try_emplace(name);
   current_ = &it->second;
+  // Heads come in order; a row's sink weight is 1 − the sum of its saved weights.
+  if (info.sink_logit) it->second.sink_logits.push_back(*info.sink_logit);
   if (!fresh) return;
   order_.push_back(name);
   metadata_[name + ".query_labels"] = nlohmann::json(*info.query_labels).dump();
@@ -154,6 +156,8 @@ void SaveSink::finish() {
   std::vector<TensorLayout> layouts;
   for (const auto& name : order_) {
     const Site& site = sites_.at(name);
+    if (!site.sink_logits.empty())
+      metadata_[name + ".sink_logits"] = nlohmann::json(site.sink_logits).dump();
     if (site.has_scores) layouts.push_back({name + ".scores", site.shape, dtype});
     layouts.push_back({name + ".probs", site.shape, dtype});
   }

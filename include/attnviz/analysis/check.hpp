@@ -33,6 +33,7 @@ struct Finding {
   std::vector<int> rows;  // increasing
   int n_query = 0;
   double worst = 0.0;
+  bool sink = false;  // the map has a sink logit: the keys' weights and the sink's sum to 1
   // "layer 0 · self · head 2: every key is masked in query rows 0-3 (4 of 4): a zero row, not
   // attention"
   std::string message() const;

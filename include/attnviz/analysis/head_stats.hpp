@@ -78,6 +78,7 @@ class StatsCollector : public AttentionSink {
   std::vector<float> packed_probs_, packed_scores_;  // a file-masked row's allowed keys
   std::vector<uint8_t> allowed_;
   std::vector<double> logits_;
+  std::vector<float> probs_;
   std::vector<float> counterfactual_;
 };
 

@@ -16,9 +16,10 @@ struct HeadTrace {
   MapInfo info;      // the head's map (labels, mask, scale, d_head); info.mask kept alive by it
   Matrix x_q, x_kv;  // [n_query, d_in], [n_key, d_in]: what W_q and W_k / W_v multiply
   Matrix q, k, v;    // this head's [n_query, d_k], [n_key, d_k], [n_key, d_v]
-  Matrix scores;  // [n_query, n_key]: scale · q·k as the model computed it, −inf where masked
-  Matrix probs;   // [n_query, n_key]: softmax over the allowed keys
-  Matrix output;  // [n_query, d_v]: P·V, this head's part of the merge
+  Matrix scores;   // [n_query, n_key]: scale · q·k as the model computed it, −inf where masked
+  Matrix probs;    // [n_query, n_key]: softmax over the allowed keys
+  RowVector sink;  // [n_query]: the sink's weight per row under a sink logit (gpt-oss), else empty
+  Matrix output;   // [n_query, d_v]: P·V, this head's part of the merge
   Matrix merged, out;     // the layer's [n_query, heads · d_v] and [n_query, d_out] after W_O
   std::string placement;  // how the sublayer joins the residual stream (SublayerStep::placement),
                           // "" if unknown

@@ -58,9 +58,11 @@ struct RowFigures {
 
 // probs and logits are one row over every key; allowed[j] != 0 where the mask lets query `query`
 // see key j (at least one must be). Weights on masked keys are ignored here (the checks report
-// them).
+// them). Entries from n_keys on (when given) are outcomes of the softmax that are no key — a sink
+// logit's — counted in the distribution (entropy, maximum, top gap) but never as key 0, i − 1 or i.
 RowFigures row_figures(std::span<const float> probs, std::span<const double> logits,
-                       std::span<const uint8_t> allowed, int query, double saturation);
+                       std::span<const uint8_t> allowed, int query, double saturation,
+                       int n_keys = -1);
 
 // The weights of a row on key 0, key i − 1 and key i (0 where masked; NaN where the key does not
 // exist), as row_figures sets first_key, previous and diagonal.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct MapInfo {
   float scale = 1.0f;  // the factor applied to q·k (1/sqrt(d_k) unless overridden)
   float softcap =
       0.0f;  // scores = softcap · tanh(scale · q·k / softcap) before the mask (Gemma 2); 0: none
+  // gpt-oss's learned sink logit σ of this head: one more logit in each row's softmax, whose weight
+  // goes to no key, so a row's weights sum to 1 − p_sink (AttentionBlock::sink_probs). Empty: none.
+  std::optional<float> sink_logit;
   // What the values are: "" for a head's attention weights (softmax of the scores); otherwise a map
   // derived from them, named for titles ("rollout: mean of heads, residual 0.5"), which has no
   // scores.
@@ -44,8 +48,13 @@ inline std::string map_where(const MapInfo& info) {
 
 struct AttentionBlock {
   AttentionBlock(const MapInfo& map_info, int begin, int end, ConstMatrixRef block_scores,
-                 ConstMatrixRef block_probs)
-      : info(&map_info), row_begin(begin), row_end(end), scores(block_scores), probs(block_probs) {}
+                 ConstMatrixRef block_probs, const float* block_sink_probs = nullptr)
+      : info(&map_info),
+        row_begin(begin),
+        row_end(end),
+        scores(block_scores),
+        probs(block_probs),
+        sink_probs(block_sink_probs) {}
 
   const MapInfo* info;
   int row_begin;  // first query row of the block
@@ -56,6 +65,10 @@ struct AttentionBlock {
   // [row_end - row_begin, n_key]: softmax over allowed keys; masked cells and fully masked rows are
   // 0.
   ConstMatrixRef probs;
+  // [row_end - row_begin]: the sink's weight in each row when info->sink_logit is set, else null.
+  const float* sink_probs;
+  // Row i's sink weight (0 without a sink logit).
+  float sink(int row) const { return sink_probs ? sink_probs[row - row_begin] : 0.0f; }
 };
 
 // One residual sublayer of a transformer layer, as it ran: `x` → (norm) → f → + x → (norm).

@@ -6,6 +6,7 @@
 //   {stack}.{site}.qkv.{weight,bias}           fused [3C, C] projection, split into q, k, v by rows
 //   {stack}.{site}.{q_norm,k_norm}.weight      RMSNorm gains of q and k: [d_k] per head (Qwen3),
 //                                              or [Q] and [K] over the projection (OLMo 2)
+//   {stack}.{site}.sinks                       learned sink logits [heads] (gpt-oss)
 //   {stack}.ffn.{up,down,gate}.{weight,bias}   feed-forward (gate: gated FFNs only)
 //   {stack}.ffn.gate_up.weight                 fused [2F, D]: gate rows [0, F), up rows [F, 2F)
 //   (Phi-3) {stack}.norm_{self,cross,ffn}.{weight,bias} {stack}.norm_{self,ffn}_post.weight norms

@@ -34,6 +34,7 @@ struct AttentionWeights {
   std::optional<Linear> out;  // [D, V] (absent in qkv-linears without `out` and in fused-qkv)
   RowVector q_norm;           // [d_k] RMSNorm gain of every q head (Qwen3), or empty
   RowVector k_norm;           // [d_k] RMSNorm gain of every k head, or empty
+  RowVector sink_logits;      // [n_heads] learned sink logits (gpt-oss's `sinks`), or empty
 };
 
 // Position-wise feed-forward network: down(act(up(x))), or gated: down(act(gate(x)) ⊙ up(x)).

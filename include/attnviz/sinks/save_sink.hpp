@@ -50,9 +50,10 @@ class SaveSink : public AttentionSink {
 
  private:
   struct Site {
-    std::vector<int64_t> shape;  // [heads, n_query, n_key]
-    uint64_t offset = 0;         // of its scores in the data; probs follow
-    bool has_scores = true;      // a derived map (MapInfo::kind, e.g. rollout) has probs only
+    std::vector<int64_t> shape;      // [heads, n_query, n_key]
+    uint64_t offset = 0;             // of its scores in the data; probs follow
+    bool has_scores = true;          // a derived map (MapInfo::kind, e.g. rollout) has probs only
+    std::vector<float> sink_logits;  // per saved head, under sink logits (gpt-oss)
   };
   void check_header_size(const MapInfo& info);
   void write_rows(uint64_t offset, ConstMatrixRef rows);
