@@ -3,11 +3,21 @@
 #include "attnviz/compute/transformer_layer.hpp"
 
 #include "attnviz/compute/feed_forward.hpp"
+#include "attnviz/compute/mixture_of_experts.hpp"
 #include "attnviz/compute/norm.hpp"
 
 namespace attnviz {
 
 namespace {
+
+// The FFN slot: one dense FFN, or a mixture of experts.
+bool has_ffn(const LayerWeights& w) {
+  return w.ffn || w.experts;
+}
+Matrix ffn_slot(const Matrix& h, const LayerWeights& w, const Config& c) {
+  if (w.experts) return mixture_of_experts(h, *w.experts, c.experts, c.activation);
+  return feed_forward(h, *w.ffn, c.activation);
+}
 
 // Applies one sublayer f with its residual and (pre- or post-) norm; Gemma 2's sandwich also
 // normalises f's output before the residual, x + post(f(pre(x))), and OLMo 2 only that,
@@ -54,14 +64,14 @@ Matrix parallel_layer(const Matrix& x, const LayerWeights& w, const Config& c, i
                           w.norm_self_post);
   Matrix result = x + attn;
   Matrix h_ffn, ffn;
-  if (w.ffn) {
+  if (has_ffn(w)) {
     h_ffn = w.norm_ffn ? read(w.norm_ffn) : h_attn;  // one norm: what attention read (GPT-J)
-    ffn = out(feed_forward(h_ffn, *w.ffn, c.activation), w.norm_ffn_post);
+    ffn = out(ffn_slot(h_ffn, w, c), w.norm_ffn_post);
     result += ffn;
   }
   if (self.sink) {
     self.sink->sublayer({self.stack, layer, "attention", "parallel"}, x, h_attn, attn, result);
-    if (w.ffn)
+    if (has_ffn(w))
       self.sink->sublayer({self.stack, layer, "feed-forward", "parallel"}, x, h_ffn, ffn, result);
   }
   return result;
@@ -85,9 +95,9 @@ Matrix transformer_layer(ConstMatrixRef x_in, const LayerWeights& w, const Confi
                    return multi_head_attention(h, *memory, *w.cross_attn, c.n_heads, *cross, layer);
                  });
   }
-  if (w.ffn) {
+  if (has_ffn(w)) {
     x = sublayer(x, w.norm_ffn, w.norm_ffn_post, c, self.sink, step("feed-forward"),
-                 [&](const Matrix& h) { return feed_forward(h, *w.ffn, c.activation); });
+                 [&](const Matrix& h) { return ffn_slot(h, w, c); });
   }
   return x;
 }

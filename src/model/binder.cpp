@@ -74,8 +74,7 @@ std::vector<Eigen::Index> per_head_rows(int part, const Config& c) {
 
 }  // namespace
 
-std::string with_layer(const std::string& pattern, int layer) {
-  const std::string key = "{layer}";
+std::string with_layer(const std::string& pattern, int layer, const std::string& key) {
   std::string out;
   size_t from = 0;
   for (size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key, from)) {
@@ -103,7 +102,7 @@ const RolePattern* Binder::pattern(const std::string& role) const {
 std::optional<std::string> Binder::name(const std::string& role, int layer) const {
   const RolePattern* p = pattern(role);
   if (!p) return std::nullopt;
-  std::string n = prefix_ + with_layer(p->pattern, layer);
+  std::string n = prefix_ + with_layer(with_layer(p->pattern, expert_, "{expert}"), layer);
   if (!tensors_.has(n)) return std::nullopt;
   return n;
 }
@@ -118,9 +117,12 @@ std::vector<int64_t> Binder::shape(const std::string& role, int layer) const {
 
 std::string Binder::missing(const std::string& role, int layer) const {
   const RolePattern* p = pattern(role);
-  return fmt::format("{}: missing tensor '{}' ({} of layout {})", tensors_.description(),
-                     p ? tensors_.name_in_file(prefix_ + with_layer(p->pattern, layer)) : role,
-                     role, layout_.name);
+  return fmt::format(
+      "{}: missing tensor '{}' ({} of layout {})", tensors_.description(),
+      p ? tensors_.name_in_file(prefix_ +
+                                with_layer(with_layer(p->pattern, expert_, "{expert}"), layer))
+        : role,
+      role, layout_.name);
 }
 
 std::string Binder::tensor_text(const std::string& role, int layer) const {
@@ -282,25 +284,53 @@ AttentionWeights Binder::attention(const std::string& module, int layer, const C
   return a;
 }
 
+std::optional<FeedForwardWeights> Binder::feed_forward(const std::string& module, int l,
+                                                       const Config& c) const {
+  if (present(module + ".gate_up.weight", l)) {
+    // Phi-3's gate_up_proj [2F, D]: gate, up = gate_up_proj(x).chunk(2, dim=-1).
+    const WeightMatrix gate_up =
+        weight(module + ".gate_up.weight", l, 2 * int64_t(c.d_ff), c.d_model);
+    return FeedForwardWeights{Linear{gate_up.out_rows(c.d_ff, c.d_ff), {}},
+                              Linear{weight(module + ".down.weight", l, c.d_model, c.d_ff), {}},
+                              Linear{gate_up.out_rows(0, c.d_ff), {}}};
+  }
+  auto up = linear(module + ".up", l, c.d_ff, c.d_model);
+  if (!up) return std::nullopt;
+  Linear down{weight(module + ".down.weight", l, c.d_model, c.d_ff),
+              vector(module + ".down.bias", l, c.d_model)};
+  FeedForwardWeights f{std::move(*up), std::move(down), std::nullopt};
+  if (c.ffn == FeedForwardKind::gated) {  // gate [F, D], as required as up itself
+    f.gate = Linear{weight(module + ".gate.weight", l, c.d_ff, c.d_model),
+                    vector(module + ".gate.bias", l, c.d_ff)};
+  }
+  return f;
+}
+
+FeedForwardWeights Binder::expert(const std::string& stack, int l, int e, const Config& c) const {
+  const Binder b = for_expert(e);
+  auto f = b.feed_forward(stack + ".ffn.experts", l, c);
+  if (!f)
+    throw Error(
+        fmt::format("{}, as every expert has", b.missing(stack + ".ffn.experts.up.weight", l)));
+  return std::move(*f);
+}
+
 LayerWeights Binder::layer(const std::string& stack, int l, const Config& c, bool cross) const {
   LayerWeights w;
   w.self_attn = attention(stack + ".self", l, c);
   if (cross) w.cross_attn = attention(stack + ".cross", l, c);
-  if (present(stack + ".ffn.gate_up.weight", l)) {
-    // Phi-3's gate_up_proj [2F, D]: gate, up = gate_up_proj(x).chunk(2, dim=-1).
-    const WeightMatrix gate_up =
-        weight(stack + ".ffn.gate_up.weight", l, 2 * int64_t(c.d_ff), c.d_model);
-    w.ffn = FeedForwardWeights{Linear{gate_up.out_rows(c.d_ff, c.d_ff), {}},
-                               Linear{weight(stack + ".ffn.down.weight", l, c.d_model, c.d_ff), {}},
-                               Linear{gate_up.out_rows(0, c.d_ff), {}}};
-  } else if (auto up = linear(stack + ".ffn.up", l, c.d_ff, c.d_model)) {
-    Linear down{weight(stack + ".ffn.down.weight", l, c.d_model, c.d_ff),
-                vector(stack + ".ffn.down.bias", l, c.d_model)};
-    w.ffn = FeedForwardWeights{std::move(*up), std::move(down), std::nullopt};
-    if (c.ffn == FeedForwardKind::gated) {  // gate [F, D], as required as up itself
-      w.ffn->gate = Linear{weight(stack + ".ffn.gate.weight", l, c.d_ff, c.d_model),
-                           vector(stack + ".ffn.gate.bias", l, c.d_ff)};
+  if (c.experts.n_experts > 0) {
+    // A mixture of experts: the router now, each expert when bind_stack's binding asks for it (here
+    // when checking shapes, every expert's).
+    const int n = c.experts.n_experts;
+    w.experts = ExpertWeights{Linear{weight(stack + ".ffn.router.weight", l, n, c.d_model),
+                                     vector(stack + ".ffn.router.bias", l, n)},
+                              n, nullptr};
+    if (mode_ == BindMode::check_shapes) {
+      for (int e = 0; e < n; ++e) (void)expert(stack, l, e, c);
     }
+  } else {
+    w.ffn = feed_forward(stack + ".ffn", l, c);
   }
   w.norm_self = layer_norm(stack + ".norm_self", l, c.d_model);
   w.norm_cross = layer_norm(stack + ".norm_cross", l, c.d_model);
@@ -319,11 +349,17 @@ StackWeights bind_stack(std::shared_ptr<const TensorSource> tensors, const Layou
   StackWeights s;
   s.final_norm = check.layer_norm(stack + ".final_norm", 0, c.d_model);  // [D]: converted now
   s.n_bound = n_layers;
-  s.bind_layer = [tensors, layout, prefix, stack, c, cross, n_layers](int l) {
-    Binder b(*tensors, layout, prefix, BindMode::convert, tensors);
+  auto kept = std::make_shared<const Layout>(layout);
+  s.bind_layer = [tensors, kept, prefix, stack, c, cross, n_layers](int l) {
+    Binder b(*tensors, *kept, prefix, BindMode::convert, tensors);
     const bool last = l + 1 == n_layers;
     b.recycle_buffers(!last);  // the last layer's buffers are freed with it, not pooled
     LayerWeights w = b.layer(stack, l, c, cross);
+    if (w.experts) {  // an expert is read from the file when a token is first routed to it
+      w.experts->expert = [tensors, kept, prefix, stack, c, l](int e) {
+        return Binder(*tensors, *kept, prefix, BindMode::convert, tensors).expert(stack, l, e, c);
+      };
+    }
     if (last) free_weight_buffers();  // what the last layer did not take
     return w;
   };

@@ -59,8 +59,20 @@ class Binder {
   // q, k, v (fused or separate) and out of `module` ("encoder.self"), shapes from the config.
   AttentionWeights attention(const std::string& module, int layer, const Config& c) const;
   LayerWeights layer(const std::string& stack, int layer, const Config& c, bool cross) const;
+  // The FFN of `module` ("decoder.ffn", or "decoder.ffn.experts" for the expert this Binder
+  // names): plain, gated or with a fused gate/up; nullopt when the layer has no up weight.
+  std::optional<FeedForwardWeights> feed_forward(const std::string& module, int layer,
+                                                 const Config& c) const;
+  // Expert e's FFN in `layer` of `stack` ("{expert}" in its patterns is e); every expert has one.
+  FeedForwardWeights expert(const std::string& stack, int layer, int e, const Config& c) const;
 
   const std::string& prefix() const { return prefix_; }
+  // This Binder with "{expert}" in the patterns naming expert e.
+  Binder for_expert(int e) const {
+    Binder b = *this;
+    b.expert_ = e;
+    return b;
+  }
   // Converted weights go back to the pool of weight buffers when dropped, for the next layer to
   // reuse.
   void recycle_buffers(bool on) { recycle_ = on; }
@@ -76,6 +88,7 @@ class Binder {
   BindMode mode_;
   std::shared_ptr<const void> mapping_;
   bool recycle_ = false;
+  int expert_ = 0;  // what "{expert}" in a pattern names
 };
 
 // A stack of a loaded model: every layer's shapes and dtypes checked now, each layer bound when
@@ -85,8 +98,8 @@ StackWeights bind_stack(std::shared_ptr<const TensorSource> tensors, const Layou
                         const std::string& prefix, const std::string& stack, int n_layers,
                         const Config& c, bool cross);
 
-// pattern with every "{layer}" replaced by the index.
-std::string with_layer(const std::string& pattern, int layer);
+// pattern with every "{layer}" (or `key`: "{expert}") replaced by the index.
+std::string with_layer(const std::string& pattern, int layer, const std::string& key = "{layer}");
 
 // Number of layers of a stack: indices 0, 1, … while the stack's self-attention tensors exist.
 int count_layers(const Binder& b, const std::string& stack);

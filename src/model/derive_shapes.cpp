@@ -117,6 +117,49 @@ void derive_ffn_width(Config& c, const Binder& b, const std::string& stack) {
   c.d_ff = width(b, gate_up, 0, 2);
 }
 
+void derive_experts(Config& c, const Binder& b, const Layout& layout, const ConfigSources& cfg,
+                    const std::string& stack) {
+  const std::string router = stack + ".ffn.router.weight";
+  if (!b.has(router)) return;
+  // The experts the file holds: 0, 1, … while expert e's up (or fused gate/up) weight exists.
+  const auto holds = [&](int e) {
+    Binder x = b.for_expert(e);
+    return x.has(stack + ".ffn.experts.up.weight") || x.has(stack + ".ffn.experts.gate_up.weight");
+  };
+  int held = 0;  // the layout file refuses an expert pattern without "{expert}"
+  while (holds(held)) ++held;
+  const int n = width(b, router, 0);
+  if (held < n) {
+    throw Error(fmt::format("{} scores {} experts, but the file holds {}: {}",
+                            b.tensor_text(router), n, held,
+                            b.for_expert(held).missing(stack + ".ffn.experts.up.weight", 0)));
+  }
+  if (held > n) {
+    throw Error(
+        fmt::format("{} scores {} experts, but the file holds {}", b.tensor_text(router), n, held));
+  }
+  check_declared(cfg, layout.experts.count, n,
+                 fmt::format("experts, from {}", b.tensor_text(router)));
+  const auto top_k = cfg.integer(layout.experts.top_k);
+  if (!top_k) {
+    throw Error(fmt::format(
+        "{}: a mixture of {} experts, but no {} says how many run per token (its config.json "
+        "has none)",
+        b.tensor_text(router), n, layout.experts.top_k.empty() ? "key" : layout.experts.top_k[0]));
+  }
+  if (*top_k > n) {
+    throw cfg.declared(layout.experts.top_k)
+        ->error(fmt::format("{}: more experts per token than the {} the router scores",
+                            cfg.declared(layout.experts.top_k)->origin, n));
+  }
+  c.experts = MixtureOfExperts{
+      n, *top_k, cfg.boolean(layout.experts.normalise).value_or(layout.experts.normalise_default)};
+  const Binder first = b.for_expert(0);
+  c.d_ff = first.has(stack + ".ffn.experts.up.weight")
+               ? width(first, stack + ".ffn.experts.up.weight", 0)
+               : width(first, stack + ".ffn.experts.gate_up.weight", 0, 2);
+}
+
 // Inside a transformer layer, self-attention's keys and values read the same d_model-wide input
 // as its queries (only a lone nn.MultiheadAttention may have its own kdim / vdim, for a source).
 void check_self_widths(const Config& c, const Binder& b, const std::string& module) {

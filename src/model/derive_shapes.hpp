@@ -28,6 +28,11 @@ KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& module
 void check_self_widths(const Config& c, const Binder& b, const std::string& module);
 // d_ff from the stack's up projection, or half of Phi-3's fused gate_up_proj.
 void derive_ffn_width(Config& c, const Binder& b, const std::string& stack);
+// A mixture of experts, when the layout maps a router: the experts the file holds (as many as the
+// router scores, and as config.json declares), how many run per token (required) and whether their
+// weights are renormalised; d_ff from expert 0.
+void derive_experts(Config& c, const Binder& b, const Layout& layout, const ConfigSources& cfg,
+                    const std::string& stack);
 // n_heads from the config (or the layout's default), n_kv_heads from k's shape, checked against
 // num_key_value_heads and head_dim.
 void derive_heads(Config& c, const Layout& layout, const ConfigSources& cfg, const Binder& b,

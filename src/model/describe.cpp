@@ -85,11 +85,15 @@ std::string describe_config(const Config& c) {
                         : c.qk_norm == QkNorm::per_head ? ", q/k norm"
                                                         : ", q/k norm over the projection";
   return fmt::format(
-      "layout {}, {}, {}, d_model {}, {}, d_ff {}, {}{}{}, {}{}, eps {:g}{}, {}{}, {}, vocab "
+      "layout {}, {}, {}, d_model {}, {}, d_ff {}, {}{}{}, {}{}{}, eps {:g}{}, {}{}, {}, vocab "
       "{}{}{}",
       c.layout, arch_name(c.arch), layers, c.d_model, describe_heads(c), c.d_ff,
       c.norm_first ? "pre-norm" : "post-norm", c.norm == NormKind::rms_norm ? " RMSNorm" : "",
       c.parallel_residual ? ", attention and FFN in parallel" : "",
+      c.experts.n_experts > 0
+          ? fmt::format("{} experts, top {}{}, each ", c.experts.n_experts, c.experts.top_k,
+                        c.experts.normalise_top_k ? " renormalised" : "")
+          : "",
       c.ffn == FeedForwardKind::gated ? "gated " : "", activation_name(c.activation),
       c.layer_norm_eps, qk_norm, c.causal ? "causal" : "not causal",
       c.decoder_cross ? ", cross-attention" : "", describe_positions(c), c.vocab_size,

@@ -1,6 +1,7 @@
 // A user's layout mapping file: roles → tensor-name patterns for a checkpoint nobody anticipated.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -54,6 +55,8 @@ bool known_role(const std::string& role) {
       R"(embed\.(token|position|token_type|norm\.(weight|bias))|unembed\.weight|)"
       R"((encoder|decoder)\.(self|cross)\.(q|k)_norm\.weight|)"
       R"((encoder|decoder)\.(self|cross)\.sinks|)"
+      R"((encoder|decoder)\.ffn\.(router|experts\.(up|down|gate))\.(weight|bias)|)"
+      R"((encoder|decoder)\.ffn\.experts\.gate_up\.weight|)"
       R"((encoder|decoder)\.(ffn\.gate_up|norm_(self|ffn)_post)\.weight|)"
       R"((encoder|decoder)\.((self|cross)\.(q|k|v|out|qkv)|ffn\.(up|down|gate)|norm_(self|cross|ffn)|final_norm)\.(weight|bias))");
   return std::regex_match(role, k_roles);
@@ -105,6 +108,7 @@ Layout read_layout_file(const std::filesystem::path& path) {
                                               "parallel_residual",
                                               "fused_qkv_per_head",
                                               "qk_norm",
+                                              "normalise_top_k",
                                               "roles"};
   for (const auto& [key, value] : j.items()) {
     if (!k_fields.count(key)) {
@@ -141,6 +145,10 @@ Layout read_layout_file(const std::filesystem::path& path) {
   l.qk_norm = choice(j, "qk_norm", QkNorm::per_head, parse_qk_norm, "per_head or whole", file);
   if (l.qk_norm == QkNorm::none)
     throw Error(fmt::format("{}: \"qk_norm\" must be per_head or whole", file));
+  // A mixture of experts (when the roles map a router): its count and top-k come from config.json
+  // (num_local_experts or num_experts, num_experts_per_tok), which then may set them.
+  l.experts.normalise_default = field(j, "normalise_top_k", true, file);
+  l.experts.normalise = {"norm_topk_prob"};
   // An integer, not 2.5 or 2^32 + 2 (get<int> would truncate both silently).
   if (j.contains("default_heads")) {
     const auto& v = j["default_heads"];
@@ -151,6 +159,23 @@ Layout read_layout_file(const std::filesystem::path& path) {
     l.default_heads = v.get<int>();
   }
   for (const auto& [role, v] : j["roles"].items()) l.roles.push_back(role_pattern(role, v, file));
+  bool experts = false;
+  for (const auto& r : l.roles) {
+    experts = experts || r.role.ends_with(".ffn.router.weight");
+    if (r.role.find(".ffn.experts.") != std::string::npos &&
+        r.pattern.find("{expert}") == std::string::npos) {
+      throw Error(
+          fmt::format("{}: role \"{}\" = \"{}\" names one tensor for every expert; put "
+                      "\"{{expert}}\" where the expert's index goes",
+                      file, r.role, printable_text(r.pattern)));
+    }
+  }
+  if (experts) {  // the expert count is read, not refused
+    std::erase_if(l.refused_keys, [&](const RefusedKey& k) {
+      return std::find(l.experts.count.begin(), l.experts.count.end(), k.key) !=
+             l.experts.count.end();
+    });
+  }
   l.detect = l.roles.empty() ? "" : l.roles.front().pattern;
   return l;
 }

@@ -248,6 +248,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   const KeyValueRows rows = detail::derive_widths(c, b, first + ".self", cfg);
   detail::check_self_widths(c, b, first + ".self");
   detail::derive_ffn_width(c, b, first);
+  detail::derive_experts(c, b, layout, cfg, first);
   if (b.has("embed.token")) c.vocab_size = width(b, "embed.token", 0);
   if (b.has("embed.position")) {
     c.max_positions = width(b, "embed.position", 0);
@@ -272,7 +273,8 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
     w.decoder = detail::bind_stack(tensors, layout, prefix, "decoder", c.n_decoder_layers, c,
                                    c.decoder_cross);
   }
-  check_every_tensor_bound(src, layout, prefix, std::max(c.n_encoder_layers, c.n_decoder_layers));
+  check_every_tensor_bound(src, layout, prefix, std::max(c.n_encoder_layers, c.n_decoder_layers),
+                           c.experts.n_experts);
   derive_sliding_layers(c, layout, cfg, has_decoder ? c.n_decoder_layers : c.n_encoder_layers);
   if (c.arch != Arch::encoder_decoder) {
     const int layers = has_encoder ? c.n_encoder_layers : c.n_decoder_layers;

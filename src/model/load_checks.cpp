@@ -115,12 +115,14 @@ void check_declared_biases(const ConfigSources& cfg, const Binder& b, const std:
 
 // A layout that must bind every tensor: the names no role of any layer reads are refused.
 void check_every_tensor_bound(const TensorSource& src, const Layout& layout,
-                              const std::string& prefix, int n_layers) {
+                              const std::string& prefix, int n_layers, int n_experts) {
   if (!layout.every_tensor_bound) return;
   std::set<std::string> bound;
   auto bind = [&](const std::string& pattern) {
-    for (int l = 0; l < std::max(1, n_layers); ++l)
-      bound.insert(prefix + detail::with_layer(pattern, l));
+    for (int l = 0; l < std::max(1, n_layers); ++l) {
+      for (int e = 0; e < std::max(1, n_experts); ++e)
+        bound.insert(prefix + detail::with_layer(detail::with_layer(pattern, e, "{expert}"), l));
+    }
   };
   for (const auto& r : layout.roles) bind(r.pattern);
   for (const auto& b : layout.buffers) bind(b);

@@ -38,6 +38,6 @@ void check_declared_biases(const ConfigSources& cfg, const Binder& b, const std:
 
 // A layout that must bind every tensor: the names no role of any layer reads are refused.
 void check_every_tensor_bound(const TensorSource& src, const Layout& layout,
-                              const std::string& prefix, int n_layers);
+                              const std::string& prefix, int n_layers, int n_experts);
 
 }  // namespace attnviz::detail

@@ -28,6 +28,15 @@ enum class FeedForwardKind { plain, gated };
 // Gemma 3); or over the whole projection, gains [n_heads · d_k] and [n_kv_heads · d_k] (OLMo 2).
 enum class QkNorm { none, per_head, whole };
 
+// A mixture of experts in the FFN slot (Mixtral, Qwen3-MoE): each token runs the top_k of
+// n_experts FFNs its router scores highest, their outputs weighted by the router's softmax (over
+// the chosen ones again when normalise_top_k). n_experts 0: one dense FFN.
+struct MixtureOfExperts {
+  int n_experts = 0;
+  int top_k = 0;
+  bool normalise_top_k = true;
+};
+
 // The shape of the stack. mha: one attention module and nothing else (the qkv-linears,
 // annotated-transformer and fused-qkv layouts, nn.MultiheadAttention). encoder: self-attention +
 // FFN layers. decoder: causal self-attention + FFN (GPT), with cross-attention over a source when
@@ -78,8 +87,9 @@ struct Config {
   // Attention and FFN read the same layer input: x + Attn(Norm(x)) + FFN(Norm'(x)) (GPT-NeoX's
   // use_parallel_residual, GPT-J, Phi-2; Norm' is the FFN's norm, or Norm when the layer has one).
   bool parallel_residual = false;
-  int vocab_size = 0;     // rows of the token embedding table (0: tokens are hash-embedded)
-  int max_positions = 0;  // the longest input the model accepts (0: no limit)
+  MixtureOfExperts experts;  // the FFN slot's experts (n_experts 0: a dense FFN); width d_ff each
+  int vocab_size = 0;        // rows of the token embedding table (0: tokens are hash-embedded)
+  int max_positions = 0;     // the longest input the model accepts (0: no limit)
   // Where that limit comes from, for messages: "m/config.json: max_position_embeddings = 64", or
   // "one row per position in the table tensor 'wpe.weight' of shape [1024, 768]".
   std::string max_positions_origin;

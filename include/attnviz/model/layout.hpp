@@ -9,7 +9,10 @@
 //   {stack}.{site}.sinks                       learned sink logits [heads] (gpt-oss)
 //   {stack}.ffn.{up,down,gate}.{weight,bias}   feed-forward (gate: gated FFNs only)
 //   {stack}.ffn.gate_up.weight                 fused [2F, D]: gate rows [0, F), up rows [F, 2F)
-//   (Phi-3) {stack}.norm_{self,cross,ffn}.{weight,bias} {stack}.norm_{self,ffn}_post.weight norms
+//   (Phi-3)
+//   {stack}.ffn.router.{weight,bias}           a mixture of experts' router [n_experts, D]
+//   {stack}.ffn.experts.{up,down,gate}.{weight,bias}  each expert's FFN, "{expert}" in the pattern
+//   {stack}.norm_{self,cross,ffn}.{weight,bias} {stack}.norm_{self,ffn}_post.weight norms
 //   of a sub-layer's output before the residual (Gemma 2)
 // and per stack {stack}.final_norm.{weight,bias}; unembed.weight (lm_head, when not tied). A
 // pattern holds "{layer}" where the layer index goes.
@@ -46,6 +49,16 @@ enum class SlidingLayers {
   from_max_window,  // layers >= max_window_layers, when use_sliding_window (Qwen2, Qwen3)
   even,             // layers 0, 2, 4, … (Gemma 2)
   pattern,          // all but every sliding_window_pattern-th layer (Gemma 3: 5 sliding, 1 global)
+};
+
+// The config.json keys of a mixture of experts, read when the layout maps a router: the expert
+// count (checked against the experts the tensors hold), how many run per token, and whether their
+// weights are renormalised over the chosen ones.
+struct ExpertKeys {
+  std::vector<std::string> count{"num_local_experts", "num_experts"};
+  std::vector<std::string> top_k{"num_experts_per_tok"};
+  std::vector<std::string> normalise{};  // Qwen2/3-MoE's norm_topk_prob
+  bool normalise_default = true;         // Mixtral always renormalises
 };
 
 // A config.json key a family refuses, and what its setting would change.
@@ -104,6 +117,7 @@ struct Layout {
   // What q_norm / k_norm gains normalise when the weights have them: each head, or the whole
   // projection (OLMo 2). The gains' shapes are checked against it.
   QkNorm qk_norm = QkNorm::per_head;
+  ExpertKeys experts{};
   // The config.json keys whose settings the family does not compute: set (not null, false, 0, 1 or
   // an empty list) in a file of this family, each is refused with what it would change.
   std::vector<RefusedKey> refused_keys = common_refused_keys();

@@ -44,13 +44,22 @@ struct FeedForwardWeights {
   std::optional<Linear> gate;  // [F, D]  (gate_proj) in a gated FFN
 };
 
+// A mixture of experts in the FFN slot: the router [n_experts, D] and each expert's FFN, bound
+// when a token is first routed to it (a loaded model reads only the experts its tokens use).
+struct ExpertWeights {
+  Linear router;  // [n_experts, D]  (Mixtral's block_sparse_moe.gate, Qwen3-MoE's mlp.gate)
+  int n_experts = 0;
+  std::function<FeedForwardWeights(int expert)> expert;
+};
+
 // One transformer layer. Norms sit where the layout puts them: after (post-norm) or before
 // (pre-norm) the sub-layer they are named after.
 struct LayerWeights {
   AttentionWeights self_attn;
   std::optional<AttentionWeights> cross_attn;
   std::optional<FeedForwardWeights> ffn;
-  std::optional<LayerNormWeights> norm_self;   // norm1 / ln_1 / attention.output.LayerNorm
+  std::optional<ExpertWeights> experts;       // in the FFN slot instead of ffn (mixture of experts)
+  std::optional<LayerNormWeights> norm_self;  // norm1 / ln_1 / attention.output.LayerNorm
   std::optional<LayerNormWeights> norm_cross;  // norm2 of a decoder layer
   std::optional<LayerNormWeights> norm_ffn;    // norm2 (norm3) / ln_2 / output.LayerNorm
   // Gemma 2's "sandwich": a second norm on each sub-layer's output, before the residual is added.
