@@ -284,17 +284,12 @@ void add_diff_command(CLI::App& app) {
   cmd->get_option("--model")->required(false);
   cmd->add_option("--b-model", args->run_b.model,
                   "inline: B runs this model (F16 against Q4_K, before and after fine-tuning)");
-  cmd->add_option("--b-text", args->run_b.target.text, "inline: B's text (A's with a word changed)")
-      ->each([args](const std::string&) {
-        args->run_b.target.text_given = true;
-      });  // "" is refused, not A's
-  cmd->add_option("--b-text-file", args->run_b.target.text_file,
-                  text_file_help("inline: B's text file"));
-  cmd->add_option("--b-tokens", args->run_b.target.tokens, "inline: B's token file");
-  cmd->add_option("--b-ids", args->run_b.target.ids, "inline: B's token ids");
-  cmd->add_option("--b-probe", args->run_b.target.probe, "inline: B's probe");
-  cmd->add_option("--b-seed", args->run_b.target.probe_seed,
-                  "inline: A's --probe with another seed");
+  // B's input flags are the target's under the prefix "b-": each given replaces A's.
+  add_sequence_flags(*cmd, args->run_b.target,
+                     {.prefix = "b-",
+                      .whose = "inline: B's ",
+                      .probe = true,
+                      .seed_help = "inline: A's --probe with another seed"});
   cmd->add_option("--sort", args->sort,
                   "rank heads by jsd (default), max, mean or entropy (|H(B) - H(A)|)");
   cmd->add_option("--top", args->top, "only the first K heads (and their figures)")

@@ -93,7 +93,7 @@ InlineRuns::InlineRuns(const InputArgs& a, const RunBFlags& b) {
     throw usage_error(
         "diff -m: B would be the same run as A; give what differs in B (--b-model, --b-text, "
         "--b-tokens, "
-        "--b-ids, --b-text-file, --b-probe or --b-seed), or two --save files");
+        "--b-ids, --b-text-file, --b-embeddings, --b-probe or --b-seed), or two --save files");
   }
   const InputArgs in_b = run_b_args(a, b);
   if (in_b.model == a.model && same_input(in_b.target, a.target)) {

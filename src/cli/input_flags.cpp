@@ -24,6 +24,30 @@ void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special
       ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
+void add_sequence_flags(CLI::App& cmd, SequenceFlags& f, const SequenceFlagNames& names) {
+  const auto flag = [&](const char* name) { return "--" + names.prefix + name; };
+  const std::string& whose = names.whose;
+  cmd.add_option(flag("text"), f.text, whose + "text, turned into ids by the model's tokenizer")
+      ->each([&f](const std::string&) { f.text_given = true; });  // "" is an empty text, not none
+  cmd.add_option(flag("text-file"), f.text_file,
+                 text_file_help(whose + "UTF-8 text file for the tokenizer"));
+  cmd.add_option(flag("tokens") + (names.prefix.empty() ? ",-t" : ""), f.tokens,
+                 whose + "UTF-8 token file (whitespace-separated), - for stdin");
+  cmd.add_option(flag("ids"), f.ids, whose + "token ids: \"5 17 3\" or a file holding them");
+  cmd.add_option(flag("embeddings"), f.embeddings,
+                 whose + ".npy [N, d_model] fed to the layer directly");
+  if (!names.probe) return;
+  cmd.add_option(
+      flag("probe"), f.probe,
+      whose +
+          "a built-in input of random token ids: repeat:N (N distinct tokens, then the "
+          "same N again: the induction probe) or duplicate:N (then the same N shuffled)");
+  cmd.add_option(flag("seed"), f.probe_seed,
+                 names.seed_help.empty()
+                     ? whose + "seed of --probe's random tokens: 0 to 2^64 - 1 (default 0)"
+                     : names.seed_help);
+}
+
 void add_input_flags(CLI::App& cmd, InputArgs& in) {
   in.bound.command =
       cmd.get_name();  // named in the refusal of a longer input (rollout and explain lower it)
@@ -31,30 +55,10 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
                  ".safetensors or .gguf file, model folder, or Hugging Face cache id "
                  "(org/name[@revision], never downloaded)")
       ->required();
-  cmd.add_option("--text", in.target.text, "text, turned into ids by the model's tokenizer")
-      ->each([&in](const std::string&) {
-        in.target.text_given = true;
-      });  // "" is an empty text, not no input
-  cmd.add_option("--text-file", in.target.text_file,
-                 text_file_help("UTF-8 text file for the tokenizer"));
-  cmd.add_option("--tokens,-t", in.target.tokens,
-                 "UTF-8 token file (whitespace-separated), - for stdin");
-  cmd.add_option("--ids", in.target.ids, "token ids: \"5 17 3\" or a file holding them");
-  cmd.add_option("--embeddings", in.target.embeddings,
-                 ".npy [N, d_model] fed to the layer directly");
-  cmd.add_option(
-      "--probe", in.target.probe,
-      "a built-in input of random token ids: repeat:N (N distinct tokens, then the same N again: "
-      "the induction probe) or duplicate:N (then the same N shuffled)");
-  cmd.add_option("--seed", in.target.probe_seed,
-                 "seed of --probe's random tokens: 0 to 2^64 - 1 (default 0)");
-  cmd.add_option("--source-text", in.source.text, "cross-attention source text")
-      ->each([&in](const std::string&) { in.source.text_given = true; });
-  cmd.add_option("--source-text-file", in.source.text_file,
-                 text_file_help("cross-attention source text file"));
-  cmd.add_option("--source-tokens", in.source.tokens, "cross-attention source tokens");
-  cmd.add_option("--source-ids", in.source.ids, "cross-attention source ids");
-  cmd.add_option("--source-embeddings", in.source.embeddings, "cross-attention source .npy");
+  add_sequence_flags(cmd, in.target, {});
+  add_sequence_flags(
+      cmd, in.source,
+      {.prefix = "source-", .whose = "cross-attention source: ", .probe = false, .seed_help = ""});
   add_tokenizer_flags(cmd, in.tokenizer, in.no_special_tokens, in.bos);
   add_model_flags(cmd, in.model_flags);
   cmd.add_flag("--no-positions", in.no_positions,

@@ -102,6 +102,17 @@ void add_tokenizer_flags(CLI::App& cmd, std::string& tokenizer, bool& no_special
 // The help of a --text-file flag: `what`, and that one final newline is dropped (read_text_input).
 std::string text_file_help(const std::string& what);
 
+// The flags of one sequence, named with a prefix: "" for the target (--text, --tokens/-t, --ids,
+// --embeddings, --probe, --seed), "source-" for a cross-attention source, "b-" for diff's B run.
+// `whose` begins each help text ("the source's ").
+struct SequenceFlagNames {
+  std::string prefix;
+  std::string whose;
+  bool probe = true;      // --probe and --seed too
+  std::string seed_help;  // "" = the target's
+};
+void add_sequence_flags(CLI::App& cmd, SequenceFlags& f, const SequenceFlagNames& names);
+
 // Registers the input flags on a subcommand, with the model and selection flags among them.
 void add_input_flags(CLI::App& cmd, InputArgs& in);
 
