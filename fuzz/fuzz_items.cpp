@@ -7,22 +7,22 @@
 #include <sstream>
 #include <string>
 
-#include "../src/cli/batch_input.hpp"
-#include "../src/cli/batch_items.hpp"
+#include "attnviz/batch/batch_file.hpp"
+#include "attnviz/batch/items.hpp"
 #include "attnviz/core/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     std::istringstream in(text);
-    const auto header = attnviz::detail::read_header(in, "fuzz");
+    const auto header = attnviz::read_header(in, "fuzz");
     int64_t line = 1;
-    while (attnviz::detail::read_item(in, "fuzz", line, header.patterns.size())) {
+    while (attnviz::read_item(in, "fuzz", line, header.patterns.size())) {
     }
   } catch (const attnviz::Error&) {
   }
   try {
-    (void)attnviz::detail::batch_sequence(nlohmann::json::parse(text));
+    (void)attnviz::batch_line(nlohmann::json::parse(text));
   } catch (const attnviz::Error&) {
   } catch (const nlohmann::json::exception&) {
   }

@@ -1,90 +1,18 @@
-// --batch files: JSON lines read one at a time, each line one input.
+// The --batch flags, and a batch line's input as the input flags would give it.
 #include "batch_input.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <charconv>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-
-#include "attnviz/core/error.hpp"
-#include "attnviz/core/random.hpp"
 #include "attnviz/model/model.hpp"
 
 namespace attnviz::detail {
 
-int64_t for_each_batch_line(
-    const std::string& file,
-    const std::function<void(int64_t index, int64_t line, const std::string& text)>& f) {
-  std::error_code ec;
-  if (std::filesystem::exists(file, ec) && !std::filesystem::is_regular_file(file, ec)) {
-    throw usage_error(
-        fmt::format("{}: not a regular file; a --batch file is read more than once (so no pipe, no "
-                    "folder)",
-                    file));
-  }
-  std::ifstream in(file);
-  if (!in) throw Error(fmt::format("{}: cannot open the --batch file", file));
-  std::string text;
-  int64_t line = 0, index = 0;
-  while (std::getline(in, text)) {
-    ++line;
-    if (text.size() > k_max_text_bytes) {
-      throw Error(fmt::format("{} line {}: {} bytes; a --batch line holds at most {} MiB", file,
-                              line, text.size(), k_max_text_bytes >> 20));
-    }
-    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    f(index++, line, text);
-  }
-  return index;
-}
-
-Error batch_line_error(const std::string& file, int64_t line, const Error& e) {
-  return Error(fmt::format("{} line {}: {}", file, line, e.what()),
-               e.exit_code() == k_exit_usage ? k_exit_runtime : e.exit_code());
-}
-
 SequenceFlags batch_sequence(const nlohmann::json& j) {
-  if (!j.is_object()) throw usage_error("not a JSON object");
-  for (const auto& [key, value] : j.items()) {
-    if (key != "text" && key != "ids" && key != "id")
-      throw usage_error(fmt::format("unknown field \"{}\" (known: text, ids, id)", key));
-  }
-  const bool text = j.contains("text"), ids = j.contains("ids");
-  if (text == ids) throw usage_error("give one of \"text\" or \"ids\"");
+  const BatchLine line = batch_line(j);
   SequenceFlags f;
-  if (text) {
-    if (!j["text"].is_string() || j["text"].get<std::string>().empty())
-      throw usage_error("\"text\" must be a non-empty string");
-    f.text = j["text"].get<std::string>();
-  } else {
-    if (!j["ids"].is_array() || j["ids"].empty())
-      throw usage_error("\"ids\" must be a non-empty array of ids");
-    for (const auto& id : j["ids"]) {
-      if (!id.is_number_unsigned()) throw usage_error("\"ids\" must hold whole numbers ≥ 0");
-      f.ids += std::to_string(id.get<uint64_t>()) + ' ';
-    }
-  }
+  if (line.text) f.text = *line.text;
+  for (const uint64_t id : line.ids) f.ids += std::to_string(id) + ' ';
   return f;
-}
-
-BatchScan scan_batch(const std::string& file) {
-  BatchScan scan;
-  scan.hash = k_fnv1a_64_basis;
-  scan.inputs = for_each_batch_line(file, [&](int64_t, int64_t line, const std::string& s) {
-    scan.hash = fnv1a_64(s + '\n', scan.hash);
-    try {
-      const auto j = nlohmann::json::parse(s);
-      if (j.is_object() && j.contains("text")) scan.tokenizer_use = TokenizerUse::text;
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(fmt::format("{} line {}: not JSON: {}", file, line, e.what()));
-    }
-  });
-  if (scan.inputs == 0)
-    throw usage_error(fmt::format("{}: no input (one JSON object per line)", file));
-  return scan;
 }
 
 void add_batch_flags(CLI::App& cmd, std::string& file, std::string& shard, const std::string& what,
@@ -112,17 +40,6 @@ void refuse_inputs_beside_batch(const InputArgs& in) {
   }
 }
 
-void BatchNotes::add(int64_t line, const std::vector<std::string>& notes) {
-  if (notes.empty()) return;
-  if (count++ == 0) first = fmt::format("line {}: {}", line, notes.front());
-}
-
-void BatchNotes::report(std::ostream& out, const char* kind, int64_t inputs) const {
-  if (count == 0) return;
-  out << fmt::format("attnviz: {}: {} of {} inputs have {}s; the first, {}\n", kind, count, inputs,
-                     kind, first);
-}
-
 std::string batch_settings(const InputArgs& in, const PreparedRun& run) {
   const auto& sel = in.selection;
   return fmt::format(
@@ -133,48 +50,6 @@ std::string batch_settings(const InputArgs& in, const PreparedRun& run) {
       describe_config(run.model.config), in.causal, in.pad, in.window, in.qk_scale, sel.layer,
       sel.site, sel.head, in.source.text, in.source.text_file, in.source.tokens, in.source.ids,
       in.source.embeddings, in.source_pad, in.tokenizer, in.no_special_tokens, in.bos);
-}
-
-std::pair<int, int> parse_shard(const std::string& text) {
-  if (text.empty()) return {0, 1};
-  const auto slash = text.find('/');
-  int k = -1, n = 0;
-  const auto whole = [](const std::string& s, int& out) {
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return !s.empty() && ec == std::errc() && end == s.data() + s.size();
-  };
-  if (slash == std::string::npos || !whole(text.substr(0, slash), k) ||
-      !whole(text.substr(slash + 1), n) || n < 1 || k < 0 || k >= n) {
-    throw usage_error(fmt::format("--shard '{}': K/N with 0 ≤ K < N (e.g. 0/4 … 3/4)", text));
-  }
-  return {k, n};
-}
-
-int64_t shard_size(int64_t total, int shard, int shards) {
-  return total / shards + (shard < total % shards ? 1 : 0);
-}
-
-BatchProgress::BatchProgress(std::string what, int64_t total)
-    : what_(std::move(what)),
-      total_(total),
-      on_(isatty(STDERR_FILENO) != 0),
-      start_(std::chrono::steady_clock::now()) {}
-
-BatchProgress::~BatchProgress() {
-  if (on_) std::cerr << "\r\x1b[K" << std::flush;
-}
-
-void BatchProgress::step(int64_t done) {
-  if (!on_) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (done < total_ && now - last_ < std::chrono::milliseconds(200)) return;
-  last_ = now;
-  const double spent = std::chrono::duration<double>(now - start_).count();
-  const double left =
-      done > 0 ? spent / static_cast<double>(done) * static_cast<double>(total_ - done) : 0.0;
-  std::cerr << fmt::format("\r\x1b[K{}: input {} of {} · {:.0f} s, about {:.0f} s left", what_,
-                           done, total_, spent, left)
-            << std::flush;
 }
 
 }  // namespace attnviz::detail

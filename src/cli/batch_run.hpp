@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "attnviz/analysis/head_detection.hpp"
+#include "attnviz/batch/merge.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "batch_input.hpp"
-#include "batch_items.hpp"
 
 namespace attnviz::detail {
 
@@ -19,11 +19,6 @@ struct BatchArgs {
       file;  // --batch: JSON lines, each {"text": "…"} or {"ids": [5, 17, 3]}, optional "id"
   std::string items;  // --items: the per-input lines (batch_items.hpp); "" = none
   std::string shard;  // --shard K/N: the inputs whose index i has i mod N = K; "" = all
-};
-
-struct BatchResult {
-  std::vector<HeadScores> summary;  // per head: mean, spread over the inputs
-  std::string input;                // what was pooled, for the report's title
 };
 
 // One input's figures per head: what a batch computes for each line (`run` holds that input);
@@ -52,12 +47,5 @@ BatchResult run_heads_batch(PreparedRun& run, const InputArgs& in,
 
 // The tokens the patterns compare: the ids, or for hash-embedded tokens their text interned.
 std::vector<int64_t> token_identities(const Sequence& seq);
-
-// The --items files of every shard of one batch, pooled in input order: the figures one run of the
-// whole batch gives. `header` is set to the files' (shared) header.
-BatchResult merge_items(const std::vector<std::string>& files, ItemsHeader& header);
-
-// The detection options a heads items header names (patterns by name, measure, exclusions).
-DetectionOptions detection_of(const ItemsHeader& header);
 
 }  // namespace attnviz::detail

@@ -48,18 +48,18 @@ void check_command(const CheckArgs& a) {
 // per input (its check_json with "item", "line" and "id"), then the totals; exit 3 when any fails.
 void check_batch(const CheckArgs& a) {
   detail::refuse_inputs_beside_batch(a.in);
-  const auto [shard, shards] = detail::parse_shard(a.shard);
-  const detail::BatchScan scan = detail::scan_batch(a.batch);
+  const auto [shard, shards] = parse_shard(a.shard);
+  const BatchScan scan = scan_batch(a.batch);
   const int64_t total = scan.inputs;
-  PreparedRun run = prepare_model(a.in, scan.tokenizer_use);
+  PreparedRun run = prepare_model(a.in, detail::tokenizer_use(scan));
   const bool json = a.format == "json";
-  const int64_t mine = detail::shard_size(total, shard, shards);
+  const int64_t mine = shard_size(total, shard, shards);
   int64_t failed = 0, problems = 0, maps = 0;
-  detail::BatchNotes notes;
+  BatchNotes notes;
   {
-    detail::BatchProgress progress("check", mine);
+    BatchProgress progress("check", mine);
     int64_t done = 0;
-    detail::for_each_batch_line(a.batch, [&](int64_t index, int64_t line, const std::string& text) {
+    for_each_batch_line(a.batch, [&](int64_t index, int64_t line, const std::string& text) {
       if (index % shards != shard) return;
       nlohmann::json j;
       try {
@@ -70,7 +70,7 @@ void check_batch(const CheckArgs& a) {
       } catch (const nlohmann::json::exception& e) {
         throw Error(fmt::format("{} line {}: not JSON: {}", a.batch, line, e.what()));
       } catch (const Error& e) {
-        throw detail::batch_line_error(a.batch, line, e);
+        throw batch_line_error(a.batch, line, e);
       }
       CheckCollector check(run.selection);
       forward(run.model, run.inputs, run.options, &check);

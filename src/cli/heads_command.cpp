@@ -89,12 +89,12 @@ void heads_batch(const HeadsArgs& a, DetectionOptions detection, HeadsReportOpti
     check_unique_names(detection.patterns, name);
   }
   report.sort = sort_index(a.sort, detection.patterns);
-  const detail::BatchScan scan = detail::scan_batch(a.batch.file);
-  PreparedRun run = prepare_model(a.in, scan.tokenizer_use);
+  const BatchScan scan = scan_batch(a.batch.file);
+  PreparedRun run = prepare_model(a.in, detail::tokenizer_use(scan));
   detection.selection = run.selection;
   report.model_name = run.model.name;
-  const detail::BatchResult result = detail::run_heads_batch(run, a.in, detection, a.batch, scan,
-                                                             detail::batch_settings(a.in, run));
+  const BatchResult result = detail::run_heads_batch(run, a.in, detection, a.batch, scan,
+                                                     detail::batch_settings(a.in, run));
   report.input = result.input;
   report_heads(result.summary, detection, report, a.png_dir, a.figure_file);
 }
@@ -205,8 +205,8 @@ struct MergeArgs {
 
 void merge_command(const MergeArgs& a) {
   HeadsReportOptions report = report_options(a.format, a.precision, a.top);
-  detail::ItemsHeader header;
-  const detail::BatchResult result = detail::merge_items(a.files, header);
+  ItemsHeader header;
+  const BatchResult result = merge_items(a.files, header);
   if (header.command == "stats") {
     detail::report_stats_batch(
         result, header,
@@ -216,7 +216,7 @@ void merge_command(const MergeArgs& a) {
   }
   if (a.ascending || !a.chart.empty())
     throw usage_error("--ascending and --chart go with the --items files of stats --batch");
-  const DetectionOptions detection = detail::detection_of(header);
+  const DetectionOptions detection = detection_of(header);
   report.model_name = header.model;
   report.sort = sort_index(a.sort, detection.patterns);
   report.input = result.input;

@@ -77,10 +77,10 @@ void stats_batch(const StatsArgs& a) {
   if (!a.sort.empty()) find_stats_metric(a.sort, "--sort");  // flag errors before the model loads
   find_stats_metric(a.chart, "--chart");
   parse_table_format(a.format);
-  const detail::BatchScan scan = detail::scan_batch(a.batch.file);
-  PreparedRun run = prepare_model(a.in, scan.tokenizer_use);
-  detail::ItemsHeader header;
-  const detail::BatchResult result = detail::run_stats_batch(
+  const BatchScan scan = scan_batch(a.batch.file);
+  PreparedRun run = prepare_model(a.in, detail::tokenizer_use(scan));
+  ItemsHeader header;
+  const BatchResult result = detail::run_stats_batch(
       run, a.in, StatsOptions{a.saturation, a.temperature, run.selection}, a.batch, scan, header);
   detail::report_stats_batch(result, header, flags);
 }

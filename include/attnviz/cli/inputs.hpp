@@ -39,9 +39,6 @@ Vocabulary vocabulary_of(const Model& model);
 TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use,
                         bool add_special, BosMode bos = BosMode::automatic);
 
-// Texts attnviz tokenizes are at most this long: a longer one makes more tokens than any map shows.
-inline constexpr size_t k_max_text_bytes = 8u << 20;
-
 // Tokens to vectors: with a table, token → id through the vocabulary ([UNK] labelled and noted),
 // then table rows; without one, hash vectors (noted).
 Sequence embed_tokens(const Model& model, const Vocabulary& vocab,

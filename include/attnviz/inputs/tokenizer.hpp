@@ -12,6 +12,10 @@
 
 namespace attnviz {
 
+// Texts attnviz tokenizes are at most this long: a longer one makes more tokens than any map shows
+// (--text, --text-file, a --batch line).
+inline constexpr size_t k_max_text_bytes = 8u << 20;
+
 // One piece of tokenized text: what the model sees (id), what the axes show (label) and where in
 // the input it came from.
 struct TokenPiece {

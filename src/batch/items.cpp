@@ -1,6 +1,6 @@
 // --items files of heads and stats batches: JSON lines written as inputs finish, read back by
 // merge.
-#include "batch_items.hpp"
+#include "attnviz/batch/items.hpp"
 
 #include <fmt/format.h>
 
@@ -9,10 +9,10 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "attnviz/batch/batch_file.hpp"
 #include "attnviz/core/error.hpp"
-#include "batch_input.hpp"
 
-namespace attnviz::detail {
+namespace attnviz {
 
 namespace {
 // "attnviz heads items 1", "attnviz stats items 1"
@@ -146,4 +146,4 @@ std::optional<ItemLine> read_item(std::istream& in, const std::string& file, int
   }
 }
 
-}  // namespace attnviz::detail
+}  // namespace attnviz

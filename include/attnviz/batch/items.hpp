@@ -11,7 +11,7 @@
 
 #include "attnviz/analysis/head_detection.hpp"
 
-namespace attnviz::detail {
+namespace attnviz {
 
 // What a batch was run with; two shards merge only when these agree (but `shard`).
 struct ItemsHeader {
@@ -43,4 +43,4 @@ struct ItemLine {
 std::optional<ItemLine> read_item(std::istream& in, const std::string& file, int64_t& line,
                                   size_t n_patterns);
 
-}  // namespace attnviz::detail
+}  // namespace attnviz
