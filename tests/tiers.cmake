@@ -9,7 +9,7 @@
 set(ATTNVIZ_TIER_unit
   test_analysis_heads test_analysis_rows test_atomic_file test_attention test_bert_pretokenizers
   test_block_team test_colormap test_figure test_gated_ffn test_gguf test_gguf_dequant
-  test_family_records test_layer_traits test_sink_logits test_mixture_of_experts test_run_plan test_gqa test_include_rules test_limits test_model
+  test_family_records test_layer_traits test_sink_logits test_mixture_of_experts test_command_plans test_gqa test_include_rules test_limits test_model
   test_model_hostile test_normalizers test_npy test_pipeline_tokenizer test_png test_pre_tokenizers
   test_progress_sink test_render_canvas test_render_colormaps test_render_pooling test_rms_norm
   test_rotary test_row_kernel test_safetensors test_save_sink test_stack test_table test_terminal

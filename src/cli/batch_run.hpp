@@ -14,13 +14,6 @@
 
 namespace attnviz::detail {
 
-struct BatchArgs {
-  std::string
-      file;  // --batch: JSON lines, each {"text": "…"} or {"ids": [5, 17, 3]}, optional "id"
-  std::string items;  // --items: the per-input lines (batch_items.hpp); "" = none
-  std::string shard;  // --shard K/N: the inputs whose index i has i mod N = K; "" = all
-};
-
 // One input's figures per head: what a batch computes for each line (`run` holds that input);
 // the input's warnings (NaN weights, …) are appended to `warnings`.
 using ScoreInput = std::function<std::vector<HeadScores>(const PreparedRun& run,

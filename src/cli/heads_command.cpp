@@ -11,6 +11,7 @@
 #include "attnviz/analysis/head_detection.hpp"
 #include "attnviz/cli/collect.hpp"
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/heads_plan.hpp"
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/validators.hpp"
@@ -27,23 +28,6 @@
 namespace attnviz {
 
 namespace {
-
-const char* const k_builtin_patterns[] = {"previous-token", "duplicate-token", "induction", "sink"};
-
-struct HeadsArgs {
-  InputArgs in;
-  std::vector<std::string> patterns;
-  std::string sort;
-  std::string measure = "mul";
-  bool exclude_bos = false, exclude_current = false;
-  std::string format = "text";
-  int precision = 3;
-  int top = 0;
-  std::string png_dir;
-  FigureFlags figure_flags;  // --figure-format, --dpi
-  FigureFile figure_file;
-  detail::BatchArgs batch;  // --batch, --items, --shard
-};
 
 // --sort NAME as an index into the patterns (default: the first).
 size_t sort_index(const std::string& sort, const std::vector<PatternSpec>& patterns) {
@@ -67,28 +51,10 @@ void report_heads(const std::vector<HeadScores>& heads, const DetectionOptions& 
   }
 }
 
-// Patterns are named in the report and the items files: two of one name are refused.
-void check_unique_names(const std::vector<PatternSpec>& patterns, const std::string& flag_value) {
-  std::set<std::string> seen;
-  for (const auto& p : patterns) {
-    if (!seen.insert(p.name).second) {
-      throw usage_error(
-          fmt::format("--pattern {}: a pattern named '{}' is given twice", flag_value, p.name));
-    }
-  }
-}
-
 // heads --batch: built-in patterns over every input of the file (or this shard's), pooled per head.
 void heads_batch(const HeadsArgs& a, DetectionOptions detection, HeadsReportOptions report,
                  const std::vector<std::string>& names) {
-  detail::refuse_inputs_beside_batch(a.in);
-  if (!a.batch.items.empty()) check_output_file(a.batch.items, "--items");
-  for (const auto& name : names) {
-    detection.patterns.push_back(
-        builtin_pattern(name));  // a pattern file fits one length: refused here
-    check_unique_names(detection.patterns, name);
-  }
-  report.sort = sort_index(a.sort, detection.patterns);
+  for (const auto& name : names) detection.patterns.push_back(builtin_pattern(name));
   const BatchScan scan = scan_batch(a.batch.file);
   PreparedRun run = prepare_model(a.in, detail::tokenizer_use(scan));
   detection.selection = run.selection;
@@ -128,28 +94,14 @@ HeadsReportOptions report_options(const std::string& format, int precision, int 
 }
 
 void heads_command(const HeadsArgs& a) {
-  HeadsReportOptions report = report_options(a.format, a.precision, a.top);
-  DetectionOptions detection;
-  detection.measure = parse_error_measure(a.measure);
-  detection.exclude_bos = a.exclude_bos;
-  detection.exclude_current = a.exclude_current;
-  for (const auto& p : a.patterns) {  // names checked before the model loads; files once N is known
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(p, ec)) builtin_pattern(p);
-  }
-  const std::vector<std::string> names =
-      a.patterns.empty()
-          ? std::vector<std::string>(std::begin(k_builtin_patterns), std::end(k_builtin_patterns))
-          : a.patterns;
-  if (!a.batch.file.empty()) return heads_batch(a, detection, report, names);
-  if (!a.batch.items.empty() || !a.batch.shard.empty())
-    throw usage_error("--items and --shard go with --batch");
+  const HeadsPlan plan = resolve_heads(a);  // every flag checked: nothing has loaded yet
+  DetectionOptions detection = plan.detection;
+  HeadsReportOptions report = plan.report;
+  const std::vector<std::string>& names = plan.patterns;
+  if (plan.batch) return heads_batch(a, detection, report, names);
   const PreparedRun run = prepare_run(a.in);
   const int n = static_cast<int>(run.inputs.target.x.rows());
-  for (const auto& name : names) {
-    detection.patterns.push_back(pattern_of(name, n));
-    check_unique_names(detection.patterns, name);
-  }
+  for (const auto& name : names) detection.patterns.push_back(pattern_of(name, n));
   // A pattern file is [N, N] at the target's length; an encoder-decoder's encoder maps are over the
   // source: refused before the run when the lengths differ.
   bool user_pattern = false;
@@ -164,7 +116,6 @@ void heads_command(const HeadsArgs& a) {
           n, run.inputs.source->x.rows()));
     }
   }
-  report.sort = sort_index(a.sort, detection.patterns);
   bool tokens_needed = false;
   for (const auto& p : detection.patterns) tokens_needed |= needs_tokens(p.kind);
   if (tokens_needed) {

@@ -11,6 +11,7 @@
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/prepare.hpp"
+#include "attnviz/cli/stats_plan.hpp"
 #include "attnviz/cli/validators.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
@@ -25,58 +26,10 @@ namespace attnviz {
 
 namespace {
 
-struct StatsArgs {
-  InputArgs in;
-  double saturation = 0.99;
-  double temperature = 1.0;
-  std::string format = "text";
-  int precision = 3;
-  std::string sort, role;
-  bool ascending = false;
-  int top = 0;
-  std::string png_dir;
-  std::string chart = "saturated";
-  FigureFlags figure_flags;  // --figure-format, --dpi
-  FigureFile figure_file;
-  int width = 0;            // text: columns of the terminal (0 = detected)
-  detail::BatchArgs batch;  // --batch, --items, --shard
-};
-
-StatsReportOptions report_options(const StatsArgs& a) {
-  StatsReportOptions r;
-  r.format = parse_table_format(a.format);
-  r.precision = a.precision;
-  if (!a.sort.empty()) r.order.sort = find_stats_metric(a.sort, "--sort").name;
-  r.order.ascending = a.ascending;
-  if (!a.role.empty()) {
-    r.order.role = parse_role(a.role);
-    if (!r.order.role) {
-      throw usage_error(
-          fmt::format("--role '{}': unknown role (known: broad, sink, previous-token, self, "
-                      "concentrated, mixed)",
-                      a.role));
-    }
-  }
-  r.order.top = a.top;
-  if (r.format == TableFormat::text) r.width = resolved_width(a.width);
-  return r;
-}
-
 // stats --batch: every input's figures per head, pooled over the inputs (or this shard's).
 void stats_batch(const StatsArgs& a) {
-  detail::refuse_inputs_beside_batch(a.in);
-  if (!a.role.empty()) {
-    throw usage_error(
-        "--role with --batch: a head's role can differ from input to input; sort by a figure "
-        "instead "
-        "(--sort sink, --sort previous, …)");
-  }
-  if (!a.batch.items.empty()) check_output_file(a.batch.items, "--items");
   const detail::StatsBatchFlags flags{a.format,  a.precision, a.sort,  a.ascending,  a.top,
                                       a.png_dir, a.chart,     a.width, a.figure_file};
-  if (!a.sort.empty()) find_stats_metric(a.sort, "--sort");  // flag errors before the model loads
-  find_stats_metric(a.chart, "--chart");
-  parse_table_format(a.format);
   const BatchScan scan = scan_batch(a.batch.file);
   PreparedRun run = prepare_model(a.in, detail::tokenizer_use(scan));
   ItemsHeader header;
@@ -86,11 +39,9 @@ void stats_batch(const StatsArgs& a) {
 }
 
 void stats_command(const StatsArgs& a) {
-  if (!a.batch.file.empty()) return stats_batch(a);
-  if (!a.batch.items.empty() || !a.batch.shard.empty())
-    throw usage_error("--items and --shard go with --batch");
-  StatsReportOptions report = report_options(a);  // flag errors before the model loads
-  if (!a.png_dir.empty()) find_stats_metric(a.chart, "--chart");
+  const StatsPlan plan = resolve_stats(a);  // every flag checked: nothing has loaded yet
+  if (plan.batch) return stats_batch(a);
+  StatsReportOptions report = plan.report;
   const PreparedRun run = prepare_run(a.in);
   report.model_name = run.model.name;
   StatsCollector stats(StatsOptions{a.saturation, a.temperature, run.selection});

@@ -56,6 +56,14 @@ struct InputArgs {
   TokenBound bound;          // the command's, set where it is registered
 };
 
+// --batch, --items and --shard (heads, stats).
+struct BatchArgs {
+  std::string
+      file;  // --batch: JSON lines, each {"text": "…"} or {"ids": [5, 17, 3]}, optional "id"
+  std::string items;  // --items: the per-input lines (attnviz/batch/items.hpp); "" = none
+  std::string shard;  // --shard K/N: the inputs whose index i has i mod N = K; "" = all
+};
+
 // `attnviz run`'s outputs.
 struct RunArgs {
   InputArgs in;
