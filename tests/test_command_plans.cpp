@@ -1,4 +1,5 @@
-// Commands' flags resolved before anything loads (run, rollout, stats, heads): resolve_* refuses
+// Commands' flags resolved before anything loads (run, rollout, stats, heads, check, explain,
+// residual, diff): resolve_* refuses
 // the pairings that cannot go together with a usage error (exit 2) and parses the names, without
 // reading any input — the model named here does not exist, so a check that needed it would fail
 // differently.
@@ -7,7 +8,11 @@
 #include <fstream>
 #include <string>
 
+#include "attnviz/cli/check_plan.hpp"
+#include "attnviz/cli/diff_plan.hpp"
+#include "attnviz/cli/explain_plan.hpp"
 #include "attnviz/cli/heads_plan.hpp"
+#include "attnviz/cli/residual_plan.hpp"
 #include "attnviz/cli/run_plan.hpp"
 #include "attnviz/cli/stats_plan.hpp"
 #include "attnviz/core/error.hpp"
@@ -46,6 +51,18 @@ std::string refusal(const StatsArgs& a) {
 }
 std::string refusal(const HeadsArgs& a) {
   return refusal_of(a, resolve_heads);
+}
+std::string refusal(const CheckArgs& a) {
+  return refusal_of(a, resolve_check);
+}
+std::string refusal(const ExplainArgs& a) {
+  return refusal_of(a, resolve_explain);
+}
+std::string refusal(const ResidualArgs& a) {
+  return refusal_of(a, resolve_residual);
+}
+std::string refusal(const DiffArgs& a) {
+  return refusal_of(a, resolve_diff);
 }
 
 template <typename Args>
@@ -189,4 +206,63 @@ TEST_CASE("heads plan: patterns named, their names unique, the sort found, befor
   CHECK(contains(refusal(b), "unknown pattern"));
   b.patterns = {"induction"};
   CHECK(resolve_heads(b).batch);
+}
+
+TEST_CASE("check, explain and residual plans: their pairings before a model loads") {
+  auto c = with_model<CheckArgs>();
+  c.in.target.text = "hello";
+  c.shard = "1/2";
+  CHECK(contains(refusal(c), "--shard goes with --batch"));
+  c.batch = "inputs.jsonl";
+  CHECK(contains(refusal(c), "--batch reads the inputs from its file"));
+  c.in.target.text.clear();
+  c.format = "json";
+  const CheckPlan plan = resolve_check(c);
+  CHECK(plan.batch);
+  CHECK(plan.json);
+  CHECK(plan.shard == std::pair{1, 2});
+  c.shard = "2/2";
+  CHECK(contains(refusal(c), "--shard '2/2'"));
+
+  auto e = with_model<ExplainArgs>();
+  e.in.target.text = "hello";
+  CHECK(contains(refusal(e), "explain follows one head: give --head H"));
+  e.in.selection.head = "1";
+  e.cell = "5;3";
+  CHECK(contains(refusal(e), "--cell '5;3': write the query and key as I,J"));
+  e.cell = "5,3";
+  e.format = "csv";
+  CHECK(contains(refusal(e), "explain --format: text, markdown or json"));
+  e.format = "markdown";
+  const ExplainPlan ep = resolve_explain(e);
+  CHECK(ep.options.cell == std::pair{5, 3});
+  CHECK(ep.in.selection.layer == "0");
+  CHECK(ep.in.bound.max_tokens == 4096);
+
+  auto r = with_model<ResidualArgs>();
+  r.in.selection.site = "self";
+  CHECK(contains(refusal(r), "--head and --site do not apply"));
+  r.in.selection.site.clear();
+  r.format = "json";
+  CHECK(resolve_residual(r) == TableFormat::json);
+}
+
+TEST_CASE("diff plan: two files or one inline run, and nothing that would be ignored") {
+  DiffArgs d;
+  CHECK(contains(refusal(d), "give two --save files A B, or -m MODEL"));
+  d.a = "a.safetensors";
+  CHECK(contains(refusal(d), "B is missing"));
+  d.b = "b.safetensors";
+  CHECK(resolve_diff(d).files);
+  d.given = {"--sort", "--text"};
+  CHECK(contains(refusal(d), "--text: diff of two --save files takes no input flags"));
+  d.given = {"--sort", "--layer"};
+  CHECK(refusal(d).empty());
+  d.sort = "jsdd";
+  CHECK(!refusal(d).empty());
+  d.sort = "jsd";
+  d.in.model = "m";
+  CHECK(contains(refusal(d), "not both"));
+  d.a.clear(), d.b.clear(), d.given.clear();
+  CHECK(!resolve_diff(d).files);
 }

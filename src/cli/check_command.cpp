@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "attnviz/cli/check_plan.hpp"
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/notes.hpp"
 #include "attnviz/cli/prepare.hpp"
@@ -20,20 +21,14 @@ namespace attnviz {
 
 namespace {
 
-struct CheckArgs {
-  InputArgs in;
-  std::string format = "text";
-  std::string batch, shard;
-};
-
 // text: one line per finding, then the summary (on stderr as the error when a check fails);
 // json: one document on stdout either way. Exit 3 when a check fails.
-void check_command(const CheckArgs& a) {
+void check_command(const CheckArgs& a, const CheckPlan& plan) {
   const PreparedRun run = prepare_run(a.in);
   CheckCollector check(run.selection);
   // forward's warnings (fully masked rows) are findings here, reported below with the head named.
   forward(run.model, run.inputs, run.options, &check);
-  const bool json = a.format == "json";
+  const bool json = plan.json;
   if (json) {
     std::cout << check_json(check);
   } else {
@@ -46,13 +41,12 @@ void check_command(const CheckArgs& a) {
 
 // check --batch: each input checked alone; text: its findings prefixed by its line, json: one line
 // per input (its check_json with "item", "line" and "id"), then the totals; exit 3 when any fails.
-void check_batch(const CheckArgs& a) {
-  detail::refuse_inputs_beside_batch(a.in);
-  const auto [shard, shards] = parse_shard(a.shard);
+void check_batch(const CheckArgs& a, const CheckPlan& plan) {
+  const auto [shard, shards] = plan.shard;
   const BatchScan scan = scan_batch(a.batch);
   const int64_t total = scan.inputs;
   PreparedRun run = prepare_model(a.in, detail::tokenizer_use(scan));
-  const bool json = a.format == "json";
+  const bool json = plan.json;
   const int64_t mine = shard_size(total, shard, shards);
   int64_t failed = 0, problems = 0, maps = 0;
   BatchNotes notes;
@@ -130,9 +124,9 @@ void add_check_command(CLI::App& app) {
   detail::add_batch_flags(*cmd, args->batch, args->shard, "check",
                           "findings are named by line, exit 3 when any fails");
   cmd->callback([args] {
-    if (!args->batch.empty()) return check_batch(*args);
-    if (!args->shard.empty()) throw usage_error("--shard goes with --batch");
-    check_command(*args);
+    const CheckPlan plan = resolve_check(*args);  // every flag checked: nothing has loaded yet
+    if (plan.batch) return check_batch(*args, plan);
+    check_command(*args, plan);
   });
 }
 

@@ -13,6 +13,7 @@
 
 #include "attnviz/analysis/map_diff.hpp"
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/diff_plan.hpp"
 #include "attnviz/cli/notes.hpp"
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/run_args.hpp"
@@ -41,31 +42,7 @@ using detail::saved_heads;
 using detail::saved_maps;
 using detail::slot_of;
 
-struct DiffArgs {
-  std::string a, b;  // two --save files, or
-  InputArgs in;  // A's run given inline (-m …; its --layer/--site/--head select in both modes)
-  detail::RunBFlags run_b;  // what differs in B
-  std::string sort = "jsd";
-  int top = 0;
-  std::string format = "text";
-  int precision = 4;
-  std::string png_dir;
-  int max_pixels = 1024;
-  FigureFlags figure_flags;  // --figure-format, --dpi
-  FigureFile figure_file;
-};
-
 constexpr int k_default_figures = 6;
-
-// The flags of a file diff (the rest are an inline run's).
-bool is_diff_file_flag(const std::string& name) {
-  for (const char* f :
-       {"--sort", "--top", "--format", "--precision", "--png", "--max-pixels", "--figure-format",
-        "--dpi", "--font-size", "--size", "--layer", "--site", "--head", "--help"}) {
-    if (name == f) return true;
-  }
-  return false;
-}  // difference figures without --top: the six most changed heads
 
 // Per figure cell, how many of its (query, key) pairs either run allows: a pair is masked when its
 // saved score is −inf in A and in B (both 0 weights by the mask, not an unchanged weight). Maps
@@ -237,34 +214,13 @@ void diff_saved(const DiffArgs& args, const std::string& path_a, const std::stri
   }
 }
 
-void diff_command(const DiffArgs& args, const CLI::App& cmd) {
-  check_diff_metric(args.sort);
-  const bool files = !args.a.empty() || !args.b.empty();
-  if (files && !args.in.model.empty()) {
-    throw usage_error(
-        "diff takes two --save files or one inline run (-m …) with what differs in B, not both");
-  }
-  if (files) {
-    if (args.b.empty())
-      throw usage_error(
-          "diff: B is missing: give two --save files, or -m MODEL and what differs in B");
-    // Input flags without -m would be ignored: refused instead.
-    for (const auto* option : cmd.get_options()) {
-      const std::string name = option->get_name();
-      if (option->count() > 0 && !option->get_positional() && !is_diff_file_flag(name)) {
-        throw usage_error(fmt::format(
-            "{}: diff of two --save files takes no input flags (they belong to an inline run, "
-            "-m …)",
-            name));
-      }
-    }
+void diff_command(const DiffArgs& args) {
+  const DiffPlan plan = resolve_diff(args);  // every flag checked: nothing has loaded yet
+  if (plan.files) {
     diff_saved(args, args.a, args.b, std::filesystem::path(args.a).filename().string(),
                std::filesystem::path(args.b).filename().string());
     return;
   }
-  if (args.in.model.empty())
-    throw usage_error(
-        "diff: give two --save files A B, or -m MODEL with an input and what differs in B");
   const detail::InlineRuns runs(args.in, args.run_b);
   diff_saved(args, runs.a().string(), runs.b().string(), runs.name_a(), runs.name_b());
 }
@@ -306,7 +262,11 @@ void add_diff_command(CLI::App& app) {
   add_figure_flags(*cmd, args->figure_flags, true);
   cmd->callback([args, cmd] {
     args->figure_file = figure_file(*cmd, args->figure_flags, {"--max-pixels"});
-    diff_command(*args, *cmd);
+    for (const auto* option : cmd->get_options()) {
+      if (option->count() > 0 && !option->get_positional())
+        args->given.push_back(option->get_name());
+    }
+    diff_command(*args);
   });
 }
 

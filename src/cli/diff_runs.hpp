@@ -10,14 +10,6 @@
 
 namespace attnviz::detail {
 
-// What differs in B: each flag given replaces A's (a B input replaces A's input as a whole;
-// --b-seed alone keeps A's --probe with another seed).
-struct RunBFlags {
-  std::string model;
-  SequenceFlags target;
-  bool any() const { return !model.empty() || target.given() || !target.probe_seed.empty(); }
-};
-
 // The temp folder with a.safetensors and b.safetensors, and what each run was, for titles.
 class InlineRuns {
  public:

@@ -1,13 +1,13 @@
 // `attnviz explain`: one head's computation step by step, with the run's own numbers.
 #include <fmt/format.h>
 
-#include <charconv>
 #include <iostream>
 #include <memory>
 
 #include "attnviz/analysis/head_trace.hpp"
 #include "attnviz/cli/collect.hpp"
 #include "attnviz/cli/commands.hpp"
+#include "attnviz/cli/explain_plan.hpp"
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/prepare.hpp"
 #include "attnviz/cli/validators.hpp"
@@ -18,39 +18,10 @@ namespace attnviz {
 
 namespace {
 
-struct ExplainArgs {
-  InputArgs in;
-  std::string stack;  // --stack encoder|decoder (an encoder-decoder's self maps)
-  std::string cell;   // --cell I,J
-  std::string format = "text";
-  int precision = 3, rows = 6, cols = 6;
-};
-
-std::pair<int, int> parse_cell(const std::string& text) {
-  const size_t comma = text.find(',');
-  int i = -1, j = -1;
-  const auto whole = [](std::string_view s, int& out) {
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && end == s.data() + s.size() && out >= 0;
-  };
-  if (comma == std::string::npos || !whole(std::string_view(text).substr(0, comma), i) ||
-      !whole(std::string_view(text).substr(comma + 1), j)) {
-    throw usage_error(fmt::format("--cell '{}': write the query and key as I,J (e.g. 5,3)", text));
-  }
-  return {i, j};
-}
-
 void explain_command(const ExplainArgs& a) {
-  ExplainOptions o;
-  o.format = parse_table_format(a.format);
-  o.precision = a.precision;
-  o.rows = a.rows, o.cols = a.cols;
-  if (!a.cell.empty()) o.cell = parse_cell(a.cell);
-  if (a.in.selection.head.empty())
-    throw usage_error("explain follows one head: give --head H (and --layer L, default 0)");
-  InputArgs in = a.in;
-  if (in.selection.layer.empty()) in.selection.layer = "0";
-  in.bound = {4096, "explain", "it keeps the head's whole N × N matrices"};
+  const ExplainPlan plan = resolve_explain(a);  // every flag checked: nothing has loaded yet
+  ExplainOptions o = plan.options;
+  const InputArgs& in = plan.in;
   const PreparedRun run = prepare_run(in);  // checks that the layer, site and head exist
   std::vector<HeadId> maps;
   std::string found;

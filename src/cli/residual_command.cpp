@@ -13,6 +13,7 @@
 #include "attnviz/cli/commands.hpp"
 #include "attnviz/cli/output_flags.hpp"
 #include "attnviz/cli/prepare.hpp"
+#include "attnviz/cli/residual_plan.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/io/json_write.hpp"
 #include "attnviz/render/table.hpp"
@@ -20,12 +21,6 @@
 namespace attnviz {
 
 namespace {
-
-struct ResidualArgs {
-  InputArgs in;
-  std::string format = "text";
-  int precision = 3;
-};
 
 // The feed-forward row's share of its layer's updates: ‖Δ_ffn‖ / (‖Δ_attention‖ + ‖Δ_cross‖ +
 // ‖Δ_ffn‖).
@@ -38,11 +33,7 @@ double ffn_share(const std::vector<SublayerNorms>& all, size_t k) {
 }
 
 void residual_command(const ResidualArgs& a) {
-  const TableFormat format = parse_table_format(a.format);
-  if (!a.in.selection.head.empty() || !a.in.selection.site.empty()) {
-    throw usage_error(
-        "residual reports whole sublayers: --head and --site do not apply (--layer picks a layer)");
-  }
+  const TableFormat format = resolve_residual(a);  // every flag checked: nothing has loaded yet
   const PreparedRun run = prepare_run(a.in);
   ResidualCollector residual;
   run_collecting(run, residual);

@@ -56,6 +56,14 @@ struct InputArgs {
   TokenBound bound;          // the command's, set where it is registered
 };
 
+// What differs in B: each flag given replaces A's (a B input replaces A's input as a whole;
+// --b-seed alone keeps A's --probe with another seed).
+struct RunBFlags {
+  std::string model;
+  SequenceFlags target;
+  bool any() const { return !model.empty() || target.given() || !target.probe_seed.empty(); }
+};
+
 // --batch, --items and --shard (heads, stats).
 struct BatchArgs {
   std::string
