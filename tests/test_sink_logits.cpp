@@ -14,11 +14,13 @@
 #include "attnviz/analysis/head_stats.hpp"
 #include "attnviz/analysis/head_trace.hpp"
 #include "attnviz/analysis/rollout.hpp"
+#include "attnviz/analysis/stats_metrics.hpp"
 #include "attnviz/compute/attention.hpp"
 #include "attnviz/compute/multi_head.hpp"
 #include "attnviz/io/safetensors.hpp"
 #include "attnviz/model/model.hpp"
 #include "attnviz/reports/explain_report.hpp"
+#include "attnviz/reports/stats_report.hpp"
 #include "check_close.hpp"
 #include "error_of.hpp"
 #include "run_cli.hpp"  // contains
@@ -188,6 +190,17 @@ TEST_CASE("sink logits: stats count the sink as one more outcome of each row") {
   CHECK(h.scaled.first_key.mean() == doctest::Approx((1.0 / 3 + 0.25) / 2).epsilon(1e-6));
   // Unscaled, q·k = 0 still, and σ is no q·k product: the same distribution.
   CHECK(h.unscaled.entropy.mean() == doctest::Approx((h0 + h1) / 2).epsilon(1e-6));
+  // The sink's own share, per row: 2/3 and 1/2; the report says what the figures count.
+  CHECK(h.sink_logit_weight.count == 2);
+  CHECK(h.sink_logit_weight.mean() == doctest::Approx((2.0 / 3 + 0.5) / 2).epsilon(1e-6));
+  CHECK(find_stats_metric("sink_logit", "--sort").value(h) == h.sink_logit_weight.mean());
+  StatsReportOptions report;
+  report.precision = 4;
+  const std::string text = render_stats(stats.heads(), stats.options(), report);
+  CHECK_MESSAGE(contains(text,
+                         "learned sink logits: each row's sink weight (which no key gets) "
+                         "counts as one more outcome in max w, H and sat; its mean is 0.5833"),
+                text);
 }
 
 TEST_CASE("sink logits: rollout keeps the sink's share out of the rows") {

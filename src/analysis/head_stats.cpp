@@ -57,6 +57,7 @@ void HeadStats::merge(const HeadStats& other) {
   predicted_scaled_variance.merge(other.predicted_scaled_variance);
   q_variance.merge(other.q_variance);
   k_variance.merge(other.k_variance);
+  sink_logit_weight.merge(other.sink_logit_weight);
 }
 
 // A uniform-looking head is "broad" even when short rows put much weight on key 0; otherwise the
@@ -249,6 +250,7 @@ void StatsCollector::add_row_scalar(const AttentionBlock& block, int i) {
     return;
   }
   h.scaled.add(row_figures(probs, logits_, allowed_, i, options_.saturation, n_key));
+  if (sink) h.sink_logit_weight.add(probs_[n_key]);
   for (int j = 0; j < n_key; ++j) {
     if (!allowed_[j]) continue;
     h.scaled_logits.add(logits_[j]);

@@ -29,6 +29,8 @@ constexpr StatsMetric k_metrics[] = {
      [](const HeadStats& h) { return h.scaled.saturated_share(); }, true},
     {"sink", "mean weight on the first key",
      [](const HeadStats& h) { return h.scaled.first_key.mean(); }, true},
+    {"sink_logit", "mean weight on the learned sink logit (no key)",
+     [](const HeadStats& h) { return h.sink_logit_weight.mean(); }, true},
     {"previous", "mean weight on the previous token",
      [](const HeadStats& h) { return h.scaled.previous.mean(); }, true},
     {"diagonal", "mean weight on the diagonal",

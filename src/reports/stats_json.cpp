@@ -96,6 +96,9 @@ Json entry_json(const HeadStats& h, const char* scope) {
   j["scaled"] = figures_json(h.scaled);
   j["unscaled"] = figures_json(h.unscaled);
   j["logits"] = logits_json(h);
+  // gpt-oss's learned sink: the mean share of a row no key gets (null for heads without one).
+  j["sink_logit_weight"] =
+      h.sink_logit_weight.count > 0 ? summary_json(h.sink_logit_weight) : Json(nullptr);
   return j;
 }
 

@@ -127,6 +127,14 @@ std::string render_text(const std::vector<HeadStats>& shown, const std::vector<H
           "broad when H/ln n >= {:g}, concentrated when max w >= {:g}, else mixed\n",
           counterfactual, k_role_mass, k_role_broad_entropy, k_role_mass),
       width);
+  if (all.sink_logit_weight.count > 0) {
+    out += wrap_lines(
+        fmt::format("learned sink logits: each row's sink weight (which no key gets) counts as one "
+                    "more outcome in max w, H and sat; its mean is {} over these heads "
+                    "(per head: --sort sink_logit, or sink_logit_weight in --format json)\n",
+                    fixed(all.sink_logit_weight.mean(), p)),
+        width);
+  }
   return out;
 }
 

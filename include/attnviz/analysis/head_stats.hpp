@@ -46,6 +46,9 @@ struct HeadStats {
   Summary predicted_raw_variance;  // d_k · var(q) · var(k) per head (independence prediction)
   Summary predicted_scaled_variance;  // scale² · d_k · var(q) · var(k) per head
   Summary q_variance, k_variance;
+  // Per row with a choice, the weight of a learned sink logit (gpt-oss): the share no key gets.
+  // Empty (count 0) for a head without one.
+  Summary sink_logit_weight;
 
   void merge(const HeadStats& other);
   HeadRole role() const;  // from `scaled`, thresholds above
