@@ -240,12 +240,11 @@ TEST_CASE(
 }
 
 TEST_CASE("families: a learned position table and the positional kind must agree") {
+  // nanoGPT's layout is attnviz's own (no transformers config class): its config.json may set
+  // "positional", which must then agree with the wpe table.
   TempDir dir;
-  std::filesystem::copy_file(k_torch / "hf_gpt2" / "model.safetensors", dir / "model.safetensors");
-  std::ifstream in(k_torch / "hf_gpt2" / "config.json");
-  std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  config.insert(config.find('{') + 1, R"("positional": "rotary", )");
-  std::ofstream(dir / "config.json") << config;
+  std::filesystem::copy_file(k_torch / "nanogpt" / "model.safetensors", dir / "model.safetensors");
+  std::ofstream(dir / "config.json") << R"({"n_head": 2, "positional": "rotary"})";
   const std::string dropped = error_of([&] { (void)load_model(dir.path(), {}); });
   CHECK_MESSAGE(contains(dropped,
                          "tensor 'transformer.wpe.weight' is a learned position table, but the "
@@ -534,6 +533,18 @@ TEST_CASE("families: each family reads only the keys its transformers code reads
   // Multimodal Gemma 3 (model_type gemma3, settings under text_config) is not gemma3_text.
   CHECK(contains(family_error("hf_gemma3", [](nlohmann::json& c) { c["model_type"] = "gemma3"; }),
                  "config.json's model_type 'gemma3' is not a family attnviz knows"));
+  // attnviz's own keys (its torch layouts read them) are no transformers family's: LlamaConfig
+  // keeps "norm_first": false and ignores it, so attnviz refuses to run another model than it.
+  for (const char* key : {"norm_first", "causal", "scale_embeddings"}) {
+    const std::string own = family_error("hf_llama", [&](nlohmann::json& c) { c[key] = false; });
+    CHECK_MESSAGE(contains(own, fmt::format("config.json: \"{}\" = false: a key of attnviz's own "
+                                            "layouts, which transformers' llama config does not "
+                                            "read",
+                                            key)),
+                  own);
+  }
+  CHECK(contains(family_error("hf_gpt2", [](nlohmann::json& c) { c["positional"] = "none"; }),
+                 "\"positional\" = \"none\": a key of attnviz's own layouts"));
 }
 
 TEST_CASE(

@@ -209,4 +209,16 @@ std::string ConfigSources::model_type() const {
   return "";
 }
 
+void ConfigSources::refuse_file_keys(const std::vector<std::string>& keys,
+                                     const std::string& why) const {
+  for (const auto& source : sources_) {
+    if (source.where == k_flags) continue;
+    for (const auto& key : keys) {
+      const auto it = source.values.find(key);
+      if (it == source.values.end()) continue;
+      throw Error(fmt::format("{}: \"{}\" = {}: {}", source.where, key, it->second.dump(), why));
+    }
+  }
+}
+
 }  // namespace attnviz::detail

@@ -55,6 +55,9 @@ class ConfigSources {
                     const std::string& family);
   // config.json's model_type (Hugging Face), for layout detection.
   std::string model_type() const;
+  // A key a file (not the command line) sets is an Error naming the file, the key, its value and
+  // `why` it cannot be read: attnviz's own keys in a transformers family's config.json.
+  void refuse_file_keys(const std::vector<std::string>& keys, const std::string& why) const;
 
  private:
   struct Found {

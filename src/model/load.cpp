@@ -233,6 +233,17 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   auto [layout, prefix] = choose_layout(src, cfg, overrides);
   if (src.gguf()) layout.norm_offset = 0.0f;  // the converter stored Gemma's gains as 1 + w already
   cfg.set_defaults(layout.config_defaults, layout.name);
+  if (!layout.model_type.empty()) {
+    // attnviz's own config keys (its torch layouts and layout files read them) switch a family's
+    // math only from the command line: transformers' config class of the family ignores them, so
+    // one in its config.json would make attnviz compute another model than transformers does.
+    cfg.refuse_file_keys(
+        {"norm_first", "causal", "positional", "scale_embeddings", "pe_base"},
+        fmt::format("a key of attnviz's own layouts, which transformers' {} config does not read; "
+                    "attnviz will not guess whether it was meant (remove it, or map the names "
+                    "with --layout-file)",
+                    layout.model_type));
+  }
   const Binder b(src, layout, prefix);
 
   Model model;
