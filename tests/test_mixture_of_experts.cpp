@@ -79,6 +79,12 @@ TEST_CASE("experts: each token gets the weighted sum of its top-k experts, the r
   // 1/(4 + e⁻⁵).
   const double z = 4 + std::exp(-5.0);
   const Matrix raw = mixture_of_experts(x, w, MixtureOfExperts{4, 2, false}, Activation::relu);
+  // A NaN router logit has no top k: the token's output is NaN, not an arbitrary expert's.
+  Matrix nan_x = x;
+  nan_x(1, 0) = std::nanf("");
+  const Matrix nan_y = mixture_of_experts(nan_x, w, MixtureOfExperts{4, 2, true}, Activation::relu);
+  CHECK(nan_y.row(0).allFinite());
+  CHECK(nan_y.row(1).array().isNaN().all());
   CHECK(raw(0, 0) == doctest::Approx((2 * 2 + 1) / z).epsilon(1e-6));
   CHECK(raw(1, 1) == doctest::Approx((3 * 3 + 1) / (5 + std::exp(-5.0))).epsilon(1e-6));
 }
@@ -174,6 +180,35 @@ TEST_CASE("experts: a router, experts or config.json that disagree are errors na
   const auto declared =
       error(4, R"({"num_attention_heads": 1, "num_experts_per_tok": 2, "num_local_experts": 8})");
   CHECK_MESSAGE(contains(declared, "num_local_experts = 8, but the weights have 4"), declared);
+  // An expert gate under a plain FFN would be skipped; a dense FFN beside the router left out.
+  {
+    write_moe(dir, 4, two);
+    std::vector<float> eye = {1, 0, 0, 1};
+    const SafetensorsFile f = SafetensorsFile::open(dir / "model.safetensors");
+    std::vector<std::pair<std::string, Tensor>> kept;
+    for (const auto& t : f.tensors()) kept.emplace_back(t.name, f.load(t.name));
+    for (const char* extra : {"h.0.e.0.gate", "h.0.dense.up"}) {
+      std::vector<TensorView> views;
+      for (const auto& [name, t] : kept) views.push_back({name, t.shape, t.data.data()});
+      views.push_back({extra, {2, 2}, eye.data()});
+      write_safetensors(dir / "model.safetensors", views, {});
+      std::string map = R"({"arch": "decoder", "norm_first": true, "roles": {
+          "decoder.self.q.weight": "h.{layer}.q", "decoder.self.k.weight": "h.{layer}.k",
+          "decoder.self.v.weight": "h.{layer}.v", "decoder.ffn.router.weight": "h.{layer}.router",
+          "decoder.ffn.experts.up.weight": "h.{layer}.e.{expert}.up",
+          "decoder.ffn.experts.down.weight": "h.{layer}.e.{expert}.down",
+          "decoder.ffn.experts.gate.weight": "h.{layer}.e.{expert}.gate",
+          "decoder.ffn.up.weight": "h.{layer}.dense.up"}})";
+      std::ofstream(dir / "map.json") << map;
+      const auto e = error_of([&] { (void)load(dir); });
+      CHECK_MESSAGE(
+          contains(e, std::string(extra) == "h.0.e.0.gate"
+                          ? "tensor 'h.0.e.0.gate' is a feed-forward gate, but layout map "
+                            "has a plain FFN"
+                          : "is a dense FFN beside the mixture of experts routed by"),
+          e);
+    }
+  }
   const auto one_name = error(4, two, "h.{layer}.e.0.up");
   CHECK_MESSAGE(contains(one_name, "names one tensor for every expert; put \"{expert}\""),
                 one_name);

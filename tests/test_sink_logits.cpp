@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -215,6 +217,47 @@ TEST_CASE("sink logits: rollout keeps the sink's share out of the rows") {
   CLOSE(last, expected, 1e-6f);
 }
 
+TEST_CASE("sink logits: a max over heads is renormalised; check holds kept-out rows to <= 1") {
+  RolloutOptions o;
+  o.residual = 0.5f;
+  o.combine = HeadCombine::max;
+  Matrix last;
+  RolloutCollector rollout(o, [&](const RolloutMap& m) { last = *m.values; });
+  (void)run(hand_attention(k_ln2), &rollout);
+  // One head: max = A itself, then Â renormalised: row 1 = [1/8, 5/8] / (3/4) = [1/6, 5/6].
+  CHECK(last(1, 0) == doctest::Approx(1.0 / 6));
+  CHECK(last(1, 1) == doctest::Approx(5.0 / 6));
+  MapInfo info;
+  info.sink_logit = 0.0f;
+  CHECK(!keeps_sink_out(info, o));
+  o.combine = HeadCombine::mean;
+  CHECK(keeps_sink_out(info, o));
+
+  // A derived map whose rows keep a sink's share out may sum below 1, never above.
+  MapInfo derived;
+  derived.id = HeadId{"rollout", 0, Site::self, 0};
+  derived.n_heads = 1;
+  derived.n_query = derived.n_key = 2;
+  derived.kind = "rollout";
+  derived.rows_below_one = true;
+  for (const float second : {0.5f, 0.9f}) {
+    Matrix rows(2, 2);
+    rows << 0.75f, 0, 0.25f, second;
+    CheckCollector check;
+    check.begin_map(derived);
+    check.on_block(AttentionBlock(derived, 0, 2, rows, rows));
+    check.end_map(derived);
+    CHECK(check.findings().size() == (second > 0.75f ? 1 : 0));
+  }
+}
+
+TEST_CASE("sink logits: a sink logit of −inf is no sink; a NaN one makes the rows NaN") {
+  Blocks none;
+  (void)run(hand_attention(-std::numeric_limits<float>::infinity()), &none);
+  CHECK(!none.info.sink_logit);
+  CHECK(none.probs(1, 0) == 0.5f);
+}
+
 TEST_CASE("sink logits: explain includes σ in the softmax it spells out") {
   HeadTracer tracer(HeadId{"", 0, Site::self, 0});
   struct Fan : AttentionSink {
@@ -241,6 +284,12 @@ TEST_CASE("sink logits: explain includes σ in the softmax it spells out") {
   CHECK_MESSAGE(contains(text, "the sink's weights: 0.6667, 0.5000"), text);
   // exp(0 − ln 2) / (1 + 2 · 1/2) = 1/4, the sink's term counted in the sum.
   CHECK_MESSAGE(contains(text, "exp(0 − 0.693147) / 2 = 0.25"), text);
+  o.format = TableFormat::json;
+  const auto j = nlohmann::json::parse(render_explain(tracer.trace(), o));
+  REQUIRE(j["sink"].size() == 2);  // one weight per query row
+  CHECK(j["sink"][0].get<double>() == doctest::Approx(2.0 / 3));
+  CHECK(j["sink"][1].get<double>() == doctest::Approx(0.5));
+  CHECK(j["sink_logit"].get<double>() == doctest::Approx(std::log(2.0)));
 }
 
 TEST_CASE("sink logits: a layout's `sinks` role binds one per head, its shape checked") {

@@ -115,9 +115,10 @@ void CheckCollector::check_row(const AttentionBlock& block, int row) {
   if (leak > 0.0) note(Problem::masked_leak, leak);
   // Σ_j p_ij = 1 for a row with an allowed key; a fully masked row must be all zeros (caught
   // above).
-  const double sum_error = std::max(std::fabs(sum - 1.0), sink_error);
-  if (n_allowed > 0 && !(sum_error <= k_row_sum_tolerance) && std::isfinite(sum)) {
-    note(Problem::bad_sum, sum_error);
+  // (NaN compares false: a NaN row is reported as non-finite, not as a bad sum.)
+  const double off = info.rows_below_one ? sum - 1.0 : std::fabs(sum - 1.0);
+  if (n_allowed > 0 && (off > k_row_sum_tolerance || sink_error > k_row_sum_tolerance)) {
+    note(Problem::bad_sum, std::max(off, sink_error));
   }
   if (n_non_finite > 0) {
     Finding& f = current_[static_cast<size_t>(Problem::non_finite)];

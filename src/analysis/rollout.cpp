@@ -77,18 +77,24 @@ void RolloutCollector::end_map(const MapInfo& info) {
   if (s.heads_seen == heads) close_layer(s, info);
 }
 
+bool keeps_sink_out(const MapInfo& info, const RolloutOptions& options) {
+  return info.sink_logit && (options.combine == HeadCombine::mean || options.head);
+}
+
 void RolloutCollector::close_layer(Stack& s, const MapInfo& info) {
   Matrix& a = s.combined;
   if (options_.combine == HeadCombine::mean && !options_.head)
     a /= static_cast<float>(info.n_heads);
   // Â = (1 − α)·A + α·I, each row renormalised to sum 1 (a fully masked row, all zero in A, becomes
-  // the identity's row: the token keeps itself). Under sink logits (gpt-oss) A's rows sum to
-  // 1 − p_sink: the sink's share reaches no token, so the rows are left as they are (summing to
-  // 1 − (1 − α)·p_sink) and the product follows only the attention that reaches tokens.
+  // the identity's row: the token keeps itself). Under sink logits (gpt-oss) a head's rows, and
+  // their mean, sum to 1 − p_sink: the sink's share reaches no token, so those rows are left as
+  // they are (summing to 1 − (1 − α)·p_sink) and the product follows only the attention that
+  // reaches tokens. A max over heads is no distribution: renormalised as always.
   const float alpha = options_.residual;
   a *= 1.0f - alpha;
   a.diagonal().array() += alpha;
-  for (Eigen::Index i = 0; i < a.rows() && !info.sink_logit; ++i) {
+  const bool keep_sink_out = keeps_sink_out(info, options_);
+  for (Eigen::Index i = 0; i < a.rows() && !keep_sink_out; ++i) {
     const double sum = a.row(i).cast<double>().sum();
     if (sum > 0) {
       a.row(i) /= static_cast<float>(sum);

@@ -54,14 +54,17 @@ std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArg
              : fmt::format("{}: {} of heads, residual {:g}", method, a.combine, o.residual);
   const std::string map = a.flow ? "flow" : "rollout";
   const int block_rows = std::max(1, run.options.block_rows);
-  auto emit = [&outputs, kind, map, block_rows](const RolloutMap& m) {
+  auto emit = [&outputs, kind, map, block_rows, o](const RolloutMap& m) {
     MapInfo info;
     info.id = HeadId{m.stack.empty() ? map : m.stack + "." + map, m.layer, Site::self, 0};
     info.n_heads = 1;
     info.n_query = info.n_key = static_cast<int>(m.values->rows());
     info.d_head = m.source->d_head;
     info.kind = kind;
-    if (m.source->sink_logit) info.kind += ", the sink logits' share left out (rows sum below 1)";
+    if (keeps_sink_out(*m.source, o)) {
+      info.kind += ", the sink logits' share left out (rows sum below 1)";
+      info.rows_below_one = true;
+    }
     auto mask = std::make_shared<Mask>();
     mask->causal = m.source->mask->causal;
     info.mask = mask;

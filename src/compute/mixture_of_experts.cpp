@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "attnviz/compute/feed_forward.hpp"
@@ -19,6 +20,13 @@ Routing route(ConstMatrixRef logits, int top_k, bool normalise) {
   std::vector<double> p(static_cast<size_t>(n));
   std::vector<int> order(static_cast<size_t>(n));
   for (Eigen::Index t = 0; t < logits.rows(); ++t) {
+    if (logits.row(t).array().isNaN().any()) {  // no order to choose by: the token's output is NaN
+      for (int i = 0; i < top_k; ++i) {
+        r.experts.push_back(i);
+        r.weights.push_back(std::numeric_limits<float>::quiet_NaN());
+      }
+      continue;
+    }
     // p = softmax(logits), max-shifted (torch: F.softmax(router_logits, dim=1, dtype=torch.float))
     const double m = logits.row(t).cast<double>().maxCoeff();
     double z = 0.0;

@@ -2,6 +2,7 @@
 #include "attnviz/compute/multi_head.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "attnviz/compute/attention.hpp"
 #include "attnviz/compute/head_inputs.hpp"
@@ -40,7 +41,9 @@ Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Atten
   for (int h = 0; h < n_heads; ++h) {
     info.id.head = h;
     info.id.kv_head = in.n_kv_heads < n_heads ? in.kv_head(h) : -1;  // GQA: the group it reads
-    if (w.sink_logits.size() > 0) info.sink_logit = w.sink_logits[h];
+    // A sink logit of −inf has weight 0 in every row: the head has no sink (its rows sum to 1).
+    if (w.sink_logits.size() > 0 && w.sink_logits[h] != -std::numeric_limits<float>::infinity())
+      info.sink_logit = w.sink_logits[h];
     if (setup.sink) {
       setup.sink->begin_map(info);
       setup.sink->queries_and_keys(info, in.q_head(h), in.k_head(h));

@@ -51,6 +51,7 @@ std::vector<RefusedKey> common_refused_keys() {
       {"qk_layernorm", "q/k LayerNorm (Persimmon)"},
       {"num_experts", "mixture-of-experts layers"},
       {"num_local_experts", "mixture-of-experts layers"},
+      {"shared_expert_intermediate_size", "a shared expert beside the routed ones (Qwen2-MoE)"},
   };
 }
 

@@ -51,10 +51,25 @@ void check_positions(const Config& c, const Weights& w, const Binder& b) {
 // What the weights hold that the layout's traits must agree with (a gate in a plain FFN would be
 // silently skipped; q/k norms run only inside transformer layers).
 void check_model_traits(const Config& c, const Binder& b, const std::string& stack) {
-  if (c.ffn == FeedForwardKind::plain && b.has(stack + ".ffn.gate.weight")) {
+  const Binder expert = b.for_expert(0);
+  for (const auto& [binder, gate] : {std::pair{&b, stack + ".ffn.gate.weight"},
+                                     std::pair{&expert, stack + ".ffn.experts.gate.weight"}}) {
+    if (c.ffn == FeedForwardKind::plain && binder->has(gate)) {
+      throw Error(fmt::format(
+          "tensor '{}' is a feed-forward gate, but layout {} has a plain FFN (\"ffn\": \"gated\")",
+          printable_text(*binder->name(gate)), c.layout));
+    }
+  }
+  // The FFN slot holds one dense FFN or the experts, never both: either would be left out.
+  if (c.experts.n_experts > 0 &&
+      (b.has(stack + ".ffn.up.weight") || b.has(stack + ".ffn.gate_up.weight"))) {
     throw Error(fmt::format(
-        "tensor '{}' is a feed-forward gate, but layout {} has a plain FFN (\"ffn\": \"gated\")",
-        printable_text(*b.name(stack + ".ffn.gate.weight")), c.layout));
+        "layout {}: {} is a dense FFN beside the mixture of experts routed by {}; a layer's FFN is "
+        "one or the other",
+        c.layout,
+        b.tensor_text(b.has(stack + ".ffn.up.weight") ? stack + ".ffn.up.weight"
+                                                      : stack + ".ffn.gate_up.weight"),
+        b.tensor_text(stack + ".ffn.router.weight")));
   }
   if (c.qk_norm != QkNorm::none && c.arch == Arch::mha) {
     throw usage_error(

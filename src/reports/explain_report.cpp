@@ -120,7 +120,7 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     j["scores"] = matrix_json(t.scores), j["probs"] = matrix_json(t.probs);
     if (info.sink_logit) {
       j["sink_logit"] = *info.sink_logit;
-      j["sink"] = matrix_json(t.sink.transpose())[0];
+      j["sink"] = matrix_json(t.sink)[0];  // [1, n_query]: one weight per row
     }
     j["output"] = matrix_json(t.output), j["merged"] = matrix_json(t.merged),
     j["out"] = matrix_json(t.out);

@@ -73,7 +73,13 @@ void SaveSink::begin_map(const MapInfo& info) {
   auto [it, fresh] = sites_.try_emplace(name);
   current_ = &it->second;
   // Heads come in order; a row's sink weight is 1 − the sum of its saved weights.
-  if (info.sink_logit) it->second.sink_logits.push_back(*info.sink_logit);
+  if (info.sink_logit) {
+    it->second.sink_logits.push_back(*info.sink_logit);
+    // counted in the header's size: the key once, then each value (at most 16 characters and ",")
+    if (it->second.sink_logits.size() == 1)
+      header_bytes_ += safetensors_json_string_bytes(name + ".sink_logits") + 4;
+    header_bytes_ += 17;
+  }
   if (!fresh) return;
   order_.push_back(name);
   metadata_[name + ".query_labels"] = nlohmann::json(*info.query_labels).dump();

@@ -22,7 +22,8 @@ struct Routing {
 };
 
 // Routing of router logits [tokens, n]: softmax in double per token, the k largest (a tie goes to
-// the lower expert index), renormalised over the k when `normalise`.
+// the lower expert index), renormalised over the k when `normalise`. A token with a NaN logit gets
+// NaN weights (its output is NaN, which the NaN checks then report), not an arbitrary choice.
 Routing route(ConstMatrixRef logits, int top_k, bool normalise);
 
 // x [tokens, D] → [tokens, D]. Each expert's weights are bound (read from the file) only when a

@@ -32,6 +32,9 @@ struct MapInfo {
   // derived from them, named for titles ("rollout: mean of heads, residual 0.5"), which has no
   // scores.
   std::string kind;
+  // A derived map whose rows may sum below 1 (a rollout keeping the sink logits' share out): checks
+  // then hold its rows to a sum of at most 1.
+  bool rows_below_one = false;
   // Shared, so sinks may keep them past the forward pass; never null (no mask: Mask{}; no
   // labels: an empty list, and the axes show indices).
   std::shared_ptr<const Mask> mask = std::make_shared<const Mask>();

@@ -205,7 +205,8 @@ function tooltipText(cq, ck, L) {
       lines.push(`weight ${fmt(d.w[p])}`);
       lines.push(d.s ? `score ${fmt(d.s[p])}` : "no score (a map derived from weights)");
     }
-    if (m.sinkLogit != null && d.lse) lines.push(`sink weight of the row ${fmt(Math.exp(m.sinkLogit - d.lse[cq]))}`);
+    // A row with no allowed key (log-sum-exp −inf) gives the sink all its weight.
+    if (m.sinkLogit != null && d.lse) lines.push(`sink weight of the row ${fmt(d.lse[cq] === -Infinity ? 1 : Math.exp(m.sinkLogit - d.lse[cq]))}`);
     return lines.join("\n");
   }
   const [q0, q1] = tokens(cq, cq + 1, m.nQuery), [k0, k1] = tokens(ck, ck + 1, m.nKey);
