@@ -59,3 +59,7 @@ inline void check_close(const Matrix& actual, const Matrix& expected, float tole
 }
 
 }  // namespace attnviz::test
+
+// CLOSE(actual, expected, tolerance): check_close naming the actual expression.
+#define CLOSE(actual, expected, tolerance) \
+  attnviz::test::check_close(actual, expected, tolerance, #actual)

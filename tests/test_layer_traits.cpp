@@ -27,9 +27,6 @@ using attnviz::test::contains;
 using attnviz::test::error_of;
 using attnviz::test::TempDir;
 
-#define CLOSE(actual, expected, tolerance) \
-  attnviz::test::check_close(actual, expected, tolerance, #actual)
-
 namespace {
 
 // The hand-sized layer: d_model 2, one head, W_q = 0 (every score 0, so each row attends

@@ -23,6 +23,7 @@
 #include "attnviz/model/model.hpp"
 #include "attnviz/reports/explain_report.hpp"
 #include "attnviz/reports/stats_report.hpp"
+#include "attnviz/sinks/save_sink.hpp"
 #include "check_close.hpp"
 #include "error_of.hpp"
 #include "run_cli.hpp"  // contains
@@ -32,9 +33,6 @@ using namespace attnviz;
 using attnviz::test::contains;
 using attnviz::test::error_of;
 using attnviz::test::TempDir;
-
-#define CLOSE(actual, expected, tolerance) \
-  attnviz::test::check_close(actual, expected, tolerance, #actual)
 
 namespace {
 
@@ -256,6 +254,48 @@ TEST_CASE("sink logits: a sink logit of −inf is no sink; a NaN one makes the r
   (void)run(hand_attention(-std::numeric_limits<float>::infinity()), &none);
   CHECK(!none.info.sink_logit);
   CHECK(none.probs(1, 0) == 0.5f);
+}
+
+TEST_CASE("sink logits: each head its own, and --save records one per head (null: none)") {
+  // Two heads of width 1 over the hand input, sinks [ln 2, −inf]: head 0 as above, head 1 a plain
+  // softmax of zero scores (row 1: 1/2, 1/2).
+  AttentionWeights w = hand_attention(k_ln2);
+  w.sink_logits = RowVector(2);
+  w.sink_logits << k_ln2, -std::numeric_limits<float>::infinity();
+  struct PerHead : AttentionSink {
+    std::vector<std::optional<float>> sinks;
+    std::vector<float> row1_sums;
+    void begin_map(const MapInfo& i) override { sinks.push_back(i.sink_logit); }
+    void on_block(const AttentionBlock& b) override {
+      if (b.row_end > 1) row1_sums.push_back(b.probs.row(1 - b.row_begin).sum());
+    }
+  } heads;
+  TempDir dir;
+  SaveSink save(dir / "maps.safetensors", SaveOptions{});
+  struct Both : AttentionSink {
+    AttentionSink *a, *b;
+    Both(AttentionSink* x, AttentionSink* y) : a(x), b(y) {}
+    void begin_map(const MapInfo& i) override { a->begin_map(i), b->begin_map(i); }
+    void on_block(const AttentionBlock& k) override { a->on_block(k), b->on_block(k); }
+    void end_map(const MapInfo& i) override { a->end_map(i), b->end_map(i); }
+  } both(&heads, &save);
+  AttentionSetup s;
+  auto mask = std::make_shared<Mask>();
+  mask->causal = true;
+  s.mask = mask;
+  s.sink = &both;
+  (void)multi_head_attention(input(), input(), w, 2, s, 0);
+  save.finish();
+  REQUIRE(heads.sinks.size() == 2);
+  CHECK(heads.sinks[0] == k_ln2);
+  CHECK(!heads.sinks[1]);  // not head 0's carried over
+  CHECK(heads.row1_sums[0] == doctest::Approx(0.5));
+  CHECK(heads.row1_sums[1] == doctest::Approx(1.0));
+  const auto saved = SafetensorsFile::open(dir / "maps.safetensors");
+  const auto sinks = nlohmann::json::parse(saved.metadata().at("layer0.self.sink_logits"));
+  REQUIRE(sinks.size() == 2);
+  CHECK(sinks[0].get<double>() == doctest::Approx(std::log(2.0)));
+  CHECK(sinks[1].is_null());
 }
 
 TEST_CASE("sink logits: explain includes σ in the softmax it spells out") {

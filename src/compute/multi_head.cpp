@@ -42,8 +42,9 @@ Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Atten
     info.id.head = h;
     info.id.kv_head = in.n_kv_heads < n_heads ? in.kv_head(h) : -1;  // GQA: the group it reads
     // A sink logit of −inf has weight 0 in every row: the head has no sink (its rows sum to 1).
-    if (w.sink_logits.size() > 0 && w.sink_logits[h] != -std::numeric_limits<float>::infinity())
-      info.sink_logit = w.sink_logits[h];
+    const bool sink =
+        w.sink_logits.size() > 0 && w.sink_logits[h] != -std::numeric_limits<float>::infinity();
+    info.sink_logit = sink ? std::optional<float>(w.sink_logits[h]) : std::nullopt;
     if (setup.sink) {
       setup.sink->begin_map(info);
       setup.sink->queries_and_keys(info, in.q_head(h), in.k_head(h));

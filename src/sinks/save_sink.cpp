@@ -72,14 +72,16 @@ void SaveSink::begin_map(const MapInfo& info) {
   const std::string name = info.id.map_name();
   auto [it, fresh] = sites_.try_emplace(name);
   current_ = &it->second;
-  // Heads come in order; a row's sink weight is 1 − the sum of its saved weights.
+  // Heads come in order, each saved head one entry (null: no sink); a row's sink weight is 1 − the
+  // sum of its saved weights. Counted in the header's size (a lower bound, as the rest): the key at
+  // the first sink, then each value (at most 16 characters and ",").
+  auto& sinks = it->second.sink_logits;
   if (info.sink_logit) {
-    it->second.sink_logits.push_back(*info.sink_logit);
-    // counted in the header's size: the key once, then each value (at most 16 characters and ",")
-    if (it->second.sink_logits.size() == 1)
+    if (std::none_of(sinks.begin(), sinks.end(), [](const auto& v) { return v.has_value(); }))
       header_bytes_ += safetensors_json_string_bytes(name + ".sink_logits") + 4;
     header_bytes_ += 17;
   }
+  sinks.push_back(info.sink_logit);
   if (!fresh) return;
   order_.push_back(name);
   metadata_[name + ".query_labels"] = nlohmann::json(*info.query_labels).dump();
@@ -162,8 +164,12 @@ void SaveSink::finish() {
   std::vector<TensorLayout> layouts;
   for (const auto& name : order_) {
     const Site& site = sites_.at(name);
-    if (!site.sink_logits.empty())
-      metadata_[name + ".sink_logits"] = nlohmann::json(site.sink_logits).dump();
+    if (std::any_of(site.sink_logits.begin(), site.sink_logits.end(),
+                    [](const auto& s) { return s.has_value(); })) {
+      nlohmann::json values = nlohmann::json::array();
+      for (const auto& s : site.sink_logits) values.push_back(s ? nlohmann::json(*s) : nullptr);
+      metadata_[name + ".sink_logits"] = values.dump();
+    }
     if (site.has_scores) layouts.push_back({name + ".scores", site.shape, dtype});
     layouts.push_back({name + ".probs", site.shape, dtype});
   }

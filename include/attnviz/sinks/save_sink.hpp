@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,10 +51,12 @@ class SaveSink : public AttentionSink {
 
  private:
   struct Site {
-    std::vector<int64_t> shape;      // [heads, n_query, n_key]
-    uint64_t offset = 0;             // of its scores in the data; probs follow
-    bool has_scores = true;          // a derived map (MapInfo::kind, e.g. rollout) has probs only
-    std::vector<float> sink_logits;  // per saved head, under sink logits (gpt-oss)
+    std::vector<int64_t> shape;  // [heads, n_query, n_key]
+    uint64_t offset = 0;         // of its scores in the data; probs follow
+    bool has_scores = true;      // a derived map (MapInfo::kind, e.g. rollout) has probs only
+    // per saved head under sink logits (gpt-oss), none for a head without one; empty if no head
+    // has one
+    std::vector<std::optional<float>> sink_logits;
   };
   void check_header_size(const MapInfo& info);
   void write_rows(uint64_t offset, ConstMatrixRef rows);
