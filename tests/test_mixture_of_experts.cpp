@@ -70,7 +70,7 @@ TEST_CASE("experts: each token gets the weighted sum of its top-k experts, the r
       mixture_of_experts(x, w, MixtureOfExperts{4, 2, true}, Activation::relu, &routing);
   Matrix expected(2, 2);
   expected << 5.0f / 3, 0, 0, 2.5f;
-  attnviz::test::check_close(y, expected, 1e-6f, "y");
+  CLOSE(y, expected, 1e-6f);
   CHECK(routing.experts == std::vector<int>{1, 0, 2, 0});
   // Each expert used is bound once, in index order; expert 3 never.
   CHECK(bound == std::vector<int>{0, 1, 2});
@@ -143,9 +143,8 @@ TEST_CASE("experts: a layout file's router and {expert} patterns bind the expert
   const LayerWeights& w = m.weights.decoder.layer(0, held);
   REQUIRE(w.experts);
   CHECK(!w.ffn);
-  attnviz::test::check_close(w.experts->router.weight.matrix(), router(), 0.0f, "router");
-  attnviz::test::check_close(w.experts->expert(2).up.weight.matrix(),
-                             Matrix(Matrix::Identity(2, 2) * 3.0f), 0.0f, "expert 2's up");
+  CLOSE(w.experts->router.weight.matrix(), router(), 0.0f);
+  CLOSE(w.experts->expert(2).up.weight.matrix(), Matrix(Matrix::Identity(2, 2) * 3.0f), 0.0f);
   CHECK(contains(describe_config(m.config), "4 experts, top 2 renormalised, each relu"));
 
   // Qwen3-MoE's norm_topk_prob (false) turns the renormalisation off.
@@ -169,6 +168,9 @@ TEST_CASE("experts: a router, experts or config.json that disagree are errors na
                          "file holds 3: "),
                 missing);
   CHECK_MESSAGE(contains(missing, "missing tensor 'h.0.e.3.up'"), missing);
+  const auto extra = error(5, two);
+  CHECK_MESSAGE(contains(extra, "scores 4 experts, but the file holds more: tensor 'h.0.e.4.up'"),
+                extra);
   const auto no_top_k = error(4, R"({"num_attention_heads": 1})");
   CHECK_MESSAGE(contains(no_top_k,
                          "a mixture of 4 experts, but no num_experts_per_tok says how "

@@ -29,15 +29,6 @@ namespace attnviz {
 
 namespace {
 
-// --sort NAME as an index into the patterns (default: the first).
-size_t sort_index(const std::string& sort, const std::vector<PatternSpec>& patterns) {
-  if (sort.empty()) return 0;
-  for (size_t p = 0; p < patterns.size(); ++p) {
-    if (patterns[p].name == sort) return p;
-  }
-  throw usage_error(fmt::format("--sort {}: not one of the patterns scored", sort));
-}
-
 // The table on stdout and, with --png, a chart per pattern.
 void report_heads(const std::vector<HeadScores>& heads, const DetectionOptions& detection,
                   const HeadsReportOptions& report, const std::string& png_dir,
@@ -169,7 +160,9 @@ void merge_command(const MergeArgs& a) {
     throw usage_error("--ascending and --chart go with the --items files of stats --batch");
   const DetectionOptions detection = detection_of(header);
   report.model_name = header.model;
-  report.sort = sort_index(a.sort, detection.patterns);
+  std::vector<std::string> names;
+  for (const auto& p : detection.patterns) names.push_back(p.name);
+  report.sort = sort_index(a.sort, names);
   report.input = result.input;
   report_heads(result.summary, detection, report, a.png_dir, a.figure_file);
 }

@@ -55,13 +55,16 @@ HeadsPlan resolve_heads(const HeadsArgs& a) {
           fmt::format("--pattern {}: a pattern named '{}' is given twice", p, names.back()));
     }
   }
-  if (!a.sort.empty()) {
-    const auto at = std::find(names.begin(), names.end(), a.sort);
-    if (at == names.end())
-      throw usage_error(fmt::format("--sort {}: not one of the patterns scored", a.sort));
-    plan.report.sort = static_cast<size_t>(at - names.begin());
-  }
+  plan.report.sort = sort_index(a.sort, names);
   return plan;
+}
+
+size_t sort_index(const std::string& sort, const std::vector<std::string>& names) {
+  if (sort.empty()) return 0;
+  const auto at = std::find(names.begin(), names.end(), sort);
+  if (at == names.end())
+    throw usage_error(fmt::format("--sort {}: not one of the patterns scored", sort));
+  return static_cast<size_t>(at - names.begin());
 }
 
 }  // namespace attnviz

@@ -102,7 +102,7 @@ const RolePattern* Binder::pattern(const std::string& role) const {
 std::optional<std::string> Binder::name(const std::string& role, int layer) const {
   const RolePattern* p = pattern(role);
   if (!p) return std::nullopt;
-  std::string n = prefix_ + with_layer(with_layer(p->pattern, expert_, "{expert}"), layer);
+  std::string n = prefix_ + with_indices(p->pattern, layer, expert_);
   if (!tensors_.has(n)) return std::nullopt;
   return n;
 }
@@ -119,10 +119,8 @@ std::string Binder::missing(const std::string& role, int layer) const {
   const RolePattern* p = pattern(role);
   return fmt::format(
       "{}: missing tensor '{}' ({} of layout {})", tensors_.description(),
-      p ? tensors_.name_in_file(prefix_ +
-                                with_layer(with_layer(p->pattern, expert_, "{expert}"), layer))
-        : role,
-      role, layout_.name);
+      p ? tensors_.name_in_file(prefix_ + with_indices(p->pattern, layer, expert_)) : role, role,
+      layout_.name);
 }
 
 std::string Binder::tensor_text(const std::string& role, int layer) const {

@@ -100,6 +100,10 @@ StackWeights bind_stack(std::shared_ptr<const TensorSource> tensors, const Layou
 
 // pattern with every "{layer}" (or `key`: "{expert}") replaced by the index.
 std::string with_layer(const std::string& pattern, int layer, const std::string& key = "{layer}");
+// pattern with "{layer}" and "{expert}" replaced: a tensor's name.
+inline std::string with_indices(const std::string& pattern, int layer, int expert) {
+  return with_layer(with_layer(pattern, expert, "{expert}"), layer);
+}
 
 // Number of layers of a stack: indices 0, 1, … while the stack's self-attention tensors exist.
 int count_layers(const Binder& b, const std::string& stack);

@@ -106,8 +106,8 @@ KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& module
   return {width(b, module + ".k.weight", 0), c.d_v};
 }
 
-void derive_ffn_width(Config& c, const Binder& b, const std::string& stack) {
-  const std::string up = stack + ".ffn.up.weight", gate_up = stack + ".ffn.gate_up.weight";
+void derive_ffn_width(Config& c, const Binder& b, const std::string& module) {
+  const std::string up = module + ".up.weight", gate_up = module + ".gate_up.weight";
   if (b.has(up)) c.d_ff = width(b, up, 0);
   if (!b.has(gate_up)) return;
   if (b.shape(gate_up).at(0) % 2 != 0) {
@@ -121,22 +121,24 @@ void derive_experts(Config& c, const Binder& b, const Layout& layout, const Conf
                     const std::string& stack) {
   const std::string router = stack + ".ffn.router.weight";
   if (!b.has(router)) return;
-  // The experts the file holds: 0, 1, … while expert e's up (or fused gate/up) weight exists.
+  // The experts the file holds: 0, 1, … while expert e's up (or fused gate/up) weight exists, one
+  // past the router's count at most (a pattern without "{expert}" names the same tensor for all).
+  const int n = width(b, router, 0);
   const auto holds = [&](int e) {
     Binder x = b.for_expert(e);
     return x.has(stack + ".ffn.experts.up.weight") || x.has(stack + ".ffn.experts.gate_up.weight");
   };
-  int held = 0;  // the layout file refuses an expert pattern without "{expert}"
-  while (holds(held)) ++held;
-  const int n = width(b, router, 0);
+  int held = 0;
+  while (held <= n && holds(held)) ++held;
   if (held < n) {
     throw Error(fmt::format("{} scores {} experts, but the file holds {}: {}",
                             b.tensor_text(router), n, held,
                             b.for_expert(held).missing(stack + ".ffn.experts.up.weight", 0)));
   }
   if (held > n) {
-    throw Error(
-        fmt::format("{} scores {} experts, but the file holds {}", b.tensor_text(router), n, held));
+    throw Error(fmt::format("{} scores {} experts, but the file holds more: {}",
+                            b.tensor_text(router), n,
+                            b.for_expert(n).tensor_text(stack + ".ffn.experts.up.weight")));
   }
   check_declared(cfg, layout.experts.count, n,
                  fmt::format("experts, from {}", b.tensor_text(router)));
@@ -148,16 +150,13 @@ void derive_experts(Config& c, const Binder& b, const Layout& layout, const Conf
         b.tensor_text(router), n, layout.experts.top_k.empty() ? "key" : layout.experts.top_k[0]));
   }
   if (*top_k > n) {
-    throw cfg.declared(layout.experts.top_k)
-        ->error(fmt::format("{}: more experts per token than the {} the router scores",
-                            cfg.declared(layout.experts.top_k)->origin, n));
+    const Declared declared = *cfg.declared(layout.experts.top_k);
+    throw declared.error(fmt::format("{}: more experts per token than the {} the router scores",
+                                     declared.origin, n));
   }
   c.experts = MixtureOfExperts{
       n, *top_k, cfg.boolean(layout.experts.normalise).value_or(layout.experts.normalise_default)};
-  const Binder first = b.for_expert(0);
-  c.d_ff = first.has(stack + ".ffn.experts.up.weight")
-               ? width(first, stack + ".ffn.experts.up.weight", 0)
-               : width(first, stack + ".ffn.experts.gate_up.weight", 0, 2);
+  derive_ffn_width(c, b.for_expert(0), stack + ".ffn.experts");  // every expert's d_ff
 }
 
 // Inside a transformer layer, self-attention's keys and values read the same d_model-wide input

@@ -26,8 +26,9 @@ KeyValueRows derive_widths(Config& c, const Binder& b, const std::string& module
                            const ConfigSources& cfg);
 // Self-attention's keys and values read the d_model-wide input of its queries (inside layers).
 void check_self_widths(const Config& c, const Binder& b, const std::string& module);
-// d_ff from the stack's up projection, or half of Phi-3's fused gate_up_proj.
-void derive_ffn_width(Config& c, const Binder& b, const std::string& stack);
+// d_ff from the up projection of `module` ("decoder.ffn", or an expert's "decoder.ffn.experts"),
+// or half of Phi-3's fused gate_up_proj.
+void derive_ffn_width(Config& c, const Binder& b, const std::string& module);
 // A mixture of experts, when the layout maps a router: the experts the file holds (as many as the
 // router scores, and as config.json declares), how many run per token (required) and whether their
 // weights are renormalised; d_ff from expert 0.

@@ -258,7 +258,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   const std::string first = has_encoder ? "encoder" : "decoder";
   const KeyValueRows rows = detail::derive_widths(c, b, first + ".self", cfg);
   detail::check_self_widths(c, b, first + ".self");
-  detail::derive_ffn_width(c, b, first);
+  detail::derive_ffn_width(c, b, first + ".ffn");
   detail::derive_experts(c, b, layout, cfg, first);
   if (b.has("embed.token")) c.vocab_size = width(b, "embed.token", 0);
   if (b.has("embed.position")) {

@@ -136,7 +136,7 @@ void check_every_tensor_bound(const TensorSource& src, const Layout& layout,
   auto bind = [&](const std::string& pattern) {
     for (int l = 0; l < std::max(1, n_layers); ++l) {
       for (int e = 0; e < std::max(1, n_experts); ++e)
-        bound.insert(prefix + detail::with_layer(detail::with_layer(pattern, e, "{expert}"), l));
+        bound.insert(prefix + detail::with_indices(pattern, l, e));
     }
   };
   for (const auto& r : layout.roles) bind(r.pattern);

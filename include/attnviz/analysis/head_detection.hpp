@@ -31,11 +31,11 @@ struct PatternSpec {
   std::shared_ptr<const MaskMatrix> matrix;  // user: [N, N], 1 = in the pattern
 };
 
-// "previous-token", "duplicate-token", "induction", "sink"; anything else is a usage error (a user
-// pattern is a file, not a name).
 // The built-in patterns' names, in the order `heads` scores them when none is given.
 inline constexpr const char* k_builtin_patterns[] = {"previous-token", "duplicate-token",
                                                      "induction", "sink"};
+// "previous-token", "duplicate-token", "induction", "sink"; anything else is a usage error (a user
+// pattern is a file, not a name).
 PatternSpec builtin_pattern(const std::string& name);
 // Whether the pattern compares token identities (duplicate-token, induction).
 bool needs_tokens(DetectionPattern kind);

@@ -43,14 +43,14 @@ struct RolloutMap {
   const Matrix* values = nullptr;  // [N, N], valid during the call
 };
 
-// A sink that combines each self-attention layer's heads as their blocks arrive (one N × N
-// accumulator per stack in progress, never a head's map), and calls on_layer with R once the
-// layer's last head has ended.
 // Whether a rollout of maps like `info` (one of its layer's heads) keeps the sink logits' share out
 // of its rows (a mean of heads or one head under sink logits: rows sum below 1) instead of
 // renormalising them.
 bool keeps_sink_out(const MapInfo& info, const RolloutOptions& options);
 
+// A sink that combines each self-attention layer's heads as their blocks arrive (one N × N
+// accumulator per stack in progress, never a head's map), and calls on_layer with R once the
+// layer's last head has ended.
 class RolloutCollector : public AttentionSink {
  public:
   RolloutCollector(RolloutOptions options, std::function<void(const RolloutMap&)> on_layer);

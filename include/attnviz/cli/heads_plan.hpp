@@ -42,4 +42,7 @@ struct HeadsPlan {
 // patterns of one name; an --items file that cannot be written. Loads no model.
 HeadsPlan resolve_heads(const HeadsArgs& args);
 
+// --sort NAME as an index into the patterns' names (default: the first); a usage Error otherwise.
+size_t sort_index(const std::string& sort, const std::vector<std::string>& names);
+
 }  // namespace attnviz
