@@ -112,10 +112,27 @@ TEST_CASE("inspect: --layout's help lists exactly the registered layouts") {
   REQUIRE(at != std::string::npos);
   const std::string help = r.out.substr(at, r.out.find("--layout-file") - at);
   // The names by hand (layouts.cpp's families), the Hugging Face ones included.
-  for (const char* name : {"qkv-linears", "annotated-transformer", "fused-qkv", "torch-mha",
-                           "torch-encoder", "torch-decoder", "torch-transformer", "nanogpt", "gpt2",
-                           "bert", "llama", "mistral", "qwen2", "qwen3", " gemma,", "gemma2",
-                           "gemma3", "phi3"}) {  // " gemma,": not gemma2's prefix
+  for (const char* name : {"qkv-linears",
+                           "annotated-transformer",
+                           "fused-qkv",
+                           "torch-mha",
+                           "torch-encoder",
+                           "torch-decoder",
+                           "torch-transformer",
+                           "nanogpt",
+                           "gpt2",
+                           "bert",
+                           "llama",
+                           "mistral",
+                           "qwen2",
+                           "qwen3",
+                           " gemma,",
+                           "gemma2",
+                           "gemma3",
+                           "phi3",
+                           "marian",
+                           "bart",
+                           "mbart"}) {  // " gemma,": not gemma2's prefix
     CAPTURE(name);
     CHECK(contains(help, name));
   }

@@ -190,6 +190,13 @@ TEST_CASE(
        "encoder.norm_ffn.weight of layout torch-encoder"},
       {"torch_decoder", "layers.1.multihead_attn.out_proj.weight",
        "decoder.cross.out.weight of layout torch-decoder"},
+      {"hf_marian", "model.decoder.layers.1.encoder_attn.v_proj.bias",
+       "decoder.cross.v.bias of layout marian"},
+      {"hf_marian_text", "model.shared.weight", "embed.token of layout marian"},
+      {"hf_bart", "model.decoder.layernorm_embedding.weight",
+       "decoder.embed.norm.weight of layout bart"},
+      {"hf_bart", "model.encoder.embed_positions.weight", "encoder.embed.position of layout bart"},
+      {"hf_mbart", "model.encoder.layer_norm.bias", "encoder.final_norm.bias of layout mbart"},
   };
   for (const auto& c : k_cases) {
     CAPTURE(std::string(c.drop));

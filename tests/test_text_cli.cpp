@@ -106,11 +106,13 @@ TEST_CASE(
   const auto none = run_attnviz("run -m '" + model + "' --text 'ab abc'");
   CHECK(none.exit_code == 2);
   CHECK_MESSAGE(
-      contains(none.err,
-               "--text needs the model's tokenizer, but " + model +
-                   " holds none (looked for tokenizer.json, vocab.json + merges.txt, "
-                   "tokenizer.model / spiece.model / sentencepiece.bpe.model, vocab.txt); "
-                   "give --tokenizer PATH, or --ids"),
+      contains(
+          none.err,
+          "--text needs the model's tokenizer, but " + model +
+              " holds none (looked for tokenizer.json, vocab.json + merges.txt, "
+              "tokenizer.model / spiece.model / sentencepiece.bpe.model, vocab.txt, source.spm + "
+              "target.spm + vocab.json); "
+              "give --tokenizer PATH, or --ids"),
       none.err);
   CHECK(none.out.empty());
   std::filesystem::rename(dir / "vocab.txt.away", dir / "m" / "vocab.txt");

@@ -30,6 +30,7 @@ int run_cli(int argc, char** argv) {
   add_rollout_command(app);
   add_diff_command(app);
   add_explain_command(app);
+  add_align_command(app);
   add_positions_command(app);
   add_residual_command(app);
   add_merge_command(app);

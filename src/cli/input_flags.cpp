@@ -82,6 +82,11 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
                  "factor on q·k: a number, or none (default 1/sqrt(d_k))");
   cmd.add_option("--block-rows", in.block_rows, "query rows per streamed block")
       ->check(positive_number());
+  cmd.add_option("--generate", in.generate,
+                 "greedy decoding first: append the model's next N tokens (the argmax each step, "
+                 "stopping at its EOS; an encoder-decoder from decoder_start_token_id when no "
+                 "target is given), then run on the whole sequence")
+      ->check(positive_number());
   add_selection_flags(cmd, in.selection);
 }
 

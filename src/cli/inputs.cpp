@@ -53,11 +53,20 @@ TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse
   if (!dir.empty() && use == TokenizerUse::none) {
     throw usage_error("--tokenizer reads --text and labels --ids: give one of them");
   }
-  if (use == TokenizerUse::text) {
+  // An encoder-decoder's decoder reads the target side of a folder that has one (Marian's).
+  const auto find = [&] {
     t.tokenizer = find_tokenizer(t.tokenizer_dir);
+    if (model.config.arch != Arch::encoder_decoder || !t.tokenizer) return;
+    if (auto target = find_target_tokenizer(t.tokenizer_dir)) {
+      t.source_tokenizer = std::move(t.tokenizer);
+      t.tokenizer = std::move(target);
+    }
+  };
+  if (use == TokenizerUse::text) {
+    find();
   } else if (use == TokenizerUse::labels) {
     try {  // only labels depend on it: the ids run whatever the tokenizer files hold
-      t.tokenizer = find_tokenizer(t.tokenizer_dir);
+      find();
     } catch (const Error& e) {
       t.notes.push_back(fmt::format("the ids are labelled without the tokenizer: {}", e.what()));
     }
@@ -66,11 +75,11 @@ TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse
 }
 
 Sequence embed_tokens(const Model& model, const Vocabulary& vocab,
-                      const std::vector<std::string>& tokens) {
+                      const std::vector<std::string>& tokens, bool source) {
   if (!model.weights.embed.token) return embed_hashed(model, tokens);
   check_length(model, tokens.size(), "tokens");
   TokenIds t = look_up_tokens(vocab, tokens, model.name, model.config.vocab_size);
-  Sequence seq = embed_ids(model, t.ids, std::move(t.labels));
+  Sequence seq = embed_ids(model, t.ids, std::move(t.labels), source);
   seq.notes = std::move(t.notes);
   return seq;
 }
@@ -122,11 +131,30 @@ void check_bound(const TokenBound& bound, size_t n, const std::string& what, boo
   throw from_file ? Error(message) : usage_error(message);
 }
 
-// Text → ids through the tokenizer, labelled with its pieces.
-Sequence embed_text(const Model& model, const TextTools& tools, const std::string& text,
+// The tokenizer of `role`'s text and labels: the source side's own, else the one tokenizer.
+const Tokenizer* tokenizer_of(const TextTools& tools, const std::string& role) {
+  if (role == "source" && tools.source_tokenizer) return tools.source_tokenizer.get();
+  return tools.tokenizer.get();
+}
+
+// What a decoder reads before the target text: the model's decoder_start_token_id (none declared:
+// nothing); a family that builds its decoder input otherwise refuses the text.
+std::optional<int64_t> decoder_start(const Model& model, const std::string& role,
+                                     const std::string& flag) {
+  if (role != "target" || model.config.arch != Arch::encoder_decoder) return std::nullopt;
+  if (!model.config.decoder_text_refusal.empty()) {
+    throw usage_error(fmt::format("{}text: {}: give the decoder's input as --ids", flag,
+                                  model.config.decoder_text_refusal));
+  }
+  return model.config.decoder_start_id;
+}
+
+// Text → ids through the tokenizer, labelled with its pieces (after `first`, when given).
+Sequence embed_text(const Model& model, const TextTools& tools, const Tokenizer* tokenizer,
+                    std::optional<int64_t> first, bool source, const std::string& text,
                     const std::string& flag, const TokenBound& bound, const std::string& what,
                     bool from_file) {
-  if (!tools.tokenizer) {
+  if (!tokenizer) {
     const bool tokens_work = !model.weights.embed.token || !tools.vocab.tokens.empty();
     throw usage_error(
         fmt::format("{}text needs the model's tokenizer, but {} holds none (looked for {}); give "
@@ -135,26 +163,31 @@ Sequence embed_text(const Model& model, const TextTools& tools, const std::strin
                     tokens_work ? "--tokens / --ids" : "--ids"));
   }
   const std::vector<TokenPiece> pieces =
-      encode_with_bos(*tools.tokenizer, text, tools.add_special, tools.bos);
+      encode_with_bos(*tokenizer, text, tools.add_special, tools.bos);
   if (pieces.empty()) throw usage_error(fmt::format("{}text holds no token", flag));
-  check_bound(bound, pieces.size(), what, from_file);
+  check_bound(bound, pieces.size() + (first ? 1 : 0), what, from_file);
   std::vector<int64_t> ids;
   std::vector<std::string> labels;
+  if (first) {
+    ids.push_back(*first);
+    labels.push_back(tokenizer->label(*first));
+  }
   for (const TokenPiece& p : pieces) {
     ids.push_back(p.id);
     labels.push_back(p.label);
   }
-  Sequence seq = embed_ids(model, ids, std::move(labels));
-  if (std::string note = unknown_pieces_note(*tools.tokenizer, pieces); !note.empty()) {
+  Sequence seq = embed_ids(model, ids, std::move(labels), source);
+  if (std::string note = unknown_pieces_note(*tokenizer, pieces); !note.empty()) {
     seq.notes.push_back(fmt::format("{}{}: {}", flag, "text", note));
   }
   return seq;
 }
 
-std::vector<std::string> labels_of_ids(const TextTools& tools, const std::vector<int64_t>& ids) {
-  if (!tools.tokenizer) return id_labels(tools.vocab, ids);
+std::vector<std::string> labels_of_ids(const TextTools& tools, const Tokenizer* tokenizer,
+                                       const std::vector<int64_t>& ids) {
+  if (!tokenizer) return id_labels(tools.vocab, ids);
   std::vector<std::string> labels;
-  for (const int64_t id : ids) labels.push_back(tools.tokenizer->label(id));
+  for (const int64_t id : ids) labels.push_back(tokenizer->label(id));
   return labels;
 }
 
@@ -235,12 +268,13 @@ Sequence embed_probe(const Model& model, const TextTools& tools, const SequenceF
   check_bound(bound, prefix.size() + 2 * static_cast<size_t>(spec.n) + suffix.size(),
               "--probe " + f.probe, false);
   const auto list = probe_ids(spec, model.config.vocab_size, prefix, suffix, seed);
-  return embed_ids(model, list, labels_of_ids(tools, list));
+  return embed_ids(model, list, labels_of_ids(tools, tools.tokenizer.get(), list));
 }
 
 // --ids: a list on the command line, or a file (- for stdin) holding one.
-Sequence embed_id_list(const Model& model, const TextTools& tools, const SequenceFlags& f,
-                       const std::string& flag, const TokenBound& bound) {
+Sequence embed_id_list(const Model& model, const TextTools& tools, const Tokenizer* tokenizer,
+                       bool source, const SequenceFlags& f, const std::string& flag,
+                       const TokenBound& bound) {
   std::error_code ec;  // a long id list is no file name: is_regular_file must not throw on it
   const bool is_file = f.ids == "-" || std::filesystem::is_regular_file(f.ids, ec);
   const auto list =
@@ -250,7 +284,7 @@ Sequence embed_id_list(const Model& model, const TextTools& tools, const Sequenc
               : is_file    ? f.ids
                            : flag + "ids",
               is_file);
-  return embed_ids(model, list, labels_of_ids(tools, list));
+  return embed_ids(model, list, labels_of_ids(tools, tokenizer, list), source);
 }
 
 }  // namespace
@@ -258,6 +292,7 @@ Sequence embed_id_list(const Model& model, const TextTools& tools, const Sequenc
 Sequence resolve_sequence(const Model& model, const TextTools& tools, const SequenceFlags& f,
                           const std::string& role, const TokenBound& bound) {
   const std::string flag = role == "source" ? "--source-" : "--";
+  const bool source = role == "source";
   const bool text = f.text_given || !f.text.empty() || !f.text_file.empty();
   if (!f.probe_seed.empty() && f.probe.empty())
     throw usage_error("--seed is the seed of --probe: give --probe too");
@@ -297,15 +332,17 @@ Sequence resolve_sequence(const Model& model, const TextTools& tools, const Sequ
   }
   if (text) {
     const bool from_file = !f.text_file.empty();
-    return embed_text(model, tools, read_text_input(f, flag), flag, bound,
+    return embed_text(model, tools, tokenizer_of(tools, role), decoder_start(model, role, flag),
+                      source, read_text_input(f, flag), flag, bound,
                       from_file ? f.text_file : flag + "text", from_file);
   }
   if (!f.probe.empty()) return embed_probe(model, tools, f, bound);
-  if (!f.ids.empty()) return embed_id_list(model, tools, f, flag, bound);
+  if (!f.ids.empty())
+    return embed_id_list(model, tools, tokenizer_of(tools, role), source, f, flag, bound);
   if (!f.tokens.empty()) {
     std::vector<std::string> tokens = read_tokens(f.tokens);
     check_bound(bound, tokens.size(), f.tokens == "-" ? "standard input" : f.tokens, true);
-    return embed_tokens(model, tools.vocab, tokens);
+    return embed_tokens(model, tools.vocab, tokens, source);
   }
   const std::string others = fmt::format("{0}text, {0}text-file, {0}tokens, {0}ids", flag);
   throw usage_error(

@@ -8,8 +8,10 @@
 #include <cmath>
 #include <iostream>
 
+#include "attnviz/cli/generation.hpp"
 #include "attnviz/cli/inputs.hpp"
 #include "attnviz/cli/notes.hpp"
+#include "attnviz/compute/generate.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/inputs/mask_file.hpp"
@@ -67,6 +69,38 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
                             parse_mask_convention(a.mask_convention));
 }
 
+// Labels of ids as the target's are made: the tokenizer's, else the vocabulary's.
+std::vector<std::string> target_labels(const TextTools& tools, const std::vector<int64_t>& ids) {
+  if (!tools.tokenizer) return id_labels(tools.vocab, ids);
+  std::vector<std::string> labels;
+  for (const int64_t id : ids) labels.push_back(tools.tokenizer->label(id));
+  return labels;
+}
+
+// --generate: the target continued greedily, then the whole sequence as the run's target; the
+// continuation and what the model's files ask for that greedy decoding does not do, as notes.
+void generate_target(PreparedRun& run, const InputArgs& a, std::vector<std::string>& notes) {
+  ForwardInputs& in = run.inputs;
+  const size_t limit = a.bound.max_tokens;
+  if (in.target.ids.size() + static_cast<size_t>(a.generate) > limit) {
+    throw usage_error(
+        fmt::format("--generate {}: {} tokens with the target's {}; {} takes at most "
+                    "{} ({})",
+                    a.generate, in.target.ids.size() + size_t(a.generate), in.target.ids.size(),
+                    a.bound.command, limit, a.bound.reason));
+  }
+  const GenerationSettings settings = generation_settings(run.model);
+  notes.insert(notes.end(), settings.notes.begin(), settings.notes.end());
+  const Generated g = generate_greedy(run.model, in, {a.generate, settings.eos});
+  std::string text;
+  for (size_t i = g.ids.size() - size_t(g.n_generated); i < g.ids.size(); ++i)
+    text += target_labels(*run.tools, {g.ids[i]}).front();
+  notes.push_back(fmt::format("generated {} (greedy{}): {}", count_of(g.n_generated, "token"),
+                              g.stopped_at_eos ? ", stopped at EOS" : "", text));
+  run.n_prompt = static_cast<int>(g.ids.size()) - g.n_generated;
+  in.target = embed_ids(run.model, g.ids, target_labels(*run.tools, g.ids));
+}
+
 }  // namespace
 
 PreparedRun prepare_model(const InputArgs& a, std::optional<TokenizerUse> tokenizer_use) {
@@ -104,11 +138,25 @@ PreparedRun prepare_model(const InputArgs& a, std::optional<TokenizerUse> tokeni
 std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& a) {
   const bool cross = a.source.given();
   const TextTools& tools = *run.tools;
-  run.inputs.target = resolve_sequence(run.model, tools, a.target, "target", a.bound);
+  const Config& c = run.model.config;
+  if (a.generate > 0 && !a.target.given() && c.arch == Arch::encoder_decoder) {
+    // An encoder-decoder generates from its decoder's start token alone.
+    if (!c.decoder_start_id) {
+      throw usage_error(
+          fmt::format("--generate: {} declares no decoder_start_token_id: give the "
+                      "decoder's first ids as --ids",
+                      run.model.name));
+    }
+    const std::vector<int64_t> start{*c.decoder_start_id};
+    run.inputs.target = embed_ids(run.model, start, target_labels(tools, start));
+  } else {
+    run.inputs.target = resolve_sequence(run.model, tools, a.target, "target", a.bound);
+  }
   if (cross) run.inputs.source = resolve_sequence(run.model, tools, a.source, "source", a.bound);
   resolve_masks(a, run.model, run.inputs);
   run.options.scale = parse_qk_scale(a.qk_scale);
   run.options.block_rows = a.block_rows;
+  run.n_prompt = static_cast<int>(run.inputs.target.x.rows());
   // What the user should know about how the input was embedded (unknown tokens, hash vectors),
   // once the command line is known to be good; a note the source shares with the target once.
   std::vector<std::string> notes = tools.notes;
@@ -118,6 +166,7 @@ std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& a) {
       if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
     }
   }
+  if (a.generate > 0) generate_target(run, a, notes);
   return notes;
 }
 

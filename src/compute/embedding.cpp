@@ -24,17 +24,50 @@ void check_length(const Model& model, size_t n, const std::string& what) {
 
 namespace {
 
-// x = lut(ids) · sqrt(d_model)? + positions + token type 0, then the embedding LayerNorm.
-void finish_embedding(const Model& model, Matrix& x) {
+// The file's stored table (Marian's embed_positions) is what transformers adds: its rows must be
+// the computed ones, to float32 rounding, or attnviz would show another model's positions.
+void check_stored_sinusoid(const Model& model, const Matrix& pe) {
+  const TokenTable& stored = *model.weights.embed.sinusoid;
+  const std::string& name = model.weights.embed.sinusoid_tensor;
+  if (pe.rows() > stored.rows()) {
+    throw Error(fmt::format("{} positions, but the stored sinusoidal table '{}' has {} rows",
+                            pe.rows(), name, stored.rows()));
+  }
+  const Matrix rows = stored.block(0, pe.rows());
+  for (Eigen::Index p = 0; p < pe.rows(); ++p) {
+    for (Eigen::Index j = 0; j < pe.cols(); ++j) {
+      if (std::abs(rows(p, j) - pe(p, j)) <= 1e-6f) continue;
+      throw Error(fmt::format(
+          "the stored sinusoidal table '{}' holds {} at position {}, column {}, where the {} "
+          "sinusoid ({}) is {}: its rows are not the encoding this family computes",
+          name, rows(p, j), p, j, sinusoid_layout_name(model.config.sinusoid), model.config.pe_base,
+          pe(p, j)));
+    }
+  }
+}
+
+// x = lut(ids) · sqrt(d_model)? + positions + token type 0, then the embedding LayerNorm; an
+// encoder-decoder's source with its encoder's own position table and norm when it has them, its
+// target with its decoder's.
+void finish_embedding(const Model& model, Matrix& x, bool source) {
   const Config& c = model.config;
   const EmbeddingWeights& e = model.weights.embed;
+  const StackWeights* stack = c.arch != Arch::encoder_decoder ? nullptr
+                              : source                        ? &model.weights.encoder
+                                                              : &model.weights.decoder;
+  const auto& position = stack && stack->position ? stack->position : e.position;
+  const auto& norm = stack && stack->embed_norm ? stack->embed_norm : e.norm;
   if (c.scale_embeddings) x *= std::sqrt(static_cast<float>(c.d_model));
   const auto n = x.rows();
-  if (c.positional == Positional::learned && e.position) x += e.position->block(0, n);
-  if (c.positional == Positional::sinusoidal)
-    x += sinusoidal_encoding(int(n), c.d_model, c.pe_base);
+  if (c.positional == Positional::learned && position)
+    x += position->block(c.position_offset, n);  // BART's table starts at row 2
+  if (c.positional == Positional::sinusoidal) {
+    const Matrix pe = sinusoidal_encoding(int(n), c.d_model, c.pe_base, c.sinusoid);
+    if (e.sinusoid) check_stored_sinusoid(model, pe);
+    x += pe;
+  }
   if (e.token_type) x.rowwise() += e.token_type->row(0);
-  if (e.norm) x = normalize(x, *e.norm, c);
+  if (norm) x = normalize(x, *norm, c);
 }
 
 }  // namespace
@@ -65,12 +98,12 @@ Sequence embed_hashed(const Model& model, const std::vector<std::string>& tokens
     seq.x.row(static_cast<Eigen::Index>(i)) = hash_embedding(tokens[i], d_model);
   }
   seq.notes.push_back(hash_note(model, "tokens"));
-  finish_embedding(model, seq.x);
+  finish_embedding(model, seq.x, false);
   return seq;
 }
 
 Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids,
-                   std::vector<std::string> labels) {
+                   std::vector<std::string> labels, bool source) {
   check_length(model, ids.size(), "ids");
   const int d_model = model.config.d_model;
   Sequence seq{std::move(labels), Matrix(static_cast<Eigen::Index>(ids.size()), d_model), {}, ids};
@@ -88,7 +121,7 @@ Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids,
     }
     seq.x.row(row) = model.weights.embed.token->row(id);
   }
-  finish_embedding(model, seq.x);
+  finish_embedding(model, seq.x, source);
   return seq;
 }
 

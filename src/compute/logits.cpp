@@ -52,15 +52,17 @@ void add_block(RunningRow& r, const Eigen::Ref<const RowVector>& logits, int64_t
 }  // namespace
 
 std::vector<std::vector<Prediction>> top_predictions(const TokenTable& unembed,
-                                                     const Matrix& hidden, int k, float cap) {
+                                                     const Matrix& hidden, int k, float cap,
+                                                     const RowVector& bias) {
   const auto keep = static_cast<size_t>(std::clamp<int64_t>(k, 0, unembed.rows()));
   std::vector<RunningRow> rows(static_cast<size_t>(hidden.rows()));
   for (Eigen::Index v0 = 0; v0 < unembed.rows(); v0 += TokenTable::k_block_rows) {
     const Matrix w = unembed.block(v0, std::min(TokenTable::k_block_rows, unembed.rows() - v0));
     for (Eigen::Index p0 = 0; p0 < hidden.rows(); p0 += k_position_rows) {
       const Eigen::Index n = std::min(k_position_rows, hidden.rows() - p0);
-      Matrix logits = hidden.middleRows(p0, n) * w.transpose();   // logits = hidden · W_unembedᵀ
-      if (cap > 0) logits = cap * (logits.array() / cap).tanh();  // Gemma 2's soft-cap
+      Matrix logits = hidden.middleRows(p0, n) * w.transpose();  // logits = hidden · W_unembedᵀ
+      if (bias.size() > 0) logits.rowwise() += bias.segment(v0, w.rows());  // + b (Marian)
+      if (cap > 0) logits = cap * (logits.array() / cap).tanh();            // Gemma 2's soft-cap
       for (Eigen::Index i = 0; i < n; ++i)
         add_block(rows[static_cast<size_t>(p0 + i)], logits.row(i), v0, keep);
     }

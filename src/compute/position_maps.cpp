@@ -44,14 +44,26 @@ PositionMaps position_maps(const Model& model, int n) {
   PositionMaps m;
   if (c.positional == Positional::sinusoidal) {
     m.kind = "sinusoidal";
-    m.encoding = sinusoidal_encoding(n, c.d_model, c.pe_base);
-    m.encoding_what = fmt::format(
-        "PE(p, 2i) = sin(p / {0:g}^(2i/d)), PE(p, 2i+1) = cos(p / {0:g}^(2i/d)), d = {1}",
-        c.pe_base, c.d_model);
-  } else if (c.positional == Positional::learned && model.weights.embed.position) {
+    m.encoding = sinusoidal_encoding(n, c.d_model, c.pe_base, c.sinusoid);
+    m.encoding_what =
+        c.sinusoid == SinusoidLayout::halves
+            ? fmt::format(
+                  "PE(p, i) = sin(p / {0:g}^(2i/d)), PE(p, {2} + i) = cos(p / {0:g}^(2i/d)), "
+                  "d = {1} (sines, then cosines)",
+                  c.pe_base, c.d_model, (c.d_model + 1) / 2)
+            : fmt::format(
+                  "PE(p, 2i) = sin(p / {0:g}^(2i/d)), PE(p, 2i+1) = cos(p / {0:g}^(2i/d)), d = {1}",
+                  c.pe_base, c.d_model);
+  } else if (const auto& table = model.weights.embed.position ? model.weights.embed.position
+                                                              : model.weights.encoder.position;
+             c.positional == Positional::learned && table) {
+    // An encoder-decoder with a table per stack (BART) shows its encoder's.
     m.kind = "learned";
-    m.encoding = model.weights.embed.position->block(0, n);
-    m.encoding_what = fmt::format("the learned position table's rows, d = {}", m.encoding.cols());
+    m.encoding = table->block(c.position_offset, n);
+    m.encoding_what = fmt::format(
+        "the learned position table's rows{}{}, d = {}",
+        model.weights.embed.position ? "" : " (the encoder's)",
+        c.position_offset ? fmt::format(" from row {}", c.position_offset) : "", m.encoding.cols());
   } else if (c.rotary_dim > 0) {
     m.kind = "rotary";
     const RotaryTable t = rotary_table(n, c.rotary_dim, c.rope_theta, c.rope_scaling);

@@ -208,8 +208,12 @@ void derive_attention_extras(Config& c, const ConfigSources& cfg) {
 void refuse_unsupported_fields(const ConfigSources& cfg, const Layout& layout) {
   for (const auto& f : layout.refused_keys) {
     const auto v = cfg.agreed({f.key});
-    if (!v || v->is_null() || *v == false || *v == 0 || *v == 1 || (v->is_array() && v->empty()))
+    if (f.when_false) {
+      if (!v || *v != false) continue;
+    } else if (!v || v->is_null() || *v == false || *v == 0 || *v == 1 ||
+               (v->is_array() && v->empty())) {
       continue;
+    }
     throw Error(fmt::format("config {} = {}: {} is not supported", f.key, v->dump(),
                             f.what));  // a file's value
   }

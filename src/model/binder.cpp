@@ -92,15 +92,20 @@ Binder::Binder(const TensorSource& tensors, const Layout& layout, std::string pr
       mode_(mode),
       mapping_(std::move(mapping)) {}
 
-const RolePattern* Binder::pattern(const std::string& role) const {
+// A role's first pattern whose tensor the file has in `layer` (a role may have tied copies under
+// other names), else its first pattern.
+const RolePattern* Binder::pattern(const std::string& role, int layer) const {
+  const RolePattern* first = nullptr;
   for (const auto& r : layout_.roles) {
-    if (r.role == role) return &r;
+    if (r.role != role) continue;
+    if (tensors_.has(prefix_ + with_indices(r.pattern, layer, expert_))) return &r;
+    if (!first) first = &r;
   }
-  return nullptr;
+  return first;
 }
 
 std::optional<std::string> Binder::name(const std::string& role, int layer) const {
-  const RolePattern* p = pattern(role);
+  const RolePattern* p = pattern(role, layer);
   if (!p) return std::nullopt;
   std::string n = prefix_ + with_indices(p->pattern, layer, expert_);
   if (!tensors_.has(n)) return std::nullopt;
@@ -111,12 +116,12 @@ std::vector<int64_t> Binder::shape(const std::string& role, int layer) const {
   auto n = name(role, layer);
   if (!n) return {};
   std::vector<int64_t> s = tensors_.info(*n).shape;
-  if (pattern(role)->transpose && s.size() == 2) std::swap(s[0], s[1]);
+  if (pattern(role, layer)->transpose && s.size() == 2) std::swap(s[0], s[1]);
   return s;
 }
 
 std::string Binder::missing(const std::string& role, int layer) const {
-  const RolePattern* p = pattern(role);
+  const RolePattern* p = pattern(role, layer);
   return fmt::format(
       "{}: missing tensor '{}' ({} of layout {})", tensors_.description(),
       p ? tensors_.name_in_file(prefix_ + with_indices(p->pattern, layer, expert_)) : role, role,
@@ -132,7 +137,7 @@ std::string Binder::tensor_text(const std::string& role, int layer) const {
 
 bool Binder::present(const std::string& role, int layer) const {
   if (has(role, layer)) return true;
-  const RolePattern* p = pattern(role);
+  const RolePattern* p = pattern(role, layer);
   if (p && p->required) {
     const bool per_layer = p->pattern.find("{layer}") != std::string::npos;
     throw Error(fmt::format("{}, which the family requires{}", missing(role, layer),
@@ -159,7 +164,7 @@ std::string Binder::checked_matrix(const std::string& role, int layer, int64_t r
                                    int64_t cols) const {
   auto n = name(role, layer);
   if (!n) throw Error(fmt::format("{}, expected shape [{}, {}]", missing(role, layer), rows, cols));
-  const bool transpose = pattern(role)->transpose;
+  const bool transpose = pattern(role, layer)->transpose;
   std::vector<int64_t> expected{rows, cols};
   if (transpose) std::swap(expected[0], expected[1]);
   const auto& shape = tensors_.info(*n).shape;
@@ -182,7 +187,7 @@ WeightMatrix Binder::weight(const std::string& role, int layer, int64_t rows, in
   }
   // A Conv1D weight stays [in, out]: the product reads it through its transpose flag.
   const WeightLayout layout =
-      pattern(role)->transpose ? WeightLayout::in_out : WeightLayout::out_in;
+      pattern(role, layer)->transpose ? WeightLayout::in_out : WeightLayout::out_in;
   const int64_t stored_rows = layout == WeightLayout::out_in ? rows : cols;
   const int64_t stored_cols = layout == WeightLayout::out_in ? cols : rows;
   if (auto view = view_of(tensors_, mapping_, n, stored_rows, stored_cols, layout))
@@ -209,7 +214,7 @@ RowVector Binder::vector(const std::string& role, int layer, int64_t n) const {
 std::optional<TokenTable> Binder::table(const std::string& role, int64_t rows, int64_t cols,
                                         std::shared_ptr<const void> owner) const {
   if (!present(role)) return std::nullopt;
-  if (pattern(role)->transpose) return TokenTable(weight(role, 0, rows, cols).matrix());
+  if (pattern(role, 0)->transpose) return TokenTable(weight(role, 0, rows, cols).matrix());
   return tensors_.table(checked_matrix(role, 0, rows, cols), std::move(owner));
 }
 

@@ -78,7 +78,7 @@ class Binder {
   void recycle_buffers(bool on) { recycle_ = on; }
 
  private:
-  const RolePattern* pattern(const std::string& role) const;
+  const RolePattern* pattern(const std::string& role, int layer) const;
   // The tensor's name after checking it exists with the shape [rows, cols] (stored transposed when
   // the layout says so).
   std::string checked_matrix(const std::string& role, int layer, int64_t rows, int64_t cols) const;

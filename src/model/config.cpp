@@ -79,6 +79,15 @@ std::optional<Positional> parse_positional(const std::string& name) {
   return by_name(name, k_all, positional_name);
 }
 
+const char* sinusoid_layout_name(SinusoidLayout s) {
+  return s == SinusoidLayout::halves ? "halves" : "interleaved";
+}
+
+std::optional<SinusoidLayout> parse_sinusoid_layout(const std::string& name) {
+  static const SinusoidLayout k_all[] = {SinusoidLayout::interleaved, SinusoidLayout::halves};
+  return by_name(name, k_all, sinusoid_layout_name);
+}
+
 const char* norm_name(NormKind n) {
   switch (n) {
     case NormKind::layer_norm:

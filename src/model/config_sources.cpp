@@ -101,6 +101,31 @@ void ConfigSources::set_defaults(const std::vector<std::pair<std::string, double
   }
 }
 
+void ConfigSources::add_aliases(
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& aliases) {
+  for (auto& s : sources_) {
+    for (const auto& [key, names] : aliases) {
+      for (const auto& alias : names) {
+        const auto it = s.values.find(alias);
+        if (it == s.values.end() || it->second.is_null()) continue;
+        const auto have = s.values.find(key);
+        if (have == s.values.end() || have->second.is_null()) {
+          s.values[key] = it->second;
+          s.names[key] = s.names.count(alias) ? s.names[alias] : alias;
+          continue;
+        }
+        if (!same(have->second, it->second)) {
+          const auto named = s.names.find(key);
+          throw Error(
+              fmt::format("{}: {} = {} contradicts {} = {}: attnviz runs one value for both",
+                          s.where, alias, it->second.dump(),
+                          named == s.names.end() ? key : named->second, have->second.dump()));
+        }
+      }
+    }
+  }
+}
+
 std::optional<ConfigSources::Found> ConfigSources::find(
     const std::vector<std::string>& keys) const {
   std::optional<Found> found;

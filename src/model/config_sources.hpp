@@ -53,6 +53,10 @@ class ConfigSources {
   // sets to null): used only when no source has the key.
   void set_defaults(const std::vector<std::pair<std::string, double>>& defaults,
                     const std::string& family);
+  // The family's other names of keys (Layout::config_aliases), read as the key attnviz reads: in
+  // each file, an alias's value stands for the key's; two names of one key that disagree in a file
+  // are an Error naming both.
+  void add_aliases(const std::vector<std::pair<std::string, std::vector<std::string>>>& aliases);
   // config.json's model_type (Hugging Face), for layout detection.
   std::string model_type() const;
   // A key a file (not the command line) sets is an Error naming the file, the key, its value and

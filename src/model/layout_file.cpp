@@ -52,9 +52,10 @@ T choice(const nlohmann::json& j, const char* key, T fallback,
 // tensor.
 bool known_role(const std::string& role) {
   static const std::regex k_roles(
-      R"(embed\.(token|position|token_type|norm\.(weight|bias))|unembed\.weight|)"
+      R"(embed\.(token|position|token_type|sinusoid|norm\.(weight|bias))|unembed\.(weight|bias)|)"
       R"((encoder|decoder)\.(self|cross)\.(q|k)_norm\.weight|)"
       R"((encoder|decoder)\.(self|cross)\.sinks|)"
+      R"((encoder|decoder)\.embed\.(position|norm\.(weight|bias))|)"
       R"((encoder|decoder)\.ffn\.(router|experts\.(up|down|gate))\.(weight|bias)|)"
       R"((encoder|decoder)\.ffn\.experts\.gate_up\.weight|)"
       R"((encoder|decoder)\.(ffn\.gate_up|norm_(self|ffn)_post)\.weight|)"
@@ -100,6 +101,8 @@ Layout read_layout_file(const std::filesystem::path& path) {
                                               "ffn",
                                               "activation",
                                               "positional",
+                                              "sinusoid",
+                                              "position_offset",
                                               "rope_theta",
                                               "partial_rotary_factor",
                                               "tied_embeddings",
@@ -134,6 +137,13 @@ Layout read_layout_file(const std::filesystem::path& path) {
                         "relu, gelu, gelu_tanh or silu", file);
   l.positional = choice(j, "positional", Positional::none, parse_positional,
                         "none, sinusoidal, learned or rotary", file);
+  l.sinusoid = choice(j, "sinusoid", SinusoidLayout::interleaved, parse_sinusoid_layout,
+                      "interleaved or halves", file);
+  l.position_offset = field(j, "position_offset", 0, file);
+  if (l.position_offset < 0 || l.position_offset > (1 << 20)) {
+    throw Error(fmt::format("{}: \"position_offset\" = {}: expected an integer in [0, {}]", file,
+                            l.position_offset, 1 << 20));
+  }
   l.rope_theta = static_cast<float>(in_range(j, "rope_theta", 10000.0, 0.0, 1e30, file));
   l.partial_rotary_factor =
       static_cast<float>(in_range(j, "partial_rotary_factor", 1.0, 0.0, 1.0, file));

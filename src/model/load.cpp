@@ -27,6 +27,7 @@ using detail::check_every_tensor_bound;
 using detail::check_model_traits;
 using detail::check_per_head_qkv;
 using detail::check_positions;
+using detail::check_tied_copies;
 using detail::ConfigSources;
 using detail::KeyValueRows;
 using detail::width;
@@ -72,12 +73,24 @@ std::pair<Layout, std::string> choose_layout(const TensorSource& src, const Conf
   const std::string model_type = cfg.model_type();
   std::string known_types;
   bool known = false;
+  std::string shared;  // the families whose names fit, when only model_type may choose them
   for (const auto& layout : builtin_layouts()) {
     if (!layout.model_type.empty())
       known_types += (known_types.empty() ? "" : ", ") + layout.model_type;
     known |= layout.model_type == model_type;
     if (!model_type.empty() && layout.model_type != model_type) continue;
-    if (auto prefix = matching_prefix(src, layout)) return {layout, *prefix};
+    const auto prefix = matching_prefix(src, layout);
+    if (prefix && model_type.empty() && layout.needs_model_type) {
+      shared += (shared.empty() ? "" : ", ") + layout.model_type;
+      continue;
+    }
+    if (prefix) return {layout, *prefix};
+  }
+  if (!shared.empty()) {
+    throw Error(fmt::format(
+        "{}: these tensor names are those of several families ({}), and no config.json says "
+        "which (its model_type): give the folder's config.json, or --layout",
+        src.description(), shared));
   }
   if (!model_type.empty() && !known) {
     throw Error(
@@ -171,6 +184,7 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   c.pe_base = static_cast<float>(
       cfg.number({"pe_base"}, 0.0, double(std::numeric_limits<float>::max())).value_or(10000.0));
   c.positional = layout.positional;
+  c.sinusoid = layout.sinusoid;
   if (auto name = cfg.text({"positional"})) {
     auto p = parse_positional(*name);
     if (!p)
@@ -206,6 +220,35 @@ void bind_unembedding(Config& c, Weights& w, const Binder& b,
         "tie_word_embeddings = true, but '{}' differs from the token table '{}'",
         printable_text(*b.name("unembed.weight")), printable_text(*b.name("embed.token"))));
   }
+}
+
+// final_logits_bias (Marian): [N] or, as transformers registers the buffer, [1, N]; empty when
+// the file has none.
+RowVector bind_logit_bias(const Config& c, const Binder& b) {
+  const auto name = b.name("unembed.bias");
+  if (!name) return {};
+  const auto shape = b.shape("unembed.bias");
+  const bool fits =
+      shape == std::vector<int64_t>{c.vocab_size} || shape == std::vector<int64_t>{1, c.vocab_size};
+  if (!fits || c.vocab_size == 0) {
+    throw Error(fmt::format("tensor '{}' has shape {}, expected [{}] or [1, {}] (vocab)",
+                            printable_text(*name), shape_string(shape), c.vocab_size,
+                            c.vocab_size));
+  }
+  if (shape.size() == 1) return b.vector("unembed.bias", 0, c.vocab_size);
+  return b.table("unembed.bias", 1, c.vocab_size, nullptr)->row(0);
+}
+
+// An encoder-decoder's layer counts, as T5 (num_layers, num_decoder_layers) and BART / Marian
+// (encoder_layers, decoder_layers) declare them, and the id its decoder starts from.
+void check_encoder_decoder(Config& c, const ConfigSources& cfg) {
+  check_declared(cfg, {"encoder_layers", "num_layers"}, c.n_encoder_layers,
+                 fmt::format("encoder layers: the file's tensors stop after layer {}",
+                             c.n_encoder_layers - 1));
+  check_declared(cfg, {"decoder_layers", "num_decoder_layers"}, c.n_decoder_layers,
+                 fmt::format("decoder layers: the file's tensors stop after layer {}",
+                             c.n_decoder_layers - 1));
+  if (auto id = cfg.integer({"decoder_start_token_id"}, 0)) c.decoder_start_id = *id;
 }
 
 // Gemma 2 caps its logits (final_logit_softcapping, null for none): they change only --logits.
@@ -244,6 +287,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
                     "with --layout-file)",
                     layout.model_type));
   }
+  cfg.add_aliases(layout.config_aliases);
   const Binder b(src, layout, prefix);
 
   Model model;
@@ -252,6 +296,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   Config& c = model.config;
   c.layout = layout.name;
   c.arch = layout.arch;
+  c.position_offset = layout.position_offset;
   c.decoder_cross = layout.decoder_cross;
   const bool has_encoder = c.arch != Arch::decoder;
   const bool has_decoder = c.arch == Arch::decoder || c.arch == Arch::encoder_decoder;
@@ -261,10 +306,18 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   detail::derive_ffn_width(c, b, first + ".ffn");
   detail::derive_experts(c, b, layout, cfg, first);
   if (b.has("embed.token")) c.vocab_size = width(b, "embed.token", 0);
-  if (b.has("embed.position")) {
-    c.max_positions = width(b, "embed.position", 0);
-    c.max_positions_origin =
-        fmt::format("one row per position in the table {}", b.tensor_text("embed.position"));
+  for (const char* role : {"embed.position", "encoder.embed.position", "decoder.embed.position"}) {
+    if (!b.has(role)) continue;
+    const int rows = width(b, role, 0) - c.position_offset;
+    if (rows < 1) {
+      throw Error(fmt::format("{} has no row past the family's offset of {} rows",
+                              b.tensor_text(role), c.position_offset));
+    }
+    if (c.max_positions > 0 && c.max_positions <= rows) continue;
+    c.max_positions = rows;
+    c.max_positions_origin = fmt::format(
+        "one row per position in the table {}{}", b.tensor_text(role),
+        c.position_offset ? fmt::format(", after its first {}", c.position_offset) : "");
   }
   if (b.has("embed.token_type")) c.type_vocab_size = width(b, "embed.token_type", 0);
   detail::derive_heads(c, layout, cfg, b, first + ".self", rows);
@@ -291,15 +344,41 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
     const int layers = has_encoder ? c.n_encoder_layers : c.n_decoder_layers;
     check_declared(cfg, {"n_layer", "num_hidden_layers", "num_layers", "n_layers"}, layers,
                    fmt::format("layers: the file's tensors stop after layer {}", layers - 1));
+  } else {
+    check_encoder_decoder(c, cfg);
+    c.decoder_text_refusal = layout.decoder_text_refusal;
   }
   c.out_projection = b.has(first + ".self.out.weight");
   c.fused_qkv = b.has(first + ".self.qkv.weight");
   w.embed.token = b.table("embed.token", c.vocab_size, c.d_model, tensors);
-  w.embed.position =
-      b.table("embed.position", c.max_positions, c.d_model, tensors);  // rows read on use
+  if (b.has("embed.position")) {  // rows read on use; position_offset rows before position 0
+    w.embed.position = b.table("embed.position", width(b, "embed.position", 0), c.d_model, tensors);
+  }
   w.embed.token_type = b.table("embed.token_type", c.type_vocab_size, c.d_model, tensors);
   w.embed.norm = b.layer_norm("embed.norm", 0, c.d_model);
+  for (auto [stack, weights] :
+       {std::pair{"encoder", &w.encoder}, std::pair{"decoder", &w.decoder}}) {
+    const std::string role = std::string(stack) + ".embed.position";
+    if (b.present(role)) weights->position = b.table(role, width(b, role, 0), c.d_model, tensors);
+    weights->embed_norm = b.layer_norm(std::string(stack) + ".embed.norm", 0, c.d_model);
+  }
   bind_unembedding(c, w, b, tensors);
+  w.embed.unembed_bias = bind_logit_bias(c, b);
+  if (auto name = b.name("embed.sinusoid")) {
+    if (c.positional != Positional::sinusoidal) {
+      throw Error(fmt::format("tensor '{}' is a stored sinusoidal table, but the positions are {}",
+                              printable_text(*name), positional_name(c.positional)));
+    }
+    const auto& shape = src.info(*name).shape;
+    if (shape.size() != 2 || shape[1] != c.d_model || shape[0] < 1) {
+      throw Error(fmt::format("{}: tensor '{}' has shape {}, expected [positions, {}] (d_model)",
+                              src.description(), printable_text(*name), shape_string(shape),
+                              c.d_model));
+    }
+    w.embed.sinusoid = src.table(*name, tensors);
+    w.embed.sinusoid_tensor = *name;
+  }
+  check_tied_copies(src, tensors, layout, prefix);
   derive_logit_softcap(c, cfg);
   check_positions(c, w, b);
   check_declared_biases(cfg, b, first);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "attnviz/core/error.hpp"
@@ -35,16 +36,47 @@ void check_declared_sizes(const Config& c, const Binder& b, const ConfigSources&
 // Learned positions are a table of the weights, and a table means learned positions: a table next
 // to rotary or sinusoidal positions would be dropped, learned positions without one never added.
 void check_positions(const Config& c, const Weights& w, const Binder& b) {
-  if (c.positional == Positional::learned && !w.embed.position) {
+  const bool per_stack = w.encoder.position || w.decoder.position;
+  if (!w.embed.position && w.encoder.position.has_value() != w.decoder.position.has_value()) {
+    const char* missing = w.encoder.position ? "decoder" : "encoder";
+    throw Error(
+        fmt::format("layout {}: the {} has no position table of its own ({}.embed.position), "
+                    "the other stack has one",
+                    c.layout, missing, missing));
+  }
+  if (c.positional == Positional::learned && !w.embed.position && !per_stack) {
     throw Error(
         fmt::format("layout {} has learned positions, but the weights have no position table "
                     "(embed.position)",
                     c.layout));
   }
-  if (c.positional != Positional::learned && w.embed.position) {
+  for (const char* role : {"embed.position", "encoder.embed.position", "decoder.embed.position"}) {
+    if (c.positional == Positional::learned || !b.has(role)) continue;
     throw Error(fmt::format("tensor '{}' is a learned position table, but the positions are {}",
-                            printable_text(*b.name("embed.position")),
-                            positional_name(c.positional)));
+                            printable_text(*b.name(role)), positional_name(c.positional)));
+  }
+}
+
+void check_tied_copies(const TensorSource& src, const std::shared_ptr<const TensorSource>& owner,
+                       const Layout& layout, const std::string& prefix) {
+  std::map<std::string, std::string> first;  // role -> the name bound
+  for (const auto& r : layout.roles) {
+    if (r.pattern.find('{') != std::string::npos) continue;  // per layer: no family ties those
+    const std::string name = prefix + r.pattern;
+    if (!src.has(name)) continue;
+    auto [bound, fresh] = first.emplace(r.role, name);
+    if (fresh) continue;
+    const auto& a = src.info(bound->second).shape;
+    const auto& b = src.info(name).shape;
+    const bool equal = a == b && a.size() == 2 &&
+                       same_values(src.table(bound->second, owner), src.table(name, owner));
+    if (!equal) {
+      throw Error(fmt::format(
+          "{}: tensors '{}' {} and '{}' {} are both {} (tied copies in this family), but they "
+          "differ: attnviz would use the first and leave the other unread",
+          src.description(), printable_text(bound->second), shape_string(a), printable_text(name),
+          shape_string(b), r.role));
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 // is an Error naming both sides, never a setting silently dropped.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "attnviz/model/config.hpp"
@@ -21,6 +22,11 @@ void check_declared_sizes(const Config& c, const Binder& b, const ConfigSources&
 // Learned positions are a table of the weights, and a table means learned positions: a table next
 // to rotary or sinusoidal positions would be dropped, learned positions without one never added.
 void check_positions(const Config& c, const Weights& w, const Binder& b);
+
+// A role's tied copies (its other patterns, Marian's model.encoder.embed_tokens beside
+// model.shared) must hold the values of the tensor bound, or one of them would be silently unused.
+void check_tied_copies(const TensorSource& src, const std::shared_ptr<const TensorSource>& owner,
+                       const Layout& layout, const std::string& prefix);
 
 // What the weights hold that the layout's traits must agree with (a gate in a plain FFN would be
 // silently skipped; q/k norms run only inside transformer layers).

@@ -15,6 +15,7 @@ void add_heads_command(CLI::App& app);      // src/cli/heads_command.cpp
 void add_rollout_command(CLI::App& app);    // src/cli/run_flags.cpp
 void add_diff_command(CLI::App& app);       // src/cli/diff_command.cpp
 void add_explain_command(CLI::App& app);    // src/cli/explain_command.cpp
+void add_align_command(CLI::App& app);      // src/cli/align_command.cpp
 void add_positions_command(CLI::App& app);  // src/cli/positions_command.cpp
 void add_residual_command(CLI::App& app);   // src/cli/residual_command.cpp
 void add_merge_command(CLI::App& app);      // src/cli/heads_command.cpp

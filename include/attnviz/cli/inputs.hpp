@@ -20,9 +20,12 @@ namespace attnviz {
 struct TextTools {
   Vocabulary vocab;
   std::unique_ptr<Tokenizer> tokenizer;  // null when the folder has none attnviz reads
-  std::filesystem::path tokenizer_dir;   // where it was looked for, for messages
-  bool add_special = true;               // the special tokens the tokenizer's post-processor adds
-  BosMode bos = BosMode::automatic;      // --bos
+  // An encoder-decoder's encoder text, when the folder tokenizes it apart from the decoder's
+  // (Marian's source.spm; `tokenizer` is then its target.spm); null: `tokenizer` reads both.
+  std::unique_ptr<Tokenizer> source_tokenizer;
+  std::filesystem::path tokenizer_dir;  // where it was looked for, for messages
+  bool add_special = true;              // the special tokens the tokenizer's post-processor adds
+  BosMode bos = BosMode::automatic;     // --bos
   std::vector<std::string> notes;  // for stderr: a tokenizer that could only have labelled --ids
 };
 
@@ -41,8 +44,9 @@ TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse
 
 // Tokens to vectors: with a table, token → id through the vocabulary ([UNK] labelled and noted),
 // then table rows; without one, hash vectors (noted).
+// `source`: the sequence an encoder-decoder's encoder reads (embed_ids).
 Sequence embed_tokens(const Model& model, const Vocabulary& vocab,
-                      const std::vector<std::string>& tokens);
+                      const std::vector<std::string>& tokens, bool source = false);
 
 // --text / --text-file: UTF-8 (a BOM dropped), through the tokenizer; `flag` names it in messages.
 std::string read_text_input(const SequenceFlags& f, const std::string& flag);
@@ -52,7 +56,10 @@ std::string read_text_input(const SequenceFlags& f, const std::string& flag);
 // tokens when given too). `role` is "target" or "source", for messages.
 // A sequence longer than `bound` is refused before it is embedded: exit 2 when a flag gave it
 // (--text,
-// --ids list, --probe), 1 when a file's content did.
+// --ids list, --probe), 1 when a file's content did. An encoder-decoder's target text is its
+// decoder's input: the model's decoder_start_token_id (when it declares one), then the text's ids,
+// </s> included (transformers' shift_tokens_right of the labels, which leaves the last one out:
+// one row more, its rows before equal by causality); --ids are fed as given.
 Sequence resolve_sequence(const Model& model, const TextTools& tools, const SequenceFlags& f,
                           const std::string& role, const TokenBound& bound = {});
 

@@ -20,6 +20,8 @@ struct PreparedRun {
   MapList maps;             // every map forward will make on these inputs
   HeadSelection selection;  // --layer / --site / --head, checked against `maps`: keeps at least one
   std::shared_ptr<const TextTools> tools;  // the tokenizer and vocabulary the inputs were read with
+  // With --generate: the target's tokens before the generated ones (else the target's length).
+  int n_prompt = 0;
 };
 
 // Loads the model and resolves inputs, mask, options and the selection; usage errors exit 2, bad

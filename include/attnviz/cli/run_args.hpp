@@ -52,6 +52,7 @@ struct InputArgs {
   std::string mask_convention = "auto";  // what --mask values mean (inputs/mask_file.hpp)
   std::string qk_scale;                  // "" = 1/sqrt(d_k), "none" = 1, or a number
   int block_rows = 256;
+  int generate = 0;          // --generate N: greedy continuation of the target first
   SelectionFlags selection;  // --layer, --site, --head
   TokenBound bound;          // the command's, set where it is registered
 };

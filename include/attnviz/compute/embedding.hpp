@@ -24,9 +24,11 @@ void check_length(const Model& model, size_t n, const std::string& what);
 // + token type 0 (BERT), LayerNorm (BERT).
 Sequence embed_hashed(const Model& model, const std::vector<std::string>& tokens);
 // Ids to vectors, labelled `labels`: table rows when the model has a table (id < vocab_size), else
-// hash_embedding of "#id" (noted); then positions etc. as for tokens.
+// hash_embedding of "#id" (noted); then positions etc. as for tokens. An encoder-decoder's `source`
+// feeds its encoder, the target its decoder: each with the stack's own position table and norm
+// when it has them (BART's).
 Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids,
-                   std::vector<std::string> labels);
+                   std::vector<std::string> labels, bool source = false);
 // Checks a given [n, width] matrix against the model (width: d_model, or kdim for a lone attention
 // module's keys; max_positions) and labels it.
 // The matrix feeds the first layer as it is: no scaling, positions or norm are added.

@@ -22,10 +22,12 @@ struct Prediction {
 };
 
 // For each row of `hidden` (the final hidden states, after the final norm), the k tokens with the
-// highest logits, highest first (ties: lower id first). `cap` > 0: logits = cap · tanh(logits /
-// cap). The vocabulary streams in blocks of TokenTable::k_block_rows against blocks of positions:
-// no [N, vocab] matrix is held. k is clamped to the vocabulary's size.
+// highest logits, highest first (ties: lower id first). `bias` (when not empty, [vocab]) is added
+// to the logits (Marian's final_logits_bias); then `cap` > 0: logits = cap · tanh(logits / cap).
+// The vocabulary streams in blocks of TokenTable::k_block_rows against blocks of positions: no [N,
+// vocab] matrix is held. k is clamped to the vocabulary's size.
 std::vector<std::vector<Prediction>> top_predictions(const TokenTable& unembed,
-                                                     const Matrix& hidden, int k, float cap);
+                                                     const Matrix& hidden, int k, float cap,
+                                                     const RowVector& bias = {});
 
 }  // namespace attnviz

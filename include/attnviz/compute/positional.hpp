@@ -2,11 +2,15 @@
 #pragma once
 
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/model/config.hpp"
 
 namespace attnviz {
 
 // PE(pos, 2i) = sin(pos / base^(2i/d)), PE(pos, 2i+1) = cos(pos / base^(2i/d)); [n, d].
 // base 10000 in the paper; some tutorials use 1000 (`--pe-base` reproduces it).
-Matrix sinusoidal_encoding(int n, int d, float base);
+// `layout` halves: sin(pos / base^(2i/d)) in columns [0, ⌈d/2⌉), the cosines after them (Marian's
+// MarianSinusoidalPositionalEmbedding).
+Matrix sinusoidal_encoding(int n, int d, float base,
+                           SinusoidLayout layout = SinusoidLayout::interleaved);
 
 }  // namespace attnviz

@@ -2,6 +2,7 @@
 // flags.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,10 @@ enum class Activation {
 // none; added to the embeddings (sinusoidal, learned); or rotary: q and k of self-attention rotated
 // per head by their token index (Su et al. 2021, as Hugging Face's Llama applies it).
 enum class Positional { none, sinusoidal, learned, rotary };
+// How a sinusoidal table lays out its d columns, with ω_i = base^(−2i/d) for i < d/2:
+// interleaved PE(p, 2i) = sin(p·ω_i), PE(p, 2i+1) = cos(p·ω_i) (Vaswani et al. 2017, PyTorch's
+// tutorials); halves PE(p, i) = sin(p·ω_i), PE(p, ⌈d/2⌉ + i) = cos(p·ω_i) (Marian).
+enum class SinusoidLayout { interleaved, halves };
 enum class NormKind {
   layer_norm,
   rms_norm
@@ -95,6 +100,8 @@ struct Config {
   std::string max_positions_origin;
   bool scale_embeddings = false;  // lut(x) · sqrt(d_model), as in the annotated transformer
   Positional positional = Positional::none;
+  SinusoidLayout sinusoid = SinusoidLayout::interleaved;  // the sinusoidal table's columns
+  int position_offset = 0;      // learned positions: the table row of position 0 (BART's 2)
   float pe_base = 10000.0f;     // base of the sinusoidal encoding (the paper's 10000)
   float rope_theta = 10000.0f;  // base of the rotary frequencies theta^(−2i/rotary_dim)
   int rotary_dim =
@@ -119,6 +126,13 @@ struct Config {
   bool tied_embeddings =
       false;  // the unembedding (lm_head) is the token table (tie_word_embeddings)
   float final_logit_softcap = 0;  // logits become cap · tanh(logits / cap) (Gemma 2); 0: none
+  // The id an encoder-decoder's decoder reads first (config.json's decoder_start_token_id: Marian's
+  // pad, BART's </s>): a target text is this id, then the text's ids. nullopt: none declared, the
+  // text's ids as they are.
+  std::optional<int64_t> decoder_start_id;
+  // Non-empty: why a target text is refused (mBART builds its decoder input by moving the labels'
+  // last token first, which attnviz does not); --ids are fed as given.
+  std::string decoder_text_refusal;
 
   int d_k() const { return d_qk / n_heads; }              // per-head query/key width
   int d_head_v() const { return d_v / n_heads; }          // per-head value width
@@ -135,6 +149,8 @@ const char* activation_name(Activation a);  // "relu", "gelu", "gelu_tanh", "sil
 std::optional<Activation> parse_activation(
     const std::string& name);  // also gelu_new, gelu_pytorch_tanh
 const char* positional_name(Positional p);
+const char* sinusoid_layout_name(SinusoidLayout s);  // "interleaved", "halves"
+std::optional<SinusoidLayout> parse_sinusoid_layout(const std::string& name);
 std::optional<Positional> parse_positional(const std::string& name);
 const char* norm_name(NormKind n);  // "layer_norm", "rms_norm"
 std::optional<NormKind> parse_norm(const std::string& name);

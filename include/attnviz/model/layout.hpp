@@ -14,8 +14,13 @@
 //   {stack}.ffn.experts.{up,down,gate}.{weight,bias}  each expert's FFN, "{expert}" in the pattern
 //   {stack}.norm_{self,cross,ffn}.{weight,bias} {stack}.norm_{self,ffn}_post.weight norms
 //   of a sub-layer's output before the residual (Gemma 2)
-// and per stack {stack}.final_norm.{weight,bias}; unembed.weight (lm_head, when not tied). A
-// pattern holds "{layer}" where the layer index goes.
+// and per stack {stack}.final_norm.{weight,bias}; unembed.weight (lm_head, when not tied),
+// unembed.bias (Marian's final_logits_bias, [N] or [1, N]); embed.sinusoid, the sinusoidal table a
+// file stores beside the model that computes it (Marian's embed_positions); an encoder-decoder's
+// {stack}.embed.position and {stack}.embed.norm.{weight,bias}, a stack's own embedding parts
+// (BART's). A pattern holds "{layer}" where the layer index goes. A role may have several patterns
+// (tied copies under other names, Marian's model.shared / model.encoder.embed_tokens): the first
+// the file has is bound, and every other one it has must hold the same values.
 #pragma once
 
 #include <filesystem>
@@ -65,6 +70,9 @@ struct ExpertKeys {
 struct RefusedKey {
   std::string key;
   std::string what;  // "parallel attention and MLP (GPT-NeoX)"
+  // Refused when set to false instead: a feature the family has by default that the file turns off
+  // (Marian's share_encoder_decoder_embeddings).
+  bool when_false = false;
 };
 // The keys of other families' features that no built-in family computes (chunked attention,
 // Granite's multipliers, clipped q/k/v, mixtures of experts, …): every record starts from them.
@@ -87,6 +95,8 @@ struct Layout {
   bool causal = false;         // self-attention is always causal (GPT-2, nanoGPT, fused-qkv)
   bool decoder_cross = false;  // decoder layers have cross-attention
   Positional positional = Positional::none;
+  SinusoidLayout sinusoid = SinusoidLayout::interleaved;  // a sinusoidal table's columns
+  int position_offset = 0;      // learned positions: the table row of position 0 (BART's 2)
   float rope_theta = 10000.0f;  // rotary positions: base of the frequencies
   float partial_rotary_factor =
       1.0f;                      // rotary positions: the share of each head's dims that rotate
@@ -101,6 +111,15 @@ struct Layout {
   bool every_tensor_bound = false;
   std::vector<std::string> buffers{};
   std::string model_type{};  // HF config.json "model_type" that selects this layout
+  // Chosen only by config.json's model_type, never by tensor names alone: names other families
+  // share (BART's line: Marian, BART, mBART), whose config defaults would be another model's.
+  bool needs_model_type = false;
+  // Non-empty: why a target text is refused for the decoder (Config::decoder_text_refusal).
+  std::string decoder_text_refusal{};
+  // Config keys the family names otherwise, each read as the key attnviz reads (Marian's
+  // encoder_attention_heads and decoder_attention_heads as num_attention_heads): the names of one
+  // key must agree within a file.
+  std::vector<std::pair<std::string, std::vector<std::string>>> config_aliases{};
   // What the family's transformers config class fills in when config.json leaves a key out.
   std::vector<std::pair<std::string, double>> config_defaults{};
   // The config keys that name the activation (Gemma reads hidden_activation, not hidden_act).
@@ -128,10 +147,10 @@ const std::vector<Layout>& builtin_layouts();
 // --layout NAME; usage Error listing the names when unknown.
 const Layout& layout_by_name(const std::string& name);
 // A user mapping file: {"name", "arch", "norm_first", "norm", "ffn", "activation",
-// "layer_norm_eps", "causal", "decoder_cross", "positional", "rope_theta", "partial_rotary_factor",
-// "tied_embeddings", "default_heads", "norm_offset", "parallel_residual", "fused_qkv_per_head",
-// "qk_norm", "roles": {role: pattern | {"pattern": …, "transpose": true}}}; any other field is an
-// Error.
+// "layer_norm_eps", "causal", "decoder_cross", "positional", "sinusoid", "position_offset",
+// "rope_theta", "partial_rotary_factor", "tied_embeddings", "default_heads", "norm_offset",
+// "parallel_residual", "fused_qkv_per_head", "qk_norm", "roles": {role: pattern | {"pattern": …,
+// "transpose": true}}}; any other field is an Error.
 Layout read_layout_file(const std::filesystem::path& path);
 
 }  // namespace attnviz

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "attnviz/core/matrix.hpp"
@@ -76,6 +77,10 @@ struct StackWeights {
   std::function<LayerWeights(int layer)>
       bind_layer;  // each bound on request: F32 viewed, others converted
   std::optional<LayerNormWeights> final_norm;  // encoder.norm / decoder.norm / ln_f
+  // An encoder-decoder's embedding parts of this stack's own, used instead of EmbeddingWeights'
+  // (BART's learned position table and layernorm_embedding per stack).
+  std::optional<TokenTable> position;          // [P, D]
+  std::optional<LayerNormWeights> embed_norm;  // [D]
 
   int n_layers() const { return bind_layer ? n_bound : static_cast<int>(layers.size()); }
   // Layer l: the one in memory, or bound into `holder` (which owns it until the caller resets it).
@@ -87,9 +92,14 @@ struct StackWeights {
 };
 
 struct EmbeddingWeights {
-  std::optional<TokenTable> token;       // [N, D]  (nn.Embedding, wte, word_embeddings)
-  std::optional<TokenTable> unembed;     // [N, D]  lm_head, when the file has one
-  std::optional<TokenTable> position;    // [P, D]  learned positions (wpe, position_embeddings)
+  std::optional<TokenTable> token;    // [N, D]  (nn.Embedding, wte, word_embeddings)
+  std::optional<TokenTable> unembed;  // [N, D]  lm_head, when the file has one
+  RowVector unembed_bias;  // [N] added to the logits (Marian's final_logits_bias), or empty
+  std::optional<TokenTable> position;  // [P, D]  learned positions (wpe, position_embeddings)
+  // [P, D] the sinusoidal table as the file stores it (Marian's embed_positions): the rows an input
+  // uses must equal the computed ones. sinusoid_tensor names it for messages.
+  std::optional<TokenTable> sinusoid;
+  std::string sinusoid_tensor;
   std::optional<TokenTable> token_type;  // [types, D]  BERT token types
   std::optional<LayerNormWeights> norm;  // BERT embeddings.LayerNorm
 };

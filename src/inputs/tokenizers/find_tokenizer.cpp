@@ -9,6 +9,7 @@
 #include "attnviz/inputs/tokenizers/gguf/gguf_tokenizer.hpp"
 #include "attnviz/inputs/tokenizers/gpt2/gpt2_tokenizer.hpp"
 #include "attnviz/inputs/tokenizers/pipeline/tokenizer_json.hpp"
+#include "attnviz/inputs/tokenizers/sentencepiece/marian_tokenizer.hpp"
 #include "attnviz/inputs/tokenizers/sentencepiece/sentencepiece_tokenizer.hpp"
 #include "attnviz/inputs/tokenizers/wordpiece/bert_tokenizer.hpp"
 #include "attnviz/io/gguf/gguf.hpp"
@@ -28,6 +29,7 @@ constexpr const char* k_sentencepiece_names[] = {"tokenizer.model", "spiece.mode
 
 bool is_tokenizer_file_name(const fs::path& file) {
   return file.extension() == ".json" || file.extension() == ".model" ||
+         file.filename() == "source.spm" || file.filename() == "target.spm" ||
          file.extension() == ".gguf" || file.filename() == "vocab.txt" ||
          file.filename() == "merges.txt";
 }
@@ -39,12 +41,18 @@ std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& path) {
       return make_gguf_tokenizer(path);  // by its magic: Ollama's blobs have no extension
     if (path.filename() == "vocab.json" || path.filename() == "merges.txt")
       return read_gpt2_tokenizer(path.parent_path());
+    // Either .spm file stands for the Marian folder holding it, as MarianTokenizer reads both.
+    if (path.filename() == "source.spm" || path.filename() == "target.spm")
+      return make_marian_tokenizer(path.parent_path(), MarianSide::source);
     if (path.extension() == ".json") return read_tokenizer_json(path);
     if (path.extension() == ".model") return make_sentencepiece_tokenizer(path);
     if (path.filename() == "vocab.txt") return make_bert_vocab_tokenizer(path.parent_path());
     throw Error(fmt::format("{}: not a tokenizer file attnviz reads ({}, or a .gguf file)",
                             path.string(), k_tokenizer_files));
   }
+  // MarianTokenizer has no fast form: transformers reads its .spm files even beside a
+  // tokenizer.json.
+  if (is_marian_folder(path)) return make_marian_tokenizer(path, MarianSide::source);
   if (fs::exists(path / "tokenizer.json", ec)) return read_tokenizer_json(path / "tokenizer.json");
   if (fs::exists(path / "vocab.json", ec) || fs::exists(path / "merges.txt", ec))
     return read_gpt2_tokenizer(path);
@@ -52,6 +60,16 @@ std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& path) {
     if (fs::exists(path / name, ec)) return make_sentencepiece_tokenizer(path / name);
   }
   if (fs::exists(path / "vocab.txt", ec)) return make_bert_vocab_tokenizer(path);
+  return nullptr;
+}
+
+std::unique_ptr<Tokenizer> find_target_tokenizer(const fs::path& path) {
+  std::error_code ec;
+  const bool spm = fs::is_regular_file(path, ec) &&
+                   (path.filename() == "source.spm" || path.filename() == "target.spm");
+  const fs::path dir = spm ? path.parent_path() : path;
+  if ((spm || fs::is_directory(dir, ec)) && is_marian_folder(dir))
+    return make_marian_tokenizer(dir, MarianSide::target);
   return nullptr;
 }
 

@@ -35,5 +35,8 @@ Family gemma_record();
 Family gemma2_record();
 Family gemma3_record();
 Family phi3_record();
+Family marian_record();
+Family bart_record();
+Family mbart_record();
 
 }  // namespace attnviz::detail

@@ -12,20 +12,28 @@ namespace attnviz {
 // The tokenizer files attnviz reads, for messages.
 inline constexpr const char* k_tokenizer_files =
     "tokenizer.json, vocab.json + merges.txt, tokenizer.model / spiece.model / "
-    "sentencepiece.bpe.model, vocab.txt";
+    "sentencepiece.bpe.model, vocab.txt, source.spm + target.spm + vocab.json";
 
 // Whether a file's name is one find_tokenizer reads as a file: *.json, *.model, *.gguf, vocab.txt,
-// merges.txt (vocab.json and merges.txt stand for the pair beside each other).
+// merges.txt (vocab.json and merges.txt stand for the pair beside each other), source.spm and
+// target.spm (Marian's, read with the vocab.json beside them).
 bool is_tokenizer_file_name(const std::filesystem::path& file);
 
 // The tokenizer at `path`: a tokenizer.json, SentencePiece .model, GGUF file (its tokenizer.ggml.*
 // metadata, tokenized as llama.cpp does), BERT vocab.txt or GPT-2
-// vocab.json / merges.txt file (read with the other beside it), or a
-// folder holding (in this order of preference, as transformers prefers the fast tokenizer)
-// tokenizer.json, GPT-2's vocab.json + merges.txt, a SentencePiece model (tokenizer.model,
+// vocab.json / merges.txt file (read with the other beside it), Marian's source.spm / target.spm
+// (either stands for the Marian folder holding it: its source side), or
+// a folder holding (in this order of preference, as transformers prefers the fast tokenizer)
+// Marian's source.spm + target.spm + vocab.json (the source side: MarianTokenizer has no fast
+// form), tokenizer.json, GPT-2's vocab.json + merges.txt, a SentencePiece model (tokenizer.model,
 // spiece.model, sentencepiece.bpe.model) or BERT's vocab.txt (WordPiece, with
 // tokenizer_config.json's settings). nullptr when a folder holds none of them; an Error naming the
 // file when one is malformed or uses a feature attnviz does not implement.
 std::unique_ptr<Tokenizer> find_tokenizer(const std::filesystem::path& path);
+
+// The tokenizer of a decoder's text when the folder at `path` (or the Marian folder of a .spm file)
+// has one of its own (Marian's target.spm, as MarianTokenizer reads text_target=); nullptr when
+// find_tokenizer's reads both.
+std::unique_ptr<Tokenizer> find_target_tokenizer(const std::filesystem::path& path);
 
 }  // namespace attnviz

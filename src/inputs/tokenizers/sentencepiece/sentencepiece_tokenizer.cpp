@@ -14,16 +14,13 @@
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/tokenizers/pipeline/spec_fields.hpp"
 #include "attnviz/io/json.hpp"
-#include "attnviz/io/text_file.hpp"
+#include "spm_files.hpp"
 
 namespace attnviz {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// Gemma's tokenizer.model is 4 MiB; a cap keeps /dev/zero and huge files out.
-constexpr size_t k_max_model_bytes = size_t{64} << 20;
 
 // --- The model type, read from the serialized ModelProto (libsentencepiece does not expose it).
 // sentencepiece_model.proto: ModelProto.trainer_spec = 2; TrainerSpec.model_type = 3
@@ -255,38 +252,14 @@ Specials read_specials(const fs::path& model_file,
 class SentencePieceTokenizer final : public Tokenizer {
  public:
   explicit SentencePieceTokenizer(const fs::path& model_file) : file_(model_file.string()) {
-    const std::string bytes = read_regular_file(file_, k_max_model_bytes);
-    if (const auto status = sp_.LoadFromSerializedProto(bytes); !status.ok()) {
-      // A file that is not a ModelProto at all fails in ParseFromArray; say so plainly.
-      const std::string reason =
-          std::string(status.error_message()).find("ParseFromArray") != std::string::npos
-              ? "not a serialized ModelProto"
-              : status.error_message();
-      throw Error(fmt::format("{}: cannot load the SentencePiece model: {}", file_, reason));
-    }
-    type_ = model_type_name(bytes);
+    type_ = model_type_name(detail::load_sentencepiece(file_, sp_));
     specials_ = read_specials(model_file, sp_);
   }
 
   std::vector<TokenPiece> encode(std::string_view text, bool add_special) const override {
     if (add_special && !specials_.refusal.empty()) throw Error(specials_.refusal);
-    size_t at = std::string_view::npos;
-    const std::string* found = nullptr;
-    for (const std::string& special : specials_.in_text) {
-      if (const size_t where = text.find(special); where < at) {
-        at = where;
-        found = &special;
-      }
-    }
-    if (found) {
-      throw Error(
-          fmt::format("{}: the text holds '{}' at byte {}, which transformers' tokenizer reads as "
-                      "a special token and "
-                      "SentencePiece as plain text; attnviz does not split special tokens out of "
-                      "text for .model files: "
-                      "give the folder's tokenizer.json (--tokenizer), or --ids",
-                      file_, printable_text(*found), at));
-    }
+    detail::refuse_special_text(text, specials_.in_text, file_, ".model files",
+                                "give the folder's tokenizer.json (--tokenizer), or --ids");
     sentencepiece::ImmutableSentencePieceText spt;
     if (const auto status = sp_.Encode(text, spt.mutable_proto()); !status.ok()) {
       throw Error(fmt::format("{}: SentencePiece cannot encode the text: {}", file_,
@@ -317,17 +290,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     const int i = static_cast<int>(id);
     const std::string& piece = sp_.IdToPiece(i);
     if (sp_.IsByte(i) || sp_.IsControl(i) || sp_.IsUnknown(i)) return printable_text(piece);
-    // "▁" is SentencePiece's space; every one is shown as "␣" (U+2423).
-    std::string shown;
-    for (size_t at = 0; at < piece.size();) {
-      if (piece.compare(at, 3, "\u2581") == 0) {
-        shown += "\u2423";
-        at += 3;
-      } else {
-        shown += piece[at++];
-      }
-    }
-    return printable_text(shown);
+    return detail::spm_piece_label(piece);
   }
 
   int64_t vocab_size() const override { return sp_.GetPieceSize(); }

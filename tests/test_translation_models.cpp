@@ -1,0 +1,235 @@
+// Translation models' own traits beyond the PyTorch fixtures' maps (hf_marian, hf_marian_text in
+// tests/test_pytorch_fixtures.cpp): Marian's logits with final_logits_bias against PyTorch, the
+// half-split sinusoid by hand, and what a Marian folder may not hold — tied copies or stored
+// sinusoid tables that differ, encoder and decoder settings that disagree, separate embeddings.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "attnviz/compute/embedding.hpp"
+#include "attnviz/compute/forward.hpp"
+#include "attnviz/compute/logits.hpp"
+#include "attnviz/compute/positional.hpp"
+#include "attnviz/inputs/tokens.hpp"
+#include "attnviz/io/safetensors.hpp"
+#include "attnviz/model/model.hpp"
+#include "check_close.hpp"
+#include "error_of.hpp"
+#include "run_cli.hpp"
+#include "temp_dir.hpp"
+#include "torch_fixtures.hpp"
+
+using namespace attnviz;
+using attnviz::test::error_of;
+using attnviz::test::k_torch;
+using attnviz::test::run_attnviz;
+using attnviz::test::TempDir;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Matrix as_matrix(const Tensor& t) {
+  return Eigen::Map<const Matrix>(t.data.data(), t.shape.at(0), t.shape.at(1));
+}
+
+// hf_marian's files in a temporary folder, with `edit` applied to its tensors and `config` keys
+// merged into its config.json.
+struct EditedMarian {
+  TempDir dir;
+  EditedMarian(const std::function<void(std::map<std::string, Tensor>&)>& edit,
+               const nlohmann::json& config = nlohmann::json::object()) {
+    const SafetensorsFile file = SafetensorsFile::open(k_torch / "hf_marian/model.safetensors");
+    std::map<std::string, Tensor> tensors;
+    for (const auto& info : file.tensors()) tensors.emplace(info.name, file.load(info.name));
+    edit(tensors);
+    std::vector<TensorView> views;
+    for (const auto& [name, t] : tensors) views.push_back({name, t.shape, t.data.data()});
+    write_safetensors(dir / "model.safetensors", views, {{"format", "pt"}});
+    std::ifstream in(k_torch / "hf_marian/config.json");
+    nlohmann::json c = nlohmann::json::parse(in);
+    c.update(config);
+    std::ofstream(dir / "config.json") << c.dump(2);
+  }
+};
+
+std::string load_error(const fs::path& dir) {
+  return error_of([&] { (void)load_model(dir, {}); });
+}
+
+}  // namespace
+
+TEST_CASE("marian: logits are lm_head + final_logits_bias, as PyTorch computes them") {
+  const Model m = load_model(k_torch / "hf_marian", {});
+  CHECK(m.config.layout == "marian");
+  CHECK(m.config.decoder_start_id == 39);
+  CHECK(m.config.sinusoid == SinusoidLayout::halves);
+  REQUIRE(m.weights.embed.unembed_bias.size() == 40);
+  const auto read_ids = [](const char* file) {
+    return parse_ids(test::slurp(k_torch / "hf_marian" / file), file);
+  };
+  const auto src = read_ids("source_ids.txt"), tgt = read_ids("ids.txt");
+  ForwardInputs in{embed_ids(m, tgt, std::vector<std::string>(tgt.size(), "t")),
+                   embed_ids(m, src, std::vector<std::string>(src.size(), "s"), true),
+                   {},
+                   {}};
+  in.source_mask.n_pad_keys = 1;
+  const Matrix hidden = forward(m, in, {}, nullptr).hidden;
+  const SafetensorsFile expected = SafetensorsFile::open(k_torch / "hf_marian/logits.safetensors");
+  const Matrix logits = as_matrix(expected.load("logits")), top5 = as_matrix(expected.load("top5"));
+  const auto top = top_predictions(*unembedding(m), hidden, 5, 0, m.weights.embed.unembed_bias);
+  REQUIRE(top.size() == tgt.size());
+  for (size_t p = 0; p < top.size(); ++p) {
+    CAPTURE(p);
+    for (size_t r = 0; r < 5; ++r) {
+      CHECK(top[p][r].id == static_cast<int64_t>(top5(Eigen::Index(p), Eigen::Index(r))));
+      CHECK(std::abs(top[p][r].logit - logits(Eigen::Index(p), top[p][r].id)) <= 1e-4f);
+    }
+  }
+  // Without the bias the ranking moves: the bias is no zero buffer here.
+  const auto unbiased = top_predictions(*unembedding(m), hidden, 5, 0);
+  bool moved = false;
+  for (size_t p = 0; p < top.size(); ++p) moved |= unbiased[p][0].logit != top[p][0].logit;
+  CHECK(moved);
+}
+
+TEST_CASE("marian: the half-split sinusoid by hand, and positions says which layout") {
+  // d = 5: sines in columns 0..2 (ω_i = 10000^(−2i/5), i = 0, 1, 2), cosines in 3..4 (i = 0, 1).
+  const Matrix pe = sinusoidal_encoding(3, 5, 10000.0f, SinusoidLayout::halves);
+  for (int p = 0; p < 3; ++p) {
+    for (int i = 0; i < 3; ++i) {
+      const double w = std::pow(10000.0, -2.0 * i / 5);
+      CHECK(pe(p, i) == doctest::Approx(std::sin(p * w)).epsilon(1e-6));
+      if (i < 2) CHECK(pe(p, 3 + i) == doctest::Approx(std::cos(p * w)).epsilon(1e-6));
+    }
+  }
+  const auto r = run_attnviz("positions -m tests/fixtures/torch/hf_marian --positions 4");
+  CHECK(r.exit_code == 0);
+  // BART: the encoder's own table, from row 2.
+  const auto bart = run_attnviz("positions -m tests/fixtures/torch/hf_bart --positions 4");
+  CHECK(bart.exit_code == 0);
+  CHECK(bart.out.find("the learned position table's rows (the encoder's) from row 2, d = 32") !=
+        std::string::npos);
+  CHECK(r.out.find("PE(p, i) = sin(p / 10000^(2i/d)), PE(p, 16 + i) = cos(p / 10000^(2i/d)), "
+                   "d = 32 (sines, then cosines)") != std::string::npos);
+}
+
+TEST_CASE("marian: a folder whose copies, tables or settings disagree is refused") {
+  EditedMarian copy([](auto& t) { t.at("model.decoder.embed_tokens.weight").data[7] += 1.0f; });
+  CHECK(load_error(copy.dir.path())
+            .find("tensors 'model.shared.weight' [40, 32] and 'model.decoder.embed_tokens.weight' "
+                  "[40, 32] are both embed.token (tied copies in this family), but they differ") !=
+        std::string::npos);
+  EditedMarian positions([](auto& t) {  // both stacks' copies alike, unlike the sinusoid
+    for (const char* stack : {"encoder", "decoder"})
+      t.at(std::string("model.") + stack + ".embed_positions.weight").data[3 * 32 + 20] = 0.5f;
+  });
+  const Model m = load_model(positions.dir.path(), {});
+  CHECK(error_of([&] { (void)embed_ids(m, {1, 2}, {"a", "b"}); }) == "(no error)");
+  CHECK(error_of([&] {
+          (void)embed_ids(m, {1, 2, 3, 4}, {"a", "b", "c", "d"});
+        })
+            .find("the stored sinusoidal table 'model.encoder.embed_positions.weight' holds 0.5 "
+                  "at position 3, column 20") != std::string::npos);
+  EditedMarian heads([](auto&) {}, {{"decoder_attention_heads", 2}});
+  CHECK(load_error(heads.dir.path())
+            .find("decoder_attention_heads = 2 contradicts encoder_attention_heads = 4") !=
+        std::string::npos);
+  EditedMarian separate([](auto&) {}, {{"share_encoder_decoder_embeddings", false}});
+  CHECK(load_error(separate.dir.path()) ==
+        "config share_encoder_decoder_embeddings = false: separate source and target embeddings "
+        "(a target vocabulary of its own) is not supported");
+  EditedMarian bias([](auto& t) { t.at("final_logits_bias").shape = {2, 20}; });
+  CHECK(load_error(bias.dir.path()) ==
+        "tensor 'final_logits_bias' has shape [2, 20], expected [40] or [1, 40] (vocab)");
+  TempDir bare;  // the names alone fit three families: config.json's model_type decides
+  fs::copy_file(k_torch / "hf_marian/model.safetensors", bare / "model.safetensors");
+  CHECK(load_error(bare.path())
+            .find("these tensor names are those of several families (marian, "
+                  "bart, mbart), and no config.json says which") != std::string::npos);
+  EditedMarian stray([](auto& t) {
+    t.emplace("model.encoder.layernorm_embedding.weight", t.at("model.encoder.layers.0.fc2.bias"));
+  });
+  CHECK(load_error(stray.dir.path()).find("belong to no role of layout marian") !=
+        std::string::npos);
+}
+
+TEST_CASE(
+    "marian: a target text starts from decoder_start_token_id, each side's own .spm; mBART's is "
+    "refused") {
+  // The ids make_marian_fixtures.py's reference gives "Hello world" on each side.
+  std::ifstream in(fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/marian/expected.json");
+  const nlohmann::json expected = nlohmann::json::parse(in);
+  const nlohmann::json& hello = expected["cases"][1];
+  REQUIRE(hello["text"] == "Hello world");
+  nlohmann::json target = nlohmann::json::array({1599});  // <pad>, decoder_start_token_id
+  for (const auto& id : hello["target"]["ids"]) target.push_back(id);
+  TempDir dir;
+  const auto r = run_attnviz(
+      "run -m tests/fixtures/torch/hf_marian_text --tokenizer tests/fixtures/marian "
+      "--source-text 'Hello world' --text 'Hello world' --no-heatmap --table none --save '" +
+      (dir / "m.safetensors").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const SafetensorsFile saved = SafetensorsFile::open(dir / "m.safetensors");
+  const auto& meta = saved.metadata();
+  CHECK(nlohmann::json::parse(meta.at("encoder.ids")) == hello["source"]["ids"]);
+  CHECK(nlohmann::json::parse(meta.at("decoder.ids")) == target);
+  CHECK(hello["source"]["ids"] != hello["target"]["ids"]);  // the two .spm files differ here
+  const auto labels = nlohmann::json::parse(meta.at("decoder.layer0.cross.query_labels"));
+  CHECK(labels.front() == "<pad>");
+  CHECK(labels.back() == "</s>");
+
+  // mBART's decoder input is its labels with the last token moved first: a text is refused.
+  const std::string mbart =
+      "run -m tests/fixtures/torch/hf_mbart --source-ids '0 5 2' --no-heatmap --table none ";
+  CHECK(run_attnviz(mbart + "--ids '2 0 7'").exit_code == 0);
+  const auto text = run_attnviz(mbart + "--text 'a' --tokenizer tests/fixtures/marian");
+  CHECK(text.exit_code == 2);
+  CHECK(text.err.find("--text: mBART's decoder reads its labels with their last token (</s> or "
+                      "the language code) moved first (modeling_mbart.py's shift_tokens_right), "
+                      "which attnviz does not build: give the decoder's input as --ids") !=
+        std::string::npos);
+}
+
+TEST_CASE("generate: Marian's greedy translation equals PyTorch's, and stops at the model's EOS") {
+  TempDir dir;
+  const std::string base =
+      "run -m tests/fixtures/torch/hf_marian_text --tokenizer tests/fixtures/marian "
+      "--source-text 'The cat sat on the mat.' --no-heatmap --table none ";
+  const auto r =
+      run_attnviz(base + "--generate 6 --save '" + (dir / "g.safetensors").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto expected =
+      parse_ids(test::slurp(k_torch / "hf_marian_generate/generated_ids.txt"), "ids");
+  const SafetensorsFile saved = SafetensorsFile::open(dir / "g.safetensors");
+  CHECK(nlohmann::json::parse(saved.metadata().at("decoder.ids")).get<std::vector<int64_t>>() ==
+        expected);
+  CHECK(r.err.find("note: generated 6 tokens (greedy): ") != std::string::npos);
+
+  // A copy whose generation_config.json makes the first generated token its EOS, and asks for
+  // what greedy decoding does not do.
+  TempDir copy;
+  for (const char* f : {"model.safetensors", "config.json"})
+    fs::copy_file(k_torch / "hf_marian_text" / f, copy / f);
+  std::ofstream(copy / "generation_config.json")
+      << R"({"eos_token_id": )" << expected.at(1)
+      << R"(, "num_beams": 4, "bad_words_ids": [[1599]], "max_length": 512})";
+  const auto eos =
+      run_attnviz("run -m '" + copy.path().string() +
+                  "' --tokenizer tests/fixtures/marian --source-text 'The cat sat on the mat.' "
+                  "--no-heatmap --table none --generate 5 --save '" +
+                  (dir / "e.safetensors").string() + "'");
+  REQUIRE_MESSAGE(eos.exit_code == 0, eos.err);
+  CHECK(eos.err.find("generated 1 token (greedy, stopped at EOS)") != std::string::npos);
+  CHECK(eos.err.find("generation_config.json asks for num_beams = 4, bad_words_ids = [[1599]]: "
+                     "attnviz decodes greedily (one beam, the argmax at each step) and applies "
+                     "none of them") != std::string::npos);
+
+  // Refused: a model without an unembedding, and padding the target it appends to.
+  CHECK(run_attnviz("run -m samples/transformer --source-ids '1 2' --ids '3' --generate 2")
+            .exit_code == 2);
+  CHECK(run_attnviz(base + "--text 'Die' --pad 1 --generate 2").exit_code == 2);
+}
