@@ -92,7 +92,8 @@ TEST_CASE(
   CHECK(json["heads"] == nlohmann::json::array({1}));
   CHECK(json["rule"] == "weight ≥ 0.2");
   CHECK(json["rows"] == "input");
-  CHECK(json["target_words"].size() == 6);
+  REQUIRE(json["pairs"].size() == 1);
+  CHECK(json["pairs"][0]["target_words"].size() == 6);
 }
 
 TEST_CASE(
@@ -100,7 +101,7 @@ TEST_CASE(
   TempDir dir;
   const auto own = run_attnviz(k_run + " --layer 1 --head 2");
   REQUIRE_MESSAGE(own.exit_code == 0, own.err);
-  std::ofstream(dir / "gold.txt") << "\n" << own.out;
+  std::ofstream(dir / "gold.txt") << own.out;
   const auto r = run_attnviz(k_run + " --gold '" + (dir / "gold.txt").string() + "' --format json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto j = nlohmann::json::parse(r.out);
@@ -129,8 +130,42 @@ TEST_CASE(
   std::ofstream(dir / "two.txt") << "0-0\n1-1\n";
   const auto two = run_attnviz(k_run + " --gold '" + (dir / "two.txt").string() + "'");
   CHECK(two.exit_code == 1);
-  CHECK(two.err.find("2 alignment lines, but align was given one sentence pair") !=
+  CHECK(two.err.find("2 alignment lines, but align was given 1 sentence pair") !=
         std::string::npos);
+
+  // A batch of pairs: the same pair twice against the same gold line pools to the same rate; each
+  // pair's Pharaoh line without --gold.
+  const std::string pair =
+      R"({"source_text": "The cat sat on the mat.", "text": "Die Katze sitzt auf der Matte."})";
+  std::ofstream(dir / "pairs.jsonl") << pair << "\n\n" << pair << "\n";
+  std::ofstream(dir / "gold2.txt") << own.out << own.out;
+  const std::string batch =
+      "align -m tests/fixtures/torch/hf_marian_text --tokenizer "
+      "tests/fixtures/marian --batch '" +
+      (dir / "pairs.jsonl").string() + "'";
+  const auto lines = run_attnviz(batch + " --layer 1 --head 2");
+  REQUIRE_MESSAGE(lines.exit_code == 0, lines.err);
+  CHECK(lines.out == own.out + own.out);
+  const auto pooled =
+      run_attnviz(batch + " --format json --gold '" + (dir / "gold2.txt").string() + "'");
+  REQUIRE_MESSAGE(pooled.exit_code == 0, pooled.err);
+  const auto p = nlohmann::json::parse(pooled.out);
+  CHECK(p["pairs"] == 2);
+  for (const auto& m : p["maps"]) {
+    for (const auto& one : j["maps"]) {
+      if (one["map"] != m["map"]) continue;
+      CHECK(m["links"] == 2 * one["links"].get<int>());
+      CHECK(m["aer"].get<double>() == doctest::Approx(one["aer"].get<double>()));
+    }
+  }
+  std::ofstream(dir / "bad.jsonl") << R"({"source": "a", "text": "b"})"
+                                   << "\n";
+  const auto field = run_attnviz("align -m tests/fixtures/torch/hf_marian_text --batch '" +
+                                 (dir / "bad.jsonl").string() + "'");
+  CHECK(field.exit_code == 1);
+  CHECK(
+      field.err.find("bad.jsonl line 1: unknown field \"source\" (known: source_text, text, id)") !=
+      std::string::npos);
 }
 
 TEST_CASE("align: what it refuses before a model loads, and a model without cross-attention") {

@@ -207,6 +207,7 @@ TEST_CASE("generate: Marian's greedy translation equals PyTorch's, and stops at 
   const SafetensorsFile saved = SafetensorsFile::open(dir / "g.safetensors");
   CHECK(nlohmann::json::parse(saved.metadata().at("decoder.ids")).get<std::vector<int64_t>>() ==
         expected);
+  CHECK(saved.metadata().at("decoder.generated_from") == "1");  // after decoder_start_token_id
   CHECK(r.err.find("note: generated 6 tokens (greedy): ") != std::string::npos);
 
   // A copy whose generation_config.json makes the first generated token its EOS, and asks for

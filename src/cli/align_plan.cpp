@@ -20,13 +20,13 @@ bool is_text(const SequenceFlags& f) {
 AlignPlan resolve_align(const AlignArgs& a) {
   AlignPlan p;
   p.in = a.in;
-  if (!is_text(a.in.source) || !is_text(a.in.target)) {
+  if (!a.batch.empty() && (a.in.source.given() || a.in.target.given())) {
+    throw usage_error("--batch gives each pair's texts: no --source-* or target input beside it");
+  }
+  if (a.batch.empty() && (!is_text(a.in.source) || !is_text(a.in.target))) {
     throw usage_error(
         "align links words: give the source as --source-text (or --source-text-file) and the "
-        "target as --text (or --text-file)");
-  }
-  if (a.in.source.text_file == "-" || a.in.target.text_file == "-") {
-    throw usage_error("align reads each text twice (the run, then its words): give a file, not -");
+        "target as --text (or --text-file), or pairs with --batch");
   }
   if (!a.in.selection.site.empty() && a.in.selection.site != "cross") {
     throw usage_error(fmt::format("--site {}: align reads cross-attention", a.in.selection.site));
@@ -42,6 +42,7 @@ AlignPlan resolve_align(const AlignArgs& a) {
   }
   p.predicting = a.rows == "predicting";
   p.gold = a.gold;
+  p.batch = a.batch;
   p.format = parse_table_format(a.format);
   if (p.format == TableFormat::csv && p.gold.empty()) {
     throw usage_error("--format csv is the --gold table's: give --gold, or text or json");

@@ -92,10 +92,13 @@ void generate_target(PreparedRun& run, const InputArgs& a, std::vector<std::stri
   const GenerationSettings settings = generation_settings(run.model);
   notes.insert(notes.end(), settings.notes.begin(), settings.notes.end());
   const Generated g = generate_greedy(run.model, in, {a.generate, settings.eos});
+  // The labels joined, their "␣" (a leading space) as a space: the continuation as text.
   std::string text;
   for (size_t i = g.ids.size() - size_t(g.n_generated); i < g.ids.size(); ++i)
     text += target_labels(*run.tools, {g.ids[i]}).front();
-  notes.push_back(fmt::format("generated {} (greedy{}): {}", count_of(g.n_generated, "token"),
+  for (size_t at = text.find("\u2423"); at != std::string::npos; at = text.find("\u2423", at))
+    text.replace(at, 3, " ");
+  notes.push_back(fmt::format("generated {} (greedy{}): \"{}\"", count_of(g.n_generated, "token"),
                               g.stopped_at_eos ? ", stopped at EOS" : "", text));
   run.n_prompt = static_cast<int>(g.ids.size()) - g.n_generated;
   in.target = embed_ids(run.model, g.ids, target_labels(*run.tools, g.ids));
