@@ -458,6 +458,15 @@ def encoder_decoder_case(b, binary, source, tmp):
     check(any(text.startswith("decoder cross") for text, *_ in labels), f"no decoder cross row label: {labels}")
     for text, scroll, client, left in labels:
         check(scroll <= client and left >= 0, f"model view row label {text!r} is clipped ({scroll} px in {client} px)")
+    # The head view names its sides: a cross map's target queries on the left, source keys on the right.
+    maps = b.execute("return attnviz.maps")
+    for site in ("self", "cross"):
+        index = next(i for i, m in enumerate(maps) if m["site"] == site)
+        b.execute("return attnviz.open(arguments[0])", index)
+        wait_equal(f"attnviz.current after opening a {site} map", lambda: b.execute("return attnviz.current"), index)
+        sides = b.text(b.find("#head-view-sides"))
+        want = "target queries (left) → source keys (right)" if site == "cross" else "queries → keys"
+        check(sides.startswith(want), f"the head view of a {site} map says {sides!r}, not {want!r}")
 
 
 def self_test(b, tmp):

@@ -11,6 +11,10 @@ async function open(i) {
   api.current = i;
   api.highlight = pinned = api.pinned = null;
   $("head-title").textContent = shortTitle(m);
+  // Cross-attention reads the target (left) against the source (right), as BertViz's
+  // encoder-decoder view draws it.
+  $("head-view-sides").textContent = (m.site === "cross" ? "target queries (left) → source keys (right)"
+                                                         : "queries → keys") + "; hover or click a token";
   const longest = Math.max(m.nQuery, m.nKey);
   const stored = m.pool === 1
     ? "stored whole (float32; values shown to 3 significant digits)"
