@@ -171,9 +171,12 @@ TEST_CASE(
     "text: real tokenizers through the CLI: tokenize gives the reference ids, run labels its axes "
     "with the pieces") {
   // One folder of each kind: vocab.json + merges.txt only, vocab.txt only, tokenizer.json only.
-  // The expected ids are the JavaScript references' (tests/fixtures/tokenizers/<name>.json).
+  // The expected ids are the JavaScript references' (tests/fixtures/tokenizers/<name>.json). (Llama
+  // 3's 9 MB tokenizer.json, checked in process by test_tokenizer_references, is run through the
+  // CLI in the --bos case below: twice more here cost seconds under the sanitizers for the path
+  // gpt2-json's tokenizer.json takes.)
   const std::string text = "The cat sat on the mat.";
-  for (const char* name : {"gpt2", "bert-uncased", "gpt2-json", "llama3"}) {
+  for (const char* name : {"gpt2", "bert-uncased", "gpt2-json"}) {
     CAPTURE(name);
     const auto dir = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/vocab" / name;
     const auto fixture = nlohmann::json::parse(
@@ -271,13 +274,16 @@ TEST_CASE(
     "tokenizer") {
   const std::string text = "The cat sat on the mat.";
   const auto vocab = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/vocab";
-  // GPT-2 and this Llama 3 file add no BOS of their own.
+  // GPT-2 and this Llama 3 file add no BOS of their own. (Llama 3's 9 MB tokenizer.json takes
+  // seconds to load under the sanitizers: its file is run for --bos always only, the case whose
+  // BOS is its own; the others are one code path, taken by GPT-2's two files.)
   for (const char* name : {"gpt2", "gpt2-json", "llama3"}) {
     CAPTURE(name);
     const auto plain = reference_ids(name, text, true);
     auto with_bos = plain;
     with_bos.insert(with_bos.begin(), bos_id_of_files(vocab / name));  // 50256, 128000
     CHECK(tokenized_ids(vocab / name, text, "--bos always") == with_bos);
+    if (std::string(name) == "llama3") continue;
     CHECK(tokenized_ids(vocab / name, text, "--bos always --no-special-tokens") == with_bos);
     CHECK(tokenized_ids(vocab / name, text, "--bos never") == plain);
     CHECK(tokenized_ids(vocab / name, text, "--bos auto") == plain);
