@@ -20,19 +20,12 @@
 #include "torch_fixtures.hpp"
 
 using namespace attnviz;
+using attnviz::test::as_matrix;
 using attnviz::test::contains;
 using attnviz::test::k_torch;
 using attnviz::test::llama_layout;
 using attnviz::test::run_attnviz;
 using attnviz::test::TempDir;
-
-namespace {
-
-Matrix as_matrix(const Tensor& t) {
-  return Eigen::Map<const Matrix>(t.data.data(), t.shape.at(0), t.shape.at(1));
-}
-
-}  // namespace
 
 TEST_CASE("logits: every Llama-like fixture gives PyTorch's logits and torch.topk's ids") {
   // hf_llama / hf_qwen3 through the layout file; the built-in families by model_type (Gemma 2's

@@ -23,6 +23,7 @@
 #include "torch_fixtures.hpp"
 
 using namespace attnviz;
+using attnviz::test::as_matrix;
 using attnviz::test::error_of;
 using attnviz::test::k_torch;
 using attnviz::test::run_attnviz;
@@ -31,10 +32,6 @@ using attnviz::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-Matrix as_matrix(const Tensor& t) {
-  return Eigen::Map<const Matrix>(t.data.data(), t.shape.at(0), t.shape.at(1));
-}
 
 // hf_marian's files in a temporary folder, with `edit` applied to its tensors and `config` keys
 // merged into its config.json.

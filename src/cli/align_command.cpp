@@ -37,7 +37,6 @@ class CrossMaps final : public AttentionSink {
  public:
   void begin_map(const MapInfo& info) override {
     if (info.id.site != Site::cross) return;
-    n_heads_ = info.n_heads;
     maps_.insert_or_assign({info.id.layer, info.id.head}, GatheredMap(info));
   }
   void on_block(const AttentionBlock& block) override {
@@ -45,11 +44,9 @@ class CrossMaps final : public AttentionSink {
       maps_.at({block.info->id.layer, block.info->id.head}).add(block);
   }
   const Matrix& probs(int layer, int head) const { return maps_.at({layer, head}).probs; }
-  int n_heads() const { return n_heads_; }
 
  private:
   std::map<std::pair<int, int>, GatheredMap> maps_;
-  int n_heads_ = 0;
 };
 
 struct Pair {
@@ -294,10 +291,8 @@ void align_command(const AlignArgs& args) {
     const InputArgs in = texts_of(p);
     std::vector<std::string> input_notes = prepare_inputs(run, in);
     const TextTools& tools = *run.tools;
-    const Tokenizer& source_tok =
-        tools.source_tokenizer ? *tools.source_tokenizer : *tools.tokenizer;
-    const SideWords source = side_words(source_tok, tools, p.source, *run.inputs.source, false,
-                                        p.where + ": the source");
+    const SideWords source = side_words(*tools.tokenizer_for(true), tools, p.source,
+                                        *run.inputs.source, false, p.where + ": the source");
     const SideWords target = side_words(*tools.tokenizer, tools, p.target, run.inputs.target,
                                         plan.predicting, p.where + ": the target");
     CrossMaps maps;

@@ -9,21 +9,13 @@
 
 namespace attnviz {
 
-namespace {
-
-bool is_text(const SequenceFlags& f) {
-  return f.text_given || !f.text.empty() || !f.text_file.empty();
-}
-
-}  // namespace
-
 AlignPlan resolve_align(const AlignArgs& a) {
   AlignPlan p;
   p.in = a.in;
   if (!a.batch.empty() && (a.in.source.given() || a.in.target.given())) {
     throw usage_error("--batch gives each pair's texts: no --source-* or target input beside it");
   }
-  if (a.batch.empty() && (!is_text(a.in.source) || !is_text(a.in.target))) {
+  if (a.batch.empty() && (!a.in.source.has_text() || !a.in.target.has_text())) {
     throw usage_error(
         "align links words: give the source as --source-text (or --source-text-file) and the "
         "target as --text (or --text-file), or pairs with --batch");

@@ -40,7 +40,7 @@ bool changes_greedy(const std::string& key, const nlohmann::json& v) {
   if (v.is_null()) return false;
   if (key == "num_beams" || key == "num_beam_groups") return v != 1;
   if (key == "do_sample") return v == true;
-  if (key == "repetition_penalty" || key == "encoder_repetition_penalty") return v != 1 && v != 1.0;
+  if (key == "repetition_penalty" || key == "encoder_repetition_penalty") return v != 1;
   if (key == "no_repeat_ngram_size" || key == "encoder_no_repeat_ngram_size" ||
       key == "min_length" || key == "min_new_tokens")
     return v != 0;

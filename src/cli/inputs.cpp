@@ -131,12 +131,6 @@ void check_bound(const TokenBound& bound, size_t n, const std::string& what, boo
   throw from_file ? Error(message) : usage_error(message);
 }
 
-// The tokenizer of `role`'s text and labels: the source side's own, else the one tokenizer.
-const Tokenizer* tokenizer_of(const TextTools& tools, const std::string& role) {
-  if (role == "source" && tools.source_tokenizer) return tools.source_tokenizer.get();
-  return tools.tokenizer.get();
-}
-
 // What a decoder reads before the target text: the model's decoder_start_token_id (none declared:
 // nothing); a family that builds its decoder input otherwise refuses the text.
 std::optional<int64_t> decoder_start(const Model& model, const std::string& role,
@@ -183,13 +177,18 @@ Sequence embed_text(const Model& model, const TextTools& tools, const Tokenizer*
   return seq;
 }
 
-std::vector<std::string> labels_of_ids(const TextTools& tools, const Tokenizer* tokenizer,
-                                       const std::vector<int64_t>& ids) {
+}  // namespace
+
+std::vector<std::string> labels_of_ids(const TextTools& tools, const std::vector<int64_t>& ids,
+                                       bool source) {
+  const Tokenizer* tokenizer = tools.tokenizer_for(source);
   if (!tokenizer) return id_labels(tools.vocab, ids);
   std::vector<std::string> labels;
   for (const int64_t id : ids) labels.push_back(tokenizer->label(id));
   return labels;
 }
+
+namespace {
 
 // A short text the tokenizer encodes: "a", or else the label of one of its first ids (a word-level
 // vocabulary without an unknown token refuses any word it lacks, "a" too). Not a special token's
@@ -268,13 +267,12 @@ Sequence embed_probe(const Model& model, const TextTools& tools, const SequenceF
   check_bound(bound, prefix.size() + 2 * static_cast<size_t>(spec.n) + suffix.size(),
               "--probe " + f.probe, false);
   const auto list = probe_ids(spec, model.config.vocab_size, prefix, suffix, seed);
-  return embed_ids(model, list, labels_of_ids(tools, tools.tokenizer.get(), list));
+  return embed_ids(model, list, labels_of_ids(tools, list));
 }
 
 // --ids: a list on the command line, or a file (- for stdin) holding one.
-Sequence embed_id_list(const Model& model, const TextTools& tools, const Tokenizer* tokenizer,
-                       bool source, const SequenceFlags& f, const std::string& flag,
-                       const TokenBound& bound) {
+Sequence embed_id_list(const Model& model, const TextTools& tools, bool source,
+                       const SequenceFlags& f, const std::string& flag, const TokenBound& bound) {
   std::error_code ec;  // a long id list is no file name: is_regular_file must not throw on it
   const bool is_file = f.ids == "-" || std::filesystem::is_regular_file(f.ids, ec);
   const auto list =
@@ -284,7 +282,7 @@ Sequence embed_id_list(const Model& model, const TextTools& tools, const Tokeniz
               : is_file    ? f.ids
                            : flag + "ids",
               is_file);
-  return embed_ids(model, list, labels_of_ids(tools, tokenizer, list), source);
+  return embed_ids(model, list, labels_of_ids(tools, list, source), source);
 }
 
 }  // namespace
@@ -293,7 +291,7 @@ Sequence resolve_sequence(const Model& model, const TextTools& tools, const Sequ
                           const std::string& role, const TokenBound& bound) {
   const std::string flag = role == "source" ? "--source-" : "--";
   const bool source = role == "source";
-  const bool text = f.text_given || !f.text.empty() || !f.text_file.empty();
+  const bool text = f.has_text();
   if (!f.probe_seed.empty() && f.probe.empty())
     throw usage_error("--seed is the seed of --probe: give --probe too");
   const int given = (text ? 1 : 0) + (f.ids.empty() ? 0 : 1) +
@@ -332,13 +330,12 @@ Sequence resolve_sequence(const Model& model, const TextTools& tools, const Sequ
   }
   if (text) {
     const bool from_file = !f.text_file.empty();
-    return embed_text(model, tools, tokenizer_of(tools, role), decoder_start(model, role, flag),
+    return embed_text(model, tools, tools.tokenizer_for(source), decoder_start(model, role, flag),
                       source, read_text_input(f, flag), flag, bound,
                       from_file ? f.text_file : flag + "text", from_file);
   }
   if (!f.probe.empty()) return embed_probe(model, tools, f, bound);
-  if (!f.ids.empty())
-    return embed_id_list(model, tools, tokenizer_of(tools, role), source, f, flag, bound);
+  if (!f.ids.empty()) return embed_id_list(model, tools, source, f, flag, bound);
   if (!f.tokens.empty()) {
     std::vector<std::string> tokens = read_tokens(f.tokens);
     check_bound(bound, tokens.size(), f.tokens == "-" ? "standard input" : f.tokens, true);

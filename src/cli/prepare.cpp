@@ -69,14 +69,6 @@ void resolve_masks(const InputArgs& a, const Model& model, ForwardInputs& in) {
                             parse_mask_convention(a.mask_convention));
 }
 
-// Labels of ids as the target's are made: the tokenizer's, else the vocabulary's.
-std::vector<std::string> target_labels(const TextTools& tools, const std::vector<int64_t>& ids) {
-  if (!tools.tokenizer) return id_labels(tools.vocab, ids);
-  std::vector<std::string> labels;
-  for (const int64_t id : ids) labels.push_back(tools.tokenizer->label(id));
-  return labels;
-}
-
 // --generate: the target continued greedily, then the whole sequence as the run's target; the
 // continuation and what the model's files ask for that greedy decoding does not do, as notes.
 void generate_target(PreparedRun& run, const InputArgs& a, std::vector<std::string>& notes) {
@@ -93,15 +85,15 @@ void generate_target(PreparedRun& run, const InputArgs& a, std::vector<std::stri
   notes.insert(notes.end(), settings.notes.begin(), settings.notes.end());
   const Generated g = generate_greedy(run.model, in, {a.generate, settings.eos});
   // The labels joined, their "␣" (a leading space) as a space: the continuation as text.
+  const std::vector<std::string> labels = labels_of_ids(*run.tools, g.ids);
   std::string text;
-  for (size_t i = g.ids.size() - size_t(g.n_generated); i < g.ids.size(); ++i)
-    text += target_labels(*run.tools, {g.ids[i]}).front();
+  for (size_t i = g.ids.size() - size_t(g.n_generated); i < g.ids.size(); ++i) text += labels[i];
   for (size_t at = text.find("\u2423"); at != std::string::npos; at = text.find("\u2423", at))
     text.replace(at, 3, " ");
   notes.push_back(fmt::format("generated {} (greedy{}): \"{}\"", count_of(g.n_generated, "token"),
                               g.stopped_at_eos ? ", stopped at EOS" : "", text));
   run.n_prompt = static_cast<int>(g.ids.size()) - g.n_generated;
-  in.target = embed_ids(run.model, g.ids, target_labels(*run.tools, g.ids));
+  in.target = embed_ids(run.model, g.ids, labels);
 }
 
 }  // namespace
@@ -151,7 +143,7 @@ std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& a) {
                       run.model.name));
     }
     const std::vector<int64_t> start{*c.decoder_start_id};
-    run.inputs.target = embed_ids(run.model, start, target_labels(tools, start));
+    run.inputs.target = embed_ids(run.model, start, labels_of_ids(tools, start));
   } else {
     run.inputs.target = resolve_sequence(run.model, tools, a.target, "target", a.bound);
   }

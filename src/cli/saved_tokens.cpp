@@ -29,9 +29,7 @@ void add_sequence(std::map<std::string, std::string>& out, const std::string& pr
                   const Sequence& seq, const TextTools& tools, bool source) {
   if (seq.ids.empty()) return;  // embeddings or hash-embedded tokens: no ids to join on
   out[prefix + "ids"] = nlohmann::json(seq.ids).dump();
-  const Tokenizer* tokenizer =
-      source && tools.source_tokenizer ? tools.source_tokenizer.get() : tools.tokenizer.get();
-  const nlohmann::json tokens = tokens_of(tools, tokenizer, seq.ids);
+  const nlohmann::json tokens = tokens_of(tools, tools.tokenizer_for(source), seq.ids);
   if (std::all_of(tokens.begin(), tokens.end(),
                   [](const nlohmann::json& t) { return t.is_null(); }))
     return;

@@ -23,6 +23,10 @@ struct TextTools {
   // An encoder-decoder's encoder text, when the folder tokenizes it apart from the decoder's
   // (Marian's source.spm; `tokenizer` is then its target.spm); null: `tokenizer` reads both.
   std::unique_ptr<Tokenizer> source_tokenizer;
+  // The tokenizer of the source's (or the target's) text, ids and tokens; null when none.
+  const Tokenizer* tokenizer_for(bool source) const {
+    return source && source_tokenizer ? source_tokenizer.get() : tokenizer.get();
+  }
   std::filesystem::path tokenizer_dir;  // where it was looked for, for messages
   bool add_special = true;              // the special tokens the tokenizer's post-processor adds
   BosMode bos = BosMode::automatic;     // --bos
@@ -47,6 +51,10 @@ TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse
 // `source`: the sequence an encoder-decoder's encoder reads (embed_ids).
 Sequence embed_tokens(const Model& model, const Vocabulary& vocab,
                       const std::vector<std::string>& tokens, bool source = false);
+
+// The labels of ids as a sequence of that side shows them: the tokenizer's, else vocab.txt's.
+std::vector<std::string> labels_of_ids(const TextTools& tools, const std::vector<int64_t>& ids,
+                                       bool source = false);
 
 // --text / --text-file: UTF-8 (a BOM dropped), through the tokenizer; `flag` names it in messages.
 std::string read_text_input(const SequenceFlags& f, const std::string& flag);

@@ -20,6 +20,7 @@ struct SequenceFlags {
   std::string probe_seed;  // --seed (a whole number; "" = 0)
   bool text_given =
       false;  // --text was given, even as "" (refused as empty, not taken for no input)
+  bool has_text() const { return text_given || !text.empty() || !text_file.empty(); }
   bool given() const {
     return !tokens.empty() || !ids.empty() || !embeddings.empty() || text_given || !text.empty() ||
            !text_file.empty() || !probe.empty();
