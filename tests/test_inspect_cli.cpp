@@ -132,7 +132,9 @@ TEST_CASE("inspect: --layout's help lists exactly the registered layouts") {
                            "phi3",
                            "marian",
                            "bart",
-                           "mbart"}) {  // " gemma,": not gemma2's prefix
+                           "mbart",
+                           "m2m100",
+                           "t5-gated"}) {  // " gemma,": not gemma2's prefix
     CAPTURE(name);
     CHECK(contains(help, name));
   }

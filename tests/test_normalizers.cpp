@@ -160,7 +160,9 @@ TEST_CASE("normalizers: BertNormalizer cleans, spaces CJK, strips accents and lo
         "tok.json: normalizer.lowercase: expected true or false, got \"yes\"");
 }
 
-TEST_CASE("normalizers: Sequence, Precompiled without rules, and the refused ones") {
+TEST_CASE(
+    "normalizers: Sequence, Precompiled without rules or with a broken blob, and the refused "
+    "ones") {
   const json seq = {{"type", "Sequence"},
                     {"normalizers", {{{"type", "NFKC"}}, {{"type", "Lowercase"}}}}};
   CHECK(normalized(seq, "\uff21B") == "ab");
@@ -170,10 +172,13 @@ TEST_CASE("normalizers: Sequence, Precompiled without rules, and the refused one
         "tok.json: normalizer.precompiled_charsmap: missing");
   CHECK(refusal({{"type", "Precompiled"}, {"precompiled_charsmap", 3}}) ==
         "tok.json: normalizer.precompiled_charsmap: expected a base64 string, got 3");
-  CHECK(refusal({{"type", "Precompiled"}, {"precompiled_charsmap", "ALQCAACEAAAA"}})
-            .find("tok.json: normalizer.precompiled_charsmap: SentencePiece's precompiled "
-                  "normalization rules are not "
-                  "implemented") == 0);
+  // The first 9 bytes of T5's charsmap: a trie of 0x2B400 = 177152 bytes announced, 5 there.
+  CHECK(refusal({{"type", "Precompiled"}, {"precompiled_charsmap", "ALQCAACEAAAA"}}) ==
+        "tok.json: normalizer.precompiled_charsmap: SentencePiece's precompiled charsmap: its trie "
+        "is 177152 bytes, expected a positive multiple of 4 within the 5 bytes after the size");
+  CHECK(refusal({{"type", "Precompiled"}, {"precompiled_charsmap", "ALQCAAC=A"}}) ==
+        "tok.json: normalizer.precompiled_charsmap: not base64 (9 characters; expected a multiple "
+        "of 4 of A–Z, a–z, 0–9, '+', '/', then up to two '=')");
   CHECK(refusal({{"type", "Nmt"}})
             .find("tok.json: normalizer.type: the normalizer 'Nmt' is not one attnviz "
                   "implements") == 0);

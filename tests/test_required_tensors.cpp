@@ -197,6 +197,14 @@ TEST_CASE(
        "decoder.embed.norm.weight of layout bart"},
       {"hf_bart", "model.encoder.embed_positions.weight", "encoder.embed.position of layout bart"},
       {"hf_mbart", "model.encoder.layer_norm.bias", "encoder.final_norm.bias of layout mbart"},
+      {"hf_m2m100", "model.decoder.layer_norm.weight",
+       "decoder.final_norm.weight of layout m2m100"},
+      {"hf_t5", "decoder.block.1.layer.2.layer_norm.weight",
+       "decoder.norm_ffn.weight of layout t5"},
+      {"hf_flan_t5", "encoder.block.0.layer.1.DenseReluDense.wi_1.weight",
+       "encoder.ffn.up.weight of layout t5-gated"},
+      {"hf_flan_t5", "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
+       "decoder.self.relative_bias of layout t5-gated"},
   };
   for (const auto& c : k_cases) {
     CAPTURE(std::string(c.drop));

@@ -17,13 +17,15 @@
 #include "attnviz/io/safetensors.hpp"
 #include "attnviz/model/model.hpp"
 #include "check_close.hpp"
+#include "edited_fixture.hpp"
 #include "error_of.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
+#include "top5_fixture.hpp"
 #include "torch_fixtures.hpp"
 
 using namespace attnviz;
-using attnviz::test::as_matrix;
+using attnviz::test::EditedFixture;
 using attnviz::test::error_of;
 using attnviz::test::k_torch;
 using attnviz::test::run_attnviz;
@@ -35,22 +37,10 @@ namespace {
 
 // hf_marian's files in a temporary folder, with `edit` applied to its tensors and `config` keys
 // merged into its config.json.
-struct EditedMarian {
-  TempDir dir;
-  EditedMarian(const std::function<void(std::map<std::string, Tensor>&)>& edit,
-               const nlohmann::json& config = nlohmann::json::object()) {
-    const SafetensorsFile file = SafetensorsFile::open(k_torch / "hf_marian/model.safetensors");
-    std::map<std::string, Tensor> tensors;
-    for (const auto& info : file.tensors()) tensors.emplace(info.name, file.load(info.name));
-    edit(tensors);
-    std::vector<TensorView> views;
-    for (const auto& [name, t] : tensors) views.push_back({name, t.shape, t.data.data()});
-    write_safetensors(dir / "model.safetensors", views, {{"format", "pt"}});
-    std::ifstream in(k_torch / "hf_marian/config.json");
-    nlohmann::json c = nlohmann::json::parse(in);
-    c.update(config);
-    std::ofstream(dir / "config.json") << c.dump(2);
-  }
+struct EditedMarian : test::EditedFixture {
+  explicit EditedMarian(const std::function<void(std::map<std::string, Tensor>&)>& edit,
+                        const nlohmann::json& config = nlohmann::json::object())
+      : EditedFixture("hf_marian", edit, config) {}
 };
 
 std::string load_error(const fs::path& dir) {
@@ -75,17 +65,8 @@ TEST_CASE("marian: logits are lm_head + final_logits_bias, as PyTorch computes t
                    {}};
   in.source_mask.n_pad_keys = 1;
   const Matrix hidden = forward(m, in, {}, nullptr).hidden;
-  const SafetensorsFile expected = SafetensorsFile::open(k_torch / "hf_marian/logits.safetensors");
-  const Matrix logits = as_matrix(expected.load("logits")), top5 = as_matrix(expected.load("top5"));
   const auto top = top_predictions(*unembedding(m), hidden, 5, 0, m.weights.embed.unembed_bias);
-  REQUIRE(top.size() == tgt.size());
-  for (size_t p = 0; p < top.size(); ++p) {
-    CAPTURE(p);
-    for (size_t r = 0; r < 5; ++r) {
-      CHECK(top[p][r].id == static_cast<int64_t>(top5(Eigen::Index(p), Eigen::Index(r))));
-      CHECK(std::abs(top[p][r].logit - logits(Eigen::Index(p), top[p][r].id)) <= 1e-4f);
-    }
-  }
+  test::check_top5(top, "hf_marian");
   // Without the bias the ranking moves: the bias is no zero buffer here.
   const auto unbiased = top_predictions(*unembedding(m), hidden, 5, 0);
   bool moved = false;
@@ -146,7 +127,7 @@ TEST_CASE("marian: a folder whose copies, tables or settings disagree is refused
   fs::copy_file(k_torch / "hf_marian/model.safetensors", bare / "model.safetensors");
   CHECK(load_error(bare.path())
             .find("these tensor names are those of several families (marian, "
-                  "bart, mbart), and no config.json says which") != std::string::npos);
+                  "bart, mbart, m2m_100), and no config.json says which") != std::string::npos);
   EditedMarian stray([](auto& t) {
     t.emplace("model.encoder.layernorm_embedding.weight", t.at("model.encoder.layers.0.fc2.bias"));
   });
@@ -230,4 +211,62 @@ TEST_CASE("generate: Marian's greedy translation equals PyTorch's, and stops at 
   CHECK(run_attnviz("run -m samples/transformer --source-ids '1 2' --ids '3' --generate 2")
             .exit_code == 2);
   CHECK(run_attnviz(base + "--text 'Die' --pad 1 --generate 2").exit_code == 2);
+}
+
+TEST_CASE("m2m100: fairseq's sinusoid by hand, pads at its zero row, and logits as PyTorch's") {
+  // d = 7: h = 3, ω_i = 10000^(−i/2) = 1, 0.01, 0.0001; sines in columns 0–2, cosines in 3–5, a
+  // zero column 6.
+  const Matrix pe = sinusoidal_encoding(4, 7, 10000.0f, SinusoidLayout::fairseq);
+  for (int p = 0; p < 4; ++p) {
+    for (int i = 0; i < 3; ++i) {
+      const double w = std::pow(10000.0, -i / 2.0);
+      CHECK(pe(p, i) == doctest::Approx(std::sin(p * w)).epsilon(1e-6));
+      CHECK(pe(p, 3 + i) == doctest::Approx(std::cos(p * w)).epsilon(1e-6));
+    }
+    CHECK(pe(p, 6) == 0.0f);
+  }
+  CHECK(error_of([] { (void)sinusoidal_encoding(2, 3, 10000.0f, SinusoidLayout::fairseq); }) ==
+        "fairseq's sinusoid divides by ⌊d/2⌋ − 1: d_model 3 is too narrow");
+
+  const Model m = load_model(k_torch / "hf_m2m100", {});
+  CHECK(m.config.layout == "m2m100");
+  CHECK(m.config.position_offset == 2);  // pad_token_id 1, then 1
+  CHECK(m.config.position_pad_id == 1);
+  CHECK(m.config.max_positions == 0);  // max_position_embeddings 16: the sinusoid grows
+  CHECK(m.weights.embed.unembed_bias.size() == 0);
+  // A pad token's row is its scaled embedding alone; the next token takes the position after the
+  // last counted one.
+  const Sequence s = embed_ids(m, {5, 1, 7}, {"a", "pad", "b"}, true);
+  const float scale = std::sqrt(32.0f);
+  const Matrix table = sinusoidal_encoding(4, 32, 10000.0f, SinusoidLayout::fairseq);
+  test::check_close(Matrix(s.x.row(1)), Matrix(m.weights.embed.token->row(1) * scale), 1e-6f,
+                    "pad row");
+  test::check_close(Matrix(s.x.row(2)),
+                    Matrix(m.weights.embed.token->row(7) * scale + table.row(3)), 1e-5f, "b");
+
+  const auto read_ids = [](const char* file) {
+    return parse_ids(test::slurp(k_torch / "hf_m2m100" / file), file);
+  };
+  const auto src = read_ids("source_ids.txt"), tgt = read_ids("ids.txt");
+  ForwardInputs in{embed_ids(m, tgt, std::vector<std::string>(tgt.size(), "t")),
+                   embed_ids(m, src, std::vector<std::string>(src.size(), "s"), true),
+                   {},
+                   {}};
+  in.source_mask.n_pad_keys = 2;
+  const Matrix hidden = forward(m, in, {}, nullptr).hidden;
+  test::check_top5(model_predictions(m, hidden, 5), "hf_m2m100");
+  const auto positions = run_attnviz("positions -m tests/fixtures/torch/hf_m2m100 --positions 3");
+  REQUIRE_MESSAGE(positions.exit_code == 0, positions.err);
+  CHECK(positions.out.find("ω_i = 10000^(−i/(16−1)), d = 32 (fairseq: sines, then cosines), "
+                           "token k at p = 2 + k") != std::string::npos);
+  EditedFixture stray("hf_m2m100", [](auto& t) {
+    t.emplace("final_logits_bias", t.at("model.encoder.layers.0.fc2.bias"));
+  });
+  CHECK(error_of([&] { (void)load_model(stray.dir.path(), {}); }).find("final_logits_bias") !=
+        std::string::npos);
+  EditedFixture pad("hf_m2m100", [](auto&) {}, {{"pad_token_id", 40}});
+  CHECK(error_of([&] {
+          (void)load_model(pad.dir.path(), {});
+        }).find("pad_token_id = 40: expected an id below the vocabulary's 40") !=
+        std::string::npos);
 }

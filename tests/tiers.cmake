@@ -15,7 +15,7 @@ set(ATTNVIZ_TIER_unit
   test_rotary test_row_kernel test_safetensors test_save_sink test_stack test_table test_terminal
   test_terminal_multiples test_text_file test_text_shaping test_tokenizer_bpe test_tokenizer_json
   test_tokens test_unicode test_vector_math test_weight_matrix test_wordpiece test_fuzz_scratch
-  test_alignment
+  test_alignment test_relative_bias
 )
 set(ATTNVIZ_TIER_cli
   test_check test_cli test_cli_hostile test_cli_messages test_init_families test_inputs_cli
@@ -33,7 +33,7 @@ set(ATTNVIZ_TIER_reference
   test_panel test_positions test_pytorch_fixtures test_pytorch_mha test_residual test_rollout
   test_selection test_sentencepiece test_stats_batch test_stored_weights test_text_cli
   test_tokenizer_gpt2 test_tokenizer_hf_reference test_unigram test_marian_tokenizer
-  test_translation_models
+  test_translation_models test_t5 test_t5_tokenizer test_nllb_tokenizer
 )
 set(ATTNVIZ_TIER_slow
   test_gguf_tokenizer test_init_gguf test_tokenizer_references test_normalizer_bounds

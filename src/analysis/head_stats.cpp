@@ -144,9 +144,10 @@ void StatsCollector::on_block(const AttentionBlock& block) {
   // otherwise (--qk-scale 0 or negative) every row takes the scalar path.
   const double c = 1.0 / (double(info.scale) * options_.temperature);
   // A sink logit is one more outcome of each row's softmax, which the kernel's sums do not hold:
-  // such maps take the scalar path, the sink appended as an outcome.
-  const bool kernel =
-      std::isfinite(c) && c > 0.0 && std::isfinite(static_cast<float>(c)) && !info.sink_logit;
+  // such maps take the scalar path, the sink appended as an outcome; so do maps with a relative
+  // position bias (T5), whose q·k is the score less the bias, cell by cell.
+  const bool kernel = std::isfinite(c) && c > 0.0 && std::isfinite(static_cast<float>(c)) &&
+                      !info.sink_logit && !info.relative_bias;
   for (int i = block.row_begin; i < block.row_end; ++i) {
     const Eigen::Index r = i - block.row_begin;
     const float* probs = block.probs.row(r).data();
@@ -254,9 +255,12 @@ void StatsCollector::add_row_scalar(const AttentionBlock& block, int i) {
   for (int j = 0; j < n_key; ++j) {
     if (!allowed_[j]) continue;
     h.scaled_logits.add(logits_[j]);
-    logits_[j] *= inv_scale;  // raw q·k = scores / scale
+    // T5's bias b is added after the scale: raw q·k = (s − b) / scale, and the counterfactual
+    // changes the scale alone, q·k / T + b.
+    const double bias = info.relative_bias ? info.relative_bias->at(info.id.head, i, j) : 0.0;
+    logits_[j] = (logits_[j] - bias) * inv_scale;  // raw q·k = scores / scale
     h.raw_logits.add(logits_[j]);
-    logits_[j] *= inv_temperature;  // the counterfactual logits q·k / T
+    logits_[j] = logits_[j] * inv_temperature + bias;  // the counterfactual logits q·k / T
   }
   if (sink) logits_[n_key] *= inv_temperature;
   masked_softmax(logits_, allowed_, counterfactual_);

@@ -60,9 +60,16 @@ void add_input_flags(CLI::App& cmd, InputArgs& in) {
       cmd, in.source,
       {.prefix = "source-", .whose = "cross-attention source: ", .probe = false, .seed_help = ""});
   add_tokenizer_flags(cmd, in.tokenizer, in.no_special_tokens, in.bos);
+  cmd.add_option("--source-lang", in.source_lang,
+                 "the source text's language code, for a translation tokenizer that marks it "
+                 "(NLLB: eng_Latn, its default)");
+  cmd.add_option("--target-lang", in.target_lang,
+                 "the target's language code (NLLB: fra_Latn, …): around --text, and after "
+                 "decoder_start_token_id when --generate starts the target");
   add_model_flags(cmd, in.model_flags);
   cmd.add_flag("--no-positions", in.no_positions,
-               "run the model without its positional encoding (learned, sinusoidal or rotary): the "
+               "run the model without its positional encoding (learned, sinusoidal, rotary, or a "
+               "relative position bias): the "
                "maps then "
                "permute with the tokens (permutation equivariance)");
   cmd.add_flag("--causal", in.causal, "causal mask: query i sees keys j <= i");

@@ -12,6 +12,7 @@
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/probe.hpp"
 #include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
+#include "attnviz/inputs/tokenizers/language_codes.hpp"
 #include "attnviz/inputs/tokens.hpp"
 #include "attnviz/io/gguf/gguf.hpp"
 #include "attnviz/io/npy.hpp"
@@ -27,8 +28,31 @@ Vocabulary vocabulary_of(const Model& model) {
                                                          : Vocabulary{};
 }
 
+namespace {
+
+// A translation tokenizer's two sides, each with its language's code around its text (NLLB's);
+// the source's language defaults as the tokenizer class does, with a note when text uses it.
+void apply_languages(TextTools& t, const LanguageCodes& codes, const LanguageFlags& flags,
+                     TokenizerUse use) {
+  std::shared_ptr<const Tokenizer> inner = std::move(t.tokenizer);
+  const std::string source = flags.source.empty() ? codes.default_source : flags.source;
+  const std::string target = flags.target.empty() ? codes.default_target : flags.target;
+  t.source_tokenizer = with_language(inner, codes, source, "--source-lang");
+  t.tokenizer = with_language(inner, codes, target, "--target-lang");
+  // Generation starts with the code only when asked: transformers' generate reads no tokenizer's
+  // tgt_lang (forced_bos_token_id is the caller's).
+  if (!flags.target.empty())
+    t.decoder_prefix = language_code_id(*inner, codes, flags.target, "--target-lang");
+  if (use == TokenizerUse::text && flags.source.empty() && codes.source_is_default) {
+    t.notes.push_back(fmt::format("the source is read as {} ({}'s default; --source-lang chooses)",
+                                  source, codes.tokenizer_class));
+  }
+}
+
+}  // namespace
+
 TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use,
-                        bool add_special, BosMode bos) {
+                        bool add_special, BosMode bos, const LanguageFlags& languages) {
   TextTools t;
   t.add_special = add_special;
   t.bos = bos;
@@ -53,17 +77,38 @@ TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse
   if (!dir.empty() && use == TokenizerUse::none) {
     throw usage_error("--tokenizer reads --text and labels --ids: give one of them");
   }
-  // An encoder-decoder's decoder reads the target side of a folder that has one (Marian's).
+  // An encoder-decoder's decoder reads the target side of a folder that has one (Marian's), or its
+  // language's code around the text (NLLB's).
+  bool marks_languages = false;
   const auto find = [&] {
     t.tokenizer = find_tokenizer(t.tokenizer_dir);
     if (model.config.arch != Arch::encoder_decoder || !t.tokenizer) return;
     if (auto target = find_target_tokenizer(t.tokenizer_dir)) {
       t.source_tokenizer = std::move(t.tokenizer);
       t.tokenizer = std::move(target);
+      return;
+    }
+    const fs::path folder =
+        fs::is_directory(t.tokenizer_dir) ? t.tokenizer_dir : t.tokenizer_dir.parent_path();
+    if (auto codes = language_codes(folder)) {
+      apply_languages(t, *codes, languages, use);
+      marks_languages = true;
     }
   };
+  const std::string language_flag = !languages.source.empty()   ? "--source-lang"
+                                    : !languages.target.empty() ? "--target-lang"
+                                                                : "";
+  if (!language_flag.empty() && use != TokenizerUse::text) {
+    throw usage_error(fmt::format("{} marks the language of a text: give --text or --source-text",
+                                  language_flag));
+  }
   if (use == TokenizerUse::text) {
     find();
+    if (!language_flag.empty() && !marks_languages) {
+      throw usage_error(fmt::format(
+          "{}: {} marks no language (attnviz reads the codes of NLLB's tokenizer_class)",
+          language_flag, t.tokenizer ? t.tokenizer->description() : t.tokenizer_dir.string()));
+    }
   } else if (use == TokenizerUse::labels) {
     try {  // only labels depend on it: the ids run whatever the tokenizer files hold
       find();

@@ -28,9 +28,7 @@ void check_logits_flag(const PreparedRun& run, int k, TableFormat format, bool m
 
 std::string predictions_table(const PreparedRun& run, const Matrix& hidden, int k,
                               const TableStyle& style) {
-  const std::vector<std::vector<Prediction>> top =
-      top_predictions(*unembedding(run.model), hidden, k, run.model.config.final_logit_softcap,
-                      run.model.weights.embed.unembed_bias);
+  const std::vector<std::vector<Prediction>> top = model_predictions(run.model, hidden, k);
   const auto label = [&](int64_t id) {
     if (run.tools && run.tools->tokenizer) return run.tools->tokenizer->label(id);
     return id_labels(run.tools ? run.tools->vocab : Vocabulary{}, {id}).front();

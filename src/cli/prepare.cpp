@@ -126,7 +126,8 @@ PreparedRun prepare_model(const InputArgs& a, std::optional<TokenizerUse> tokeni
           ? TokenizerUse::labels
           : TokenizerUse::none;
   run.tools = std::make_shared<const TextTools>(
-      text_tools_of(run.model, a.tokenizer, use, !a.no_special_tokens, bos_mode_of(a.bos)));
+      text_tools_of(run.model, a.tokenizer, use, !a.no_special_tokens, bos_mode_of(a.bos),
+                    {a.source_lang, a.target_lang}));
   return run;
 }
 
@@ -134,6 +135,15 @@ std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& a) {
   const bool cross = a.source.given();
   const TextTools& tools = *run.tools;
   const Config& c = run.model.config;
+  // A language code marks a text: given with ids, which are fed as given, it would go unread.
+  if (!a.source_lang.empty() && !a.source.has_text()) {
+    throw usage_error("--source-lang marks the source text's language: give --source-text");
+  }
+  if (!a.target_lang.empty() && a.target.given() && !a.target.has_text()) {
+    throw usage_error(
+        "--target-lang marks the target text's language, or starts --generate: the target's "
+        "--ids are fed as given");
+  }
   if (a.generate > 0 && !a.target.given() && c.arch == Arch::encoder_decoder) {
     // An encoder-decoder generates from its decoder's start token alone.
     if (!c.decoder_start_id) {
@@ -142,7 +152,8 @@ std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& a) {
                       "decoder's first ids as --ids",
                       run.model.name));
     }
-    const std::vector<int64_t> start{*c.decoder_start_id};
+    std::vector<int64_t> start{*c.decoder_start_id};
+    if (tools.decoder_prefix) start.push_back(*tools.decoder_prefix);  // NLLB's target language
     run.inputs.target = embed_ids(run.model, start, labels_of_ids(tools, start));
   } else {
     run.inputs.target = resolve_sequence(run.model, tools, a.target, "target", a.bound);

@@ -141,7 +141,7 @@ void masked_softmax_row(float* scores, float* probs, int n_k, int query, const M
 void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRef k,
                                   ConstMatrixRef v, const Mask& mask, float scale, int block_rows,
                                   const BlockCallback& on_block, float softcap,
-                                  std::optional<float> sink_logit) {
+                                  std::optional<float> sink_logit, const float* offset_bias) {
   const int n_q = static_cast<int>(q.rows());
   const int n_k = static_cast<int>(k.rows());
   block_rows = std::max(1, block_rows);
@@ -174,6 +174,11 @@ void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRe
     auto& [s, p, sink] = *c.views;
     auto s_live = s.leftCols(n_live);
     scaled_scores(s_live, q.middleRows(r0, rows), k.topRows(n_live), scale);
+    if (offset_bias) {  // row i's offsets j − i start at −i: index n_q − 1 − i
+      for (int i = 0; i < rows; ++i) {
+        s_live.row(i) += Eigen::Map<const RowVector>(offset_bias + (n_q - 1 - (r0 + i)), n_live);
+      }
+    }
     if (softcap > 0) s_live = ((s_live.array() / softcap).tanh() * softcap).matrix();
     for (int i = 0; i < rows; ++i) {
       softmax_live_row(s.row(i).data(), p.row(i).data(), n_k, n_live, r0 + i, mask,

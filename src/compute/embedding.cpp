@@ -46,10 +46,26 @@ void check_stored_sinusoid(const Model& model, const Matrix& pe) {
   }
 }
 
+// The sinusoid's rows for n tokens: positions position_offset, position_offset + 1, … (Marian
+// from 0); with fairseq's padding (M2M100), a token of id position_pad_id takes the zero row and
+// does not count (make_positions: cumsum(id ≠ pad) · (id ≠ pad) + pad).
+Matrix sinusoid_rows(const Config& c, Eigen::Index n, const std::vector<int64_t>* ids) {
+  const Matrix table =
+      sinusoidal_encoding(int(n), c.d_model, c.pe_base, c.sinusoid, c.position_offset);
+  Matrix pe = Matrix::Zero(n, c.d_model);
+  Eigen::Index next = 0;  // the table's rows are positions position_offset, position_offset + 1, …
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const bool pad = c.position_pad_id && ids && (*ids)[size_t(i)] == *c.position_pad_id;
+    if (!pad) pe.row(i) = table.row(next++);
+  }
+  return pe;
+}
+
 // x = lut(ids) · sqrt(d_model)? + positions + token type 0, then the embedding LayerNorm; an
 // encoder-decoder's source with its encoder's own position table and norm when it has them, its
-// target with its decoder's.
-void finish_embedding(const Model& model, Matrix& x, bool source) {
+// target with its decoder's. `ids` (null for vectors) say which tokens are fairseq's padding.
+void finish_embedding(const Model& model, Matrix& x, bool source,
+                      const std::vector<int64_t>* ids = nullptr) {
   const Config& c = model.config;
   const EmbeddingWeights& e = model.weights.embed;
   const StackWeights* stack = c.arch != Arch::encoder_decoder ? nullptr
@@ -62,7 +78,7 @@ void finish_embedding(const Model& model, Matrix& x, bool source) {
   if (c.positional == Positional::learned && position)
     x += position->block(c.position_offset, n);  // BART's table starts at row 2
   if (c.positional == Positional::sinusoidal) {
-    const Matrix pe = sinusoidal_encoding(int(n), c.d_model, c.pe_base, c.sinusoid);
+    const Matrix pe = sinusoid_rows(c, n, ids);
     if (e.sinusoid) check_stored_sinusoid(model, pe);
     x += pe;
   }
@@ -121,7 +137,7 @@ Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids,
     }
     seq.x.row(row) = model.weights.embed.token->row(id);
   }
-  finish_embedding(model, seq.x, source);
+  finish_embedding(model, seq.x, source, &ids);
   return seq;
 }
 

@@ -137,6 +137,12 @@ class Runner {
     const Config& c = model_.config;
     s.scale = options_.scale ? options_.scale : c.attn_scale;
     s.softcap = c.attn_softcap;
+    // T5's relative position bias: the stack's layer-0 table, in the self-attention of every layer.
+    const Matrix& table = weights(plan).relative_bias;
+    if (site == Site::self && c.positional == Positional::relative && table.size() > 0) {
+      s.relative_bias = std::make_shared<const RelativeBias>(
+          RelativeBias{table, c.relative_max_distance, !plan.decoder});
+    }
     // The model's per-head q/k steps: q/k norm eps everywhere, rotary positions in self-attention
     // only (load_model refuses rotary models with cross-attention).
     s.qk = QueryKeyTransform{c.layer_norm_eps, c.qk_norm, site == Site::self ? c.rotary_dim : 0,

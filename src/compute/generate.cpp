@@ -13,8 +13,7 @@ namespace attnviz {
 Generated generate_greedy(const Model& model, const ForwardInputs& inputs,
                           const GenerateOptions& options) {
   const Config& c = model.config;
-  const TokenTable* unembed = unembedding(model);
-  if (!unembed) {
+  if (!unembedding(model)) {
     throw usage_error(fmt::format("--generate: {} ({} layout) has no unembedding to predict with",
                                   model.name, c.layout));
   }
@@ -36,8 +35,7 @@ Generated generate_greedy(const Model& model, const ForwardInputs& inputs,
                       g.ids.size(), model.name, c.max_positions_origin));
     }
     const Matrix hidden = forward(model, step, {}, nullptr).hidden;
-    const auto top = top_predictions(*unembed, hidden.bottomRows(1), 1, c.final_logit_softcap,
-                                     model.weights.embed.unembed_bias);
+    const auto top = model_predictions(model, hidden.bottomRows(1), 1);
     const int64_t next = top.at(0).at(0).id;
     g.ids.push_back(next);
     ++g.n_generated;

@@ -77,4 +77,13 @@ std::vector<std::vector<Prediction>> top_predictions(const TokenTable& unembed,
   return out;
 }
 
+std::vector<std::vector<Prediction>> model_predictions(const Model& model, const Matrix& hidden,
+                                                       int k) {
+  const Config& c = model.config;
+  const Matrix scaled =
+      c.unembed_input_scale != 1.0f ? Matrix(hidden * c.unembed_input_scale) : hidden;
+  return top_predictions(*unembedding(model), scaled, k, c.final_logit_softcap,
+                         model.weights.embed.unembed_bias);
+}
+
 }  // namespace attnviz

@@ -30,6 +30,7 @@ Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Atten
   info.scale = scale;
   info.softcap = setup.softcap;
   info.mask = setup.mask;
+  info.relative_bias = setup.relative_bias;
   info.query_labels = setup.query_labels;
   info.key_labels = setup.key_labels;
   BlockCallback emit;
@@ -50,9 +51,13 @@ Matrix multi_head_attention(ConstMatrixRef x_q, ConstMatrixRef x_kv, const Atten
       setup.sink->queries_and_keys(info, in.q_head(h), in.k_head(h));
       setup.sink->head_values(info, in.v_head(h));
     }
+    const std::vector<float> bias =
+        setup.relative_bias ? setup.relative_bias->by_offset(h, info.n_query, info.n_key)
+                            : std::vector<float>{};
     scaled_dot_product_attention(merged.middleCols(h * d_head_v, d_head_v), in.q_head(h),
                                  in.k_head(h), in.v_head(h), *setup.mask, scale, setup.block_rows,
-                                 emit, setup.softcap, info.sink_logit);
+                                 emit, setup.softcap, info.sink_logit,
+                                 bias.empty() ? nullptr : bias.data());
     if (setup.sink) {
       setup.sink->head_output(info, merged.middleCols(h * d_head_v, d_head_v));
       setup.sink->end_map(info);

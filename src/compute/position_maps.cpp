@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <vector>
 
 #include "attnviz/compute/positional.hpp"
 #include "attnviz/compute/rotary.hpp"
 #include "attnviz/core/error.hpp"
+#include "attnviz/event/relative_bias.hpp"
 
 namespace attnviz {
 
@@ -44,9 +46,15 @@ PositionMaps position_maps(const Model& model, int n) {
   PositionMaps m;
   if (c.positional == Positional::sinusoidal) {
     m.kind = "sinusoidal";
-    m.encoding = sinusoidal_encoding(n, c.d_model, c.pe_base, c.sinusoid);
+    // Token k's row is p = position_offset + k (fairseq counts from pad_token_id + 1).
+    m.encoding = sinusoidal_encoding(n, c.d_model, c.pe_base, c.sinusoid, c.position_offset);
     m.encoding_what =
-        c.sinusoid == SinusoidLayout::halves
+        c.sinusoid == SinusoidLayout::fairseq
+            ? fmt::format(
+                  "PE(p, i) = sin(p·ω_i), PE(p, {2} + i) = cos(p·ω_i), ω_i = {0:g}^(−i/({2}−1)), "
+                  "d = {1} (fairseq: sines, then cosines), token k at p = {3} + k",
+                  c.pe_base, c.d_model, c.d_model / 2, c.position_offset)
+        : c.sinusoid == SinusoidLayout::halves
             ? fmt::format(
                   "PE(p, i) = sin(p / {0:g}^(2i/d)), PE(p, {2} + i) = cos(p / {0:g}^(2i/d)), "
                   "d = {1} (sines, then cosines)",
@@ -89,6 +97,34 @@ PositionMaps position_maps(const Model& model, int n) {
                        .cast<float>();
     m.similarity_what =
         "mean over the frequencies of cos((m − n)·θ_i): a unit query and key rotated to m and n";
+    return m;
+  } else if (c.positional == Positional::relative &&
+             model.weights.encoder.relative_bias.size() > 0) {
+    const RelativeBias bias{model.weights.encoder.relative_bias, c.relative_max_distance, true};
+    const int heads = static_cast<int>(bias.table.cols());
+    m.kind = "relative";
+    m.encoding = Matrix(n, heads);
+    for (int d = 0; d < n; ++d) {
+      for (int h = 0; h < heads; ++h) m.encoding(d, h) = bias.at(h, d, 0);
+    }
+    m.encoding_what = fmt::format(
+        "the encoder's relative position bias for a key d positions before the query (row d), "
+        "per head: its bucket's value ({} buckets to distance {})",
+        bias.n_buckets(), bias.max_distance);
+    m.dim_prefix = "h";
+    // Row i's offsets j − i from index n − 1 − i of each head's bias by offset.
+    std::vector<double> mean(static_cast<size_t>(2 * n - 1), 0.0);
+    for (int h = 0; h < heads; ++h) {
+      const std::vector<float> b = bias.by_offset(h, n, n);
+      for (size_t k = 0; k < mean.size(); ++k) mean[k] += b[k] / heads;
+    }
+    m.similarity = Matrix(n, n);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j)
+        m.similarity(i, j) = static_cast<float>(mean[size_t(j - i + n - 1)]);
+    }
+    m.similarity_what =
+        "mean over the heads of the bias the encoder adds to the score of query i and key j";
     return m;
   } else {
     throw usage_error(fmt::format("positions: {} has no positional encoding (positional {})",

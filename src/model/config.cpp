@@ -69,22 +69,33 @@ const char* positional_name(Positional p) {
       return "learned";
     case Positional::rotary:
       return "rotary";
+    case Positional::relative:
+      return "relative";
   }
   return "?";
 }
 
 std::optional<Positional> parse_positional(const std::string& name) {
   static const Positional k_all[] = {Positional::none, Positional::sinusoidal, Positional::learned,
-                                     Positional::rotary};
+                                     Positional::rotary, Positional::relative};
   return by_name(name, k_all, positional_name);
 }
 
 const char* sinusoid_layout_name(SinusoidLayout s) {
-  return s == SinusoidLayout::halves ? "halves" : "interleaved";
+  switch (s) {
+    case SinusoidLayout::interleaved:
+      return "interleaved";
+    case SinusoidLayout::halves:
+      return "halves";
+    case SinusoidLayout::fairseq:
+      return "fairseq";
+  }
+  return "?";
 }
 
 std::optional<SinusoidLayout> parse_sinusoid_layout(const std::string& name) {
-  static const SinusoidLayout k_all[] = {SinusoidLayout::interleaved, SinusoidLayout::halves};
+  static const SinusoidLayout k_all[] = {SinusoidLayout::interleaved, SinusoidLayout::halves,
+                                         SinusoidLayout::fairseq};
   return by_name(name, k_all, sinusoid_layout_name);
 }
 

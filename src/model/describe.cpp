@@ -41,6 +41,10 @@ std::string describe_positions(const Config& c) {
     if (c.rope_local_theta > 0)
       facts.push_back(fmt::format("local theta {:g}", c.rope_local_theta));
   }
+  if (c.positional == Positional::relative) {
+    facts.push_back(fmt::format("{} buckets to distance {}, a bias per head", c.relative_buckets,
+                                c.relative_max_distance));
+  }
   if (c.max_positions) facts.push_back(fmt::format("max {}", c.max_positions));
   return fmt::format("positions {}{}", positional_name(c.positional),
                      facts.empty() ? "" : fmt::format(" ({})", fmt::join(facts, ", ")));

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <regex>
@@ -9,6 +10,7 @@
 #include "attention_config.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/model/family.hpp"
 #include "attnviz/model/model.hpp"
 #include "binder.hpp"
 #include "config_sources.hpp"
@@ -158,6 +160,27 @@ void derive_rotary(Config& c, const Layout& layout, const ConfigSources& cfg) {
   }
 }
 
+// T5's relative position buckets: relative_attention_num_buckets and _max_distance (the record's
+// defaults, T5Config's 32 and 128). The encoder's exact range is a quarter of the buckets, the
+// decoder's half: both must be at least 1 and end before the maximum distance.
+void derive_relative_buckets(Config& c, const ConfigSources& cfg) {
+  if (c.positional != Positional::relative) return;
+  const std::vector<std::string> buckets{"relative_attention_num_buckets"},
+      distance{"relative_attention_max_distance"};
+  c.relative_buckets = cfg.integer(buckets, 4).value_or(32);
+  c.relative_max_distance = cfg.integer(distance).value_or(128);
+  if (c.relative_max_distance <= c.relative_buckets / 2) {
+    const std::string why = fmt::format(
+        "expected more than half of relative_attention_num_buckets = {} (the decoder's exact "
+        "offsets end there; the logarithmic buckets reach from it to the maximum distance)",
+        c.relative_buckets);
+    if (const auto d = cfg.declared(distance))
+      throw d->error(fmt::format("{}: {}", d->origin, why));
+    throw Error(
+        fmt::format("relative_attention_max_distance = {}: {}", c.relative_max_distance, why));
+  }
+}
+
 void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources& cfg) {
   c.causal = cfg.boolean({"causal"}).value_or(layout.causal);
   c.norm_first = cfg.boolean({"norm_first"}).value_or(layout.norm_first);
@@ -171,11 +194,22 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
       cfg.boolean(layout.parallel_residual_keys).value_or(layout.parallel_residual);
   c.activation = layout.activation;
   if (auto name = cfg.text(layout.activation_keys)) {
-    auto a = parse_activation(*name);
+    std::optional<Activation> a;
+    std::vector<std::string> names;  // the family's own, when it names them (T5)
+    for (const auto& [value, activation] : layout.activation_values) {
+      names.push_back(value);
+      if (value == *name) a = activation;
+    }
+    if (layout.activation_values.empty()) a = parse_activation(*name);
     // --activation's value is the command line's fault (exit 2), config.json's the file's (exit 1).
     if (!a) {
       throw cfg.declared(layout.activation_keys)
-          ->error(fmt::format("activation '{}': expected relu, gelu, gelu_tanh or silu", *name));
+          ->error(fmt::format("activation '{}': expected {}", printable_text(*name),
+                              names.empty()
+                                  ? "relu, gelu, gelu_tanh or silu"
+                                  : fmt::format("{} (the {} layout, as its tensors hold the "
+                                                "feed-forward layers)",
+                                                or_list(names), layout.name)));
     }
     c.activation = *a;
   }
@@ -188,15 +222,22 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
   if (auto name = cfg.text({"positional"})) {
     auto p = parse_positional(*name);
     if (!p)
-      throw Error(
-          fmt::format("positional '{}': expected none, sinusoidal, learned or rotary", *name));
+      throw Error(fmt::format(
+          "positional '{}': expected none, sinusoidal, learned, rotary or relative", *name));
     c.positional = *p;
   }
   derive_rotary(c, layout, cfg);
+  derive_relative_buckets(c, cfg);
   derive_attention_extras(c, cfg);
+  if (layout.unscaled_scores) {
+    c.attn_scale = 1.0f;
+    c.attn_scale_source = fmt::format("the {} family, which does not scale q·kᵀ", layout.name);
+  }
+  if (layout.scale_tied_unembedding && c.tied_embeddings)
+    c.unembed_input_scale = static_cast<float>(std::pow(double(c.d_model), -0.5));
   refuse_unsupported_fields(cfg, layout);
-  if (c.max_positions == 0) {
-    const std::vector<std::string> keys{"max_positions", "n_positions", "max_position_embeddings"};
+  if (c.max_positions == 0 && !layout.max_position_keys.empty()) {
+    const std::vector<std::string>& keys = layout.max_position_keys;
     c.max_positions = cfg.integer(keys).value_or(0);
     if (c.max_positions > 0) c.max_positions_origin = cfg.declared(keys)->origin;
   }
@@ -219,6 +260,37 @@ void bind_unembedding(Config& c, Weights& w, const Binder& b,
     throw Error(fmt::format(
         "tie_word_embeddings = true, but '{}' differs from the token table '{}'",
         printable_text(*b.name("unembed.weight")), printable_text(*b.name("embed.token"))));
+  }
+}
+
+// T5's relative position bias: each stack's table [buckets, heads] in its layer 0, when the
+// positions are relative, and only then.
+void bind_relative_bias(const Config& c, Weights& w, const Binder& b) {
+  for (auto [stack, weights] :
+       {std::pair{"encoder", &w.encoder}, std::pair{"decoder", &w.decoder}}) {
+    const std::string role = std::string(stack) + ".self.relative_bias";
+    const bool has_stack =
+        std::string(stack) == "encoder" ? c.n_encoder_layers > 0 : c.n_decoder_layers > 0;
+    if (!b.present(role)) {
+      if (c.positional == Positional::relative && has_stack) {
+        throw Error(
+            fmt::format("layout {} has relative positions, but the {} has no bias table ({})",
+                        c.layout, stack, b.missing(role, 0)));
+      }
+      continue;
+    }
+    if (c.positional != Positional::relative) {
+      throw Error(fmt::format("tensor '{}' is a relative position bias, but the positions are {}",
+                              printable_text(*b.name(role)), positional_name(c.positional)));
+    }
+    const auto shape = b.shape(role);
+    if (shape != std::vector<int64_t>{c.relative_buckets, c.n_heads}) {
+      throw Error(fmt::format(
+          "tensor '{}' has shape {}, expected [{}, {}] (relative_attention_num_buckets, heads)",
+          printable_text(*b.name(role)), shape_string(shape), c.relative_buckets, c.n_heads));
+    }
+    weights->relative_bias =
+        b.table(role, c.relative_buckets, c.n_heads, nullptr)->block(0, c.relative_buckets);
   }
 }
 
@@ -306,6 +378,17 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   detail::derive_ffn_width(c, b, first + ".ffn");
   detail::derive_experts(c, b, layout, cfg, first);
   if (b.has("embed.token")) c.vocab_size = width(b, "embed.token", 0);
+  if (layout.positions_after_pad) {  // fairseq: positions from pad_token_id + 1
+    c.position_pad_id = cfg.integer({"pad_token_id"}, 0).value_or(1);
+    if (*c.position_pad_id >= c.vocab_size) {
+      const auto declared = cfg.declared({"pad_token_id"});
+      const std::string why = fmt::format(
+          "expected an id below the vocabulary's {} (positions count from it)", c.vocab_size);
+      if (declared) throw declared->error(fmt::format("{}: {}", declared->origin, why));
+      throw Error(fmt::format("pad_token_id = {}: {}", *c.position_pad_id, why));
+    }
+    c.position_offset = static_cast<int>(*c.position_pad_id) + 1;
+  }
   for (const char* role : {"embed.position", "encoder.embed.position", "decoder.embed.position"}) {
     if (!b.has(role)) continue;
     const int rows = width(b, role, 0) - c.position_offset;
@@ -363,6 +446,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
     weights->embed_norm = b.layer_norm(std::string(stack) + ".embed.norm", 0, c.d_model);
   }
   bind_unembedding(c, w, b, tensors);
+  bind_relative_bias(c, w, b);
   w.embed.unembed_bias = bind_logit_bias(c, b);
   if (auto name = b.name("embed.sinusoid")) {
     if (c.positional != Positional::sinusoidal) {

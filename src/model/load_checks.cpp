@@ -21,6 +21,10 @@ void check_declared_sizes(const Config& c, const Binder& b, const ConfigSources&
   const std::string qkv = first + ".self.qkv.weight";
   check_declared(cfg, {"d_model", "n_embd", "hidden_size"}, c.d_model,
                  "d_model, from " + b.tensor_text(b.has(qkv) ? qkv : first + ".self.q.weight"));
+  if (cfg.declared({"d_kv"})) {  // T5's width of a head
+    check_declared(cfg, {"d_kv"}, c.d_k(),
+                   "d_k, from " + b.tensor_text(first + ".self.q.weight") + " and the heads");
+  }
   const std::string gate_up = first + ".ffn.gate_up.weight";
   if (c.d_ff > 0) {  // GPT-2's n_inner is null for 4 · n_embd: no value, nothing to check
     check_declared(

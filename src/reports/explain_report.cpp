@@ -28,7 +28,7 @@ using detail::token_names;
 // own scores of that row.
 struct CellMath {
   std::vector<double> terms;
-  double dot = 0, scaled = 0, row_max = 0, exp_sum = 0, weight = 0;
+  double dot = 0, bias = 0, scaled = 0, row_max = 0, exp_sum = 0, weight = 0;
   bool allowed = false;
 };
 
@@ -39,6 +39,10 @@ CellMath cell_math(const HeadTrace& t, int i, int j) {
     c.dot += c.terms.back();
   }
   c.scaled = c.dot * t.info.scale;
+  if (t.info.relative_bias) {  // T5: the bias of the key's offset bucket, after the scale
+    c.bias = t.info.relative_bias->at(t.info.id.head, i, j);
+    c.scaled += c.bias;
+  }
   if (t.info.softcap > 0)
     c.scaled = t.info.softcap * std::tanh(c.scaled / t.info.softcap);  // Gemma 2's cap
   c.allowed = std::isfinite(t.scores(i, j));
@@ -87,6 +91,30 @@ double qk_variance(const Matrix& raw, const HeadTrace& t) {
   return n > 0 ? s2 / n - (s / n) * (s / n) : std::nan("");
 }
 
+// B_h [n_query, n_key]: what the relative position bias adds to each score, and the buckets.
+Matrix bias_matrix(const RelativeBias& b, int head, Eigen::Index nq, Eigen::Index nk,
+                   Matrix* buckets = nullptr) {
+  Matrix m(nq, nk);
+  if (buckets) buckets->resize(nq, nk);
+  for (Eigen::Index i = 0; i < nq; ++i) {
+    for (Eigen::Index j = 0; j < nk; ++j) {
+      m(i, j) = b.at(head, static_cast<int>(i), static_cast<int>(j));
+      if (buckets) (*buckets)(i, j) = static_cast<float>(b.bucket(static_cast<int>(j - i)));
+    }
+  }
+  return m;
+}
+
+// "Q·Kᵀ / √d_k", "Q·Kᵀ" (T5), "0.0625·Q·Kᵀ", with "+ B" for a relative position bias.
+std::string score_formula(const MapInfo& info, Eigen::Index dk) {
+  const bool default_scale = std::abs(info.scale * std::sqrt(static_cast<double>(dk)) - 1.0) < 1e-6;
+  std::string s = default_scale        ? "Q·Kᵀ / √d_k"
+                  : info.scale == 1.0f ? "Q·Kᵀ"
+                                       : fmt::format("{:g}·Q·Kᵀ", info.scale);
+  if (info.relative_bias) s += " + B";
+  return s;
+}
+
 }  // namespace
 
 std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
@@ -112,6 +140,11 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     j["d_in"] = d_in, j["d_k"] = dk, j["d_v"] = dv;
     j["scale"] = info.scale;
     j["softcap"] = info.softcap;
+    if (info.relative_bias) {
+      Matrix buckets;
+      j["relative_bias"] = matrix_json(bias_matrix(*info.relative_bias, h, nq, nk, &buckets));
+      j["relative_buckets"] = matrix_json(buckets);
+    }
     j["mask"] = info.mask->describe();
     j["x"] = matrix_json(t.x_q);
     if (info.id.site == Site::cross) j["x_kv"] = matrix_json(t.x_kv);
@@ -131,6 +164,7 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
                    {"key", cj},
                    {"terms", c.terms},
                    {"dot", c.dot},
+                   {"bias", c.bias},
                    {"scaled", c.scaled},
                    {"allowed", c.allowed},
                    {"row_max", c.row_max},
@@ -153,7 +187,8 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
       "{}{} · {} — one head's attention, step by step: softmax({})·V\n",
       o.format == TableFormat::markdown ? "## " : "",
       o.format == TableFormat::markdown ? markdown_field(o.model_name) : o.model_name, where,
-      cap > 0 ? fmt::format("{:g}·tanh(Q·Kᵀ / √d_k / {:g})", cap, cap) : "Q·Kᵀ / √d_k");
+      cap > 0 ? fmt::format("{:g}·tanh(({}) / {:g})", cap, score_formula(info, dk), cap)
+              : score_formula(info, dk));
   out += fmt::format("{}{} queries × {} keys · input width {} · {} of d_k {}, d_v {} · mask: {}\n",
                      o.format == TableFormat::markdown ? "\n" : "", nq, nk, d_in,
                      count_of(heads, "head"), dk, dv, info.mask->describe());
@@ -231,6 +266,24 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
       "sharper, "
       "its gradient smaller (see `attnviz stats`).",
       dk, var_qk, info.scale, var_qk * info.scale * info.scale));
+  if (info.relative_bias) {
+    const RelativeBias& b = *info.relative_bias;
+    Matrix buckets;
+    const Matrix bias = bias_matrix(b, h, nq, nk, &buckets);
+    p.heading(fmt::format(
+        "4a. Relative position bias: + B_{0}(i, j) = table[bucket(j − i), {0}], the table "
+        "[{1} buckets, {2} heads] of this stack's layer 0, added in every layer; {3}",
+        h, b.n_buckets(), heads,
+        b.bidirectional
+            ? fmt::format("half the buckets for keys after the query; offsets below {} exact, "
+                          "then logarithmic up to {} (beyond it, the last bucket)",
+                          b.n_buckets() / 4, b.max_distance)
+            : fmt::format("a causal stack's buckets count back only; offsets below {} exact, "
+                          "then logarithmic up to {} (beyond it, the last bucket)",
+                          b.n_buckets() / 2, b.max_distance)));
+    p.matrix("bucket", buckets, queries, "k");
+    p.matrix(fmt::format("B_{}", h), bias, queries, "k");
+  }
   if (cap > 0) {
     p.heading(fmt::format(
         "4b. Soft-cap: s = {0:g}·tanh(s / {0:g}) (Gemma 2): scores stay within ±{0:g}", cap));
@@ -348,9 +401,13 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     }
     out += table;
     p.line(fmt::format(
-        "q_{}·k_{} = Σ_d q_{}[d]·k_{}[d] = {:.6g}; × {:.6g}{} = {:.6g} (the model: {})", ci, cj, ci,
-        cj, c.dot, info.scale, cap > 0 ? fmt::format(", then {0:g}·tanh(· / {0:g})", cap) : "",
-        c.scaled, number(t.scores(ci, cj), 6)));
+        "q_{}·k_{} = Σ_d q_{}[d]·k_{}[d] = {:.6g}; × {:.6g}{}{} = {:.6g} (the model: {})", ci, cj,
+        ci, cj, c.dot, info.scale,
+        info.relative_bias
+            ? fmt::format(", + B = {:.6g} (bucket {})", c.bias, info.relative_bias->bucket(cj - ci))
+            : "",
+        cap > 0 ? fmt::format(", then {0:g}·tanh(· / {0:g})", cap) : "", c.scaled,
+        number(t.scores(ci, cj), 6)));
     if (c.allowed) {
       p.line(fmt::format(
           "softmax over row {}'s allowed keys{}: exp({:.6g} − {:.6g}) / {:.6g} = {:.6g} "

@@ -5,33 +5,10 @@
 
 #include <memory>
 
+#include "attnviz/core/base64.hpp"
 #include "attnviz/core/error.hpp"
 
 namespace attnviz::detail {
-
-std::string base64(std::string_view bytes) {
-  static constexpr char k_alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8) | p[i + 2];
-    out += k_alphabet[v >> 18];
-    out += k_alphabet[(v >> 12) & 63];
-    out += k_alphabet[(v >> 6) & 63];
-    out += k_alphabet[v & 63];
-  }
-  if (const size_t rest = bytes.size() - i; rest > 0) {
-    const uint32_t v = (uint32_t{p[i]} << 16) | (rest == 2 ? uint32_t{p[i + 1]} << 8 : 0);
-    out += k_alphabet[v >> 18];
-    out += k_alphabet[(v >> 12) & 63];
-    out += rest == 2 ? k_alphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 std::string zlib_base64(std::string_view input, size_t element_size) {
   std::string planes;
@@ -55,7 +32,7 @@ std::string zlib_base64(std::string_view input, size_t element_size) {
       libdeflate_zlib_compress(c.get(), bytes.data(), bytes.size(), packed.data(), packed.size());
   if (n == 0) throw Error("--html: compressing a map failed");
   packed.resize(n);
-  return base64(packed);
+  return base64_encode(packed);
 }
 
 }  // namespace attnviz::detail

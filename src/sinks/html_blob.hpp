@@ -8,7 +8,6 @@
 
 namespace attnviz::detail {
 
-std::string base64(std::string_view bytes);
 // element_size > 1: the bytes of an array of such elements are stored byte plane by byte plane (all
 // first bytes, then all second bytes, …), which deflate packs tighter: the exponent bytes of
 // float16 weights repeat, their low mantissa bytes do not.

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/analysis/stats_metrics.hpp"
+#include "attnviz/core/base64.hpp"
 #include "attnviz/io/json_write.hpp"
 #include "html_blob.hpp"
 
@@ -171,7 +172,7 @@ void render_page(const PageInput& page, const std::function<void(std::string_vie
   head += fmt::format(
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
       "script-src 'sha256-{}'; style-src 'unsafe-inline'\">\n",
-      base64(hex_bytes(k_viewer_js_sha256)));
+      base64_encode(hex_bytes(k_viewer_js_sha256)));
   head += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   head += "<title>attnviz · " + html_escape(page.model_name) + "</title>\n<style>\n";
   head += k_viewer_css;

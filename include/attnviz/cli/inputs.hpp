@@ -27,6 +27,10 @@ struct TextTools {
   const Tokenizer* tokenizer_for(bool source) const {
     return source && source_tokenizer ? source_tokenizer.get() : tokenizer.get();
   }
+  // The target language's code a translation tokenizer puts first (NLLB's, --target-lang): the
+  // decoder's second id when --generate starts from decoder_start_token_id, as transformers'
+  // forced_bos_token_id makes it.
+  std::optional<int64_t> decoder_prefix;
   std::filesystem::path tokenizer_dir;  // where it was looked for, for messages
   bool add_special = true;              // the special tokens the tokenizer's post-processor adds
   BosMode bos = BosMode::automatic;     // --bos
@@ -43,8 +47,13 @@ Vocabulary vocabulary_of(const Model& model);
 
 // The tokenizer in `dir` (--tokenizer) or the model's folder, read as `use` needs it; the
 // vocabulary when the model has an embedding table.
+// source_lang / target_lang: --source-lang and --target-lang, for a tokenizer with language codes.
+struct LanguageFlags {
+  std::string source, target;
+};
 TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse use,
-                        bool add_special, BosMode bos = BosMode::automatic);
+                        bool add_special, BosMode bos = BosMode::automatic,
+                        const LanguageFlags& languages = {});
 
 // Tokens to vectors: with a table, token → id through the vocabulary ([UNK] labelled and noted),
 // then table rows; without one, hash vectors (noted).

@@ -42,7 +42,10 @@ struct InputArgs {
   SequenceFlags target, source;
   std::string tokenizer;  // --tokenizer DIR (default: the model's folder)
   bool no_special_tokens = false;
-  std::string bos = "auto";   // --bos auto|always|never
+  std::string bos = "auto";  // --bos auto|always|never
+  // --source-lang / --target-lang: the language codes a translation tokenizer puts around each
+  // side's text (NLLB's); the target's also starts --generate after decoder_start_token_id.
+  std::string source_lang, target_lang;
   bool no_positions = false;  // --no-positions: the model without its positional encoding
   ModelFlags model_flags;     // --heads, --layout, … (what the file may lack)
   bool causal = false;

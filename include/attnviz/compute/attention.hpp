@@ -31,10 +31,13 @@ void masked_softmax_row(float* scores, float* probs, int n_k, int query, const M
 // parameter), σ joins each row's softmax as one more logit whose weight goes to no key and so adds
 // nothing to out: the keys' weights sum to 1 − p_sink, as transformers' eager_attention_forward
 // for gpt-oss computes (softmax over [scores, σ], the last column dropped).
+// With offset_bias (T5's relative position bias), score (i, j) gains offset_bias[j − i + n_q − 1]
+// after the scale and before the soft-cap and the mask: n_q + n_k − 1 values, one per offset.
 void scaled_dot_product_attention(MatrixRef out, ConstMatrixRef q, ConstMatrixRef k,
                                   ConstMatrixRef v, const Mask& mask, float scale, int block_rows,
                                   const BlockCallback& on_block, float softcap = 0.0f,
-                                  std::optional<float> sink_logit = std::nullopt);
+                                  std::optional<float> sink_logit = std::nullopt,
+                                  const float* offset_bias = nullptr);
 
 // Query rows whose every key is masked (they come out as zero rows).
 std::vector<int> fully_masked_rows(const Mask& mask, int n_q, int n_k);

@@ -30,4 +30,9 @@ std::vector<std::vector<Prediction>> top_predictions(const TokenTable& unembed,
                                                      const Matrix& hidden, int k, float cap,
                                                      const RowVector& bias = {});
 
+// The model's own: top_predictions over unembedding(model) (which must exist) of hidden × the
+// config's unembed_input_scale (T5's d_model^−½ when tied), with its logit bias and soft-cap.
+std::vector<std::vector<Prediction>> model_predictions(const Model& model, const Matrix& hidden,
+                                                       int k);
+
 }  // namespace attnviz

@@ -23,6 +23,7 @@ struct AttentionSetup {
   std::optional<float> scale;  // the factor on q·k; default 1/sqrt(d_k)
   float softcap =
       0.0f;  // scores = softcap · tanh(scores / softcap) before the mask (Gemma 2; 0: none)
+  std::shared_ptr<const RelativeBias> relative_bias;  // T5's, on the self-attention (null: none)
   QueryKeyTransform qk{};  // per-head q/k norm eps and rotary positions (none by default)
   int block_rows = 256;
   AttentionSink* sink = nullptr;  // may be null: compute only

@@ -9,6 +9,7 @@
 #include "attnviz/core/matrix.hpp"
 #include "attnviz/event/head_id.hpp"
 #include "attnviz/event/mask.hpp"
+#include "attnviz/event/relative_bias.hpp"
 
 namespace attnviz {
 
@@ -28,6 +29,8 @@ struct MapInfo {
   // gpt-oss's learned sink logit σ of this head: one more logit in each row's softmax, whose weight
   // goes to no key, so a row's weights sum to 1 − p_sink (AttentionBlock::sink_probs). Empty: none.
   std::optional<float> sink_logit;
+  // T5's relative position bias, added to scale · q·k before the mask (null: none).
+  std::shared_ptr<const RelativeBias> relative_bias;
   // What the values are: "" for a head's attention weights (softmax of the scores); otherwise a map
   // derived from them, named for titles ("rollout: mean of heads, residual 0.5"), which has no
   // scores.

@@ -17,11 +17,15 @@ enum class Activation {
 };  // GELU(erf), GELU(tanh) = HF's gelu_new, SiLU = x·σ(x)
 // none; added to the embeddings (sinusoidal, learned); or rotary: q and k of self-attention rotated
 // per head by their token index (Su et al. 2021, as Hugging Face's Llama applies it).
-enum class Positional { none, sinusoidal, learned, rotary };
+// relative: T5's learned bias per head on each score, by the bucket of the key's offset from the
+// query (Raffel et al. 2020, §2.1); nothing is added to the embeddings.
+enum class Positional { none, sinusoidal, learned, rotary, relative };
 // How a sinusoidal table lays out its d columns, with ω_i = base^(−2i/d) for i < d/2:
 // interleaved PE(p, 2i) = sin(p·ω_i), PE(p, 2i+1) = cos(p·ω_i) (Vaswani et al. 2017, PyTorch's
-// tutorials); halves PE(p, i) = sin(p·ω_i), PE(p, ⌈d/2⌉ + i) = cos(p·ω_i) (Marian).
-enum class SinusoidLayout { interleaved, halves };
+// tutorials); halves PE(p, i) = sin(p·ω_i), PE(p, ⌈d/2⌉ + i) = cos(p·ω_i) (Marian); fairseq as
+// halves with ω_i = base^(−i/(h−1)), h = ⌊d/2⌋, and a zero last column when d is odd (fairseq's
+// SinusoidalPositionalEmbedding, M2M100 and NLLB).
+enum class SinusoidLayout { interleaved, halves, fairseq };
 enum class NormKind {
   layer_norm,
   rms_norm
@@ -101,7 +105,11 @@ struct Config {
   bool scale_embeddings = false;  // lut(x) · sqrt(d_model), as in the annotated transformer
   Positional positional = Positional::none;
   SinusoidLayout sinusoid = SinusoidLayout::interleaved;  // the sinusoidal table's columns
-  int position_offset = 0;      // learned positions: the table row of position 0 (BART's 2)
+  int position_offset = 0;  // learned positions: the table row of position 0 (BART's 2)
+  // fairseq's positions (M2M100, NLLB): a token with this id is padding, takes the zero row of
+  // position padding_idx and is not counted; the others count from padding_idx + 1, which is
+  // position_offset. nullopt: every token counts.
+  std::optional<int64_t> position_pad_id;
   float pe_base = 10000.0f;     // base of the sinusoidal encoding (the paper's 10000)
   float rope_theta = 10000.0f;  // base of the rotary frequencies theta^(−2i/rotary_dim)
   int rotary_dim =
@@ -122,7 +130,16 @@ struct Config {
   std::optional<float> attn_scale;
   std::string attn_scale_source;  // what set attn_scale: "m/config.json: query_pre_attn_scalar =
                                   // 24, as 1/√24"
-  int type_vocab_size = 0;        // BERT token-type embeddings (0: none)
+  // positional relative (T5): a key's offset from its query falls in one of relative_buckets
+  // buckets, exact for small offsets and logarithmic up to relative_max_distance (beyond it, the
+  // last); the encoder's buckets tell earlier from later keys, the causal decoder's only how far
+  // back. Each stack's table is [buckets, heads], its layer 0's, added in every layer.
+  int relative_buckets = 0;
+  int relative_max_distance = 0;
+  // The decoder's output is multiplied by this before the unembedding (T5 with tied embeddings:
+  // d_model^−½); 1: as it is.
+  float unembed_input_scale = 1.0f;
+  int type_vocab_size = 0;  // BERT token-type embeddings (0: none)
   bool tied_embeddings =
       false;  // the unembedding (lm_head) is the token table (tie_word_embeddings)
   float final_logit_softcap = 0;  // logits become cap · tanh(logits / cap) (Gemma 2); 0: none

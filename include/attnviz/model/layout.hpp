@@ -18,9 +18,11 @@
 // unembed.bias (Marian's final_logits_bias, [N] or [1, N]); embed.sinusoid, the sinusoidal table a
 // file stores beside the model that computes it (Marian's embed_positions); an encoder-decoder's
 // {stack}.embed.position and {stack}.embed.norm.{weight,bias}, a stack's own embedding parts
-// (BART's). A pattern holds "{layer}" where the layer index goes. A role may have several patterns
-// (tied copies under other names, Marian's model.shared / model.encoder.embed_tokens): the first
-// the file has is bound, and every other one it has must hold the same values.
+// (BART's); {stack}.self.relative_bias, T5's table of relative position biases [buckets, heads],
+// stored in layer 0 and used by every layer. A pattern holds "{layer}" where the layer index goes.
+// A role may have several patterns (tied copies under other names, Marian's model.shared /
+// model.encoder.embed_tokens): the first the file has is bound, and every other one it has must
+// hold the same values.
 #pragma once
 
 #include <filesystem>
@@ -96,7 +98,10 @@ struct Layout {
   bool decoder_cross = false;  // decoder layers have cross-attention
   Positional positional = Positional::none;
   SinusoidLayout sinusoid = SinusoidLayout::interleaved;  // a sinusoidal table's columns
-  int position_offset = 0;      // learned positions: the table row of position 0 (BART's 2)
+  int position_offset = 0;  // learned positions: the table row of position 0 (BART's 2)
+  // Positions counted from pad_token_id + 1, padding tokens at the zero row pad_token_id
+  // (fairseq's make_positions: M2M100, NLLB); sets Config::position_offset and position_pad_id.
+  bool positions_after_pad = false;
   float rope_theta = 10000.0f;  // rotary positions: base of the frequencies
   float partial_rotary_factor =
       1.0f;                      // rotary positions: the share of each head's dims that rotate
@@ -105,6 +110,17 @@ struct Layout {
   bool scale_embeddings = false;
   float norm_offset = 0.0f;  // RMSNorm gains are stored as w and applied as (offset + w) (Gemma: 1)
   SlidingLayers sliding = SlidingLayers::none;
+  // q·kᵀ is not scaled (T5, whose initialisation folds 1/√d_k into W_q): Config::attn_scale 1.
+  bool unscaled_scores = false;
+  // A tied unembedding reads the decoder's output × d_model^−½ (T5's tie_word_embeddings).
+  bool scale_tied_unembedding = false;
+  // The config keys that limit the input's length (T5 has none: its n_positions is a legacy key no
+  // part of transformers' T5 reads, and relative positions have no table).
+  std::vector<std::string> max_position_keys{"max_positions", "n_positions",
+                                             "max_position_embeddings"};
+  // The values of the activation key the family accepts, when it names them its own way (T5's
+  // feed_forward_proj "relu", "gated-gelu"); empty: parse_activation's names.
+  std::vector<std::pair<std::string, Activation>> activation_values{};
   // Every tensor of the file must be bound to a role (a tensor no role reads would be silently
   // ignored, e.g. a norm of a related family); `buffers` are the patterns of names that are saved
   // buffers, not weights (a causal mask, rotary frequencies), and are read by no role.

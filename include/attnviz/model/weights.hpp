@@ -81,6 +81,8 @@ struct StackWeights {
   // (BART's learned position table and layernorm_embedding per stack).
   std::optional<TokenTable> position;          // [P, D]
   std::optional<LayerNormWeights> embed_norm;  // [D]
+  // T5's relative position bias of the self-attention, [buckets, heads] (empty: none).
+  Matrix relative_bias;
 
   int n_layers() const { return bind_layer ? n_bound : static_cast<int>(layers.size()); }
   // Layer l: the one in memory, or bound into `holder` (which owns it until the caller resets it).

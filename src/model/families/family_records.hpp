@@ -36,6 +36,9 @@ Family gemma2_record();
 Family gemma3_record();
 Family phi3_record();
 Family marian_record();
+Family m2m100_record();
+Family t5_record();
+Family t5_gated_record();
 Family bart_record();
 Family mbart_record();
 

@@ -1,13 +1,16 @@
 // The normalizer of a tokenizer.json, by "type": the Unicode forms, Lowercase, StripAccents,
-// Strip, Replace, Prepend, Precompiled (empty only), Sequence; BertNormalizer has its own file.
+// Strip, Replace, Prepend, Precompiled (SentencePiece's rules: precompiled_charsmap.hpp), Sequence;
+// BertNormalizer has its own file.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
+#include "attnviz/core/base64.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
 #include "attnviz/inputs/tokenizers/pipeline/char_classes.hpp"
 #include "attnviz/inputs/tokenizers/pipeline/pipeline_parts.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/precompiled_charsmap.hpp"
 #include "attnviz/inputs/tokenizers/pipeline/spec_fields.hpp"
 #include "attnviz/inputs/tokenizers/pipeline/unicode_regex.hpp"
 #include "text_transforms.hpp"
@@ -194,19 +197,23 @@ std::unique_ptr<Normalizer> make_part(const std::string& type, const nlohmann::j
       place.at("precompiled_charsmap")
           .fail(fmt::format("expected a base64 string, got {}", shown(charsmap)));
     }
-    if (!charsmap.get_ref<const std::string&>().empty()) {
+    const auto& text = charsmap.get_ref<const std::string&>();
+    if (text.empty()) return function_normalizer([](const NormalizedText& t) { return t; });
+    const auto bytes = base64_decode(text);
+    if (!bytes) {
       place.at("precompiled_charsmap")
-          .fail(
-              "SentencePiece's precompiled normalization rules are not implemented by attnviz "
-              "(only an empty "
-              "precompiled_charsmap is accepted)");
+          .fail(fmt::format("not base64 ({} characters; expected a multiple of 4 of A–Z, a–z, "
+                            "0–9, '+', '/', then up to two '=')",
+                            text.size()));
     }
-    return function_normalizer([](const NormalizedText& t) { return t; });
+    auto map = std::make_shared<const PrecompiledCharsmap>(
+        *bytes, fmt::format("{}: {}", place.ctx.file, place.at("precompiled_charsmap").where));
+    return function_normalizer([map](const NormalizedText& t) { return map->normalize(t); });
   }
   place.at("type").fail(
       fmt::format("the normalizer '{}' is not one attnviz implements (NFC, NFD, NFKC, NFKD, "
                   "Lowercase, StripAccents, Strip, Replace, Prepend, BertNormalizer, "
-                  "Precompiled with no rules, Sequence)",
+                  "Precompiled, Sequence)",
                   type));
 }
 

@@ -1,0 +1,144 @@
+// NLLB's language codes around each side's text (see language_codes.hpp).
+#include "attnviz/inputs/tokenizers/language_codes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/inputs/tokenizers/pipeline/tokenizer_config.hpp"
+
+namespace attnviz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The id of a token the tokenizer matches whole in text (a special token of tokenizer.json).
+std::optional<int64_t> whole_token_id(const Tokenizer& t, const std::string& token) {
+  const std::vector<TokenPiece> pieces = t.encode(token, false);
+  if (pieces.size() != 1 || t.token(pieces[0].id) != token) return std::nullopt;
+  return pieces[0].id;
+}
+
+std::string known_codes(const LanguageCodes& codes) {
+  std::string list;
+  for (size_t i = 0; i < codes.codes.size() && i < 8; ++i) list += (i ? ", " : "") + codes.codes[i];
+  return codes.codes.size() > 8 ? fmt::format("{}, … ({} in all)", list, codes.codes.size()) : list;
+}
+
+class LanguageTokenizer final : public Tokenizer {
+ public:
+  LanguageTokenizer(std::shared_ptr<const Tokenizer> inner, const LanguageCodes& codes,
+                    std::string code, std::string flag)
+      : inner_(std::move(inner)), codes_(codes), code_(std::move(code)), flag_(std::move(flag)) {
+    if (!code_.empty()) code_id_ = language_code_id(*inner_, codes_, code_, flag_);
+    const auto eos = whole_token_id(*inner_, codes_.eos);
+    if (!eos) {
+      throw Error(fmt::format("{}: eos_token '{}' is not one token of the tokenizer", codes_.file,
+                              codes_.eos));
+    }
+    eos_id_ = *eos;
+  }
+
+  std::vector<TokenPiece> encode(std::string_view text, bool add_special) const override {
+    std::vector<TokenPiece> pieces = inner_->encode(text, false);
+    if (!add_special) return pieces;
+    if (!code_id_) {
+      throw usage_error(
+          fmt::format("{} ({}) marks each side's language with a code: give {} (one of {})",
+                      inner_->description(), codes_.tokenizer_class, flag_, known_codes(codes_)));
+    }
+    const TokenPiece code{*code_id_, code_, codes_.code_first ? 0 : text.size(),
+                          codes_.code_first ? 0 : text.size(), true};
+    const TokenPiece eos{eos_id_, codes_.eos, text.size(), text.size(), true};
+    if (codes_.code_first) pieces.insert(pieces.begin(), code);
+    pieces.push_back(eos);
+    if (!codes_.code_first) pieces.push_back(code);
+    return pieces;
+  }
+  std::optional<int64_t> unknown_id() const override { return inner_->unknown_id(); }
+  std::optional<int64_t> bos_id() const override { return inner_->bos_id(); }
+  std::string label(int64_t id) const override { return inner_->label(id); }
+  std::optional<std::string> token(int64_t id) const override { return inner_->token(id); }
+  int64_t vocab_size() const override { return inner_->vocab_size(); }
+  std::string description() const override {
+    return fmt::format("{}, {}", inner_->description(),
+                       code_.empty() ? "no language given" : "language " + code_);
+  }
+
+ private:
+  std::shared_ptr<const Tokenizer> inner_;
+  LanguageCodes codes_;
+  std::string code_, flag_;
+  std::optional<int64_t> code_id_;
+  int64_t eos_id_ = 0;
+};
+
+}  // namespace
+
+std::optional<LanguageCodes> language_codes(const fs::path& dir) {
+  const TokenizerConfig config = read_tokenizer_config(dir);
+  const auto cls = config.text("tokenizer_class");
+  if (!cls || (*cls != "NllbTokenizer" && *cls != "NllbTokenizerFast")) return std::nullopt;
+  LanguageCodes codes;
+  codes.tokenizer_class = *cls;
+  codes.file = config.path.string();
+  const auto& list = config.json.find("additional_special_tokens");
+  if (list == config.json.end() || !list->is_array() || list->empty()) {
+    throw Error(
+        fmt::format("{}: additional_special_tokens: expected the list of the {}'s language "
+                    "codes (eng_Latn, fra_Latn, …)",
+                    codes.file, *cls));
+  }
+  for (const auto& entry : *list) {
+    const auto& content = entry.is_object() && entry.contains("content") ? entry["content"] : entry;
+    if (!content.is_string()) {
+      throw Error(
+          fmt::format("{}: additional_special_tokens: expected strings (or {{\"content\": "
+                      "…}}), got {}",
+                      codes.file, entry.dump()));
+    }
+    codes.codes.push_back(content.get<std::string>());
+  }
+  codes.code_first = !config.flag("legacy_behaviour").value_or(false);
+  codes.eos = config.token("eos_token").value_or("</s>");
+  const auto known = [&](const std::string& code) {
+    return std::find(codes.codes.begin(), codes.codes.end(), code) != codes.codes.end();
+  };
+  const auto src = config.text("src_lang");
+  codes.source_is_default = !src;
+  codes.default_source = src.value_or("eng_Latn");  // NllbTokenizerFast's default
+  codes.default_target = config.text("tgt_lang").value_or("");
+  // The declared ones only: the class's own default is checked when a text uses it.
+  for (const auto& [key, code] :
+       {std::pair{"src_lang", src.value_or("")}, std::pair{"tgt_lang", codes.default_target}}) {
+    if (!code.empty() && !known(code)) {
+      throw Error(fmt::format("{}: {} '{}' is not among its additional_special_tokens", codes.file,
+                              key, code));
+    }
+  }
+  return codes;
+}
+
+int64_t language_code_id(const Tokenizer& tokenizer, const LanguageCodes& codes,
+                         const std::string& code, const std::string& flag) {
+  if (std::find(codes.codes.begin(), codes.codes.end(), code) == codes.codes.end()) {
+    throw usage_error(fmt::format("{} {}: not a language code of {} (it knows {})", flag, code,
+                                  codes.file, known_codes(codes)));
+  }
+  const auto id = whole_token_id(tokenizer, code);
+  if (!id) {
+    throw Error(fmt::format("{}: the language code '{}' is not one token of {}", codes.file, code,
+                            tokenizer.description()));
+  }
+  return *id;
+}
+
+std::unique_ptr<Tokenizer> with_language(std::shared_ptr<const Tokenizer> inner,
+                                         const LanguageCodes& codes, const std::string& code,
+                                         const std::string& flag) {
+  return std::make_unique<LanguageTokenizer>(std::move(inner), codes, code, flag);
+}
+
+}  // namespace attnviz
