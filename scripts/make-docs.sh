@@ -42,6 +42,9 @@ cp "$tmp/en/layer0.self.mask.png" "$out/english-causal-mask.png"
 cp "$tmp/zh/layer0.self.head0.png" "$out/chinese-head0.png"
 cp "$tmp/zh/self.grid.png" "$out/chinese-grid.png"
 cp "$tmp/cross/layer0.cross.head2.png" "$out/cross-head2.png"
+"$build/attnviz" run -m samples/translation --source-text "the small white cat sees a red car" \
+  --generate 12 --layer 1 --site cross --head 0 --table none --no-heatmap --png "$tmp/translation" 2>/dev/null
+cp "$tmp/translation/decoder.layer1.cross.head0.png" "$out/translation-cross.png"
 # A GGUF file quantised by llama.cpp (Q4_K_M), its text through the file's own tokenizer.
 "$build/attnviz" run -m tests/fixtures/gguf_models/llama-Q4_K_M.gguf --text "the thing is on where all the attention is" \
   --head 0 --table none --no-heatmap --png "$tmp/gguf"

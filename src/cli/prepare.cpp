@@ -84,10 +84,15 @@ void generate_target(PreparedRun& run, const InputArgs& a, std::vector<std::stri
   const GenerationSettings settings = generation_settings(run.model);
   notes.insert(notes.end(), settings.notes.begin(), settings.notes.end());
   const Generated g = generate_greedy(run.model, in, {a.generate, settings.eos});
-  // The labels joined, their "␣" (a leading space) as a space: the continuation as text.
+  // The labels joined, their "␣" (a leading space) as a space: the continuation as text. Labels
+  // without any space marker are words of a vocabulary split at whitespace: joined by spaces.
   const std::vector<std::string> labels = labels_of_ids(*run.tools, g.ids);
+  const auto first = labels.end() - g.n_generated;
+  const bool marked = std::any_of(first, labels.end(), [](const std::string& l) {
+    return l.find("\u2423") != std::string::npos;
+  });
   std::string text;
-  for (size_t i = g.ids.size() - size_t(g.n_generated); i < g.ids.size(); ++i) text += labels[i];
+  for (auto it = first; it != labels.end(); ++it) text += (marked || it == first ? "" : " ") + *it;
   for (size_t at = text.find("\u2423"); at != std::string::npos; at = text.find("\u2423", at))
     text.replace(at, 3, " ");
   notes.push_back(fmt::format("generated {} (greedy{}): \"{}\"", count_of(g.n_generated, "token"),
