@@ -153,6 +153,17 @@ TEST_CASE("t5: a folder whose settings or tables disagree with its tensors is re
   CHECK(test::contains(load_error(gated),
                        "activation 'gated-gelu': expected relu, gelu, gelu_new or silu (the t5 "
                        "layout, as its tensors hold the feed-forward layers)"));
+  EditedFixture is_gated("hf_t5", [](auto&) {}, {{"is_gated_act", true}});
+  CHECK(load_error(is_gated) ==
+        "config is_gated_act = true: a gated feed-forward layer (wi_0, wi_1), while the tensors "
+        "hold wi alone is not supported");
+  EditedFixture not_gated("hf_flan_t5", [](auto&) {}, {{"is_gated_act", false}});
+  CHECK(load_error(not_gated) ==
+        "config is_gated_act = false: a feed-forward layer without the gate wi_0, while the "
+        "tensors hold wi_0 and wi_1 is not supported");
+  EditedFixture agreeing("hf_flan_t5", [](auto&) {},
+                         {{"is_gated_act", true}, {"dense_act_fn", "gelu_new"}});
+  CHECK(load_error(agreeing) == "(no error)");  // Flan-T5's own keys, as transformers 4.23 saves
   EditedFixture reach("hf_t5", [](auto&) {}, {{"relative_attention_max_distance", 4}});
   CHECK(test::contains(load_error(reach),
                        "relative_attention_max_distance = 4: expected more "

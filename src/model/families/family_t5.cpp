@@ -92,6 +92,16 @@ Layout t5_layout(bool gated) {
                            {"gelu_new", Activation::gelu_tanh},
                            {"silu", Activation::silu}};
   }
+  // Newer saves also write T5Config's derived is_gated_act, which transformers then reads as given:
+  // it must say what the tensors hold.
+  l.refused_keys.push_back(gated ? RefusedKey{"is_gated_act",
+                                              "a feed-forward layer without the gate wi_0, while "
+                                              "the tensors hold wi_0 and wi_1",
+                                              true}
+                                 : RefusedKey{"is_gated_act",
+                                              "a gated feed-forward layer (wi_0, wi_1), while the "
+                                              "tensors hold wi alone",
+                                              false});
   l.config_aliases = {{"intermediate_size", {"d_ff"}}};
   // T5Config's defaults where config.json is silent.
   l.config_defaults = {{"num_heads", 8},
