@@ -15,7 +15,7 @@ set(ATTNVIZ_TIER_unit
   test_rotary test_row_kernel test_safetensors test_save_sink test_stack test_table test_terminal
   test_terminal_multiples test_text_file test_text_shaping test_tokenizer_bpe test_tokenizer_json
   test_tokens test_unicode test_vector_math test_weight_matrix test_wordpiece test_fuzz_scratch
-  test_alignment test_relative_bias
+  test_alignment test_relative_bias test_recurrent
 )
 set(ATTNVIZ_TIER_cli
   test_check test_cli test_cli_hostile test_cli_messages test_init_families test_inputs_cli
