@@ -96,6 +96,9 @@ void StatsCollector::begin_map(const MapInfo& info) {
   // One more entry for a sink logit, an outcome of the softmax that is no key.
   const auto n = static_cast<size_t>(info.n_key) + (info.sink_logit ? 1 : 0);
   allowed_.assign(n, 0);
+  bias_by_offset_ = info.relative_bias
+                        ? info.relative_bias->by_offset(info.id.head, info.n_query, info.n_key)
+                        : std::vector<float>{};
   logits_.assign(n, 0.0);
   probs_.assign(n, 0.0f);
   counterfactual_.assign(n, 0.0f);
@@ -257,7 +260,8 @@ void StatsCollector::add_row_scalar(const AttentionBlock& block, int i) {
     h.scaled_logits.add(logits_[j]);
     // T5's bias b is added after the scale: raw q·k = (s − b) / scale, and the counterfactual
     // changes the scale alone, q·k / T + b.
-    const double bias = info.relative_bias ? info.relative_bias->at(info.id.head, i, j) : 0.0;
+    const double bias =
+        bias_by_offset_.empty() ? 0.0 : bias_by_offset_[size_t(j - i + info.n_query - 1)];
     logits_[j] = (logits_[j] - bias) * inv_scale;  // raw q·k = scores / scale
     h.raw_logits.add(logits_[j]);
     logits_[j] = logits_[j] * inv_temperature + bias;  // the counterfactual logits q·k / T

@@ -15,22 +15,27 @@
 #include "binder.hpp"
 #include "config_sources.hpp"
 #include "derive_shapes.hpp"
+#include "encoder_decoder.hpp"
 #include "gguf_config.hpp"
 #include "load_checks.hpp"
 
 namespace attnviz {
 
 namespace fs = std::filesystem;
+using detail::bind_logit_bias;
+using detail::bind_relative_bias;
 using detail::Binder;
 using detail::check_declared;
 using detail::check_declared_biases;
 using detail::check_declared_sizes;
+using detail::check_encoder_decoder;
 using detail::check_every_tensor_bound;
 using detail::check_model_traits;
 using detail::check_per_head_qkv;
 using detail::check_positions;
 using detail::check_tied_copies;
 using detail::ConfigSources;
+using detail::derive_relative_buckets;
 using detail::KeyValueRows;
 using detail::width;
 
@@ -160,27 +165,6 @@ void derive_rotary(Config& c, const Layout& layout, const ConfigSources& cfg) {
   }
 }
 
-// T5's relative position buckets: relative_attention_num_buckets and _max_distance (the record's
-// defaults, T5Config's 32 and 128). The encoder's exact range is a quarter of the buckets, the
-// decoder's half: both must be at least 1 and end before the maximum distance.
-void derive_relative_buckets(Config& c, const ConfigSources& cfg) {
-  if (c.positional != Positional::relative) return;
-  const std::vector<std::string> buckets{"relative_attention_num_buckets"},
-      distance{"relative_attention_max_distance"};
-  c.relative_buckets = cfg.integer(buckets, 4).value_or(32);
-  c.relative_max_distance = cfg.integer(distance).value_or(128);
-  if (c.relative_max_distance <= c.relative_buckets / 2) {
-    const std::string why = fmt::format(
-        "expected more than half of relative_attention_num_buckets = {} (the decoder's exact "
-        "offsets end there; the logarithmic buckets reach from it to the maximum distance)",
-        c.relative_buckets);
-    if (const auto d = cfg.declared(distance))
-      throw d->error(fmt::format("{}: {}", d->origin, why));
-    throw Error(
-        fmt::format("relative_attention_max_distance = {}: {}", c.relative_max_distance, why));
-  }
-}
-
 void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources& cfg) {
   c.causal = cfg.boolean({"causal"}).value_or(layout.causal);
   c.norm_first = cfg.boolean({"norm_first"}).value_or(layout.norm_first);
@@ -263,66 +247,6 @@ void bind_unembedding(Config& c, Weights& w, const Binder& b,
   }
 }
 
-// T5's relative position bias: each stack's table [buckets, heads] in its layer 0, when the
-// positions are relative, and only then.
-void bind_relative_bias(const Config& c, Weights& w, const Binder& b) {
-  for (auto [stack, weights] :
-       {std::pair{"encoder", &w.encoder}, std::pair{"decoder", &w.decoder}}) {
-    const std::string role = std::string(stack) + ".self.relative_bias";
-    const bool has_stack =
-        std::string(stack) == "encoder" ? c.n_encoder_layers > 0 : c.n_decoder_layers > 0;
-    if (!b.present(role)) {
-      if (c.positional == Positional::relative && has_stack) {
-        throw Error(
-            fmt::format("layout {} has relative positions, but the {} has no bias table ({})",
-                        c.layout, stack, b.missing(role, 0)));
-      }
-      continue;
-    }
-    if (c.positional != Positional::relative) {
-      throw Error(fmt::format("tensor '{}' is a relative position bias, but the positions are {}",
-                              printable_text(*b.name(role)), positional_name(c.positional)));
-    }
-    const auto shape = b.shape(role);
-    if (shape != std::vector<int64_t>{c.relative_buckets, c.n_heads}) {
-      throw Error(fmt::format(
-          "tensor '{}' has shape {}, expected [{}, {}] (relative_attention_num_buckets, heads)",
-          printable_text(*b.name(role)), shape_string(shape), c.relative_buckets, c.n_heads));
-    }
-    weights->relative_bias =
-        b.table(role, c.relative_buckets, c.n_heads, nullptr)->block(0, c.relative_buckets);
-  }
-}
-
-// final_logits_bias (Marian): [N] or, as transformers registers the buffer, [1, N]; empty when
-// the file has none.
-RowVector bind_logit_bias(const Config& c, const Binder& b) {
-  const auto name = b.name("unembed.bias");
-  if (!name) return {};
-  const auto shape = b.shape("unembed.bias");
-  const bool fits =
-      shape == std::vector<int64_t>{c.vocab_size} || shape == std::vector<int64_t>{1, c.vocab_size};
-  if (!fits || c.vocab_size == 0) {
-    throw Error(fmt::format("tensor '{}' has shape {}, expected [{}] or [1, {}] (vocab)",
-                            printable_text(*name), shape_string(shape), c.vocab_size,
-                            c.vocab_size));
-  }
-  if (shape.size() == 1) return b.vector("unembed.bias", 0, c.vocab_size);
-  return b.table("unembed.bias", 1, c.vocab_size, nullptr)->row(0);
-}
-
-// An encoder-decoder's layer counts, as T5 (num_layers, num_decoder_layers) and BART / Marian
-// (encoder_layers, decoder_layers) declare them, and the id its decoder starts from.
-void check_encoder_decoder(Config& c, const ConfigSources& cfg) {
-  check_declared(cfg, {"encoder_layers", "num_layers"}, c.n_encoder_layers,
-                 fmt::format("encoder layers: the file's tensors stop after layer {}",
-                             c.n_encoder_layers - 1));
-  check_declared(cfg, {"decoder_layers", "num_decoder_layers"}, c.n_decoder_layers,
-                 fmt::format("decoder layers: the file's tensors stop after layer {}",
-                             c.n_decoder_layers - 1));
-  if (auto id = cfg.integer({"decoder_start_token_id"}, 0)) c.decoder_start_id = *id;
-}
-
 // Gemma 2 caps its logits (final_logit_softcapping, null for none): they change only --logits.
 void derive_logit_softcap(Config& c, const ConfigSources& cfg) {
   const auto cap = cfg.agreed({"final_logit_softcapping"});
@@ -378,17 +302,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   detail::derive_ffn_width(c, b, first + ".ffn");
   detail::derive_experts(c, b, layout, cfg, first);
   if (b.has("embed.token")) c.vocab_size = width(b, "embed.token", 0);
-  if (layout.positions_after_pad) {  // fairseq: positions from pad_token_id + 1
-    c.position_pad_id = cfg.integer({"pad_token_id"}, 0).value_or(1);
-    if (*c.position_pad_id >= c.vocab_size) {
-      const auto declared = cfg.declared({"pad_token_id"});
-      const std::string why = fmt::format(
-          "expected an id below the vocabulary's {} (positions count from it)", c.vocab_size);
-      if (declared) throw declared->error(fmt::format("{}: {}", declared->origin, why));
-      throw Error(fmt::format("pad_token_id = {}: {}", *c.position_pad_id, why));
-    }
-    c.position_offset = static_cast<int>(*c.position_pad_id) + 1;
-  }
+  if (layout.positions_after_pad) detail::derive_fairseq_positions(c, cfg);
   for (const char* role : {"embed.position", "encoder.embed.position", "decoder.embed.position"}) {
     if (!b.has(role)) continue;
     const int rows = width(b, role, 0) - c.position_offset;

@@ -83,6 +83,9 @@ class StatsCollector : public AttentionSink {
   std::vector<double> logits_;
   std::vector<float> probs_;
   std::vector<float> counterfactual_;
+  // A relative position bias (T5) by offset key − query, from index n_query − 1: one bucket lookup
+  // per offset of the map, not per cell.
+  std::vector<float> bias_by_offset_;
 };
 
 // Heads pooled per (stack, layer, site), in order of first appearance; and all heads pooled.

@@ -69,7 +69,7 @@ Layout t5_layout(bool gated) {
   stack(r, "decoder", gated);
   // Every weight; T5's Linears and norms have no bias.
   for (auto& role : r) {
-    const bool weight = role.role.size() > 7 && role.role.ends_with(".weight");
+    const bool weight = role.role.ends_with(".weight");
     role.required = weight && role.pattern.find("{layer}") != std::string::npos;
   }
   require(r, {"embed.token", "encoder.final_norm.weight", "decoder.final_norm.weight",
@@ -103,10 +103,9 @@ Layout t5_layout(bool gated) {
                                               "tensors hold wi alone",
                                               false});
   l.config_aliases = {{"intermediate_size", {"d_ff"}}};
-  // T5Config's defaults where config.json is silent.
-  l.config_defaults = {{"num_heads", 8},
-                       {"relative_attention_num_buckets", 32},
-                       {"relative_attention_max_distance", 128}};
+  // T5Config's default where config.json is silent (its bucket defaults are those of every
+  // relative layout: derive_relative_buckets).
+  l.config_defaults = {{"num_heads", 8}};
   return l;
 }
 
