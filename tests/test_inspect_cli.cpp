@@ -134,7 +134,8 @@ TEST_CASE("inspect: --layout's help lists exactly the registered layouts") {
                            "bart",
                            "mbart",
                            "m2m100",
-                           "t5-gated"}) {  // " gemma,": not gemma2's prefix
+                           "t5-gated",
+                           "gru-bahdanau"}) {  // " gemma,": not gemma2's prefix
     CAPTURE(name);
     CHECK(contains(help, name));
   }

@@ -91,6 +91,7 @@ void StatsCollector::begin_map(const MapInfo& info) {
   h.n_key = info.n_key;
   h.d_k = info.d_head;
   h.scale = info.scale;
+  h.additive = info.additive != nullptr;
   h.mask = info.mask->describe();
   heads_.push_back(std::move(h));
   // One more entry for a sink logit, an outcome of the softmax that is no key.
@@ -116,7 +117,7 @@ float component_variance(ConstMatrixRef m) {
 }  // namespace
 
 void StatsCollector::queries_and_keys(const MapInfo& info, ConstMatrixRef q, ConstMatrixRef k) {
-  if (!active_) return;
+  if (!active_ || info.additive) return;  // the additive score's q and k have no product
   HeadStats& h = heads_.back();
   const float q_var = component_variance(q), k_var = component_variance(k);
   // Independent q, k components: var(q·k) = Σ_d var(q_d k_d) ≈ d_k · var(q) · var(k)
@@ -206,7 +207,9 @@ bool StatsCollector::add_row(const AttentionBlock& block, int i, const float* p,
   // Logit moments by row (Chan's merge), raw q·k = s / scale exactly as a scaling of them.
   const double mean = sums.score_sum / double(sums.n), inv_scale = 1.0 / double(info.scale);
   h.scaled_logits.merge(row_moments(sums.n, mean, sums.score_m2));
-  h.raw_logits.merge(row_moments(sums.n, mean * inv_scale, sums.score_m2 * inv_scale * inv_scale));
+  if (!info.additive)
+    h.raw_logits.merge(
+        row_moments(sums.n, mean * inv_scale, sums.score_m2 * inv_scale * inv_scale));
   return true;
 }
 
@@ -263,7 +266,7 @@ void StatsCollector::add_row_scalar(const AttentionBlock& block, int i) {
     const double bias =
         bias_by_offset_.empty() ? 0.0 : bias_by_offset_[size_t(j - i + info.n_query - 1)];
     logits_[j] = (logits_[j] - bias) * inv_scale;  // raw q·k = scores / scale
-    h.raw_logits.add(logits_[j]);
+    if (!info.additive) h.raw_logits.add(logits_[j]);
     logits_[j] = logits_[j] * inv_temperature + bias;  // the counterfactual logits q·k / T
   }
   if (sink) logits_[n_key] *= inv_temperature;

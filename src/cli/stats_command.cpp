@@ -50,7 +50,8 @@ void stats_command(const StatsArgs& a) {
   // prepare_run's check_selection keeps at least one head: an empty list is attnviz's own bug.
   if (stats.heads().empty()) throw Error("internal error: the checked selection reached no head");
   // Every head shares --qk-scale: the first says whether the "scaled" figures use 1/sqrt(d_k).
-  report.scale_note = scale_note(stats.heads().front().scale, stats.heads().front().d_k);
+  const HeadStats& first = stats.heads().front();
+  report.scale_note = first.additive ? k_additive_note : scale_note(first.scale, first.d_k);
   const std::string table = render_stats(stats.heads(), stats.options(), report);
   std::cout << table;
   std::cout.flush();

@@ -123,19 +123,24 @@ Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids,
   check_length(model, ids.size(), "ids");
   const int d_model = model.config.d_model;
   Sequence seq{std::move(labels), Matrix(static_cast<Eigen::Index>(ids.size()), d_model), {}, ids};
+  // An encoder-decoder's stack may have a vocabulary of its own (the translation tutorial's).
+  const Weights& w = model.weights;
+  const StackWeights& stack = source ? w.encoder : w.decoder;
+  const bool own = model.config.arch == Arch::encoder_decoder && stack.token;
+  const std::optional<TokenTable>& table = own ? stack.token : w.embed.token;
   for (size_t i = 0; i < ids.size(); ++i) {
     const int64_t id = ids[i];
     const auto row = static_cast<Eigen::Index>(i);
-    if (!model.weights.embed.token) {
+    if (!table) {
       seq.x.row(row) = hash_embedding(fmt::format("#{}", id), d_model);
       if (i == 0) seq.notes.push_back(hash_note(model, "ids"));
       continue;
     }
-    if (id >= model.config.vocab_size) {
-      throw Error(fmt::format("id {} at position {} is past the embedding table's {} rows", id, i,
-                              model.config.vocab_size));
+    if (id >= table->rows()) {
+      throw Error(fmt::format("id {} at position {} is past the {}embedding table's {} rows", id, i,
+                              own ? (source ? "source's " : "target's ") : "", table->rows()));
     }
-    seq.x.row(row) = model.weights.embed.token->row(id);
+    seq.x.row(row) = table->row(id);
   }
   finish_embedding(model, seq.x, source, &ids);
   return seq;

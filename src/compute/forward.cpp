@@ -6,6 +6,7 @@
 
 #include "attnviz/compute/attention.hpp"
 #include "attnviz/compute/norm.hpp"
+#include "attnviz/compute/recurrent.hpp"
 #include "attnviz/compute/transformer_layer.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/row_list.hpp"
@@ -54,12 +55,16 @@ std::vector<StackPlan> plan_stacks(const Model& model, bool has_source) {
     case Arch::encoder_decoder:
       need_source();
       // The encoder sees every source token but padding; the decoder never sees later targets.
-      return {StackPlan{.name = "encoder", .n_layers = c.n_encoder_layers, .over_source = true},
+      return {StackPlan{.name = "encoder",
+                        .n_layers = c.n_encoder_layers,
+                        .over_source = true,
+                        .recurrent = c.recurrent},
               StackPlan{.name = "decoder",
                         .decoder = true,
                         .n_layers = c.n_decoder_layers,
                         .cross = true,
-                        .causal = true}};
+                        .causal = true,
+                        .recurrent = c.recurrent}};
   }
   throw Error("unknown architecture");
 }
@@ -68,7 +73,7 @@ std::vector<HeadId> attention_maps(const Model& model, bool has_source) {
   std::vector<HeadId> ids;
   for (const StackPlan& p : plan_stacks(model, has_source)) {
     for (int l = 0; l < p.n_layers; ++l) {
-      ids.push_back(HeadId{p.name, l, p.lone ? p.lone_site : Site::self, 0});
+      if (!p.recurrent) ids.push_back(HeadId{p.name, l, p.lone ? p.lone_site : Site::self, 0});
       if (p.cross) ids.push_back(HeadId{p.name, l, Site::cross, 0});
     }
   }
@@ -86,6 +91,7 @@ class Runner {
       : model_(model), in_(in), options_(options), sink_(sink), result_(result) {}
 
   Matrix run(const StackPlan& plan, const Matrix* memory) {
+    if (plan.recurrent) return run_recurrent(plan, memory);
     const Sequence& input = plan.over_source ? *in_.source : in_.target;
     if (plan.lone) {
       const bool across = plan.lone_site == Site::cross;
@@ -121,6 +127,29 @@ class Runner {
   }
 
  private:
+  // The translation tutorial's GRUs: the encoder's outputs, then the decoder's states, its
+  // additive attention over those outputs emitted as the cross map.
+  Matrix run_recurrent(const StackPlan& plan, const Matrix* memory) {
+    const RecurrentWeights& w = *model_.weights.recurrent;
+    if (plan.over_source) return recurrent_encoder(in_.source->x, w);
+    if (options_.scale) {
+      throw usage_error(fmt::format(
+          "--qk-scale scales q·kᵀ, but {}'s attention is additive (v · tanh(W s + U h)): it has "
+          "no scale",
+          model_.name));
+    }
+    const Mask& target = in_.target_mask;
+    if (target.n_pad_keys > 0 || target.window > 0 || target.matrix) {
+      throw usage_error(fmt::format(
+          "{}'s GRU decoder reads its target one token at a time, with no self-attention: the "
+          "target mask {} does not apply",
+          model_.name, target.describe()));
+    }
+    const AttentionSetup cross =
+        setup(plan, Site::cross, in_.target, in_.source->labels, source_mask());
+    return recurrent_decoder(in_.target.x, *memory, w, cross);
+  }
+
   const StackWeights& weights(const StackPlan& plan) const {
     return plan.decoder ? model_.weights.decoder : model_.weights.encoder;
   }

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "attnviz/core/error.hpp"
 
 namespace attnviz {
@@ -71,6 +73,80 @@ AdditiveStep additive_attention(const RowVector& query, const Matrix& keys,
   step.weights /= step.weights.sum();
   step.context = step.weights * keys;
   return step;
+}
+
+Matrix recurrent_encoder(ConstMatrixRef x, const RecurrentWeights& w) {
+  return gru_sequence(x, RowVector::Zero(w.encoder.hidden()), w.encoder);
+}
+
+namespace {
+
+// The map's facts: one head, no scale, the additive score's v and b.
+MapInfo additive_map(const AttentionSetup& setup, const AdditiveAttentionWeights& w, int n_query,
+                     int n_key) {
+  MapInfo info;
+  info.id = HeadId{setup.stack, 0, Site::cross, 0};
+  info.n_heads = 1;
+  info.n_query = n_query;
+  info.n_key = n_key;
+  info.d_head = static_cast<int>(w.va.size());
+  info.scale = 1.0f;
+  info.additive = std::make_shared<const AdditiveScore>(AdditiveScore{w.va, w.bv});
+  info.mask = setup.mask;
+  info.query_labels = setup.query_labels;
+  info.key_labels = setup.key_labels;
+  return info;
+}
+
+}  // namespace
+
+Matrix recurrent_decoder(ConstMatrixRef x, ConstMatrixRef memory, const RecurrentWeights& w,
+                         const AttentionSetup& setup) {
+  const Mask& mask = *setup.mask;
+  if (mask.n_pad_keys > 0 || mask.window > 0 || mask.matrix) {
+    throw usage_error(fmt::format(
+        "the GRU decoder's additive attention reads every source token (the translation "
+        "tutorial's model has no mask): the source mask {} does not apply",
+        mask.describe()));
+  }
+  const Eigen::Index n = x.rows(), h = w.decoder.hidden();
+  const Matrix keys = memory;
+  Matrix states(n, h), queries(n, h), contexts(n, h), scores(n, keys.rows()), probs(n, keys.rows()),
+      before(n, h);
+  RowVector s = keys.row(keys.rows() - 1);  // decoder_hidden = encoder_hidden
+  RowVector input(2 * h);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const AdditiveStep step = additive_attention(s, keys, w.attention);
+    before.row(i) = s;
+    scores.row(i) = step.scores;
+    probs.row(i) = step.weights;
+    contexts.row(i) = step.context;
+    input << x.row(i), step.context;  // torch.cat((embedded, context), dim=2)
+    s = gru_step(input, s, w.decoder);
+    states.row(i) = s;
+  }
+  if (AttentionSink* sink = setup.sink) {
+    const MapInfo info =
+        additive_map(setup, w.attention, static_cast<int>(n), static_cast<int>(keys.rows()));
+    // What the score adds: q_i = W s_{i−1} + b_W and k_j = U h_j + b_U.
+    queries = before * w.attention.wa.transpose();
+    queries.rowwise() += w.attention.ba;
+    Matrix projected_keys = keys * w.attention.ua.transpose();
+    projected_keys.rowwise() += w.attention.bu;
+    sink->begin_map(info);
+    sink->queries_and_keys(info, queries, projected_keys);
+    sink->head_values(info, keys);
+    const int rows = std::max(1, setup.block_rows);
+    for (Eigen::Index r0 = 0; r0 < n; r0 += rows) {
+      const Eigen::Index r1 = std::min<Eigen::Index>(n, r0 + rows);
+      sink->on_block(AttentionBlock(info, static_cast<int>(r0), static_cast<int>(r1),
+                                    scores.middleRows(r0, r1 - r0), probs.middleRows(r0, r1 - r0)));
+    }
+    sink->head_output(info, contexts);
+    sink->end_map(info);
+    sink->attention_output(info, before, keys, contexts, contexts);
+  }
+  return states;
 }
 
 }  // namespace attnviz

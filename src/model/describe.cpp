@@ -82,6 +82,12 @@ std::string describe_config(const Config& c) {
                        c.causal ? "causal" : "not causal",
                        c.vocab_size ? fmt::format(", vocab {}", c.vocab_size) : "");
   }
+  if (c.recurrent) {  // GRUs: no layers, norms, FFN or positions to describe
+    return fmt::format(
+        "layout {}, {}, a GRU encoder and a GRU decoder with additive attention (Bahdanau), "
+        "hidden size {}, target vocab {}",
+        c.layout, arch_name(c.arch), c.d_model, c.vocab_size);
+  }
   std::string layers = c.arch == Arch::encoder_decoder
                            ? fmt::format("{} + {} layers", c.n_encoder_layers, c.n_decoder_layers)
                            : count_of(std::max(c.n_encoder_layers, c.n_decoder_layers), "layer");

@@ -18,6 +18,7 @@
 #include "encoder_decoder.hpp"
 #include "gguf_config.hpp"
 #include "load_checks.hpp"
+#include "recurrent_load.hpp"
 
 namespace attnviz {
 
@@ -292,6 +293,10 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   Config& c = model.config;
   c.layout = layout.name;
   c.arch = layout.arch;
+  if (layout.recurrent) {  // the translation tutorial's GRUs: no transformer layer to bind
+    detail::load_recurrent(model, tensors, b, cfg, layout, prefix);
+    return model;
+  }
   c.position_offset = layout.position_offset;
   c.decoder_cross = layout.decoder_cross;
   const bool has_encoder = c.arch != Arch::decoder;

@@ -29,6 +29,9 @@ double qk_variance(const Matrix& raw, const HeadTrace& t);
 Matrix bias_matrix(const RelativeBias& b, int head, Eigen::Index nq, Eigen::Index nk,
                    Matrix* buckets = nullptr);
 
+// explain of an additive map (MapInfo::additive): its own steps (explain_additive.cpp).
+std::string render_additive_explain(const HeadTrace& t, const ExplainOptions& o);
+
 // "Q·Kᵀ / √d_k", "Q·Kᵀ" (unscaled), "0.0625·Q·Kᵀ", with "+ B" for a relative position bias.
 std::string score_formula(const MapInfo& info, Eigen::Index dk);
 

@@ -42,6 +42,7 @@ std::string render_explain(const HeadTrace& t, const ExplainOptions& o) {
     throw usage_error(fmt::format("--cell {},{}: the map has queries 0 to {} and keys 0 to {}",
                                   o.cell->first, o.cell->second, nq - 1, nk - 1));
   }
+  if (info.additive) return detail::render_additive_explain(t, o);
   const Matrix raw =
       (t.q.cast<double>() * t.k.cast<double>().transpose()).cast<float>();  // Q_h·K_hᵀ
   if (o.format == TableFormat::json) {

@@ -39,6 +39,7 @@ Json map_json(const MapRecord& m, size_t index) {
   j["nKey"] = m.n_key;
   j["dK"] = m.d_k;
   j["scale"] = m.scale;
+  j["additive"] = m.additive;
   j["softcap"] = m.softcap;
   j["sinkLogit"] = m.sink_logit ? Json(*m.sink_logit) : Json();
   j["pool"] = m.pool;

@@ -32,6 +32,7 @@ struct MapRecord {
   std::string kind;
   int n_heads = 0, n_query = 0, n_key = 0, d_k = 0;
   float scale = 1.0f, softcap = 0.0f;
+  bool additive = false;            // Bahdanau's additive scores: no d_k or scale to show
   std::optional<float> sink_logit;  // gpt-oss: the head's learned sink logit, or none
   int pool = 1, cells_q = 0, cells_k = 0, top_k = 0;
   int query_labels = 0, key_labels = 0;

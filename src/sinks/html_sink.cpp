@@ -290,6 +290,7 @@ void HtmlSink::end_map(const MapInfo& info) {
   rec.n_key = c.info.n_key;
   rec.d_k = c.info.d_head;
   rec.scale = c.info.scale;
+  rec.additive = c.info.additive != nullptr;
   rec.softcap = c.info.softcap;
   rec.sink_logit = c.info.sink_logit;
   rec.pool = c.grid.pool;

@@ -44,8 +44,7 @@ std::string caption(const MapInfo& info, const PngOptions& o, const FigureMap& m
     s += fmt::format(" · log: the default for causal maps over {} tokens (--linear)",
                      k_auto_log_tokens);
   }
-  if (const std::string note = scale_note(info.scale, info.d_head); !note.empty())
-    s += " · " + note;
+  if (const std::string note = score_note(info); !note.empty()) s += " · " + note;
   if (map.pool > 1) {
     s += fmt::format(" · {}-pooled {}×{} tokens per cell", pool_mode_name(o.pool), map.pool,
                      map.pool);

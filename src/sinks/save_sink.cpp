@@ -88,6 +88,8 @@ void SaveSink::begin_map(const MapInfo& info) {
   metadata_[name + ".key_labels"] = nlohmann::json(*info.key_labels).dump();
   metadata_[name + ".mask"] = info.mask->describe();
   metadata_[name + ".scale"] = fmt::format("{}", info.scale);
+  // Bahdanau's additive scores are not scale · q·k: a reader must not take .scale for their factor.
+  if (info.additive) metadata_[name + ".score"] = "additive: v·tanh(W s + U h) + b";
   const IndexSet& chosen =
       options_.selection.head;  // --head: the tensors hold these heads, in order
   if (chosen) metadata_[name + ".heads"] = nlohmann::json(chosen.indices()).dump();

@@ -24,7 +24,7 @@ bool same_site(const HeadId& a, const HeadId& b) {
 
 // " · q·k unscaled (not 1/√64)" when --qk-scale changed the softmax, else "".
 std::string scale_suffix(const MapInfo& info) {
-  const std::string note = scale_note(info.scale, info.d_head);
+  const std::string note = score_note(info);
   return note.empty() ? note : " · " + note;
 }
 
@@ -168,7 +168,8 @@ void TerminalSink::flush_group() {
 // probs).
 std::string TerminalSink::table_title(const MapInfo& info, TableKind kind) const {
   const std::string what = kind == TableKind::scores
-                               ? fmt::format("scores (q·k × {:.4g})", info.scale)
+                               ? info.additive ? std::string("scores (v·tanh(W s + U h) + b)")
+                                               : fmt::format("scores (q·k × {:.4g})", info.scale)
                            : info.kind.empty() ? "weights (softmax)" + scale_suffix(info)
                                                : info.kind;
   return fmt::format("{} · {} · {}", options_.model_name, map_where(info), what);

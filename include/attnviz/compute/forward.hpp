@@ -33,7 +33,7 @@ struct ForwardResult {
   std::vector<std::string> warnings;  // e.g. rows whose keys are all masked
 };
 
-// One stack as forward runs it. plan_stacks is the one place the four stack shapes are spelled
+// One stack as forward runs it. plan_stacks is the one place the five stack shapes are spelled
 // out: forward runs its list, attention_maps lists its maps.
 struct StackPlan {
   std::string name{};    // map-name prefix: "" for one stack, else "encoder" / "decoder"
@@ -44,12 +44,17 @@ struct StackPlan {
   bool over_source = false;  // runs over the source (an encoder-decoder's encoder), not the target
   bool cross = false;        // its layers attend to the source, or to the encoder's output
   bool causal = false;       // its self-attention is causal whatever the input mask says
+  // A GRU of the translation tutorial (Config::recurrent): no self-attention; the decoder's one
+  // map is its additive cross-attention.
+  bool recurrent = false;
 };
 
 // mha: one attention module — self-attention over the target, or cross-attention (queries from the
 // target, keys/values from the source) when a source is given. encoder / decoder: a stack of layers
 // over the target (decoder layers with cross-attention attend to the source). encoder_decoder: the
-// encoder runs over the source, the decoder over the target. A source the model cannot take, or a
+// encoder runs over the source, the decoder over the target; recurrent (the translation tutorial's
+// GRUs), the same two stacks, whose one map is the decoder's cross-attention. A source the model
+// cannot take, or a
 // missing one it needs, is a usage error naming the model.
 std::vector<StackPlan> plan_stacks(const Model& model, bool has_source);
 

@@ -1,20 +1,14 @@
 // The recurrent encoder-decoder of PyTorch's translation tutorial ("NLP From Scratch: Translation
 // with a Sequence to Sequence Network and Attention"): nn.GRU, and Bahdanau et al. (2015)'s
-// additive attention as its BahdanauAttention computes it. The building blocks of the tutorial's
-// model; the family that loads it is yet to come.
+// additive attention as its BahdanauAttention computes it, and the model's two stacks as forward
+// runs them (Config::recurrent).
 #pragma once
 
+#include "attnviz/compute/multi_head.hpp"
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/model/weights.hpp"
 
 namespace attnviz {
-
-// One layer of nn.GRU (batch_first): weight_ih_l0 [3H, I], weight_hh_l0 [3H, H], bias_ih_l0 and
-// bias_hh_l0 [3H], the gates' rows in PyTorch's order r, z, n.
-struct GruWeights {
-  Matrix w_ih, w_hh;
-  RowVector b_ih, b_hh;
-  int hidden() const { return static_cast<int>(w_hh.cols()); }
-};
 
 // One step: r = σ(W_ir x + b_ir + W_hr h + b_hr), z = σ(W_iz x + b_iz + W_hz h + b_hz),
 // n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn)), h' = (1 − z) ⊙ n + z ⊙ h.
@@ -24,13 +18,6 @@ RowVector gru_step(const RowVector& x, const RowVector& h, const GruWeights& w);
 // last row is `hidden`).
 Matrix gru_sequence(const Matrix& x, const RowVector& h0, const GruWeights& w);
 
-// BahdanauAttention(hidden_size): Wa, Ua [H, H] with biases, Va [1, H] with its bias.
-struct AdditiveAttentionWeights {
-  Matrix wa, ua;
-  RowVector ba, bu, va;
-  float bv = 0;
-};
-
 // One decoder step's attention: score_j = Va · tanh(Wa s + Ua h_j) + b_v for the query s [H] and
 // each key h_j (a row of keys [S, H]), weights = softmax(scores), context = weights · keys.
 struct AdditiveStep {
@@ -38,5 +25,19 @@ struct AdditiveStep {
 };
 AdditiveStep additive_attention(const RowVector& query, const Matrix& keys,
                                 const AdditiveAttentionWeights& w);
+
+// EncoderRNN over the embedded source x [S, H] from a zero state: its outputs [S, H], whose last
+// row is the state the decoder starts from (the module's `hidden`).
+Matrix recurrent_encoder(ConstMatrixRef x, const RecurrentWeights& w);
+
+// AttnDecoderRNN.forward_step over the embedded target x [T, H], teacher-forced: step i's query is
+// the state s_{i−1} (s_{−1}: the encoder's last output), its attention over the encoder outputs
+// `memory` [S, H] gives the context c_i, and the GRU reads [x_i; c_i] into s_i. Returns the states
+// [T, H] (the decoder's `out` gives the logits from them). The map [T, S] goes to setup.sink as
+// (setup.stack, 0, cross, head 0) in row blocks, with MapInfo::additive set: its queries W s + b_W,
+// keys U h + b_U, values `memory` and outputs c_i. Every source token is read: a mask that pads or
+// hides a key is a usage error.
+Matrix recurrent_decoder(ConstMatrixRef x, ConstMatrixRef memory, const RecurrentWeights& w,
+                         const AttentionSetup& setup);
 
 }  // namespace attnviz

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attnviz/core/matrix.hpp"
+#include "attnviz/event/additive_score.hpp"
 #include "attnviz/event/head_id.hpp"
 #include "attnviz/event/mask.hpp"
 #include "attnviz/event/relative_bias.hpp"
@@ -31,6 +32,9 @@ struct MapInfo {
   std::optional<float> sink_logit;
   // T5's relative position bias, added to scale · q·k before the mask (null: none).
   std::shared_ptr<const RelativeBias> relative_bias;
+  // Bahdanau's additive score v · tanh(q + k) + b instead of scale · q·k (the translation
+  // tutorial's GRU model; null: the scaled dot product). `scale` is then 1 and applies to nothing.
+  std::shared_ptr<const AdditiveScore> additive;
   // What the values are: "" for a head's attention weights (softmax of the scores); otherwise a map
   // derived from them, named for titles ("rollout: mean of heads, residual 0.5"), which has no
   // scores.

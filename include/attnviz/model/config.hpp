@@ -147,6 +147,10 @@ struct Config {
   // pad, BART's </s>): a target text is this id, then the text's ids. nullopt: none declared, the
   // text's ids as they are.
   std::optional<int64_t> decoder_start_id;
+  // The stacks are the GRUs of PyTorch's translation tutorial (Weights::recurrent), not transformer
+  // layers: an encoder GRU over the source and a decoder GRU whose one map per step is Bahdanau's
+  // additive attention over the encoder's outputs (arch encoder_decoder, one head, one layer each).
+  bool recurrent = false;
   // Non-empty: why a target text is refused (mBART builds its decoder input by moving the labels'
   // last token first, which attnviz does not); --ids are fed as given.
   std::string decoder_text_refusal;

@@ -19,10 +19,13 @@
 // file stores beside the model that computes it (Marian's embed_positions); an encoder-decoder's
 // {stack}.embed.position and {stack}.embed.norm.{weight,bias}, a stack's own embedding parts
 // (BART's); {stack}.self.relative_bias, T5's table of relative position biases [buckets, heads],
-// stored in layer 0 and used by every layer. A pattern holds "{layer}" where the layer index goes.
-// A role may have several patterns (tied copies under other names, Marian's model.shared /
-// model.encoder.embed_tokens): the first the file has is bound, and every other one it has must
-// hold the same values.
+// stored in layer 0 and used by every layer. The translation tutorial's recurrent stacks
+// (Layout::recurrent) have their own: {stack}.embed.token (each side's vocabulary),
+// {stack}.gru.{weight_ih,weight_hh,bias_ih,bias_hh} (nn.GRU's layer 0) and
+// decoder.cross.{wa,ua,va}.{weight,bias} (BahdanauAttention's Wa, Ua, Va). A pattern holds
+// "{layer}" where the layer index goes. A role may have several patterns (tied copies under other
+// names, Marian's model.shared / model.encoder.embed_tokens): the first the file has is bound, and
+// every other one it has must hold the same values.
 #pragma once
 
 #include <filesystem>
@@ -130,6 +133,9 @@ struct Layout {
   // Chosen only by config.json's model_type, never by tensor names alone: names other families
   // share (BART's line: Marian, BART, mBART), whose config defaults would be another model's.
   bool needs_model_type = false;
+  // The stacks are the translation tutorial's GRUs with additive attention (Config::recurrent),
+  // bound from the recurrent roles; none of the transformer roles applies.
+  bool recurrent = false;
   // Non-empty: why a target text is refused for the decoder (Config::decoder_text_refusal).
   std::string decoder_text_refusal{};
   // Config keys the family names otherwise, each read as the key attnviz reads (Marian's

@@ -83,6 +83,9 @@ struct StackWeights {
   std::optional<LayerNormWeights> embed_norm;  // [D]
   // T5's relative position bias of the self-attention, [buckets, heads] (empty: none).
   Matrix relative_bias;
+  // An encoder-decoder's token table of this stack's own, used instead of EmbeddingWeights' (the
+  // translation tutorial's source and target vocabularies).
+  std::optional<TokenTable> token;
 
   int n_layers() const { return bind_layer ? n_bound : static_cast<int>(layers.size()); }
   // Layer l: the one in memory, or bound into `holder` (which owns it until the caller resets it).
@@ -106,10 +109,36 @@ struct EmbeddingWeights {
   std::optional<LayerNormWeights> norm;  // BERT embeddings.LayerNorm
 };
 
+// One layer of nn.GRU (batch_first): weight_ih_l0 [3H, I], weight_hh_l0 [3H, H], bias_ih_l0 and
+// bias_hh_l0 [3H], the gates' rows in PyTorch's order r, z, n.
+struct GruWeights {
+  Matrix w_ih, w_hh;
+  RowVector b_ih, b_hh;
+  int hidden() const { return static_cast<int>(w_hh.cols()); }
+};
+
+// BahdanauAttention(hidden_size) of the translation tutorial: Wa, Ua [H, H] with biases, Va [1, H]
+// with its bias.
+struct AdditiveAttentionWeights {
+  Matrix wa, ua;
+  RowVector ba, bu, va;
+  float bv = 0;
+};
+
+// The recurrent stacks of PyTorch's translation tutorial (Config::recurrent): EncoderRNN's GRU over
+// the source, AttnDecoderRNN's attention and GRU (input [embedding; context], 2H wide). The token
+// tables are the stacks' `token`, the decoder's `out` the unembedding and its bias.
+struct RecurrentWeights {
+  GruWeights encoder;
+  AdditiveAttentionWeights attention;
+  GruWeights decoder;
+};
+
 struct Weights {
   EmbeddingWeights embed;
   StackWeights encoder;  // the only stack of mha / encoder models
   StackWeights decoder;  // the only stack of decoder models; the second of encoder_decoder
+  std::optional<RecurrentWeights> recurrent;  // the tutorial's GRUs (Config::recurrent)
 };
 
 }  // namespace attnviz

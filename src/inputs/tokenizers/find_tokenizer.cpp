@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "attnviz/core/error.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
 #include "attnviz/inputs/tokenizers/gguf/gguf_tokenizer.hpp"
@@ -25,6 +27,33 @@ namespace {
 constexpr const char* k_sentencepiece_names[] = {"tokenizer.model", "spiece.model",
                                                  "sentencepiece.bpe.model"};
 
+// A translation model whose two sides have vocabularies of their own, each a tokenizer.json
+// (the translation tutorial's GRU model): the folder holding a side, when `path` is one of the two
+// files or a folder holding them; nullopt otherwise. A folder with one side but not the other is an
+// Error: the other side's text would be read with the wrong words.
+constexpr const char* k_source_json = "source_tokenizer.json";
+constexpr const char* k_target_json = "target_tokenizer.json";
+
+std::optional<fs::path> two_sided_folder(const fs::path& path) {
+  std::error_code ec;
+  const bool file = fs::is_regular_file(path, ec);
+  if (file && path.filename() != k_source_json && path.filename() != k_target_json)
+    return std::nullopt;
+  const fs::path dir = file ? path.parent_path() : path;
+  if (!file && !fs::is_directory(dir, ec)) return std::nullopt;
+  const bool source = fs::exists(dir / k_source_json, ec),
+             target = fs::exists(dir / k_target_json, ec);
+  if (!source && !target) return std::nullopt;
+  if (!source || !target) {
+    throw Error(
+        fmt::format("{}: holds {} but no {} (a translation model's two sides are read from "
+                    "both)",
+                    dir.string(), source ? k_source_json : k_target_json,
+                    source ? k_target_json : k_source_json));
+  }
+  return dir;
+}
+
 }  // namespace
 
 bool is_tokenizer_file_name(const fs::path& file) {
@@ -36,6 +65,8 @@ bool is_tokenizer_file_name(const fs::path& file) {
 
 std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& path) {
   std::error_code ec;
+  // Either side's file stands for the folder, as the .spm files do for Marian's.
+  if (auto dir = two_sided_folder(path)) return read_tokenizer_json(*dir / k_source_json);
   if (fs::is_regular_file(path, ec)) {
     if (is_gguf_file(path))
       return make_gguf_tokenizer(path);  // by its magic: Ollama's blobs have no extension
@@ -65,6 +96,7 @@ std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& path) {
 
 std::unique_ptr<Tokenizer> find_target_tokenizer(const fs::path& path) {
   std::error_code ec;
+  if (auto dir = two_sided_folder(path)) return read_tokenizer_json(*dir / k_target_json);
   const bool spm = fs::is_regular_file(path, ec) &&
                    (path.filename() == "source.spm" || path.filename() == "target.spm");
   const fs::path dir = spm ? path.parent_path() : path;

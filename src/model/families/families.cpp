@@ -30,6 +30,7 @@ const std::vector<Family>& families() {
                                            detail::m2m100_record(),
                                            detail::t5_record(),
                                            detail::t5_gated_record(),
+                                           detail::gru_bahdanau_record(),
                                            detail::torch_mha_record(),
                                            detail::annotated_transformer_record(),
                                            detail::fused_qkv_record(),

@@ -41,5 +41,6 @@ Family t5_record();
 Family t5_gated_record();
 Family bart_record();
 Family mbart_record();
+Family gru_bahdanau_record();
 
 }  // namespace attnviz::detail

@@ -21,7 +21,7 @@ async function open(i) {
     : `stored ${m.pool} × ${m.pool}-pooled (mean and max per cell), each query's ${m.topK} strongest keys exactly; ` +
       (longest <= 8192 ? `every cell: --html-cells ${longest}` : "maps this long are always stored pooled");
   $("head-note").textContent = `${m.nQuery} × ${m.nKey} tokens · mask: ${m.maskText}` +
-    (m.kind ? "" : ` · d_k ${m.dK} · scale ${fmt(m.scale)}`) + (m.softcap ? ` · soft-cap ${fmt(m.softcap)}` : "") +
+    (m.kind ? "" : m.additive ? " · additive scores v·tanh(W s + U h) + b (Bahdanau)" : ` · d_k ${m.dK} · scale ${fmt(m.scale)}`) + (m.softcap ? ` · soft-cap ${fmt(m.softcap)}` : "") +
     (m.sinkLogit != null ? ` · sink logit ${fmt(m.sinkLogit)} (rows sum to 1 − its weight)` : "") + ` · ${stored}`;
   for (const el of document.querySelectorAll("canvas.thumb")) el.classList.toggle("open", Number(el.dataset.index) === i);
   for (const el of document.querySelectorAll("#stats-table tbody tr")) el.classList.toggle("open", Number(el.dataset.index) === i);

@@ -12,7 +12,8 @@ namespace attnviz {
 // The tokenizer files attnviz reads, for messages.
 inline constexpr const char* k_tokenizer_files =
     "tokenizer.json, vocab.json + merges.txt, tokenizer.model / spiece.model / "
-    "sentencepiece.bpe.model, vocab.txt, source.spm + target.spm + vocab.json";
+    "sentencepiece.bpe.model, vocab.txt, source.spm + target.spm + vocab.json, "
+    "source_tokenizer.json + target_tokenizer.json";
 
 // Whether a file's name is one find_tokenizer reads as a file: *.json, *.model, *.gguf, vocab.txt,
 // merges.txt (vocab.json and merges.txt stand for the pair beside each other), source.spm and
@@ -23,6 +24,9 @@ bool is_tokenizer_file_name(const std::filesystem::path& file);
 // metadata, tokenized as llama.cpp does), BERT vocab.txt or GPT-2
 // vocab.json / merges.txt file (read with the other beside it), Marian's source.spm / target.spm
 // (either stands for the Marian folder holding it: its source side), or
+// source_tokenizer.json and target_tokenizer.json (a translation model whose sides have
+// vocabularies of their own, the translation tutorial's: either file, or the folder holding both,
+// reads the source side; one without the other is an Error), or
 // a folder holding (in this order of preference, as transformers prefers the fast tokenizer)
 // Marian's source.spm + target.spm + vocab.json (the source side: MarianTokenizer has no fast
 // form), tokenizer.json, GPT-2's vocab.json + merges.txt, a SentencePiece model (tokenizer.model,
@@ -31,8 +35,9 @@ bool is_tokenizer_file_name(const std::filesystem::path& file);
 // file when one is malformed or uses a feature attnviz does not implement.
 std::unique_ptr<Tokenizer> find_tokenizer(const std::filesystem::path& path);
 
-// The tokenizer of a decoder's text when the folder at `path` (or the Marian folder of a .spm file)
-// has one of its own (Marian's target.spm, as MarianTokenizer reads text_target=); nullptr when
+// The tokenizer of a decoder's text when the folder at `path` (or the Marian folder of a .spm file,
+// or the folder of a side's tokenizer.json) has one of its own (Marian's target.spm, as
+// MarianTokenizer reads text_target=; target_tokenizer.json); nullptr when
 // find_tokenizer's reads both.
 std::unique_ptr<Tokenizer> find_target_tokenizer(const std::filesystem::path& path);
 
