@@ -1,7 +1,8 @@
 // The translation tutorial's GRU model (samples/gru-translation, trained by its committed
 // train_gru_translation.py with the tutorial's own modules): attnviz's greedy translations, their
 // attention, the teacher-forced map and logits equal the script's forward passes; both sides'
-// tokenizer.json give the ids of the tutorial's normalizeString and word lists; and every file the
+// tokenizer.json give the ids of the tutorial's normalizeString and word lists, and of tokenizers'
+// Rust core reading the same files (add_tokenizers_reference.js); and every file the
 // family cannot compute is refused with the tensor or key it names.
 #include <doctest/doctest.h>
 
@@ -135,7 +136,8 @@ TEST_CASE("gru translation: each side's tokenizer.json gives the tutorial's ids"
       CAPTURE(text);
       std::vector<int64_t> ids;
       for (const TokenPiece& piece : tokenizer->encode(text, true)) ids.push_back(piece.id);
-      CHECK(ids == t.at("ids").get<std::vector<int64_t>>());
+      CHECK(ids == t.at("ids").get<std::vector<int64_t>>());             // the tutorial's functions
+      CHECK(ids == t.at("tokenizers_ids").get<std::vector<int64_t>>());  // tokenizers' Rust core
     }
   }
   // Either file names the folder's two sides; one without the other is refused.
@@ -156,7 +158,8 @@ TEST_CASE("gru translation: what the family cannot compute is refused, naming it
         "run -m samples/gru-translation --source-text 'je suis bleu' "
         "--text 'i am'");
     CHECK(r.exit_code == 1);
-    CHECK(r.err.find("the word 'bleu' is not in the vocabulary") != std::string::npos);
+    CHECK(r.err.find("source_tokenizer.json: the word 'bleu' is not in the vocabulary") !=
+          std::string::npos);
   }
   SUBCASE("flags of the dot product or of masks") {
     for (const std::string flag : {"--qk-scale 0.5", "--source-pad 1", "--window 2"}) {

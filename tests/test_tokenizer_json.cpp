@@ -110,8 +110,16 @@ TEST_CASE("tokenizer.json refusals name the file and the field") {
         file + ": model.vocab: tokens 'a' and 'b' both have id 0 (ids must be unique)");
   CHECK(error_with(tokenizer_json(R"({"type":"WordLevel","vocab":{"a":-1}})")) ==
         file + ": model.vocab: token 'a' has id -1, expected a non-negative integer below 2^31");
-  CHECK(error_with(tokenizer_json(R"({"type":"WordLevel","vocab":{"a":0},"unk_token":"<unk>"})")) ==
-        file + ": model.unk_token: '<unk>' is not in the vocabulary");
+  // tokenizers reads a WordLevel whose unk_token is not in the vocabulary (its default "<unk>"
+  // serialised beside a vocabulary without it), and fails only on a word it lacks.
+  write(dir.path() / "tokenizer.json",
+        R"({"pre_tokenizer":{"type":"WhitespaceSplit"},
+            "model":{"type":"WordLevel","vocab":{"a":0},"unk_token":"<unk>"}})");
+  const auto no_unk = find_tokenizer(dir.path());
+  REQUIRE(no_unk);
+  CHECK(ids_of(*no_unk, "a a", false) == "0:a 0:a");
+  CHECK(error_of([&] { no_unk->encode("a b", false); }) ==
+        file + ": the word 'b' is not in the vocabulary, and its unk_token '<unk>' is not either");
   CHECK(error_with(R"({"added_tokens":[{"id":1}],"model":{"type":"WordLevel","vocab":{}}})") ==
         file + ": added_tokens[0].content: missing");
   CHECK(

@@ -335,7 +335,10 @@ def tokenizer_json(lang):
                      {"SpecialToken": {"id": "EOS", "type_id": 0}}],
             "special_tokens": {"EOS": {"id": "EOS", "ids": [EOS_token], "tokens": ["EOS"]}}},
         "decoder": None,
-        "model": {"type": "WordLevel", "vocab": {w: i for i, w in sorted(lang.index2word.items())}},
+        # tokenizers' WordLevel always has an unk_token (its default "<unk>"); the tutorial has none, and
+        # neither has the vocabulary: a word outside it is an error, as the tutorial's KeyError.
+        "model": {"type": "WordLevel", "vocab": {w: i for i, w in sorted(lang.index2word.items())},
+                  "unk_token": "<unk>"},
     }
 
 

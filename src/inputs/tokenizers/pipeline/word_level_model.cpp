@@ -25,10 +25,11 @@ class WordLevelModel final : public TokenModel {
       return;
     }
     const auto unk_id = unk_ ? vocab_.id(*unk_) : std::nullopt;
-    if (!unk_id) {
-      throw Error(
-          fmt::format("{}: the word '{}' is not in the vocabulary, which has no unknown token",
-                      source_, printable_text(word.text)));
+    if (!unk_id) {  // tokenizers' MissingUnkToken: the file loads, the word does not encode
+      throw Error(fmt::format(
+          "{}: the word '{}' is not in the vocabulary, {}", source_, printable_text(word.text),
+          unk_ ? fmt::format("and its unk_token '{}' is not either", printable_text(*unk_))
+               : std::string("which has no unknown token")));
     }
     out.push_back({*unk_id, *unk_, word.input_begin(), word.input_end()});
   }
@@ -55,9 +56,9 @@ class WordLevelModel final : public TokenModel {
 std::unique_ptr<TokenModel> make_word_level_model(const nlohmann::json& spec,
                                                   const SpecPlace& place) {
   VocabMap vocab = read_vocab_map(spec_required(spec, "vocab", place), place.at("vocab"));
+  // An unk_token the vocabulary lacks is read, as tokenizers reads it: a word missing from the
+  // vocabulary is then an error when it is encoded.
   std::optional<std::string> unk = spec_optional_string(spec, "unk_token", place);
-  if (unk && !vocab.id(*unk))
-    place.at("unk_token").fail(fmt::format("'{}' is not in the vocabulary", printable_text(*unk)));
   return std::make_unique<WordLevelModel>(std::move(vocab), std::move(unk), place.ctx.file);
 }
 
