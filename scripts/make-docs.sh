@@ -45,6 +45,9 @@ cp "$tmp/cross/layer0.cross.head2.png" "$out/cross-head2.png"
 "$build/attnviz" run -m samples/translation --source-text "the small white cat sees a red car" \
   --generate 12 --layer 1 --site cross --head 0 --table none --no-heatmap --png "$tmp/translation" 2>/dev/null
 cp "$tmp/translation/decoder.layer1.cross.head0.png" "$out/translation-cross.png"
+"$build/attnviz" run -m samples/gru-translation --source-text "je ne suis pas très fatigué ." \
+  --generate 10 --table none --no-heatmap --png "$tmp/gru" 2>/dev/null
+cp "$tmp/gru/decoder.layer0.cross.head0.png" "$out/gru-alignment.png"
 # A GGUF file quantised by llama.cpp (Q4_K_M), its text through the file's own tokenizer.
 "$build/attnviz" run -m tests/fixtures/gguf_models/llama-Q4_K_M.gguf --text "the thing is on where all the attention is" \
   --head 0 --table none --no-heatmap --png "$tmp/gguf"
