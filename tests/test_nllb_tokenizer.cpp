@@ -72,6 +72,32 @@ TEST_CASE("nllb tokenizer: each language's code around the text, as tokenizers g
   }
 }
 
+TEST_CASE(
+    "mbart tokenizers: mBART-50's code first, mBART's after </s>, as their classes set them") {
+  // MBart50TokenizerFast.set_src_lang_special_tokens: prefix [code], suffix [</s>] — NLLB's
+  // template; MBartTokenizerFast's: prefix [], suffix [</s>, code] — NLLB's legacy one. So the
+  // expected ids of tokenizers' Rust core with those templates are theirs too, and
+  // legacy_behaviour (NLLB's key) changes neither class.
+  const auto cases = read_json(k_dir / "expected.json").at("cases");
+  for (const char* cls :
+       {"MBart50TokenizerFast", "MBart50Tokenizer", "MBartTokenizerFast", "MBartTokenizer"}) {
+    CAPTURE(cls);
+    const bool code_first = std::string(cls).starts_with("MBart50");
+    EditedFolder folder(nlohmann::json{{"tokenizer_class", cls}, {"legacy_behaviour", code_first}});
+    const auto codes = language_codes(folder.dir.path());
+    REQUIRE(codes);
+    CHECK(codes->code_first == code_first);
+    CHECK(codes->default_source == "en_XX");  // both classes' default src_lang
+    const std::shared_ptr<const Tokenizer> inner = find_tokenizer(folder.dir.path());
+    for (const auto& c : cases) {
+      if (c.at("legacy").get<bool>() == code_first) continue;
+      const auto t = with_language(inner, *codes, c.at("lang"), "--source-lang");
+      CAPTURE(c.at("text").get<std::string>());
+      CHECK(ids_of(*t, c.at("text")) == c.at("ids").get<std::vector<int64_t>>());
+    }
+  }
+}
+
 TEST_CASE("nllb tokenizer: tokenizer_config.json's codes and defaults, and what is refused") {
   const auto codes = language_codes(k_dir);
   REQUIRE(codes);
@@ -145,6 +171,7 @@ TEST_CASE("nllb: --source-lang and --target-lang on the command line") {
       "--source-text 'Hello' --source-lang eng_Latn --text 'Hallo'");
   CHECK(marian.exit_code == 2);
   CHECK(contains(marian.err, "--source-lang: "));
-  CHECK(contains(marian.err,
-                 "marks no language (attnviz reads the codes of NLLB's tokenizer_class)"));
+  CHECK(contains(
+      marian.err,
+      "marks no language (attnviz reads the codes of NLLB's and mBART's tokenizer_class)"));
 }

@@ -160,16 +160,25 @@ TEST_CASE(
   CHECK(labels.front() == "<pad>");
   CHECK(labels.back() == "</s>");
 
-  // mBART's decoder input is its labels with the last token moved first: a text is refused.
-  const std::string mbart =
-      "run -m tests/fixtures/torch/hf_mbart --source-ids '0 5 2' --no-heatmap --table none ";
-  CHECK(run_attnviz(mbart + "--ids '2 0 7'").exit_code == 0);
-  const auto text = run_attnviz(mbart + "--text 'a' --tokenizer tests/fixtures/marian");
-  CHECK(text.exit_code == 2);
-  CHECK(text.err.find("--text: mBART's decoder reads its labels with their last token (</s> or "
-                      "the language code) moved first (modeling_mbart.py's shift_tokens_right), "
-                      "which attnviz does not build: give the decoder's input as --ids") !=
-        std::string::npos);
+  // mBART's decoder reads a target text's labels after their own last token, as
+  // shift_tokens_right moves it first (not after decoder_start_token_id); the maps are PyTorch's
+  // in the hf_mbart_text case.
+  const auto nllb =
+      nlohmann::json::parse(test::slurp(std::filesystem::path(ATTNVIZ_SOURCE_DIR) /
+                                        "tests/fixtures/nllb_tokenizer/" / "expected.json"))
+          .at("cases");
+  const auto mbart = run_attnviz(
+      "run -m tests/fixtures/torch/hf_mbart_text --tokenizer tests/fixtures/nllb_tokenizer "
+      "--source-text 'x' --target-lang fra_Latn --text '" +
+      nllb[1].at("text").get<std::string>() + "' --no-heatmap --table none --save '" +
+      (dir / "b.safetensors").string() + "'");
+  REQUIRE_MESSAGE(mbart.exit_code == 0, mbart.err);
+  const auto mbart_labels = nllb[1].at("ids");  // fra_Latn … </s>
+  auto decoder = nlohmann::json::array({mbart_labels.back()});
+  for (const auto& id : mbart_labels) decoder.push_back(id);
+  CHECK(mbart_labels.front() != mbart_labels.back());
+  CHECK(nlohmann::json::parse(
+            SafetensorsFile::open(dir / "b.safetensors").metadata().at("decoder.ids")) == decoder);
 }
 
 TEST_CASE("generate: Marian's greedy translation equals PyTorch's, and stops at the model's EOS") {

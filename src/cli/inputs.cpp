@@ -106,7 +106,8 @@ TextTools text_tools_of(const Model& model, const std::string& dir, TokenizerUse
     find();
     if (!language_flag.empty() && !marks_languages) {
       throw usage_error(fmt::format(
-          "{}: {} marks no language (attnviz reads the codes of NLLB's tokenizer_class)",
+          "{}: {} marks no language (attnviz reads the codes of NLLB's and mBART's "
+          "tokenizer_class)",
           language_flag, t.tokenizer ? t.tokenizer->description() : t.tokenizer_dir.string()));
     }
   } else if (use == TokenizerUse::labels) {
@@ -177,20 +178,20 @@ void check_bound(const TokenBound& bound, size_t n, const std::string& what, boo
 }
 
 // What a decoder reads before the target text: the model's decoder_start_token_id (none declared:
-// nothing); a family that builds its decoder input otherwise refuses the text.
-std::optional<int64_t> decoder_start(const Model& model, const std::string& role,
-                                     const std::string& flag) {
-  if (role != "target" || model.config.arch != Arch::encoder_decoder) return std::nullopt;
-  if (!model.config.decoder_text_refusal.empty()) {
-    throw usage_error(fmt::format("{}text: {}: give the decoder's input as --ids", flag,
-                                  model.config.decoder_text_refusal));
-  }
-  return model.config.decoder_start_id;
+// nothing), or (mBART) the text's own last id.
+struct DecoderStart {
+  std::optional<int64_t> id;
+  bool last_label = false;
+};
+DecoderStart decoder_start(const Model& model, const std::string& role) {
+  if (role != "target" || model.config.arch != Arch::encoder_decoder) return {};
+  if (model.config.decoder_starts_with_last_label) return {std::nullopt, true};
+  return {model.config.decoder_start_id};
 }
 
-// Text → ids through the tokenizer, labelled with its pieces (after `first`, when given).
+// Text → ids through the tokenizer, labelled with its pieces (after `start`, when there is one).
 Sequence embed_text(const Model& model, const TextTools& tools, const Tokenizer* tokenizer,
-                    std::optional<int64_t> first, bool source, const std::string& text,
+                    const DecoderStart& start, bool source, const std::string& text,
                     const std::string& flag, const TokenBound& bound, const std::string& what,
                     bool from_file) {
   if (!tokenizer) {
@@ -204,6 +205,7 @@ Sequence embed_text(const Model& model, const TextTools& tools, const Tokenizer*
   const std::vector<TokenPiece> pieces =
       encode_with_bos(*tokenizer, text, tools.add_special, tools.bos);
   if (pieces.empty()) throw usage_error(fmt::format("{}text holds no token", flag));
+  const std::optional<int64_t> first = start.last_label ? pieces.back().id : start.id;
   check_bound(bound, pieces.size() + (first ? 1 : 0), what, from_file);
   std::vector<int64_t> ids;
   std::vector<std::string> labels;
@@ -375,8 +377,8 @@ Sequence resolve_sequence(const Model& model, const TextTools& tools, const Sequ
   }
   if (text) {
     const bool from_file = !f.text_file.empty();
-    return embed_text(model, tools, tools.tokenizer_for(source), decoder_start(model, role, flag),
-                      source, read_text_input(f, flag), flag, bound,
+    return embed_text(model, tools, tools.tokenizer_for(source), decoder_start(model, role), source,
+                      read_text_input(f, flag), flag, bound,
                       from_file ? f.text_file : flag + "text", from_file);
   }
   if (!f.probe.empty()) return embed_probe(model, tools, f, bound);

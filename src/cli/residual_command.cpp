@@ -42,8 +42,11 @@ void residual_command(const ResidualArgs& a) {
     if (run.selection.layer.contains(s.layer)) all.push_back(s);
   }
   if (all.empty())
-    throw usage_error(
-        fmt::format("{} has no residual sublayers (a bare attention layer)", run.model.name));
+    throw usage_error(fmt::format("{} has no residual sublayers ({})", run.model.name,
+                                  run.model.config.recurrent
+                                      ? "its stacks are GRUs, whose state is no residual "
+                                        "stream"
+                                      : "a bare attention layer"));
   if (format == TableFormat::json) {
     nlohmann::ordered_json j;
     j["model"] = run.model.name;

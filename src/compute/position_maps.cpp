@@ -127,8 +127,10 @@ PositionMaps position_maps(const Model& model, int n) {
         "mean over the heads of the bias the encoder adds to the score of query i and key j";
     return m;
   } else {
-    throw usage_error(fmt::format("positions: {} has no positional encoding (positional {})",
-                                  model.name, positional_name(c.positional)));
+    throw usage_error(
+        fmt::format("positions: {} has no positional encoding ({})", model.name,
+                    c.recurrent ? "its GRUs read the tokens in order: the order is in their state"
+                                : fmt::format("positional {}", positional_name(c.positional))));
   }
   if (m.dim_prefix.empty()) m.dim_prefix = "d";
   m.similarity = cosine_similarity(m.encoding);

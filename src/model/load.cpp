@@ -348,7 +348,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
                    fmt::format("layers: the file's tensors stop after layer {}", layers - 1));
   } else {
     check_encoder_decoder(c, cfg);
-    c.decoder_text_refusal = layout.decoder_text_refusal;
+    c.decoder_starts_with_last_label = layout.decoder_starts_with_last_label;
   }
   c.out_projection = b.has(first + ".self.out.weight");
   c.fused_qkv = b.has(first + ".self.qkv.weight");

@@ -151,9 +151,10 @@ struct Config {
   // layers: an encoder GRU over the source and a decoder GRU whose one map per step is Bahdanau's
   // additive attention over the encoder's outputs (arch encoder_decoder, one head, one layer each).
   bool recurrent = false;
-  // Non-empty: why a target text is refused (mBART builds its decoder input by moving the labels'
-  // last token first, which attnviz does not); --ids are fed as given.
-  std::string decoder_text_refusal;
+  // mBART: a target text's ids (its labels) are read after their own last token (</s>, or the
+  // language code), as modeling_mbart.py's shift_tokens_right moves it first, not after
+  // decoder_start_id (which generation starts from); --ids are fed as given.
+  bool decoder_starts_with_last_label = false;
 
   int d_k() const { return d_qk / n_heads; }              // per-head query/key width
   int d_head_v() const { return d_v / n_heads; }          // per-head value width

@@ -136,8 +136,8 @@ struct Layout {
   // The stacks are the translation tutorial's GRUs with additive attention (Config::recurrent),
   // bound from the recurrent roles; none of the transformer roles applies.
   bool recurrent = false;
-  // Non-empty: why a target text is refused for the decoder (Config::decoder_text_refusal).
-  std::string decoder_text_refusal{};
+  // A target text is read after its last token (Config::decoder_starts_with_last_label: mBART).
+  bool decoder_starts_with_last_label = false;
   // Config keys the family names otherwise, each read as the key attnviz reads (Marian's
   // encoder_attention_heads and decoder_attention_heads as num_attention_heads): the names of one
   // key must agree within a file.

@@ -1,4 +1,4 @@
-// NLLB's language codes around each side's text (see language_codes.hpp).
+// NLLB's and mBART's language codes around each side's text (see language_codes.hpp).
 #include "attnviz/inputs/tokenizers/language_codes.hpp"
 
 #include <fmt/format.h>
@@ -75,12 +75,36 @@ class LanguageTokenizer final : public Tokenizer {
   int64_t eos_id_ = 0;
 };
 
+// A tokenizer class that marks languages, as transformers' set_src_lang_special_tokens builds its
+// template: NllbTokenizerFast "[code] $A </s>" (or "$A </s> [code]" under legacy_behaviour),
+// MBartTokenizerFast "$A </s> [code]" (tokenization_mbart_fast.py: prefix [], suffix [eos, code]),
+// MBart50TokenizerFast "[code] $A </s>" (tokenization_mbart50_fast.py: prefix [code], suffix
+// [eos]); the source's language when the file names none.
+struct LanguageClass {
+  const char* name;
+  bool code_first;
+  bool legacy_key;  // legacy_behaviour: true puts the code last (NLLB)
+  const char* default_source;
+};
+constexpr LanguageClass k_classes[] = {{"Nllb", true, true, "eng_Latn"},
+                                       {"MBart", false, false, "en_XX"},
+                                       {"MBart50", true, false, "en_XX"}};
+
+const LanguageClass* language_class(const std::string& tokenizer_class) {
+  for (const LanguageClass& c : k_classes) {
+    const std::string name = std::string(c.name) + "Tokenizer";
+    if (tokenizer_class == name || tokenizer_class == name + "Fast") return &c;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::optional<LanguageCodes> language_codes(const fs::path& dir) {
   const TokenizerConfig config = read_tokenizer_config(dir);
   const auto cls = config.text("tokenizer_class");
-  if (!cls || (*cls != "NllbTokenizer" && *cls != "NllbTokenizerFast")) return std::nullopt;
+  const LanguageClass* kind = cls ? language_class(*cls) : nullptr;
+  if (!kind) return std::nullopt;
   LanguageCodes codes;
   codes.tokenizer_class = *cls;
   codes.file = config.path.string();
@@ -88,8 +112,8 @@ std::optional<LanguageCodes> language_codes(const fs::path& dir) {
   if (list == config.json.end() || !list->is_array() || list->empty()) {
     throw Error(
         fmt::format("{}: additional_special_tokens: expected the list of the {}'s language "
-                    "codes (eng_Latn, fra_Latn, …)",
-                    codes.file, *cls));
+                    "codes ({}, …)",
+                    codes.file, *cls, kind->default_source));
   }
   for (const auto& entry : *list) {
     const auto& content = entry.is_object() && entry.contains("content") ? entry["content"] : entry;
@@ -101,14 +125,15 @@ std::optional<LanguageCodes> language_codes(const fs::path& dir) {
     }
     codes.codes.push_back(content.get<std::string>());
   }
-  codes.code_first = !config.flag("legacy_behaviour").value_or(false);
+  codes.code_first =
+      kind->legacy_key ? !config.flag("legacy_behaviour").value_or(false) : kind->code_first;
   codes.eos = config.token("eos_token").value_or("</s>");
   const auto known = [&](const std::string& code) {
     return std::find(codes.codes.begin(), codes.codes.end(), code) != codes.codes.end();
   };
   const auto src = config.text("src_lang");
   codes.source_is_default = !src;
-  codes.default_source = src.value_or("eng_Latn");  // NllbTokenizerFast's default
+  codes.default_source = src.value_or(kind->default_source);  // the class's default
   codes.default_target = config.text("tgt_lang").value_or("");
   // The declared ones only: the class's own default is checked when a text uses it.
   for (const auto& [key, code] :

@@ -36,9 +36,9 @@ Layout bart_layout(const std::string& name, bool mbart) {
   // decoder_start_token_id: its labels' shift does not read one).
   l.config_defaults = {{"num_attention_heads", 16}, {"max_position_embeddings", 1024}};
   if (mbart) {
-    l.decoder_text_refusal =
-        "mBART's decoder reads its labels with their last token (</s> or the language code) "
-        "moved first (modeling_mbart.py's shift_tokens_right), which attnviz does not build";
+    // modeling_mbart.py's shift_tokens_right: the labels' last token (</s>, or mbart-large-cc25's
+    // language code) moved first.
+    l.decoder_starts_with_last_label = true;
   } else {
     l.config_defaults.push_back({"decoder_start_token_id", 2});
   }

@@ -1,8 +1,10 @@
-// Translation tokenizers that mark each side's language with a code token around its text: NLLB's
-// (tokenizer_config.json's tokenizer_class NllbTokenizer or NllbTokenizerFast), as transformers'
-// NllbTokenizerFast builds them in set_src_lang_special_tokens and set_tgt_lang_special_tokens:
-// "[code] text </s>", or with legacy_behaviour "text </s> [code]". The saved tokenizer.json holds
-// one language's template; these read every text of a side with that side's code instead.
+// Translation tokenizers that mark each side's language with a code token around its text, as
+// transformers' fast classes build them in set_src_lang_special_tokens and
+// set_tgt_lang_special_tokens (tokenizer_config.json's tokenizer_class, slow or fast): NLLB's
+// "[code] text </s>", or with legacy_behaviour "text </s> [code]"; mBART's (MBartTokenizer,
+// mbart-large-cc25) "text </s> [code]"; mBART-50's (MBart50Tokenizer) "[code] text </s>". The saved
+// tokenizer.json holds one language's template; these read every text of a side with that side's
+// code instead.
 #pragma once
 
 #include <filesystem>
@@ -16,11 +18,12 @@
 namespace attnviz {
 
 struct LanguageCodes {
-  std::string tokenizer_class;     // "NllbTokenizerFast"
+  std::string tokenizer_class;     // "NllbTokenizerFast", "MBart50TokenizerFast", …
   std::vector<std::string> codes;  // additional_special_tokens: the codes the tokenizer knows
-  bool code_first = true;          // false under legacy_behaviour: the code after </s>
+  bool code_first = true;  // false under NLLB's legacy_behaviour and for mBART: the code after </s>
   std::string eos = "</s>";
-  // tokenizer_config.json's src_lang, else the class's default (eng_Latn); its tgt_lang, else "".
+  // tokenizer_config.json's src_lang, else the class's default (NLLB's eng_Latn, mBART's en_XX);
+  // its tgt_lang, else "".
   std::string default_source, default_target;
   bool source_is_default = false;  // no src_lang in the file: the class's own default
   std::string file;                // tokenizer_config.json, for messages
