@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <string>
 
@@ -48,6 +49,19 @@ inline std::filesystem::path write_input(const std::string& name, const uint8_t*
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   return path;
+}
+
+// A folder work_dir()/folder holding copies of `files` from the fixture folder `fixture` (a
+// tokenizer's model beside which the input is written as another of its files).
+inline std::filesystem::path folder_with_copies(const std::string& folder,
+                                                const std::filesystem::path& fixture,
+                                                std::initializer_list<const char*> files) {
+  const std::filesystem::path d = work_dir() / folder;
+  std::filesystem::create_directories(d);
+  for (const char* f : files)
+    std::filesystem::copy_file(fixture / f, d / f,
+                               std::filesystem::copy_options::overwrite_existing);
+  return d;
 }
 
 // A folder work_dir()/folder holding one small valid safetensors file `file` (a 2×2 tensor "w"),

@@ -18,14 +18,8 @@ const std::filesystem::path k_fixture = "tests/fixtures/marian";
 
 // The fixture's .spm files copied once into a folder of this process, for vocab.json inputs.
 const std::filesystem::path& vocab_folder() {
-  static const std::filesystem::path dir = [] {
-    const auto d = attnviz::fuzz::work_dir() / "marian";
-    std::filesystem::create_directories(d);
-    for (const char* f : {"source.spm", "target.spm"})
-      std::filesystem::copy_file(k_fixture / f, d / f,
-                                 std::filesystem::copy_options::overwrite_existing);
-    return d;
-  }();
+  static const std::filesystem::path dir =
+      attnviz::fuzz::folder_with_copies("marian", k_fixture, {"source.spm", "target.spm"});
   return dir;
 }
 

@@ -162,7 +162,9 @@ TEST_CASE("gru translation: what the family cannot compute is refused, naming it
           std::string::npos);
   }
   SUBCASE("flags of the dot product or of masks") {
-    for (const std::string flag : {"--qk-scale 0.5", "--source-pad 1", "--window 2"}) {
+    for (const std::string flag :
+         {"--qk-scale 0.5", "--source-pad 1", "--window 2", "--causal", "--heads 4", "--norm-first",
+          "--activation gelu", "--layer-norm-eps 1e-6", "--pe-base 100"}) {
       CAPTURE(flag);
       const auto r = test::run_attnviz("run -m samples/gru-translation " + src + " " + flag);
       CHECK(r.exit_code == 2);
@@ -208,6 +210,25 @@ TEST_CASE("gru translation: what the family cannot compute is refused, naming it
   }
 }
 
+TEST_CASE("gru translation: generation continues a target text, not its EOS; stats has no q·k") {
+  const auto r = test::run_attnviz(
+      "run -m samples/gru-translation --source-text 'je ne suis pas très fatigué .' --text 'i am' "
+      "--generate 5 --no-heatmap --table none");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("continues the target text without the EOS") != std::string::npos);
+  CHECK(r.err.find("\"not very tired EOS\"") != std::string::npos);
+  const auto stats = test::run_attnviz(
+      "stats -m samples/gru-translation --source-text 'je suis content .' --text 'i am happy' "
+      "--format json");
+  REQUIRE_MESSAGE(stats.exit_code == 0, stats.err);
+  const auto head = nlohmann::json::parse(stats.out).at("heads").at(0);
+  CHECK(head.at("score") == "additive");
+  CHECK(head.at("scale").is_null());
+  CHECK(head.at("logits").at("raw_mean") == "nan");  // no q·k: JSON's non-finite spelling
+  CHECK(head.at("logits").at("raw_variance") == "nan");
+  CHECK(head.at("unscaled").at("choice_rows") == 0);
+}
+
 TEST_CASE("gru translation: explain works the additive score out to the model's") {
   const auto r = test::run_attnviz(
       "explain -m samples/gru-translation --source-text 'je ne suis pas très fatigué .' --text "
@@ -220,8 +241,12 @@ TEST_CASE("gru translation: explain works the additive score out to the model's"
         doctest::Approx(cell.at("model_score").get<double>()).epsilon(1e-5));
   CHECK(cell.at("weight").get<double>() ==
         doctest::Approx(cell.at("model_weight").get<double>()).epsilon(1e-5));
-  // The step that reads "am" writes "not": it looks at "pas".
-  CHECK(cell.at("model_weight").get<double>() > 0.9);
+  // The model's weight is the tutorial's forward_step's (the step that reads "am" looks at "pas").
+  const auto ref = reference();
+  const auto& t = ref.at("translations").at(0);
+  REQUIRE(t.at("source_text") == "je ne suis pas très fatigué .");
+  CHECK(cell.at("model_weight").get<double>() ==
+        doctest::Approx(t.at("teacher_forced_attention").at(2).at(3).get<double>()).epsilon(1e-5));
   const auto text = test::run_attnviz(
       "explain -m samples/gru-translation --source-text 'je suis content .' --text 'i am happy' "
       "--site cross --head 0 --cell 1,1");

@@ -146,8 +146,9 @@ TEST_CASE(
   const auto r = run_attnviz("stats -m samples/mha -t samples/english.txt --format csv");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 7);  // header + 4 heads + 1 layer + all
-  CHECK(r.out.rfind("scope,stack,layer,site,head,heads,role,n_query,n_key,d_k,scale,mask,rows,",
-                    0) == 0);
+  CHECK(r.out.rfind(
+            "scope,stack,layer,site,head,heads,role,n_query,n_key,d_k,score,scale,mask,rows,", 0) ==
+        0);
   CHECK(contains(r.out, ",scaled.entropy.mean,"));
   CHECK(contains(r.out, ",unscaled.saturated_share,"));
   CHECK(contains(r.out, "\nlayer,,0,self,,4,,"));

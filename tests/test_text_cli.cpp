@@ -111,7 +111,8 @@ TEST_CASE(
           "--text needs the model's tokenizer, but " + model +
               " holds none (looked for tokenizer.json, vocab.json + merges.txt, "
               "tokenizer.model / spiece.model / sentencepiece.bpe.model, vocab.txt, source.spm + "
-              "target.spm + vocab.json, source_tokenizer.json + target_tokenizer.json); "
+              "target.spm + vocab.json, source_tokenizer.json + target_tokenizer.json, "
+              "sentencepiece.bpe.model + vocab.json (M2M100Tokenizer)); "
               "give --tokenizer PATH, or --ids"),
       none.err);
   CHECK(none.out.empty());

@@ -179,6 +179,21 @@ TEST_CASE(
   CHECK(mbart_labels.front() != mbart_labels.back());
   CHECK(nlohmann::json::parse(
             SafetensorsFile::open(dir / "b.safetensors").metadata().at("decoder.ids")) == decoder);
+  // MBartTokenizer's models (mbart-large-cc25, -en-ro) start generating from
+  // decoder_start_token_id, their target's code: --target-lang cannot start it after it.
+  const auto cc25 = dir / "cc25";
+  std::filesystem::create_directory(cc25);
+  const auto nllb_dir = std::filesystem::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/nllb_tokenizer";
+  std::filesystem::copy_file(nllb_dir / "tokenizer.json", cc25 / "tokenizer.json");
+  auto config = nlohmann::json::parse(test::slurp(nllb_dir / "tokenizer_config.json"));
+  config["tokenizer_class"] = "MBartTokenizerFast";
+  std::ofstream(cc25 / "tokenizer_config.json") << config.dump();
+  const auto refused =
+      run_attnviz("run -m tests/fixtures/torch/hf_mbart_text --tokenizer '" + cc25.string() +
+                  "' --source-text 'x' --source-lang eng_Latn --target-lang fra_Latn --generate 2");
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("--target-lang with --generate: MBartTokenizerFast puts a target's code "
+                         "after its text") != std::string::npos);
 }
 
 TEST_CASE("generate: Marian's greedy translation equals PyTorch's, and stops at the model's EOS") {

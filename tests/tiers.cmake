@@ -34,7 +34,7 @@ set(ATTNVIZ_TIER_reference
   test_selection test_sentencepiece test_stats_batch test_stored_weights test_text_cli
   test_tokenizer_gpt2 test_tokenizer_hf_reference test_unigram test_marian_tokenizer
   test_translation_models test_t5 test_t5_tokenizer test_nllb_tokenizer
-  test_trained_translation test_gru_translation
+  test_trained_translation test_gru_translation test_m2m100_tokenizer
 )
 set(ATTNVIZ_TIER_slow
   test_gguf_tokenizer test_init_gguf test_tokenizer_references test_normalizer_bounds

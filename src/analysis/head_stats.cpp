@@ -203,13 +203,12 @@ bool StatsCollector::add_row(const AttentionBlock& block, int i, const float* p,
   if (i >= 1 && i - 1 < n_key) set(model.previous, counterfactual.previous, i - 1);
   if (i < n_key) set(model.diagonal, counterfactual.diagonal, i);
   h.scaled.add(figures_of_probs(sums, model, options_.saturation));
+  if (info.additive) return true;  // no q·k: no counterfactual scale, no logit moments of q·k
   h.unscaled.add(figures_of_counterfactual(sums, c, counterfactual, options_.saturation));
   // Logit moments by row (Chan's merge), raw q·k = s / scale exactly as a scaling of them.
   const double mean = sums.score_sum / double(sums.n), inv_scale = 1.0 / double(info.scale);
   h.scaled_logits.merge(row_moments(sums.n, mean, sums.score_m2));
-  if (!info.additive)
-    h.raw_logits.merge(
-        row_moments(sums.n, mean * inv_scale, sums.score_m2 * inv_scale * inv_scale));
+  h.raw_logits.merge(row_moments(sums.n, mean * inv_scale, sums.score_m2 * inv_scale * inv_scale));
   return true;
 }
 
@@ -258,6 +257,7 @@ void StatsCollector::add_row_scalar(const AttentionBlock& block, int i) {
   }
   h.scaled.add(row_figures(probs, logits_, allowed_, i, options_.saturation, n_key));
   if (sink) h.sink_logit_weight.add(probs_[n_key]);
+  if (info.additive) return;  // no q·k: no counterfactual scale, no logit moments of q·k
   for (int j = 0; j < n_key; ++j) {
     if (!allowed_[j]) continue;
     h.scaled_logits.add(logits_[j]);
@@ -266,7 +266,7 @@ void StatsCollector::add_row_scalar(const AttentionBlock& block, int i) {
     const double bias =
         bias_by_offset_.empty() ? 0.0 : bias_by_offset_[size_t(j - i + info.n_query - 1)];
     logits_[j] = (logits_[j] - bias) * inv_scale;  // raw q·k = scores / scale
-    if (!info.additive) h.raw_logits.add(logits_[j]);
+    h.raw_logits.add(logits_[j]);
     logits_[j] = logits_[j] * inv_temperature + bias;  // the counterfactual logits q·k / T
   }
   if (sink) logits_[n_key] *= inv_temperature;

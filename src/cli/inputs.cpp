@@ -41,8 +41,15 @@ void apply_languages(TextTools& t, const LanguageCodes& codes, const LanguageFla
   t.tokenizer = with_language(inner, codes, target, "--target-lang");
   // Generation starts with the code only when asked: transformers' generate reads no tokenizer's
   // tgt_lang (forced_bos_token_id is the caller's).
-  if (!flags.target.empty())
+  if (!flags.target.empty() && codes.forced_bos) {
     t.decoder_prefix = language_code_id(*inner, codes, flags.target, "--target-lang");
+  } else if (!flags.target.empty()) {
+    t.decoder_prefix_refusal = fmt::format(
+        "{} puts a target's code after its text, and its models start generating from "
+        "decoder_start_token_id (their target language's code, in config.json), not from a code "
+        "after it: leave --target-lang out, or give the decoder's first ids as --ids",
+        codes.tokenizer_class);
+  }
   if (use == TokenizerUse::text && flags.source.empty() && codes.source_is_default) {
     t.notes.push_back(fmt::format("the source is read as {} ({}'s default; --source-lang chooses)",
                                   source, codes.tokenizer_class));

@@ -83,6 +83,20 @@ void generate_target(PreparedRun& run, const InputArgs& a, std::vector<std::stri
   }
   const GenerationSettings settings = generation_settings(run.model);
   notes.insert(notes.end(), settings.notes.begin(), settings.notes.end());
+  // A target text the tokenizer closed with an EOS (Marian's and T5's </s>, the GRU model's EOS)
+  // would have the model continue past its end: generation continues the text without it.
+  const auto& eos = settings.eos;
+  if (a.target.has_text() && in.target.ids.size() > 1 &&
+      std::find(eos.begin(), eos.end(), in.target.ids.back()) != eos.end()) {
+    std::vector<int64_t> ids = in.target.ids;
+    std::vector<std::string> labels = in.target.labels;
+    notes.push_back(fmt::format(
+        "--generate continues the target text without the {} its tokenizer closes it with",
+        labels.back()));
+    ids.pop_back();
+    labels.pop_back();
+    in.target = embed_ids(run.model, ids, std::move(labels));
+  }
   const Generated g = generate_greedy(run.model, in, {a.generate, settings.eos});
   // The labels joined, their "␣" (a leading space) as a space: the continuation as text. Labels
   // without any space marker are words of a vocabulary split at whitespace: joined by spaces.
@@ -157,6 +171,8 @@ std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& a) {
                       "decoder's first ids as --ids",
                       run.model.name));
     }
+    if (!tools.decoder_prefix_refusal.empty())
+      throw usage_error("--target-lang with --generate: " + tools.decoder_prefix_refusal);
     std::vector<int64_t> start{*c.decoder_start_id};
     if (tools.decoder_prefix) start.push_back(*tools.decoder_prefix);  // NLLB's target language
     run.inputs.target = embed_ids(run.model, start, labels_of_ids(tools, start));

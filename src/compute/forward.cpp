@@ -139,7 +139,7 @@ class Runner {
           model_.name));
     }
     const Mask& target = in_.target_mask;
-    if (target.n_pad_keys > 0 || target.window > 0 || target.matrix) {
+    if (target.causal || target.n_pad_keys > 0 || target.window > 0 || target.matrix) {
       throw usage_error(fmt::format(
           "{}'s GRU decoder reads its target one token at a time, with no self-attention: the "
           "target mask {} does not apply",

@@ -294,7 +294,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   c.layout = layout.name;
   c.arch = layout.arch;
   if (layout.recurrent) {  // the translation tutorial's GRUs: no transformer layer to bind
-    detail::load_recurrent(model, tensors, b, cfg, layout, prefix);
+    detail::load_recurrent(model, tensors, b, cfg, layout, prefix, overrides);
     return model;
   }
   c.position_offset = layout.position_offset;

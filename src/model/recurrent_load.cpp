@@ -60,7 +60,19 @@ int table_rows(const Binder& b, const std::string& role, int hidden) {
 
 void load_recurrent(Model& model, const std::shared_ptr<const TensorSource>& tensors,
                     const Binder& b, const ConfigSources& cfg, const Layout& layout,
-                    const std::string& prefix) {
+                    const std::string& prefix, const ConfigOverrides& flags) {
+  for (const auto& [set, flag] : {std::pair{flags.n_heads.has_value(), "--heads"},
+                                  std::pair{flags.norm_first.has_value(), "--norm-first"},
+                                  std::pair{flags.activation.has_value(), "--activation"},
+                                  std::pair{flags.layer_norm_eps.has_value(), "--layer-norm-eps"},
+                                  std::pair{flags.pe_base.has_value(), "--pe-base"}}) {
+    if (set) {
+      throw usage_error(fmt::format(
+          "{}: {} is a GRU encoder-decoder with additive attention (layout {}): it has no heads, "
+          "norms, feed-forward layers or positional encoding for the flag to set",
+          flag, model.name, layout.name));
+    }
+  }
   Config& c = model.config;
   c.recurrent = true;
   c.decoder_cross = true;

@@ -60,10 +60,12 @@ Json figures_json(const RowSummary& r) {
 
 Json logits_json(const HeadStats& h) {
   Json j;
-  j["raw_mean"] = number(h.raw_logits.mean);
+  // A mean of no value (an additive map's q·k, which it has none of) is NaN, as its variance.
+  const double none = std::nan("");
+  j["raw_mean"] = number(h.raw_logits.count > 0 ? h.raw_logits.mean : none);
   j["raw_variance"] = number(h.raw_logits.variance());
   j["predicted_raw_variance"] = number(h.predicted_raw_variance.mean());
-  j["scaled_mean"] = number(h.scaled_logits.mean);
+  j["scaled_mean"] = number(h.scaled_logits.count > 0 ? h.scaled_logits.mean : none);
   j["scaled_variance"] = number(h.scaled_logits.variance());
   j["predicted_scaled_variance"] = number(h.predicted_scaled_variance.mean());
   j["q_variance"] = number(h.q_variance.mean());
@@ -86,7 +88,10 @@ Json entry_json(const HeadStats& h, const char* scope) {
   j["n_query"] = head ? Json(h.n_query) : Json(nullptr);
   j["n_key"] = head ? Json(h.n_key) : Json(nullptr);
   j["d_k"] = head ? Json(h.d_k) : Json(nullptr);
-  j["scale"] = head ? number(shortest_double(static_cast<float>(h.scale))) : Json(nullptr);
+  // Bahdanau's additive scores have no scale of q·k.
+  j["score"] = head ? Json(h.additive ? "additive" : "dot product") : Json(nullptr);
+  j["scale"] =
+      head && !h.additive ? number(shortest_double(static_cast<float>(h.scale))) : Json(nullptr);
   j["mask"] = head ? Json(h.mask) : Json(nullptr);
   j["rows"] = h.scaled.rows;
   j["fully_masked_rows"] = h.fully_masked_rows;

@@ -35,8 +35,9 @@ struct HeadStats {
   int heads = 0;  // how many heads were pooled
   int n_query = 0, n_key = 0, d_k = 0;
   double scale = 1.0;
-  // Bahdanau's additive scores (MapInfo::additive): no q·k, so the q·k figures (raw logits, the
-  // predicted variances, var q and var k) stay empty and print as "-".
+  // Bahdanau's additive scores (MapInfo::additive): no q·k, so the q·k figures (raw and scaled
+  // logits, the predicted variances, var q and var k) and the counterfactual of another q·k scale
+  // stay empty and print as "-".
   bool additive = false;
   std::string mask;                // Mask::describe()
   int64_t fully_masked_rows = 0;   // rows with no allowed key: no figures (a zero row), see `check`

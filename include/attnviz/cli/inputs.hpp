@@ -31,6 +31,9 @@ struct TextTools {
   // decoder's second id when --generate starts from decoder_start_token_id, as transformers'
   // forced_bos_token_id makes it.
   std::optional<int64_t> decoder_prefix;
+  // Non-empty: why --target-lang cannot start --generate (mBART's MBartTokenizer models start from
+  // their decoder_start_token_id, which is the target's code).
+  std::string decoder_prefix_refusal;
   std::filesystem::path tokenizer_dir;  // where it was looked for, for messages
   bool add_special = true;              // the special tokens the tokenizer's post-processor adds
   BosMode bos = BosMode::automatic;     // --bos

@@ -11,6 +11,7 @@
 #include "attnviz/inputs/tokenizers/gguf/gguf_tokenizer.hpp"
 #include "attnviz/inputs/tokenizers/gpt2/gpt2_tokenizer.hpp"
 #include "attnviz/inputs/tokenizers/pipeline/tokenizer_json.hpp"
+#include "attnviz/inputs/tokenizers/sentencepiece/m2m100_tokenizer.hpp"
 #include "attnviz/inputs/tokenizers/sentencepiece/marian_tokenizer.hpp"
 #include "attnviz/inputs/tokenizers/sentencepiece/sentencepiece_tokenizer.hpp"
 #include "attnviz/inputs/tokenizers/wordpiece/bert_tokenizer.hpp"
@@ -70,6 +71,10 @@ std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& path) {
   if (fs::is_regular_file(path, ec)) {
     if (is_gguf_file(path))
       return make_gguf_tokenizer(path);  // by its magic: Ollama's blobs have no extension
+    // Either file of an M2M100 folder stands for it, as its class reads both.
+    if ((path.filename() == "vocab.json" || path.filename() == "sentencepiece.bpe.model") &&
+        is_m2m100_folder(path.parent_path()))
+      return make_m2m100_tokenizer(path.parent_path());
     if (path.filename() == "vocab.json" || path.filename() == "merges.txt")
       return read_gpt2_tokenizer(path.parent_path());
     // Either .spm file stands for the Marian folder holding it, as MarianTokenizer reads both.
@@ -84,6 +89,9 @@ std::unique_ptr<Tokenizer> find_tokenizer(const fs::path& path) {
   // MarianTokenizer has no fast form: transformers reads its .spm files even beside a
   // tokenizer.json.
   if (is_marian_folder(path)) return make_marian_tokenizer(path, MarianSide::source);
+  // Nor has M2M100Tokenizer: its class, named in tokenizer_config.json, reads
+  // sentencepiece.bpe.model with vocab.json.
+  if (is_m2m100_folder(path)) return make_m2m100_tokenizer(path);
   if (fs::exists(path / "tokenizer.json", ec)) return read_tokenizer_json(path / "tokenizer.json");
   if (fs::exists(path / "vocab.json", ec) || fs::exists(path / "merges.txt", ec))
     return read_gpt2_tokenizer(path);

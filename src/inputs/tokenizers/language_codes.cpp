@@ -7,6 +7,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/inputs/tokenizers/pipeline/tokenizer_config.hpp"
+#include "attnviz/inputs/tokenizers/sentencepiece/m2m100_tokenizer.hpp"
 
 namespace attnviz {
 
@@ -49,7 +50,7 @@ class LanguageTokenizer final : public Tokenizer {
           fmt::format("{} ({}) marks each side's language with a code: give {} (one of {})",
                       inner_->description(), codes_.tokenizer_class, flag_, known_codes(codes_)));
     }
-    const TokenPiece code{*code_id_, code_, codes_.code_first ? 0 : text.size(),
+    const TokenPiece code{*code_id_, inner_->label(*code_id_), codes_.code_first ? 0 : text.size(),
                           codes_.code_first ? 0 : text.size(), true};
     const TokenPiece eos{eos_id_, codes_.eos, text.size(), text.size(), true};
     if (codes_.code_first) pieces.insert(pieces.begin(), code);
@@ -103,6 +104,27 @@ const LanguageClass* language_class(const std::string& tokenizer_class) {
 std::optional<LanguageCodes> language_codes(const fs::path& dir) {
   const TokenizerConfig config = read_tokenizer_config(dir);
   const auto cls = config.text("tokenizer_class");
+  if (cls == "M2M100Tokenizer") {  // its codes are the class's, its tokens __code__
+    LanguageCodes codes;
+    codes.tokenizer_class = *cls;
+    codes.file = config.path.string();
+    codes.codes = m2m100_language_codes(dir);
+    codes.underscored = true;
+    codes.eos = config.token("eos_token").value_or("</s>");
+    const auto src = config.text("src_lang");
+    codes.source_is_default = !src;
+    codes.default_source = src.value_or("en");
+    codes.default_target = config.text("tgt_lang").value_or("");
+    for (const auto& [key, code] : {std::pair{"src_lang", codes.default_source},
+                                    std::pair{"tgt_lang", codes.default_target}}) {
+      if (!code.empty() &&
+          std::find(codes.codes.begin(), codes.codes.end(), code) == codes.codes.end()) {
+        throw Error(fmt::format("{}: {} '{}' is not one of {}'s language codes", codes.file, key,
+                                code, *cls));
+      }
+    }
+    return codes;
+  }
   const LanguageClass* kind = cls ? language_class(*cls) : nullptr;
   if (!kind) return std::nullopt;
   LanguageCodes codes;
@@ -127,6 +149,7 @@ std::optional<LanguageCodes> language_codes(const fs::path& dir) {
   }
   codes.code_first =
       kind->legacy_key ? !config.flag("legacy_behaviour").value_or(false) : kind->code_first;
+  codes.forced_bos = kind->legacy_key || kind->code_first;  // all but MBartTokenizer
   codes.eos = config.token("eos_token").value_or("</s>");
   const auto known = [&](const std::string& code) {
     return std::find(codes.codes.begin(), codes.codes.end(), code) != codes.codes.end();
@@ -152,10 +175,10 @@ int64_t language_code_id(const Tokenizer& tokenizer, const LanguageCodes& codes,
     throw usage_error(fmt::format("{} {}: not a language code of {} (it knows {})", flag, code,
                                   codes.file, known_codes(codes)));
   }
-  const auto id = whole_token_id(tokenizer, code);
+  const auto id = whole_token_id(tokenizer, codes.token_of(code));
   if (!id) {
-    throw Error(fmt::format("{}: the language code '{}' is not one token of {}", codes.file, code,
-                            tokenizer.description()));
+    throw Error(fmt::format("{}: the language code '{}' is not one token of {}", codes.file,
+                            codes.token_of(code), tokenizer.description()));
   }
   return *id;
 }

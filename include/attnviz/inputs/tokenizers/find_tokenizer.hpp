@@ -13,7 +13,8 @@ namespace attnviz {
 inline constexpr const char* k_tokenizer_files =
     "tokenizer.json, vocab.json + merges.txt, tokenizer.model / spiece.model / "
     "sentencepiece.bpe.model, vocab.txt, source.spm + target.spm + vocab.json, "
-    "source_tokenizer.json + target_tokenizer.json";
+    "source_tokenizer.json + target_tokenizer.json, sentencepiece.bpe.model + vocab.json "
+    "(M2M100Tokenizer)";
 
 // Whether a file's name is one find_tokenizer reads as a file: *.json, *.model, *.gguf, vocab.txt,
 // merges.txt (vocab.json and merges.txt stand for the pair beside each other), source.spm and
@@ -29,10 +30,12 @@ bool is_tokenizer_file_name(const std::filesystem::path& file);
 // reads the source side; one without the other is an Error), or
 // a folder holding (in this order of preference, as transformers prefers the fast tokenizer)
 // Marian's source.spm + target.spm + vocab.json (the source side: MarianTokenizer has no fast
-// form), tokenizer.json, GPT-2's vocab.json + merges.txt, a SentencePiece model (tokenizer.model,
-// spiece.model, sentencepiece.bpe.model) or BERT's vocab.txt (WordPiece, with
-// tokenizer_config.json's settings). nullptr when a folder holds none of them; an Error naming the
-// file when one is malformed or uses a feature attnviz does not implement.
+// form), M2M100's sentencepiece.bpe.model + vocab.json when tokenizer_config.json names
+// M2M100Tokenizer (no fast form either; either file stands for the folder), tokenizer.json, GPT-2's
+// vocab.json + merges.txt, a SentencePiece model (tokenizer.model, spiece.model,
+// sentencepiece.bpe.model) or BERT's vocab.txt (WordPiece, with tokenizer_config.json's settings).
+// nullptr when a folder holds none of them; an Error naming the file when one is malformed or uses
+// a feature attnviz does not implement.
 std::unique_ptr<Tokenizer> find_tokenizer(const std::filesystem::path& path);
 
 // The tokenizer of a decoder's text when the folder at `path` (or the Marian folder of a .spm file,

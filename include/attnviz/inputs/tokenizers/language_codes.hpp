@@ -1,6 +1,7 @@
 // Translation tokenizers that mark each side's language with a code token around its text, as
-// transformers' fast classes build them in set_src_lang_special_tokens and
-// set_tgt_lang_special_tokens (tokenizer_config.json's tokenizer_class, slow or fast): NLLB's
+// transformers' classes build them in set_src_lang_special_tokens and
+// set_tgt_lang_special_tokens (tokenizer_config.json's tokenizer_class, slow or fast): M2M100's
+// (M2M100Tokenizer, slow only, its codes the class's list) "[__code__] text </s>"; NLLB's
 // "[code] text </s>", or with legacy_behaviour "text </s> [code]"; mBART's (MBartTokenizer,
 // mbart-large-cc25) "text </s> [code]"; mBART-50's (MBart50Tokenizer) "[code] text </s>". The saved
 // tokenizer.json holds one language's template; these read every text of a side with that side's
@@ -27,6 +28,16 @@ struct LanguageCodes {
   std::string default_source, default_target;
   bool source_is_default = false;  // no src_lang in the file: the class's own default
   std::string file;                // tokenizer_config.json, for messages
+  // M2M100's codes are "en", "fr", … and their tokens "__en__", "__fr__", …; the others' codes are
+  // their tokens.
+  bool underscored = false;
+  // Generation starts with the target's code after decoder_start_token_id, as transformers'
+  // forced_bos_token_id puts it (NLLB, mBART-50, M2M100); mBART's (MBartTokenizer) models start
+  // from decoder_start_token_id alone, their target's code.
+  bool forced_bos = true;
+  std::string token_of(const std::string& code) const {
+    return underscored ? "__" + code + "__" : code;
+  }
 };
 
 // The language codes of the tokenizer in `dir` (a folder, or the folder of a tokenizer file);
