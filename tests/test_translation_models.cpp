@@ -194,6 +194,12 @@ TEST_CASE(
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("--target-lang with --generate: MBartTokenizerFast puts a target's code "
                          "after its text") != std::string::npos);
+  // The class's default source language, which this file's codes lack, is named as a default.
+  const auto no_default = run_attnviz("run -m tests/fixtures/torch/hf_mbart_text --tokenizer '" +
+                                      cc25.string() + "' --source-text 'x' --ids '2 0 7'");
+  CHECK(no_default.exit_code == 2);
+  CHECK(no_default.err.find("en_XX, MBartTokenizerFast's default source language (give "
+                            "--source-lang), is not a language code of") != std::string::npos);
 }
 
 TEST_CASE("generate: Marian's greedy translation equals PyTorch's, and stops at the model's EOS") {

@@ -37,7 +37,12 @@ void apply_languages(TextTools& t, const LanguageCodes& codes, const LanguageFla
   std::shared_ptr<const Tokenizer> inner = std::move(t.tokenizer);
   const std::string source = flags.source.empty() ? codes.default_source : flags.source;
   const std::string target = flags.target.empty() ? codes.default_target : flags.target;
-  t.source_tokenizer = with_language(inner, codes, source, "--source-lang");
+  // A code the user did not give is named as what it is, not as a flag's value.
+  const std::string source_flag =
+      flags.source.empty()
+          ? fmt::format("{}'s default source language (give --source-lang)", codes.tokenizer_class)
+          : "--source-lang";
+  t.source_tokenizer = with_language(inner, codes, source, source_flag);
   t.tokenizer = with_language(inner, codes, target, "--target-lang");
   // Generation starts with the code only when asked: transformers' generate reads no tokenizer's
   // tgt_lang (forced_bos_token_id is the caller's).

@@ -172,8 +172,12 @@ std::optional<LanguageCodes> language_codes(const fs::path& dir) {
 int64_t language_code_id(const Tokenizer& tokenizer, const LanguageCodes& codes,
                          const std::string& code, const std::string& flag) {
   if (std::find(codes.codes.begin(), codes.codes.end(), code) == codes.codes.end()) {
-    throw usage_error(fmt::format("{} {}: not a language code of {} (it knows {})", flag, code,
-                                  codes.file, known_codes(codes)));
+    // A flag's value, or a default named by what it is (`flag` then says where it comes from).
+    throw usage_error(flag.starts_with("--")
+                          ? fmt::format("{} {}: not a language code of {} (it knows {})", flag,
+                                        code, codes.file, known_codes(codes))
+                          : fmt::format("{}, {}, is not a language code of {} (it knows {})", code,
+                                        flag, codes.file, known_codes(codes)));
   }
   const auto id = whole_token_id(tokenizer, codes.token_of(code));
   if (!id) {
