@@ -123,6 +123,9 @@ constexpr Exception k_exceptions[] = {
      "tokenizer.ggml.model \"t5\": llama.cpp's Unigram vocabulary kind, named in a refusal"},
     {"src/inputs/tokenizers/gguf/gguf_tokenizer.cpp", "bert",
      "the tokenizer's description names its tokenizer.ggml.model, \"bert\" (WordPiece-style)"},
+    {"src/inputs/tokenizers/sentencepiece/m2m100_tokenizer.cpp", "m2m100",
+     "tokenizer_config.json's language_codes \"m2m100\": M2M100Tokenizer's name of its list of "
+     "language codes, not a family"},
 };
 
 bool excepted(const std::string& path, const std::string& word, std::set<size_t>& used) {
