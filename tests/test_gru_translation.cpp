@@ -48,7 +48,8 @@ void check_map(const std::vector<float>& got, const std::vector<float>& expected
 
 TEST_CASE("gru translation: greedy translations and their attention are the tutorial's") {
   test::TempDir dir;
-  for (const auto& t : reference().at("translations")) {
+  const auto ref = reference();  // kept: a range-for over a temporary's member would dangle
+  for (const auto& t : ref.at("translations")) {
     const std::string source = t.at("source_text");
     CAPTURE(source);
     const auto r = test::run_attnviz("run -m samples/gru-translation --source-text '" + source +
