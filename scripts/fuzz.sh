@@ -35,22 +35,39 @@ mkdir -p build-fuzz/crashes
 scratch=$(mktemp -d "$([ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/attnviz-fuzz-run.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 export ATTNVIZ_FUZZ_DIR="$scratch"
-failed=()
-for t in "${targets[@]}"; do
+# The targets run side by side, one per core (each is one process; with FUZZ_JOBS, one at a time).
+slots="$(nproc)"
+[ "${FUZZ_JOBS:-1}" -gt 1 ] && slots=1
+fuzz_one() {  # fuzz_one TARGET: runs it; on a crash, prints its log's tail and returns 1
+  local t="$1" dict=()
   mkdir -p "build-fuzz/corpus/$t"
-  dict=()
   [ -e "fuzz/dict/$t.dict" ] && dict=(-dict="fuzz/dict/$t.dict")
-  echo "fuzz_$t: ${seconds}s" >&2
   # -timeout: one input taking over 10 s is a finding (a parser must be fast on any input).
-  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
     "build-fuzz/fuzz/fuzz_$t" "build-fuzz/corpus/$t" "fuzz/corpus/$t" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     "${parallel[@]}" "${dict[@]}" -print_final_stats=0 \
-    -artifact_prefix="build-fuzz/crashes/$t-" 2>"build-fuzz/fuzz_$t.log" ||
-    { tail -n 40 "build-fuzz/fuzz_$t.log" >&2; echo "fuzz_$t: FAILED (log: build-fuzz/fuzz_$t.log)" >&2
-      failed+=("$t"); continue; }
-  grep -E "Done [0-9]+ runs" "build-fuzz/fuzz_$t.log" | tail -n 1 >&2 || true
+    -artifact_prefix="build-fuzz/crashes/$t-" 2>"build-fuzz/fuzz_$t.log"; then
+    echo "fuzz_$t (${seconds}s): $(grep -E "Done [0-9]+ runs" "build-fuzz/fuzz_$t.log" | tail -n 1)" >&2
+  else
+    { tail -n 40 "build-fuzz/fuzz_$t.log"; echo "fuzz_$t: FAILED (log: build-fuzz/fuzz_$t.log)"; } >&2
+    return 1
+  fi
+}
+failed=()
+declare -A running=()  # pid -> target
+reap() {  # waits for one running target to end and records it if it failed
+  local pid status=0
+  wait -n -p pid "${!running[@]}" || status=$?
+  [ "$status" -ne 0 ] && failed+=("${running[$pid]}")
+  unset "running[$pid]"
+}
+for t in "${targets[@]}"; do
+  while [ ${#running[@]} -ge "$slots" ]; do reap; done
+  fuzz_one "$t" &
+  running[$!]="$t"
 done
+while [ ${#running[@]} -gt 0 ]; do reap; done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: crashes in ${failed[*]}; inputs in build-fuzz/crashes/" >&2
   exit 1
