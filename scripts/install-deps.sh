@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache
   libcli11-dev libfmt-dev libeigen3-dev libstb-dev doctest-dev nlohmann-json3-dev libopenblas-dev libhwy-dev
-  libdeflate-dev libcairo2-dev libfreetype-dev libharfbuzz-dev libpcre2-dev libutf8proc-dev libicu-dev libsentencepiece-dev jq libfontconfig-dev fonts-dejavu-core fonts-noto-cjk fonts-wqy-microhei help2man
+  libdeflate-dev libcairo2-dev libfreetype-dev libharfbuzz-dev libpcre2-dev libutf8proc-dev libicu-dev libsentencepiece-dev libjpeg62-turbo-dev jq libfontconfig-dev fonts-dejavu-core fonts-noto-cjk fonts-wqy-microhei help2man
   poppler-utils librsvg2-bin   # the vector figures' tests render SVG and PDF back (pdftoppm, rsvg-convert)
   clang-14 libclang-rt-14-dev   # the fuzz targets (scripts/fuzz.sh): libFuzzer + ASan/UBSan runtimes
   clang-format-14   # the layout check (scripts/check-format.sh) in scripts/test.sh

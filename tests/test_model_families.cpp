@@ -117,7 +117,7 @@ TEST_CASE("families: config values that contradict the weights are errors naming
   CHECK(contains(load_error("hf_llama", "{" + base + R"(, "partial_rotary_factor": 0.1})"),
                  "rotary positions rotate 0 of d_k = 8 dims per head"));
   CHECK(contains(load_error("hf_llama", "{" + base + R"(, "hidden_act": "mish"})"),
-                 "activation 'mish': expected relu, gelu, gelu_tanh or silu"));
+                 "activation 'mish': expected relu, gelu, gelu_tanh, silu or quick_gelu"));
 }
 
 TEST_CASE(

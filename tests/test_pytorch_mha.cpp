@@ -49,14 +49,14 @@ TEST_CASE(
   const Matrix src = as_matrix(fx.load("source"), 5, 128);
   const std::vector<std::string> labels{"a", "b", "c", "d", "e", "f", "g"};
 
-  compare("self", model, ForwardInputs{Sequence{labels, x, {}, {}}, std::nullopt, Mask{}, Mask{}},
-          fx);
+  compare("self", model,
+          ForwardInputs{Sequence{labels, x, {}, {}, {}}, std::nullopt, Mask{}, Mask{}}, fx);
   Mask causal;
   causal.causal = true;
-  compare("causal", model, ForwardInputs{Sequence{labels, x, {}, {}}, std::nullopt, causal, Mask{}},
-          fx);
+  compare("causal", model,
+          ForwardInputs{Sequence{labels, x, {}, {}, {}}, std::nullopt, causal, Mask{}}, fx);
   compare("cross", model,
-          ForwardInputs{Sequence{labels, x, {}, {}},
-                        Sequence{{"1", "2", "3", "4", "5"}, src, {}, {}}, Mask{}, Mask{}},
+          ForwardInputs{Sequence{labels, x, {}, {}, {}},
+                        Sequence{{"1", "2", "3", "4", "5"}, src, {}, {}, {}}, Mask{}, Mask{}},
           fx);
 }

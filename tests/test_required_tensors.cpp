@@ -205,6 +205,16 @@ TEST_CASE(
        "encoder.ffn.up.weight of layout t5-gated"},
       {"hf_flan_t5", "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
        "decoder.self.relative_bias of layout t5-gated"},
+      {"hf_vit", "vit.encoder.layer.1.layernorm_after.bias", "encoder.norm_ffn.bias of layout vit"},
+      {"hf_deit", "embeddings.distillation_token", "embed.distillation of layout deit"},
+      {"hf_dinov2", "encoder.layer.0.layer_scale2.lambda1",
+       "encoder.layer_scale_ffn of layout dinov2"},
+      {"hf_dinov2_registers", "embeddings.register_tokens",
+       "embed.registers of layout dinov2_with_registers"},
+      {"hf_clip_vision", "vision_model.pre_layrnorm.weight",
+       "embed.norm.weight of layout clip_vision"},
+      {"hf_siglip_vision", "vision_model.post_layernorm.weight",
+       "encoder.final_norm.weight of layout siglip_vision"},
   };
   for (const auto& c : k_cases) {
     CAPTURE(std::string(c.drop));

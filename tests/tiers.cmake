@@ -15,14 +15,14 @@ set(ATTNVIZ_TIER_unit
   test_rotary test_row_kernel test_safetensors test_save_sink test_stack test_table test_terminal
   test_terminal_multiples test_text_file test_text_shaping test_tokenizer_bpe test_tokenizer_json
   test_tokens test_unicode test_vector_math test_weight_matrix test_wordpiece test_fuzz_scratch
-  test_alignment test_relative_bias test_recurrent
+  test_alignment test_relative_bias test_recurrent test_patch_embedding test_overlay
 )
 set(ATTNVIZ_TIER_cli
   test_check test_cli test_cli_hostile test_cli_messages test_init_families test_inputs_cli
   test_inspect_gguf test_mask_file test_non_finite test_ollama test_output_places test_render_cli
   test_signal_cleanup test_startup test_stats test_trained_induction test_init_vocabulary
   test_input_bounds test_input_messages test_report_wording test_required_tensors test_save_tokens
-  test_selection_lists test_output_honesty test_align
+  test_selection_lists test_output_honesty test_align test_vision_inputs
 )
 set(ATTNVIZ_TIER_reference
   test_gguf_fixtures test_gguf_llama_cpp
@@ -34,7 +34,8 @@ set(ATTNVIZ_TIER_reference
   test_selection test_sentencepiece test_stats_batch test_stored_weights test_text_cli
   test_tokenizer_gpt2 test_tokenizer_hf_reference test_unigram test_marian_tokenizer
   test_translation_models test_t5 test_t5_tokenizer test_nllb_tokenizer
-  test_trained_translation test_gru_translation test_m2m100_tokenizer
+  test_trained_translation test_gru_translation test_m2m100_tokenizer test_image_inputs
+  test_vision_rollout
 )
 set(ATTNVIZ_TIER_slow
   test_gguf_tokenizer test_init_gguf test_tokenizer_references test_normalizer_bounds

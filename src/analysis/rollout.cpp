@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <vector>
 
 #include "attnviz/analysis/attention_flow.hpp"
 #include "attnviz/core/error.hpp"
@@ -14,6 +16,7 @@ namespace attnviz {
 HeadCombine parse_head_combine(const std::string& name) {
   if (name == "mean") return HeadCombine::mean;
   if (name == "max") return HeadCombine::max;
+  if (name == "min") return HeadCombine::min;
   throw usage_error(fmt::format("unknown head combination '{}' (known: mean, max)", name));
 }
 
@@ -58,7 +61,15 @@ void RolloutCollector::begin_map(const MapInfo& info) {
 void RolloutCollector::on_block(const AttentionBlock& block) {
   if (!current_) return;
   auto rows = current_->combined.middleRows(block.row_begin, block.row_end - block.row_begin);
-  if (options_.combine == HeadCombine::max && !options_.head) {
+  if (options_.combine == HeadCombine::min && !options_.head) {
+    if (current_->heads_seen == 0) {
+      rows = block.probs;  // the first head: the minimum so far
+    } else {               // min that keeps a NaN, as max does
+      rows = rows.binaryExpr(block.probs, [](float m, float v) {
+        return (v < m || std::isnan(v)) && !std::isnan(m) ? v : m;
+      });
+    }
+  } else if (options_.combine == HeadCombine::max && !options_.head) {
     // max that keeps a NaN (a head's NaN weight is not hidden by another head's number)
     rows = rows.binaryExpr(block.probs, [](float m, float v) {
       return (v > m || std::isnan(v)) && !std::isnan(m) ? v : m;
@@ -77,6 +88,26 @@ void RolloutCollector::end_map(const MapInfo& info) {
   if (s.heads_seen == heads) close_layer(s, info);
 }
 
+namespace {
+
+void discard_smallest(Matrix& a, float ratio) {
+  const Eigen::Index n = a.size();
+  const auto k = static_cast<Eigen::Index>(static_cast<double>(n) * ratio);  // int(), as Python
+  if (k <= 0) return;
+  std::vector<Eigen::Index> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), Eigen::Index{0});
+  float* v = a.data();  // row-major: entry i is (i / N, i % N)
+  const auto less = [v](Eigen::Index x, Eigen::Index y) {
+    return v[x] < v[y] || (v[x] == v[y] && x < y);
+  };
+  std::nth_element(order.begin(), order.begin() + (k - 1), order.end(), less);
+  for (Eigen::Index i = 0; i < k; ++i) {
+    if (order[size_t(i)] != 0) v[order[size_t(i)]] = 0.0f;  // (0, 0) stays
+  }
+}
+
+}  // namespace
+
 bool keeps_sink_out(const MapInfo& info, const RolloutOptions& options) {
   return info.sink_logit && (options.combine == HeadCombine::mean || options.head);
 }
@@ -85,6 +116,7 @@ void RolloutCollector::close_layer(Stack& s, const MapInfo& info) {
   Matrix& a = s.combined;
   if (options_.combine == HeadCombine::mean && !options_.head)
     a /= static_cast<float>(info.n_heads);
+  if (options_.discard_ratio > 0) discard_smallest(a, options_.discard_ratio);
   // Â = (1 − α)·A + α·I, each row renormalised to sum 1 (a fully masked row, all zero in A, becomes
   // the identity's row: the token keeps itself). Under sink logits (gpt-oss) a head's rows, and
   // their mean, sum to 1 − p_sink: the sink's share reaches no token, so those rows are left as
@@ -94,7 +126,11 @@ void RolloutCollector::close_layer(Stack& s, const MapInfo& info) {
   a *= 1.0f - alpha;
   a.diagonal().array() += alpha;
   const bool keep_sink_out = keeps_sink_out(info, options_);
-  for (Eigen::Index i = 0; i < a.rows() && !keep_sink_out; ++i) {
+  if (options_.vit_explain_division) {
+    const Eigen::VectorXd sums = a.cast<double>().rowwise().sum();
+    for (Eigen::Index j = 0; j < a.cols(); ++j) a.col(j) /= static_cast<float>(sums[j]);
+  }
+  for (Eigen::Index i = 0; i < a.rows() && !keep_sink_out && !options_.vit_explain_division; ++i) {
     const double sum = a.row(i).cast<double>().sum();
     if (sum > 0) {
       a.row(i) /= static_cast<float>(sum);

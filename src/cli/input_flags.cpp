@@ -36,6 +36,16 @@ void add_sequence_flags(CLI::App& cmd, SequenceFlags& f, const SequenceFlagNames
   cmd.add_option(flag("ids"), f.ids, whose + "token ids: \"5 17 3\" or a file holding them");
   cmd.add_option(flag("embeddings"), f.embeddings,
                  whose + ".npy [N, d_model] fed to the layer directly");
+  if (names.prefix.empty()) {
+    cmd.add_option("--pixels", f.pixels,
+                   "a vision model's image as it reads it: .npy [channels, height, width] (or "
+                   "[1, channels, height, width]) of the processor's output, fed to the patch "
+                   "embedding exactly");
+    cmd.add_option("--image", f.image,
+                   "a vision model's image: a PNG or JPEG file, resized, cropped and normalised as "
+                   "the model folder's preprocessor_config.json says (as transformers' processor "
+                   "does, with Pillow's resampling)");
+  }
   if (!names.probe) return;
   cmd.add_option(
       flag("probe"), f.probe,

@@ -4,15 +4,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <utility>
 
 #include "attnviz/compute/embedding.hpp"
+#include "attnviz/compute/patch_embedding.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
+#include "attnviz/inputs/image_processor.hpp"
 #include "attnviz/inputs/probe.hpp"
 #include "attnviz/inputs/tokenizers/find_tokenizer.hpp"
 #include "attnviz/inputs/tokens.hpp"
+#include "attnviz/io/image_file.hpp"
 #include "attnviz/io/npy.hpp"
 
 namespace attnviz {
@@ -231,6 +235,61 @@ Sequence embed_id_list(const Model& model, const TextTools& tools, bool source,
   return embed_ids(model, list, labels_of_ids(tools, list, source), source);
 }
 
+// --pixels: the image a vision model reads, [C, H, W] or [1, C, H, W] float32 / float64.
+Tensor read_pixel_file(const std::string& file) {
+  NpyArray a = read_npy_array(file, [&](const std::vector<int64_t>& shape, char kind) {
+    if (kind != 'f') {
+      throw Error(
+          fmt::format("{}: --pixels holds integers or booleans ('{}' dtype): expected the "
+                      "processor's float32 pixel values",
+                      file, kind));
+    }
+    if (shape.size() == 4 && shape[0] != 1) {
+      throw Error(fmt::format("{}: --pixels of shape {} holds {} images: give one", file,
+                              shape_string(shape), shape[0]));
+    }
+    if (shape.size() != 3 && shape.size() != 4) {
+      throw Error(
+          fmt::format("{}: --pixels of shape {}: expected [channels, height, width] or "
+                      "[1, channels, height, width]",
+                      file, shape_string(shape)));
+    }
+  });
+  if (a.shape.size() == 4) a.shape.erase(a.shape.begin());
+  Tensor t{a.shape, std::vector<float>(a.values.begin(), a.values.end())};
+  for (float value : t.data) {
+    if (!std::isfinite(value))
+      throw Error(fmt::format("{}: --pixels holds a non-finite value ({})", file, value));
+  }
+  return t;
+}
+
+// --image: the file decoded, then the folder's processor as transformers runs it; `picture` gets
+// what the model sees, resized and cropped.
+Tensor read_image_input(const Model& model, const std::string& file,
+                        std::vector<std::string>& notes, RgbImage& picture) {
+  if (model.config.vision.patch == 0)
+    throw usage_error(fmt::format(
+        "--image: {} is not a vision model: it reads tokens, not an image", model.name));
+  const ImageProcessor processor = read_image_processor(model.dir);
+  const RgbImage image = read_image(file);
+  picture = resize_and_crop(image, processor);
+  Tensor pixels = pixel_values_of(picture, processor);
+  std::string steps;
+  if (processor.do_resize)
+    steps += fmt::format(", resized ({})", resample_name(processor.resample));
+  if (processor.do_center_crop) steps += ", centre cropped";
+  if (processor.do_rescale) steps += ", rescaled";
+  if (processor.do_normalize) steps += ", normalised";
+  notes.push_back(fmt::format("{}: {}×{} {}{} to {}×{}, as {} says", file, image.width,
+                              image.height, image.source_mode, steps, pixels.shape[1],
+                              pixels.shape[2], processor.origin));
+  if (image.source_mode.find("alpha") != std::string::npos || image.source_mode == "RGBA")
+    notes.push_back(fmt::format(
+        "{}: its alpha channel is dropped, as Pillow's convert(\"RGB\") drops it", file));
+  return pixels;
+}
+
 }  // namespace
 
 Sequence resolve_sequence(const Model& model, const TextTools& tools, const SequenceFlags& f,
@@ -250,9 +309,16 @@ Sequence resolve_sequence(const Model& model, const TextTools& tools, const Sequ
                         : "--text, --ids, --tokens / --embeddings and --probe give the same input: "
                           "choose one");
   }
+  const Config& c = model.config;
+  if (auto image = resolve_image(model, f, bound)) return std::move(image->sequence);
+  if (c.vision.patch > 0) {
+    throw usage_error(fmt::format(
+        "{} is a vision model: its input is an image, --image FILE or --pixels X.npy [{}, height, "
+        "width]",
+        model.name, c.vision.channels));
+  }
   // A lone attention module's keys and values may have their own width (nn.MultiheadAttention's
   // kdim / vdim); one source sequence feeds both, so they must agree.
-  const Config& c = model.config;
   const bool kv_input = role == "source" && c.arch == Arch::mha;
   if (kv_input && c.kdim != c.vdim) {
     throw Error(
@@ -291,6 +357,57 @@ Sequence resolve_sequence(const Model& model, const TextTools& tools, const Sequ
   throw usage_error(
       fmt::format("no {} input: give {}{}", role, others,
                   role == "source" ? " or --source-embeddings" : ", --embeddings or --probe"));
+}
+
+std::optional<ImageInput> resolve_image(const Model& model, const SequenceFlags& f,
+                                        const TokenBound& bound) {
+  if (f.pixels.empty() && f.image.empty()) return std::nullopt;
+  const bool other = f.has_text() || !f.ids.empty() || !f.tokens.empty() || !f.embeddings.empty() ||
+                     !f.probe.empty();
+  if (other || (!f.pixels.empty() && !f.image.empty())) {
+    throw usage_error(fmt::format("{} is the whole input of a vision model: give no other input",
+                                  f.pixels.empty() ? "--image" : "--pixels"));
+  }
+  std::vector<std::string> notes;
+  const std::string what = f.pixels.empty() ? f.image : f.pixels;
+  RgbImage picture;
+  std::string picture_note;
+  Tensor pixels = f.pixels.empty() ? read_image_input(model, f.image, notes, picture)
+                                   : read_pixel_file(f.pixels);
+  Sequence seq = embed_pixels(model, pixels, what);
+  check_bound(bound, static_cast<size_t>(seq.x.rows()), what, true);
+  seq.notes.insert(seq.notes.begin(), notes.begin(), notes.end());
+  if (!f.pixels.empty()) {
+    if (std::filesystem::exists(model.dir / "preprocessor_config.json")) {
+      const ImageProcessor processor = read_image_processor(model.dir);
+      picture = picture_of_pixels(pixels, &processor);
+    } else {
+      picture = picture_of_pixels(pixels, nullptr);
+      picture_note = fmt::format(
+          "{}: drawn with each channel stretched from its least to its "
+          "greatest value ({} has no preprocessor_config.json to undo its "
+          "normalisation)",
+          f.pixels, model.name);
+    }
+  }
+  return ImageInput{std::move(pixels), std::move(seq), std::move(picture), std::move(picture_note)};
+}
+
+OverlayQuery resolve_overlay_query(const std::string& spec, const Sequence& image) {
+  const auto& g = image.grid;
+  if (g.rows == 0) throw usage_error("--overlay draws on an image: give --image or --pixels");
+  if (spec == "mean") return {std::nullopt, "mean of patches"};
+  const std::string want = spec.empty() ? "CLS" : spec;
+  for (size_t i = 0; i < image.labels.size(); ++i) {
+    if (image.labels[i] == want) return {static_cast<int>(i), want};
+  }
+  if (spec.empty()) return {std::nullopt, "mean of patches"};  // no class token: the mean
+  std::string kinds;
+  if (g.first > 0)
+    kinds = image.labels.front() + (g.first > 1 ? " … " + image.labels[size_t(g.first) - 1] : "") +
+            ", ";
+  throw usage_error(fmt::format("--query {}: this image's tokens are {}p(0,0) … p({},{}), or mean",
+                                spec, kinds, g.rows - 1, g.cols - 1));
 }
 
 }  // namespace attnviz

@@ -55,7 +55,8 @@ void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
                  "JSON mapping of roles to tensor-name patterns");
   cmd.add_flag("--norm-first", flags.norm_first,
                "pre-norm layers (nn.Transformer* norm_first=True)");
-  cmd.add_option("--activation", flags.activation, "FFN activation: relu, gelu, gelu_tanh, silu");
+  cmd.add_option("--activation", flags.activation,
+                 "FFN activation: relu, gelu, gelu_tanh, silu, quick_gelu");
   cmd.add_option("--layer-norm-eps", flags.layer_norm_eps, "epsilon of every LayerNorm / RMSNorm")
       ->check(positive_number());
   cmd.add_option("--pe-base", flags.pe_base, "base of the sinusoidal positional encoding (10000)")

@@ -120,7 +120,8 @@ void generate_target(PreparedRun& run, const InputArgs& a, std::vector<std::stri
 PreparedRun prepare_model(const InputArgs& a, std::optional<TokenizerUse> tokenizer_use) {
   const bool cross = a.source.given();
   const ModelLocation where = locate_model(a.model, HfEnvironment::of_process());
-  PreparedRun run{load_model(where.path, overrides_of(a.model_flags)), {}, {}, {}, {}, {}};
+  PreparedRun run{
+      load_model(where.path, overrides_of(a.model_flags)), {}, {}, {}, {}, {}, 0, {}, {}, {}};
   if (where.from_cache())
     run.model.name = where.repo_id;  // titles say the model, not its commit hash
   if (a.no_positions) {
@@ -176,6 +177,11 @@ std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& a) {
     std::vector<int64_t> start{*c.decoder_start_id};
     if (tools.decoder_prefix) start.push_back(*tools.decoder_prefix);  // NLLB's target language
     run.inputs.target = embed_ids(run.model, start, labels_of_ids(tools, start));
+  } else if (auto image = resolve_image(run.model, a.target, a.bound)) {
+    run.pixel_values = std::move(image->pixels);
+    run.picture = std::move(image->picture);
+    run.picture_note = std::move(image->picture_note);
+    run.inputs.target = std::move(image->sequence);
   } else {
     run.inputs.target = resolve_sequence(run.model, tools, a.target, "target", a.bound);
   }
@@ -186,7 +192,8 @@ std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& a) {
   run.n_prompt = static_cast<int>(run.inputs.target.x.rows());
   // What the user should know about how the input was embedded (unknown tokens, hash vectors),
   // once the command line is known to be good; a note the source shares with the target once.
-  std::vector<std::string> notes = tools.notes;
+  std::vector<std::string> notes = run.model.notes;
+  notes.insert(notes.end(), tools.notes.begin(), tools.notes.end());
   notes.insert(notes.end(), run.inputs.target.notes.begin(), run.inputs.target.notes.end());
   if (run.inputs.source) {
     for (const auto& note : run.inputs.source->notes) {

@@ -41,6 +41,16 @@ std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArg
   RolloutOptions o;
   o.combine = parse_head_combine(a.combine);
   o.residual = a.residual;
+  o.discard_ratio = a.discard_ratio;
+  o.vit_explain_division = a.vit_explain;
+  if (a.vit_explain && (a.flow || a.residual != 0.5f)) {
+    throw usage_error(
+        "--vit-explain-division is vit-explain's rollout, whose residual is 0.5 and "
+        "which has no flow");
+  }
+  if (a.flow && a.discard_ratio > 0)
+    throw usage_error(
+        "--discard-ratio is vit-explain's rollout: attention flow keeps every weight");
   if (run.selection.head.indices().size() > 1) {
     throw usage_error("rollout --head rolls out one head (without --head: the heads combined)");
   }
@@ -51,7 +61,10 @@ std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArg
   const std::string method = a.flow ? "attention flow" : "rollout";
   const std::string kind =
       o.head ? fmt::format("{}: head {}, residual {:g}", method, *o.head, o.residual)
-             : fmt::format("{}: {} of heads, residual {:g}", method, a.combine, o.residual);
+             : fmt::format("{}: {} of heads, residual {:g}{}", method, a.combine, o.residual,
+                           o.discard_ratio > 0 ? fmt::format(", {:g} discarded", o.discard_ratio)
+                                               : std::string()) +
+                   (o.vit_explain_division ? ", vit-explain's division" : "");
   const std::string map = a.flow ? "flow" : "rollout";
   const int block_rows = std::max(1, run.options.block_rows);
   auto emit = [&outputs, kind, map, block_rows, o](const RolloutMap& m) {

@@ -14,6 +14,7 @@
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/plural.hpp"
 #include "attnviz/sinks/html_sink.hpp"
+#include "attnviz/sinks/overlay_sink.hpp"
 #include "attnviz/sinks/png_sink.hpp"
 #include "attnviz/sinks/progress_sink.hpp"
 #include "attnviz/sinks/save_sink.hpp"
@@ -27,7 +28,9 @@ void run_command(const RunArgs& a) {
   check_logits_flag(run, a.logits, plan.format, view_tables);
   RunOutputs outputs = build_run_outputs(a, plan, run);
   const TerminalSink& view = *outputs.view;
-  const bool prints_maps = (!a.no_heatmap && plan.format == TableFormat::text) || view_tables;
+  const bool prints_maps =
+      (!a.no_heatmap && a.overlay != "-" && plan.format == TableFormat::text) || view_tables ||
+      a.overlay == "-";
   const TableStyle& table_style = outputs.table_style;
 
   // The progress line shares the terminal with stdout only when nothing is printed there per map:
@@ -52,6 +55,7 @@ void run_command(const RunArgs& a) {
   for (const auto& w : result.warnings) std::cerr << "attnviz: warning: " << w << '\n';
   if (outputs.save) {
     outputs.save->add_tensor("hidden", result.hidden);
+    if (run.pixel_values) outputs.save->add_tensor("pixel_values", *run.pixel_values);
     if (result.encoder_hidden) outputs.save->add_tensor("encoder.hidden", *result.encoder_hidden);
   }
   outputs.sinks.finish();
@@ -60,6 +64,8 @@ void run_command(const RunArgs& a) {
   if (json_pair) std::cout << "}\n";
   std::cout.flush();
   if (outputs.png) note_figures_written(outputs.png->written().size(), a.png_dir);
+  if (outputs.overlay && a.overlay != "-")
+    note_figures_written(static_cast<size_t>(outputs.overlay->written()), a.overlay);
   if (outputs.non_finite) std::cerr << outputs.non_finite->warnings();
   for (const auto& note : view.notes()) std::cerr << "attnviz: warning: " << note << '\n';
   if (const HtmlSink* html = outputs.html) {

@@ -60,6 +60,13 @@ void add_run_output_flags(CLI::App& cmd_ref, RunArgs& a) {
                   "each query's 8 strongest keys exactly (default 512; at most 8192, whose float16 "
                   "planes a browser still reads)")
       ->check(CLI::Range(16, 8192));
+  cmd->add_option("--overlay", args->overlay,
+                  "a vision model's image with each head's attention from --query tinted onto it: "
+                  "a figure per head in DIR (--figure-format), or - for the terminal")
+      ->each([args](const std::string&) { args->overlay_given = true; });
+  cmd->add_option("--query", args->query,
+                  "--overlay's query token: CLS (the default when the model has one), dist, reg0, "
+                  "p(ROW,COL), or mean (of the patches' rows: the default without CLS)");
   cmd->add_option("--save", args->save,
                   "write the selected maps' scores and probs to a .safetensors file, streamed as "
                   "they are computed");
@@ -107,9 +114,16 @@ void add_rollout_command(CLI::App& app) {
   add_input_flags(*cmd, args->in);
   add_run_output_flags(*cmd, *args);
   cmd->add_option("--combine", args->combine,
-                  "how a layer's heads are combined: mean (default) or max "
+                  "how a layer's heads are combined: mean (default), max or min "
                   "(--head H: that head alone)")
-      ->check(CLI::IsMember({"mean", "max"}));
+      ->check(CLI::IsMember({"mean", "max", "min"}));
+  cmd->add_option("--discard-ratio", args->discard_ratio,
+                  "drop this share of each combined layer's smallest weights before the identity "
+                  "is added, all but entry (0, 0), as jacobgil/vit-explain does (default 0)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--vit-explain-division", args->vit_explain,
+                "divide as jacobgil/vit-explain's code does, entry (i, j) by row j's sum, instead "
+                "of renormalising each row (the same for a mean of heads with nothing discarded)");
   cmd->add_option("--residual", args->residual,
                   "weight a of the identity, for the residual connection (default 0.5)")
       ->check(CLI::Range(0.0, 1.0));

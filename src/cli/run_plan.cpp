@@ -12,12 +12,14 @@
 
 #include "attnviz/analysis/check.hpp"
 #include "attnviz/analysis/non_finite.hpp"
+#include "attnviz/cli/notes.hpp"
 #include "attnviz/cli/rollout_maps.hpp"
 #include "attnviz/cli/saved_tokens.hpp"
 #include "attnviz/core/error.hpp"
 #include "attnviz/event/panel.hpp"
 #include "attnviz/io/atomic_file.hpp"
 #include "attnviz/sinks/html_sink.hpp"
+#include "attnviz/sinks/overlay_sink.hpp"
 #include "attnviz/sinks/png_sink.hpp"
 
 namespace attnviz {
@@ -59,7 +61,8 @@ TerminalOptions terminal_options(const RunArgs& a, const RunPlan& plan, const Pr
   t.table = plan.table;
   t.table_style.format = plan.format;
   t.table_style.precision = a.precision;
-  t.draw_heatmaps = !a.no_heatmap && t.table_style.format == TableFormat::text;
+  // --overlay - is the terminal view of an image: it replaces the heatmaps.
+  t.draw_heatmaps = !a.no_heatmap && a.overlay != "-" && t.table_style.format == TableFormat::text;
   const ColorChoice choice = a.color == "always"  ? ColorChoice::always
                              : a.color == "never" ? ColorChoice::never
                                                   : ColorChoice::auto_;
@@ -178,6 +181,10 @@ RunPlan resolve_run(const RunArgs& a) {
           "--panel: rollout has one map per layer; --png draws each, --layer picks one");
     plan.panel = parse_panel(a.panel);
   }
+  if (a.overlay_given && a.overlay.empty())
+    throw usage_error("--overlay: the folder name is empty");
+  if (!a.query.empty() && a.overlay.empty())
+    throw usage_error("--query names whose attention --overlay draws: give --overlay DIR or - too");
   plan.in = a.in;
   if (a.rollout) plan.in.bound = rollout_bound(a);
   return plan;
@@ -197,6 +204,34 @@ RunOutputs build_run_outputs(const RunArgs& a, const RunPlan& plan, const Prepar
                                                run.inputs.source ? run.inputs.source->x.rows() : 0);
     auto sink = std::make_unique<PngSink>(a.png_dir, png_options(a, plan, run), n_tokens);
     out.png = sink.get();
+    out.sinks.add(std::move(sink));
+  }
+  if (!a.overlay.empty()) {
+    if (!run.picture) {
+      throw usage_error(
+          fmt::format("--overlay draws on the image a vision model reads: give --image "
+                      "or --pixels ({} read {})",
+                      run.model.name, run.model.config.vision.patch ? "no image" : "tokens"));
+    }
+    OverlayOptions o;
+    const bool terminal = a.overlay == "-";
+    if (!terminal) o.dir = a.overlay;
+    o.out = &std::cout;
+    o.colour = out.table_style.color != ColorMode::none;
+    o.columns = a.width > 0 ? a.width : 80;
+    o.selection = shown_selection(a, run);
+    o.style.cmap = plan.cmap;
+    o.style.fonts = FontSet::find(a.font);
+    o.file = a.figure_file;
+    apply_figure_file(o.style, o.file);
+    o.model_name = run.model.name;
+    o.picture = std::make_shared<const RgbImage>(*run.picture);
+    const auto& g = run.inputs.target.grid;
+    o.grid = {g.first, g.rows, g.cols, g.patch};
+    o.query = resolve_overlay_query(a.query, run.inputs.target);
+    if (!run.picture_note.empty()) print_note(run.picture_note);
+    auto sink = std::make_unique<OverlaySink>(std::move(o));
+    out.overlay = sink.get();
     out.sinks.add(std::move(sink));
   }
   if (!a.html.empty()) {

@@ -109,7 +109,7 @@ std::string hash_note(const Model& model, const char* what) {
 Sequence embed_hashed(const Model& model, const std::vector<std::string>& tokens) {
   check_length(model, tokens.size(), "tokens");
   const int d_model = model.config.d_model;
-  Sequence seq{tokens, Matrix(static_cast<Eigen::Index>(tokens.size()), d_model), {}, {}};
+  Sequence seq{tokens, Matrix(static_cast<Eigen::Index>(tokens.size()), d_model), {}, {}, {}};
   for (size_t i = 0; i < tokens.size(); ++i) {
     seq.x.row(static_cast<Eigen::Index>(i)) = hash_embedding(tokens[i], d_model);
   }
@@ -122,7 +122,8 @@ Sequence embed_ids(const Model& model, const std::vector<int64_t>& ids,
                    std::vector<std::string> labels, bool source) {
   check_length(model, ids.size(), "ids");
   const int d_model = model.config.d_model;
-  Sequence seq{std::move(labels), Matrix(static_cast<Eigen::Index>(ids.size()), d_model), {}, ids};
+  Sequence seq{
+      std::move(labels), Matrix(static_cast<Eigen::Index>(ids.size()), d_model), {}, ids, {}};
   // An encoder-decoder's stack may have a vocabulary of its own (the translation tutorial's).
   const Weights& w = model.weights;
   const StackWeights& stack = source ? w.encoder : w.decoder;
@@ -161,7 +162,7 @@ Sequence embedded_input(const Model& model, Matrix x, std::vector<std::string> l
   if (labels.size() != static_cast<size_t>(x.rows())) {
     throw Error(fmt::format("{}: {} rows but {} token labels", what, x.rows(), labels.size()));
   }
-  return Sequence{std::move(labels), std::move(x), {}, {}};
+  return Sequence{std::move(labels), std::move(x), {}, {}, {}};
 }
 
 }  // namespace attnviz

@@ -1,4 +1,4 @@
-// FFN, plain or gated, with the four activations of the families attnviz reads.
+// FFN, plain or gated, with the five activations of the families attnviz reads.
 #include "attnviz/compute/feed_forward.hpp"
 
 #include <cmath>
@@ -29,6 +29,11 @@ void activate_rows(MatrixRef x, Activation activation) {
     case Activation::silu: {  // x·σ(x) = x / (1 + e^(−x))
       auto a = x.array();
       a = a / (1.0f + (-a).exp());
+      break;
+    }
+    case Activation::quick_gelu: {  // x·σ(1.702·x) (CLIP, Hendrycks & Gimpel 2016 §2)
+      auto a = x.array();
+      a = a / (1.0f + (-1.702f * a).exp());
       break;
     }
   }

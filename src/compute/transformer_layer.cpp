@@ -77,6 +77,12 @@ Matrix parallel_layer(const Matrix& x, const LayerWeights& w, const Config& c, i
   return result;
 }
 
+// DINOv2's layer scale: a sub-layer's output times its learned gain per channel (none: as it is).
+Matrix layer_scaled(Matrix update, const RowVector& gain) {
+  if (gain.size() > 0) update.array().rowwise() *= gain.array();
+  return update;
+}
+
 }  // namespace
 
 Matrix transformer_layer(ConstMatrixRef x_in, const LayerWeights& w, const Config& c, int layer,
@@ -85,10 +91,11 @@ Matrix transformer_layer(ConstMatrixRef x_in, const LayerWeights& w, const Confi
   if (c.parallel_residual) return parallel_layer(x_in, w, c, layer, self);
   Matrix x = x_in;
   const auto step = [&](const char* kind) { return SublayerStep{self.stack, layer, kind, ""}; };
-  x = sublayer(x, w.norm_self, w.norm_self_post, c, self.sink, step("attention"),
-               [&](const Matrix& h) {
-                 return multi_head_attention(h, h, w.self_attn, c.n_heads, self, layer);
-               });
+  x = sublayer(
+      x, w.norm_self, w.norm_self_post, c, self.sink, step("attention"), [&](const Matrix& h) {
+        return layer_scaled(multi_head_attention(h, h, w.self_attn, c.n_heads, self, layer),
+                            w.layer_scale_self);
+      });
   if (w.cross_attn && memory && cross) {
     x = sublayer(x, w.norm_cross, std::nullopt, c, self.sink, step("cross-attention"),
                  [&](const Matrix& h) {
@@ -96,8 +103,9 @@ Matrix transformer_layer(ConstMatrixRef x_in, const LayerWeights& w, const Confi
                  });
   }
   if (has_ffn(w)) {
-    x = sublayer(x, w.norm_ffn, w.norm_ffn_post, c, self.sink, step("feed-forward"),
-                 [&](const Matrix& h) { return ffn_slot(h, w, c); });
+    x = sublayer(
+        x, w.norm_ffn, w.norm_ffn_post, c, self.sink, step("feed-forward"),
+        [&](const Matrix& h) { return layer_scaled(ffn_slot(h, w, c), w.layer_scale_ffn); });
   }
   return x;
 }

@@ -340,6 +340,8 @@ LayerWeights Binder::layer(const std::string& stack, int l, const Config& c, boo
   w.norm_ffn = layer_norm(stack + ".norm_ffn", l, c.d_model);
   w.norm_self_post = layer_norm(stack + ".norm_self_post", l, c.d_model);
   w.norm_ffn_post = layer_norm(stack + ".norm_ffn_post", l, c.d_model);
+  w.layer_scale_self = vector(stack + ".layer_scale_self", l, c.d_model);
+  w.layer_scale_ffn = vector(stack + ".layer_scale_ffn", l, c.d_model);
   return w;
 }
 

@@ -45,6 +45,8 @@ const char* activation_name(Activation a) {
       return "gelu_tanh";
     case Activation::silu:
       return "silu";
+    case Activation::quick_gelu:
+      return "quick_gelu";
   }
   return "?";
 }
@@ -56,6 +58,7 @@ std::optional<Activation> parse_activation(const std::string& name) {
   if (name == "gelu_tanh" || name == "gelu_new" || name == "gelu_pytorch_tanh")
     return Activation::gelu_tanh;
   if (name == "silu" || name == "swish") return Activation::silu;  // HF's ACT2FN: swish is SiLU
+  if (name == "quick_gelu") return Activation::quick_gelu;         // CLIP's x·σ(1.702·x)
   return std::nullopt;
 }
 

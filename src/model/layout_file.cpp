@@ -134,7 +134,7 @@ Layout read_layout_file(const std::filesystem::path& path) {
   l.norm = choice(j, "norm", NormKind::layer_norm, parse_norm, "layer_norm or rms_norm", file);
   l.ffn = choice(j, "ffn", FeedForwardKind::plain, parse_feed_forward, "plain or gated", file);
   l.activation = choice(j, "activation", Activation::relu, parse_activation,
-                        "relu, gelu, gelu_tanh or silu", file);
+                        "relu, gelu, gelu_tanh, silu or quick_gelu", file);
   l.positional = choice(j, "positional", Positional::none, parse_positional,
                         "none, sinusoidal, learned or rotary", file);
   l.sinusoid = choice(j, "sinusoid", SinusoidLayout::interleaved, parse_sinusoid_layout,

@@ -19,6 +19,7 @@
 #include "gguf_config.hpp"
 #include "load_checks.hpp"
 #include "recurrent_load.hpp"
+#include "vision_load.hpp"
 
 namespace attnviz {
 
@@ -191,7 +192,7 @@ void derive_hyperparameters(Config& c, const Layout& layout, const ConfigSources
       throw cfg.declared(layout.activation_keys)
           ->error(fmt::format("activation '{}': expected {}", printable_text(*name),
                               names.empty()
-                                  ? "relu, gelu, gelu_tanh or silu"
+                                  ? "relu, gelu, gelu_tanh, silu or quick_gelu"
                                   : fmt::format("{} (the {} layout, as its tensors hold the "
                                                 "feed-forward layers)",
                                                 or_list(names), layout.name)));
@@ -358,6 +359,8 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   }
   w.embed.token_type = b.table("embed.token_type", c.type_vocab_size, c.d_model, tensors);
   w.embed.norm = b.layer_norm("embed.norm", 0, c.d_model);
+  if (layout.vision) detail::load_patch_embedding(model, src, b, cfg, layout);
+  model.notes = detail::unrun_notes(src, layout);
   for (auto [stack, weights] :
        {std::pair{"encoder", &w.encoder}, std::pair{"decoder", &w.decoder}}) {
     const std::string role = std::string(stack) + ".embed.position";

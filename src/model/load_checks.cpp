@@ -2,9 +2,11 @@
 #include "load_checks.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "attnviz/core/error.hpp"
@@ -48,7 +50,8 @@ void check_positions(const Config& c, const Weights& w, const Binder& b) {
                     "the other stack has one",
                     c.layout, missing, missing));
   }
-  if (c.positional == Positional::learned && !w.embed.position && !per_stack) {
+  const bool patch_positions = w.embed.patches && w.embed.patches->position.rows() > 0;
+  if (c.positional == Positional::learned && !w.embed.position && !per_stack && !patch_positions) {
     throw Error(
         fmt::format("layout {} has learned positions, but the weights have no position table "
                     "(embed.position)",
@@ -179,7 +182,7 @@ void check_every_tensor_bound(const TensorSource& src, const Layout& layout,
   for (const auto& b : layout.buffers) bind(b);
   std::vector<std::string> extra;
   for (const auto& name : src.names()) {
-    if (!bound.count(name)) extra.push_back(name);
+    if (!bound.count(name) && !in_unrun_part(layout, name)) extra.push_back(name);
   }
   if (extra.empty()) return;
   // A family chosen by config.json's model_type may be the wrong one; one chosen by its tensor
@@ -194,6 +197,32 @@ void check_every_tensor_bound(const TensorSource& src, const Layout& layout,
       "ignore them: {}{} ({})",
       src.description(), count_of(extra.size(), "tensor"), layout.name, printable_text(extra[0]),
       extra.size() > 1 ? fmt::format(", {}", printable_text(extra[1])) : "", hint));
+}
+
+bool in_unrun_part(const Layout& layout, const std::string& name) {
+  for (const auto& part : layout.unrun) {
+    if (std::regex_match(name, std::regex(part.pattern))) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> unrun_notes(const TensorSource& src, const Layout& layout) {
+  std::vector<std::string> notes;
+  const auto names = src.names();
+  for (const auto& part : layout.unrun) {
+    const std::regex pattern(part.pattern);
+    std::vector<std::string> found;
+    for (const auto& name : names) {
+      if (std::regex_match(name, pattern)) found.push_back(printable_text(name));
+    }
+    if (found.empty()) continue;
+    const size_t shown = std::min<size_t>(found.size(), 3);
+    notes.push_back(fmt::format(
+        "not run: {} ({}{}): attnviz shows the encoder's attention and its last hidden state",
+        part.what, fmt::join(found.begin(), found.begin() + static_cast<long>(shown), ", "),
+        found.size() > shown ? fmt::format(" and {} more", found.size() - shown) : ""));
+  }
+  return notes;
 }
 
 }  // namespace attnviz::detail

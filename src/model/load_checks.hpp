@@ -46,4 +46,10 @@ void check_declared_biases(const ConfigSources& cfg, const Binder& b, const std:
 void check_every_tensor_bound(const TensorSource& src, const Layout& layout,
                               const std::string& prefix, int n_layers, int n_experts);
 
+// The notes naming the tensors of Layout::unrun parts the file holds ("not run: the classification
+// head (classifier.weight, classifier.bias)"), one per part.
+std::vector<std::string> unrun_notes(const TensorSource& src, const Layout& layout);
+// Whether `name` belongs to one of the layout's unrun parts.
+bool in_unrun_part(const Layout& layout, const std::string& name);
+
 }  // namespace attnviz::detail

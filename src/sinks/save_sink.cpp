@@ -161,6 +161,10 @@ void SaveSink::add_tensor(const std::string& name, const Matrix& m) {
       name, Tensor{{m.rows(), m.cols()}, std::vector<float>(m.data(), m.data() + m.size())});
 }
 
+void SaveSink::add_tensor(const std::string& name, Tensor t) {
+  extra_.emplace_back(name, std::move(t));
+}
+
 void SaveSink::finish() {
   const std::string dtype = options_.dtype == SaveDtype::f16 ? "F16" : "F32";
   std::vector<TensorLayout> layouts;

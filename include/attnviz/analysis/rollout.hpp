@@ -14,12 +14,21 @@
 
 namespace attnviz {
 
-enum class HeadCombine { mean, max };
-HeadCombine parse_head_combine(const std::string& name);  // "mean" / "max"; usage Error otherwise
+enum class HeadCombine { mean, max, min };
+// "mean" / "max" / "min"; usage Error otherwise
+HeadCombine parse_head_combine(const std::string& name);
 
 struct RolloutOptions {
   HeadCombine combine = HeadCombine::mean;
-  float residual = 0.5f;    // α: the weight of the identity (the residual connection)
+  float residual = 0.5f;  // α: the weight of the identity (the residual connection)
+  // vit-explain's discard_ratio (jacobgil/vit-explain, vit_rollout.py): before the identity is
+  // added, the int(N² · ratio) smallest entries of the combined layer are set to 0 — all but the
+  // first entry, (0, 0), which is never dropped. Ties go to the earlier entry (row by row).
+  float discard_ratio = 0.0f;
+  // vit-explain's division instead of renormalising rows: its `a / a.sum(dim=-1)` broadcasts the
+  // row sums along the last axis, dividing entry (i, j) by row j's sum. The same as renormalising
+  // when every row already sums to 1 (a mean of heads, nothing discarded); else its own numbers.
+  bool vit_explain_division = false;
   std::optional<int> head;  // only this head of every layer, instead of combining them
   // The largest N rollout takes: it holds three N × N float matrices (the layer being combined, R,
   // and the product), so past this it refuses instead of exhausting memory.

@@ -4,14 +4,18 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "attnviz/cli/run_args.hpp"
+#include "attnviz/core/tensor.hpp"
 #include "attnviz/inputs/sequence.hpp"
 #include "attnviz/inputs/tokenizer.hpp"
 #include "attnviz/inputs/vocabulary.hpp"
+#include "attnviz/io/image_file.hpp"
 #include "attnviz/model/model.hpp"
+#include "attnviz/sinks/overlay_sink.hpp"
 
 namespace attnviz {
 
@@ -82,5 +86,25 @@ std::string read_text_input(const SequenceFlags& f, const std::string& flag);
 // one row more, its rows before equal by causality); --ids are fed as given.
 Sequence resolve_sequence(const Model& model, const TextTools& tools, const SequenceFlags& f,
                           const std::string& role, const TokenBound& bound = {});
+
+// A vision model's image: the pixels it reads ([3, H, W]; --pixels as given, or --image through
+// the folder's image processor, with a note of what the processor did) and their tokens.
+struct ImageInput {
+  Tensor pixels;
+  Sequence sequence;
+  // The picture the pixels show, for overlays: --image resized and cropped; --pixels with the
+  // folder's normalisation undone, or each channel stretched when it has no processor
+  // (`picture_note` says so).
+  RgbImage picture;
+  std::string picture_note;
+};
+// --query: a token's label as the axes show it (CLS, dist, reg2, p(5,7)), "mean" for the mean of
+// the patches' rows, or "" for the default (CLS when the model has one, else the mean). A label
+// the image's sequence does not have is a usage error listing the kinds it has.
+OverlayQuery resolve_overlay_query(const std::string& spec, const Sequence& image);
+
+// nullopt when the flags give neither --pixels nor --image.
+std::optional<ImageInput> resolve_image(const Model& model, const SequenceFlags& f,
+                                        const TokenBound& bound);
 
 }  // namespace attnviz

@@ -22,6 +22,10 @@ struct PreparedRun {
   std::shared_ptr<const TextTools> tools;  // the tokenizer and vocabulary the inputs were read with
   // With --generate: the target's tokens before the generated ones (else the target's length).
   int n_prompt = 0;
+  // A vision model's input as it read it ([3, H, W]: --pixels, or --image processed), for --save.
+  std::optional<Tensor> pixel_values;
+  std::optional<RgbImage> picture;  // what the pixels show (overlays), and how it was made
+  std::string picture_note;
 };
 
 // Loads the model and resolves inputs, mask, options and the selection; usage errors exit 2, bad

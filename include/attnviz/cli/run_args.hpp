@@ -16,14 +16,16 @@ namespace attnviz {
 // source's (cross-attention keys and values). One of them, or embeddings labelled by tokens.
 struct SequenceFlags {
   std::string tokens, ids, embeddings, text, text_file;
+  std::string pixels;      // --pixels X.npy: an image as a vision model reads it (the target only)
+  std::string image;       // --image FILE: a PNG or JPEG, through the model's image processor
   std::string probe;       // --probe repeat:N|duplicate:N (inputs/probe.hpp)
   std::string probe_seed;  // --seed (a whole number; "" = 0)
   bool text_given =
       false;  // --text was given, even as "" (refused as empty, not taken for no input)
   bool has_text() const { return text_given || !text.empty() || !text_file.empty(); }
   bool given() const {
-    return !tokens.empty() || !ids.empty() || !embeddings.empty() || text_given || !text.empty() ||
-           !text_file.empty() || !probe.empty();
+    return !tokens.empty() || !ids.empty() || !embeddings.empty() || !pixels.empty() ||
+           !image.empty() || text_given || !text.empty() || !text_file.empty() || !probe.empty();
   }
 };
 
@@ -108,9 +110,14 @@ struct RunArgs {
   int logits = 0;            // --logits K: each position's top-K next tokens (0: none)
   // `attnviz rollout`: the outputs show attention rollout maps instead of the heads' maps.
   bool rollout = false;
-  std::string combine = "mean";  // --combine mean|max
+  std::string combine = "mean";  // --combine mean|max|min
+  float discard_ratio = 0.0f;    // --discard-ratio: vit-explain's, the smallest entries dropped
+  bool vit_explain = false;      // --vit-explain-division: its column-wise division
   float residual = 0.5f;         // --residual α
   bool flow = false;             // --flow: attention flow instead of rollout's product
+  // A vision model's image: --overlay DIR (figures) or - (the terminal), the query --query names.
+  std::string overlay, query;
+  bool overlay_given = false;
 };
 
 // Registers run's output flags (tables, figures, --save, colours, …) on a subcommand.

@@ -20,6 +20,7 @@
 namespace attnviz {
 
 class PngSink;
+class OverlaySink;
 class HtmlSink;
 class SaveSink;
 class CheckCollector;
@@ -52,6 +53,7 @@ struct RunOutputs {
   PngSink* png = nullptr;
   HtmlSink* html = nullptr;
   SaveSink* save = nullptr;
+  OverlaySink* overlay = nullptr;          // --overlay
   CheckCollector* check = nullptr;         // --check
   NonFiniteMonitor* non_finite = nullptr;  // without --check: NaN / inf warnings
 };

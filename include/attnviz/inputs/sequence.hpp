@@ -16,6 +16,11 @@ struct Sequence {
   std::vector<std::string> notes;   // for stderr: unknown tokens counted, hash embeddings used
   std::vector<int64_t> ids;         // the token ids, when the sequence was embedded from ids (text,
                                     // ids, tokens through a vocabulary); empty otherwise
+  // An image's patches: `rows` × `cols` patch tokens from row `first` on, row by row, each
+  // `patch` pixels square (0 rows: not an image).
+  struct PatchGrid {
+    int first = 0, rows = 0, cols = 0, patch = 0;
+  } grid;
 };
 
 }  // namespace attnviz

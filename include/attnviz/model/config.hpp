@@ -13,8 +13,9 @@ enum class Activation {
   relu,
   gelu,
   gelu_tanh,
-  silu
-};  // GELU(erf), GELU(tanh) = HF's gelu_new, SiLU = x·σ(x)
+  silu,
+  quick_gelu
+};  // GELU(erf), GELU(tanh) = HF's gelu_new, SiLU = x·σ(x), quick GELU = x·σ(1.702·x) (CLIP)
 // none; added to the embeddings (sinusoidal, learned); or rotary: q and k of self-attention rotated
 // per head by their token index (Su et al. 2021, as Hugging Face's Llama applies it).
 // relative: T5's learned bias per head on each score, by the bucket of the key's offset from the
@@ -64,6 +65,25 @@ struct RopeScaling {
   float high_freq_factor = 4.0f;  // llama3: wavelengths below original / high_freq_factor are kept
   int original_max_positions = 0;   // llama3: original_max_position_embeddings
   std::vector<float> freq_factors;  // freq_factors: one divisor per rotary pair
+};
+
+// A vision transformer's input (Dosovitskiy et al. 2021): an image of `channels` planes cut into
+// patch × patch squares, each flattened and mapped to d_model by one linear map (the Conv2d of
+// kernel and stride `patch`), row by row; before them the prefix tokens a family adds — a class
+// token (ViT), a distillation token (DeiT), register tokens (DINOv2 with registers, which take no
+// position) — and the learned positions of a `grid` × `grid` pretraining grid added.
+struct VisionConfig {
+  int patch = 0;     // the patch side in pixels; 0: not a vision model
+  int channels = 0;  // the image's planes (3: RGB)
+  int grid = 0;      // the position table's grid side (image_size / patch when it was trained)
+  bool cls = false;  // a class token first (CLS)
+  bool distillation = false;  // a distillation token after it (DeiT)
+  int registers = 0;          // register tokens after the class token, without positions
+  // The patch positions are resized bicubically to the image's grid when it differs (DINOv2, as
+  // transformers always does); else an image must give the pretraining grid.
+  bool interpolate_positions = false;
+  // Tokens before the patches (class, distillation, registers).
+  int prefix_tokens() const { return (cls ? 1 : 0) + (distillation ? 1 : 0) + registers; }
 };
 
 struct Config {
@@ -155,6 +175,8 @@ struct Config {
   // language code), as modeling_mbart.py's shift_tokens_right moves it first, not after
   // decoder_start_id (which generation starts from); --ids are fed as given.
   bool decoder_starts_with_last_label = false;
+  // A vision transformer's patch embedding (vision.patch > 0): the encoder reads an image.
+  VisionConfig vision;
 
   int d_k() const { return d_qk / n_heads; }              // per-head query/key width
   int d_head_v() const { return d_v / n_heads; }          // per-head value width

@@ -83,6 +83,14 @@ struct RefusedKey {
 // Granite's multipliers, clipped q/k/v, mixtures of experts, …): every record starts from them.
 std::vector<RefusedKey> common_refused_keys();
 
+// Tensors of a checkpoint that belong to parts attnviz does not run (a classification head, a
+// pooler, the other tower of a CLIP model): bound to no role, and named in a note when the file has
+// them, never silently dropped. `pattern` is a regular expression over the whole tensor name.
+struct UnrunPart {
+  std::string pattern;
+  std::string what;  // "the classification head"
+};
+
 struct Layout {
   std::string name{};
   std::string alias{};  // an older name still accepted by --layout
@@ -162,6 +170,11 @@ struct Layout {
   // The config.json keys whose settings the family does not compute: set (not null, false, 0, 1 or
   // an empty list) in a file of this family, each is refused with what it would change.
   std::vector<RefusedKey> refused_keys = common_refused_keys();
+  // A vision transformer (Config::vision): the roles embed.patch.{weight,bias}, embed.cls,
+  // embed.distillation and embed.registers hold its patch embedding and prefix tokens.
+  bool vision = false;
+  bool interpolate_positions = false;  // VisionConfig::interpolate_positions
+  std::vector<UnrunPart> unrun{};
 };
 
 // The built-in families, in detection order.

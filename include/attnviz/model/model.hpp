@@ -17,6 +17,9 @@ struct Model {
   std::filesystem::path dir;  // the folder holding the weights (and a vocabulary or tokenizer)
   std::filesystem::path
       gguf;  // the GGUF file the model came from (its tokenizer is inside), or empty
+  // What loading left out that the file holds (a classification head, a CLIP model's text tower),
+  // for stderr.
+  std::vector<std::string> notes;
 };
 
 // Loads a .safetensors file, a model folder (config.json + model.safetensors, or shards with

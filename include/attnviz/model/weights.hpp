@@ -66,6 +66,10 @@ struct LayerWeights {
   // Gemma 2's "sandwich": a second norm on each sub-layer's output, before the residual is added.
   std::optional<LayerNormWeights> norm_self_post;  // post_attention_layernorm (Gemma 2)
   std::optional<LayerNormWeights> norm_ffn_post;   // post_feedforward_layernorm (Gemma 2)
+  // DINOv2's layer scale: each sub-layer's output multiplied by a learned [D] gain (λ) before the
+  // residual is added (Touvron et al. 2021, CaiT); empty: none.
+  RowVector layer_scale_self;  // layer_scale1.lambda1
+  RowVector layer_scale_ffn;   // layer_scale2.lambda1
 };
 
 // A stack's layers: held in memory (models built in code), or bound from the file one at a time as
@@ -96,6 +100,18 @@ struct StackWeights {
   }
 };
 
+// A vision transformer's embedding (Config::vision): the patch projection, the prefix tokens and
+// the pretraining grid's positions.
+struct PatchEmbeddingWeights {
+  Linear patch;            // [D, C·P·P]: the Conv2d's kernel, flattened by channel, row, column
+  RowVector cls;           // [D] the class token, or empty
+  RowVector distillation;  // [D] DeiT's distillation token, or empty
+  Matrix registers;        // [R, D] DINOv2's register tokens (no positions), or 0 rows
+  // [prefix + grid², D]: a row per class / distillation token (those that have positions), then
+  // the grid's patches row by row; 0 rows: none.
+  Matrix position;
+};
+
 struct EmbeddingWeights {
   std::optional<TokenTable> token;    // [N, D]  (nn.Embedding, wte, word_embeddings)
   std::optional<TokenTable> unembed;  // [N, D]  lm_head, when the file has one
@@ -105,8 +121,9 @@ struct EmbeddingWeights {
   // uses must equal the computed ones. sinusoid_tensor names it for messages.
   std::optional<TokenTable> sinusoid;
   std::string sinusoid_tensor;
-  std::optional<TokenTable> token_type;  // [types, D]  BERT token types
-  std::optional<LayerNormWeights> norm;  // BERT embeddings.LayerNorm
+  std::optional<TokenTable> token_type;          // [types, D]  BERT token types
+  std::optional<LayerNormWeights> norm;          // BERT embeddings.LayerNorm; CLIP's pre_layrnorm
+  std::optional<PatchEmbeddingWeights> patches;  // a vision transformer's (Config::vision)
 };
 
 // One layer of nn.GRU (batch_first): weight_ih_l0 [3H, I], weight_hh_l0 [3H, H], bias_ih_l0 and

@@ -48,6 +48,7 @@ class SaveSink : public AttentionSink {
   void finish() override;
   // An extra tensor written after the maps, e.g. "hidden" (the final hidden states [n, d_model]).
   void add_tensor(const std::string& name, const Matrix& m);
+  void add_tensor(const std::string& name, Tensor t);  // any shape (pixel_values [3, H, W])
 
  private:
   struct Site {

@@ -42,5 +42,11 @@ Family t5_gated_record();
 Family bart_record();
 Family mbart_record();
 Family gru_bahdanau_record();
+Family vit_record();
+Family deit_record();
+Family dinov2_record();
+Family dinov2_registers_record();
+Family clip_vision_record();
+Family siglip_vision_record();
 
 }  // namespace attnviz::detail

@@ -1,0 +1,140 @@
+// PNG through stb_image, JPEG through libjpeg-turbo: each file's pixels as 8-bit RGB.
+#include "attnviz/io/image_file.hpp"
+
+#include <fmt/format.h>
+#include <jpeglib.h>
+#include <stb/stb_image.h>
+
+#include <csetjmp>
+#include <cstdio>
+#include <memory>
+
+#include "attnviz/core/error.hpp"
+#include "attnviz/io/text_file.hpp"
+
+namespace attnviz {
+
+namespace {
+
+constexpr size_t k_max_image_file_bytes = size_t{256} << 20;
+
+void check_size(int64_t width, int64_t height, const std::string& what) {
+  if (width < 1 || height < 1 || width * height > k_max_image_pixels) {
+    throw Error(fmt::format("{}: an image of {}×{} pixels: expected 1 to {} pixels", what, width,
+                            height, k_max_image_pixels));
+  }
+}
+
+RgbImage decode_png(std::string_view bytes, const std::string& what) {
+  const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
+  const int size = static_cast<int>(bytes.size());
+  int width = 0, height = 0, channels = 0;
+  if (!stbi_info_from_memory(data, size, &width, &height, &channels))
+    throw Error(fmt::format("{}: not a readable PNG ({})", what, stbi_failure_reason()));
+  check_size(width, height, what);
+  if (channels == 1 && stbi_is_16_bit_from_memory(data, size)) {
+    // Pillow opens it as 32-bit integers ("I") and clips each to 255 when converting to RGB.
+    throw Error(
+        fmt::format("{}: a 16-bit greyscale PNG, which Pillow reads as integers and clips "
+                    "to 255 in RGB: convert it to 8 bits first",
+                    what));
+  }
+  static const char* const k_modes[] = {"", "greyscale", "greyscale + alpha", "RGB", "RGBA"};
+  RgbImage image{width, height, {}, channels >= 1 && channels <= 4 ? k_modes[channels] : "?"};
+  std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
+      stbi_load_from_memory(data, size, &width, &height, &channels, 3), stbi_image_free);
+  if (!pixels)
+    throw Error(fmt::format("{}: a PNG that cannot be decoded ({})", what, stbi_failure_reason()));
+  image.rgb.assign(pixels.get(), pixels.get() + size_t(width) * size_t(height) * 3);
+  return image;
+}
+
+// libjpeg reports errors through a callback that must not return: it jumps back here.
+struct JpegErrors {
+  jpeg_error_mgr mgr;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX];
+};
+
+[[noreturn]] void on_jpeg_error(j_common_ptr cinfo) {
+  auto* errors = reinterpret_cast<JpegErrors*>(cinfo->err);
+  (*cinfo->err->format_message)(cinfo, errors->message);
+  std::longjmp(errors->jump, 1);
+}
+
+void ignore_jpeg_warning(j_common_ptr, int) {}  // a recoverable oddity: libjpeg goes on, as Pillow
+
+RgbImage decode_jpeg(std::string_view bytes, const std::string& what) {
+  jpeg_decompress_struct cinfo{};
+  JpegErrors errors{};
+  cinfo.err = jpeg_std_error(&errors.mgr);
+  errors.mgr.error_exit = on_jpeg_error;
+  errors.mgr.emit_message = ignore_jpeg_warning;
+  // Every object with a destructor exists before setjmp: a jump back skips none of them.
+  RgbImage image;
+  std::string refusal;
+  std::vector<unsigned char> row;
+  if (setjmp(errors.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    throw Error(fmt::format("{}: a JPEG that cannot be decoded ({})", what, errors.message));
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
+               static_cast<unsigned long>(bytes.size()));
+  jpeg_read_header(&cinfo, TRUE);
+  const J_COLOR_SPACE space = cinfo.jpeg_color_space;
+  if (space == JCS_CMYK || space == JCS_YCCK) {
+    refusal = fmt::format(
+        "{}: a CMYK JPEG: convert it to RGB first (attnviz reads RGB and greyscale "
+        "JPEGs)",
+        what);
+  } else if (int64_t(cinfo.image_width) * cinfo.image_height > k_max_image_pixels) {
+    refusal = fmt::format("{}: an image of {}×{} pixels: expected 1 to {} pixels", what,
+                          cinfo.image_width, cinfo.image_height, k_max_image_pixels);
+  }
+  if (!refusal.empty()) {
+    jpeg_destroy_decompress(&cinfo);
+    throw Error(refusal);
+  }
+  const bool grey = space == JCS_GRAYSCALE;
+  cinfo.out_color_space = grey ? JCS_GRAYSCALE : JCS_RGB;  // libjpeg's defaults otherwise
+  jpeg_start_decompress(&cinfo);
+  image.width = static_cast<int>(cinfo.output_width);
+  image.height = static_cast<int>(cinfo.output_height);
+  image.source_mode = grey ? "greyscale" : "RGB";
+  image.rgb.resize(size_t(image.width) * size_t(image.height) * 3);
+  row.resize(size_t(image.width) * (grey ? 1 : 3));
+  while (cinfo.output_scanline < cinfo.output_height) {
+    const size_t y = cinfo.output_scanline;
+    unsigned char* rows[] = {row.data()};
+    jpeg_read_scanlines(&cinfo, rows, 1);
+    uint8_t* out = image.rgb.data() + y * size_t(image.width) * 3;
+    if (grey) {
+      for (size_t x = 0; x < size_t(image.width); ++x)
+        out[3 * x] = out[3 * x + 1] = out[3 * x + 2] = row[x];
+    } else {
+      std::copy(row.begin(), row.end(), out);
+    }
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  return image;
+}
+
+}  // namespace
+
+RgbImage decode_image(std::string_view bytes, const std::string& what) {
+  static constexpr std::string_view k_png = "\x89PNG\r\n\x1a\n";
+  if (bytes.substr(0, k_png.size()) == k_png) return decode_png(bytes, what);
+  if (bytes.size() >= 3 && bytes.substr(0, 3) == "\xff\xd8\xff") return decode_jpeg(bytes, what);
+  throw Error(
+      fmt::format("{}: neither a PNG nor a JPEG file (by its first bytes): attnviz reads "
+                  "those two",
+                  what));
+}
+
+RgbImage read_image(const std::string& path) {
+  return decode_image(read_regular_file(path, k_max_image_file_bytes), path);
+}
+
+}  // namespace attnviz

@@ -1,0 +1,142 @@
+// Overlays: a query's weights over the patch grid, tinted onto the picture (figure and terminal).
+#include "attnviz/render/overlay.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "attnviz/core/error.hpp"
+#include "figure_parts.hpp"
+
+namespace attnviz {
+
+using namespace detail;  // figure_parts.hpp: margins, text sizes and colours of every figure
+
+namespace {
+
+uint8_t grey_of(const RgbImage& image, int y, int x) {
+  const double l =
+      0.299 * image.at(y, x, 0) + 0.587 * image.at(y, x, 1) + 0.114 * image.at(y, x, 2);
+  return static_cast<uint8_t>(std::lround(0.75 * l));
+}
+
+void check(const OverlayFigure& f) {
+  if (!f.image || f.rows < 1 || f.cols < 1 || f.patch < 1 ||
+      f.weights.size() != size_t(f.rows) * size_t(f.cols) || f.image->width < f.cols * f.patch ||
+      f.image->height < f.rows * f.patch) {
+    throw Error("overlay: the weights, the patch grid and the image do not agree");
+  }
+}
+
+}  // namespace
+
+std::vector<float> overlay_positions(const OverlayFigure& f) {
+  float top = 0.0f;
+  for (float w : f.weights) top = std::max(top, std::isfinite(w) ? w : 0.0f);
+  std::vector<float> t(f.weights.size(), 0.0f);
+  for (size_t i = 0; i < t.size(); ++i)
+    t[i] =
+        top > 0 && std::isfinite(f.weights[i]) ? std::clamp(f.weights[i] / top, 0.0f, 1.0f) : 0.0f;
+  return t;
+}
+
+Image tinted_image(const OverlayFigure& f, ColormapId cmap) {
+  check(f);
+  const std::vector<float> t = overlay_positions(f);
+  const RgbImage& image = *f.image;
+  Image out{image.width, image.height,
+            std::vector<uint8_t>(size_t(image.width) * size_t(image.height) * 3)};
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const uint8_t g = grey_of(image, y, x);
+      const int r = y / f.patch, c = x / f.patch;
+      if (r >= f.rows || c >= f.cols) {
+        out.set(x, y, Rgb{g, g, g});
+        continue;
+      }
+      const float v = t[size_t(r) * size_t(f.cols) + size_t(c)];
+      const Rgb heat = colormap(cmap, v);
+      const auto mix = [&](uint8_t colour) {
+        return static_cast<uint8_t>(std::lround((1.0f - 0.5f * v) * g + 0.5f * v * colour));
+      };
+      out.set(x, y, Rgb{mix(heat.r), mix(heat.g), mix(heat.b)});
+    }
+  }
+  return out;
+}
+
+Canvas overlay_figure(const OverlayFigure& f, const FigureStyle& style) {
+  const auto tinted = std::make_shared<const Image>(tinted_image(f, style.cmap));
+  const int cell = std::max(1, 320 / std::max(tinted->width, tinted->height));
+  Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts, style.scale);
+  const LineMetrics tm = probe.line_metrics(k_title_px), cm = probe.line_metrics(k_caption_px);
+  const int top = k_margin + tm.line_height + 6;
+  const int w = tinted->width * cell, h = tinted->height * cell;
+  const Rect bar{k_margin + w + 12, top, k_bar_w, h};
+  const int caption_y = top + h + 8 + cm.ascent;
+  const int width = std::max({bar.x + bar.w + 60, k_margin + probe.text_width(f.title, k_title_px),
+                              k_margin + probe.text_width(f.caption, k_caption_px)}) +
+                    k_margin;
+  Canvas canvas(width, caption_y + cm.descent + k_margin, Rgb{255, 255, 255}, style.fonts,
+                style.scale);
+  canvas.draw_text(k_margin, k_margin + tm.ascent, f.title,
+                   {.pixel_size = k_title_px, .color = k_text});
+  canvas.draw_cells(k_margin, top, cell, tinted);
+  canvas.stroke_rect(k_margin - 1, top - 1, w + 2, h + 2, k_muted);
+  float top_weight = 0.0f;
+  for (float v : f.weights) top_weight = std::max(top_weight, std::isfinite(v) ? v : 0.0f);
+  FigureStyle scale = style;
+  scale.log = false;
+  scale.vmin = 0.0f;
+  scale.vmax = top_weight > 0 ? top_weight : 1.0f;
+  draw_colorbar(canvas, bar, scale);
+  canvas.draw_text(k_margin, caption_y, f.caption, {.pixel_size = k_caption_px, .color = k_muted});
+  return canvas;
+}
+
+std::string terminal_overlay(const OverlayFigure& f, ColormapId cmap, int columns, bool colour) {
+  check(f);
+  std::string out = f.title + "\n";
+  if (!colour) {
+    static constexpr std::string_view k_shades = " .:-=+*#%@";
+    const std::vector<float> t = overlay_positions(f);
+    for (int r = 0; r < f.rows; ++r) {
+      for (int c = 0; c < f.cols; ++c) {
+        const float v = t[size_t(r) * size_t(f.cols) + size_t(c)];
+        const char ch =
+            k_shades[std::min<size_t>(k_shades.size() - 1, size_t(v * float(k_shades.size())))];
+        out += std::string(2, ch);  // two characters per patch: a cell about as tall as wide
+      }
+      out += '\n';
+    }
+    return out + f.caption + "\n";
+  }
+  const Image tinted = tinted_image(f, cmap);
+  // Each character a block of pixels: as many columns as fit, two pixel rows per text row.
+  const int step = std::max(1, (tinted.width + columns - 1) / std::max(1, columns));
+  const auto average = [&](int x0, int y0) {
+    int n = 0;
+    int sum[3] = {0, 0, 0};
+    for (int y = y0; y < std::min(y0 + step, tinted.height); ++y) {
+      for (int x = x0; x < std::min(x0 + step, tinted.width); ++x) {
+        const Rgb p = tinted.at(x, y);
+        sum[0] += p.r, sum[1] += p.g, sum[2] += p.b, ++n;
+      }
+    }
+    n = std::max(n, 1);
+    return Rgb{uint8_t(sum[0] / n), uint8_t(sum[1] / n), uint8_t(sum[2] / n)};
+  };
+  for (int y = 0; y < tinted.height; y += 2 * step) {
+    for (int x = 0; x < tinted.width; x += step) {
+      const Rgb a = average(x, y);
+      const Rgb b = y + step < tinted.height ? average(x, y + step) : Rgb{0, 0, 0};
+      out +=
+          fmt::format("\x1b[38;2;{};{};{}m\x1b[48;2;{};{};{}m\u2580", a.r, a.g, a.b, b.r, b.g, b.b);
+    }
+    out += "\x1b[0m\n";
+  }
+  return out + f.caption + "\n";
+}
+
+}  // namespace attnviz
