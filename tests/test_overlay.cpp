@@ -51,8 +51,9 @@ TEST_CASE("overlay: all-zero weights leave the picture grey; a wrong grid is ref
 TEST_CASE("overlay: the terminal's shades without colour, half blocks with it") {
   const RgbImage image = four_pixels();
   OverlayFigure f{&image, 2, 2, 1, {0.4f, 0.0f, 0.2f, 0.1f}, "title", "caption"};
-  // " .:-=+*#%@": t = 1 → '@', 0 → ' ', 0.5 → '+' (index 5), 0.25 → ':' (index 2); two per patch.
-  CHECK(terminal_overlay(f, ColormapId::viridis, 80, false) == "title\n@@  \n++::\ncaption\n");
+  // "·.:-=+*#%@": t = 1 → '@', 0 → '·', 0.5 → '+' (index 5), 0.25 → ':' (index 2); two per patch.
+  CHECK(terminal_overlay(f, ColormapId::viridis, 80, false) ==
+        "title\n@@\u00b7\u00b7\n++::\ncaption\n");
   const std::string colour = terminal_overlay(f, ColormapId::viridis, 80, true);
   CHECK(colour.find("\u2580") != std::string::npos);
   CHECK(colour.find("\x1b[38;2;") != std::string::npos);

@@ -2,6 +2,7 @@
 #include "attnviz/cli/inputs.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -275,15 +276,20 @@ Tensor read_image_input(const Model& model, const std::string& file,
   const RgbImage image = read_image(file);
   picture = resize_and_crop(image, processor);
   Tensor pixels = pixel_values_of(picture, processor);
-  std::string steps;
-  if (processor.do_resize)
-    steps += fmt::format(", resized ({})", resample_name(processor.resample));
-  if (processor.do_center_crop) steps += ", centre cropped";
-  if (processor.do_rescale) steps += ", rescaled";
-  if (processor.do_normalize) steps += ", normalised";
-  notes.push_back(fmt::format("{}: {}×{} {}{} to {}×{}, as {} says", file, image.width,
-                              image.height, image.source_mode, steps, pixels.shape[1],
-                              pixels.shape[2], processor.origin));
+  std::vector<std::string> steps;
+  if (processor.do_resize) {
+    const auto [w, h] = resized_size(image, processor);
+    steps.push_back(fmt::format("resized ({}) to {}×{}", resample_name(processor.resample), w, h));
+  }
+  if (processor.do_center_crop) {
+    steps.push_back(
+        fmt::format("centre cropped to {}×{}", processor.crop_width, processor.crop_height));
+  }
+  if (processor.do_rescale) steps.push_back("rescaled");
+  if (processor.do_normalize) steps.push_back("normalised");
+  notes.push_back(fmt::format("{}: {}×{} {}{}{}, as {} says", file, image.width, image.height,
+                              image.source_mode, steps.empty() ? "" : ", ", fmt::join(steps, ", "),
+                              processor.origin));
   if (image.source_mode.find("alpha") != std::string::npos || image.source_mode == "RGBA")
     notes.push_back(fmt::format(
         "{}: its alpha channel is dropped, as Pillow's convert(\"RGB\") drops it", file));

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/core/unicode.hpp"
@@ -134,18 +135,21 @@ ImageProcessor read_image_processor(const std::filesystem::path& dir) {
   return p;
 }
 
+std::pair<int, int> resized_size(const RgbImage& image, const ImageProcessor& p) {
+  if (!p.do_resize) return {image.width, image.height};
+  if (p.shortest_edge == 0) return {p.width, p.height};
+  // get_resize_output_image_size(default_to_square=False): the long side int(edge · long / short).
+  const bool portrait = image.width <= image.height;
+  const int short_side = portrait ? image.width : image.height;
+  const int long_side = portrait ? image.height : image.width;
+  const int new_long = static_cast<int>(double(p.shortest_edge) * long_side / short_side);
+  return portrait ? std::pair{p.shortest_edge, new_long} : std::pair{new_long, p.shortest_edge};
+}
+
 RgbImage resize_and_crop(const RgbImage& image, const ImageProcessor& p) {
   RgbImage resized = image;
   if (p.do_resize) {
-    int height = p.height, width = p.width;
-    if (p.shortest_edge > 0) {  // get_resize_output_image_size(default_to_square=False)
-      const bool portrait = image.width <= image.height;
-      const int short_side = portrait ? image.width : image.height;
-      const int long_side = portrait ? image.height : image.width;
-      const int new_long = static_cast<int>(double(p.shortest_edge) * long_side / short_side);
-      height = portrait ? new_long : p.shortest_edge;
-      width = portrait ? p.shortest_edge : new_long;
-    }
+    const auto [width, height] = resized_size(image, p);
     resized = pillow_resize(image, width, height, p.resample);
   }
   if (!p.do_center_crop) return resized;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "attnviz/core/error.hpp"
@@ -99,14 +100,15 @@ std::string terminal_overlay(const OverlayFigure& f, ColormapId cmap, int column
   check(f);
   std::string out = f.title + "\n";
   if (!colour) {
-    static constexpr std::string_view k_shades = " .:-=+*#%@";
+    // Ten levels, the lowest a centred dot, so the grid shows where little attention goes.
+    static constexpr std::array<std::string_view, 10> k_shades = {"\u00b7", ".", ":", "-", "=",
+                                                                  "+",      "*", "#", "%", "@"};
     const std::vector<float> t = overlay_positions(f);
     for (int r = 0; r < f.rows; ++r) {
       for (int c = 0; c < f.cols; ++c) {
         const float v = t[size_t(r) * size_t(f.cols) + size_t(c)];
-        const char ch =
-            k_shades[std::min<size_t>(k_shades.size() - 1, size_t(v * float(k_shades.size())))];
-        out += std::string(2, ch);  // two characters per patch: a cell about as tall as wide
+        const std::string_view ch = k_shades[std::min<size_t>(9, size_t(v * 10.0f))];
+        out += std::string(ch) + std::string(ch);  // two per patch: about as tall as wide
       }
       out += '\n';
     }

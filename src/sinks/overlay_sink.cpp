@@ -16,8 +16,10 @@ OverlaySink::OverlaySink(OverlayOptions options) : o_(std::move(options)) {
 
 void OverlaySink::begin_map(const MapInfo& info) {
   // Self-attention over the image's tokens only (a derived map, such as a rollout, of them too).
+  // A derived map (a rollout) is no one head's: the --layer selection alone picks it.
   wanted_ = info.id.site == Site::self && info.n_key == info.n_query &&
-            (!info.kind.empty() || o_.selection.matches(info.id));
+            (info.kind.empty() ? o_.selection.matches(info.id)
+                               : o_.selection.layer.contains(info.id.layer));
   row_.assign(size_t(info.n_key), 0.0);
   rows_added_ = 0;
 }

@@ -40,6 +40,9 @@ ImageProcessor read_image_processor(const std::filesystem::path& dir);
 // (top = (height − crop) // 2, zero padding when the image is smaller), rescale (in double, then
 // float32) and normalise ((x − mean) / std in float32). [3, height, width] float32.
 Tensor process_image(const RgbImage& image, const ImageProcessor& p);
+// The size the resize makes of an image (width, height): `size`, or the shortest edge's rule; the
+// image's own when the processor does not resize.
+std::pair<int, int> resized_size(const RgbImage& image, const ImageProcessor& p);
 // Its two halves: the 8-bit picture the model sees (resized and cropped), and that picture's
 // pixel values (rescaled and normalised).
 RgbImage resize_and_crop(const RgbImage& image, const ImageProcessor& p);
