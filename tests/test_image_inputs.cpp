@@ -40,7 +40,7 @@ TEST_CASE(
   std::ifstream in(k_root / "tests/fixtures/images/cases.json");
   REQUIRE(in.good());
   const auto cases = nlohmann::json::parse(in);
-  REQUIRE(cases.size() >= 8);
+  REQUIRE(cases.size() >= 10);
   for (const auto& c : cases) {
     const std::string name = c.at("name");
     CAPTURE(name);
@@ -87,6 +87,17 @@ TEST_CASE("--image: files and processors it cannot read, each refused with its r
     CHECK(r.exit_code == 1);
     CHECK_MESSAGE(contains(r.err, "cannot be decoded"), r.err);
   }
+  // A JPEG whose headers are whole but whose data stops early: libjpeg would fill the rest with
+  // grey and only warn; Pillow refuses it, and so does attnviz.
+  {
+    std::ifstream file(k_root / "tests/fixtures/images/vit_jpeg_bilinear/image.jpg",
+                       std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(file)), {});
+    std::ofstream(tmp / "short.jpg", std::ios::binary) << bytes.substr(0, bytes.size() * 9 / 10);
+    r = run_attnviz(m + "'" + (tmp / "short.jpg").string() + "'");
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(contains(r.err, "its data ends before the image does"), r.err);
+  }
   // A folder without preprocessor_config.json.
   std::filesystem::remove(tmp / "m/preprocessor_config.json");
   r = run_attnviz(m + "tests/fixtures/images/vit_jpeg_bilinear/image.jpg");
@@ -94,15 +105,27 @@ TEST_CASE("--image: files and processors it cannot read, each refused with its r
   CHECK_MESSAGE(contains(r.err, "no preprocessor_config.json"), r.err);
   // A processor step attnviz does not apply, and a nearest-neighbour resize.
   std::ofstream(tmp / "m/preprocessor_config.json")
-      << R"({"do_resize": true, "size": {"height": 16, "width": 16}, "do_pad": true})";
+      << R"({"image_processor_type": "ViTImageProcessor", "do_resize": true,
+             "size": {"height": 16, "width": 16}, "resample": 2, "do_pad": true})";
   r = run_attnviz(m + "tests/fixtures/images/vit_jpeg_bilinear/image.jpg");
   CHECK(r.exit_code == 1);
   CHECK_MESSAGE(contains(r.err, "do_pad = true: expected false"), r.err);
   std::ofstream(tmp / "m/preprocessor_config.json")
-      << R"({"do_resize": true, "size": {"height": 16, "width": 16}, "resample": 0})";
+      << R"({"image_processor_type": "ViTImageProcessor", "do_resize": true,
+             "size": {"height": 16, "width": 16}, "resample": 0})";
   r = run_attnviz(m + "tests/fixtures/images/vit_jpeg_bilinear/image.jpg");
   CHECK(r.exit_code == 1);
   CHECK_MESSAGE(contains(r.err, "resample = 0: expected 1 (lanczos)"), r.err);
+  // A processor class whose steps attnviz does not know, and a file that names none.
+  std::ofstream(tmp / "m/preprocessor_config.json")
+      << R"({"image_processor_type": "LlavaNextImageProcessor", "size": 16, "resample": 3})";
+  r = run_attnviz(m + "tests/fixtures/images/vit_jpeg_bilinear/image.jpg");
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(contains(r.err, "image_processor_type 'LlavaNextImageProcessor': expected"), r.err);
+  std::ofstream(tmp / "m/preprocessor_config.json") << R"({"size": 16, "resample": 3})";
+  r = run_attnviz(m + "tests/fixtures/images/vit_jpeg_bilinear/image.jpg");
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(contains(r.err, "image_processor_type (missing)"), r.err);
   // --image with another input, and on a text model.
   r = run_attnviz(m + "tests/fixtures/images/vit_jpeg_bilinear/image.jpg --ids '1 2'");
   CHECK(r.exit_code == 2);

@@ -71,7 +71,7 @@ TEST_CASE("vision: inputs a vision model cannot take, each refused with its reas
   // --pixels with another input.
   r = run_attnviz("run -m " + k_vit + " --pixels " + k_vit + "/pixels.npy --ids '1 2'");
   CHECK(r.exit_code == 2);
-  CHECK_MESSAGE(contains(r.err, "--pixels is the whole input of a vision model"), r.err);
+  CHECK_MESSAGE(contains(r.err, "--pixels is the whole input: give no other input"), r.err);
   // --pixels to a text model.
   r = run_attnviz("run -m tests/fixtures/torch/hf_bert --pixels " + k_vit + "/pixels.npy");
   CHECK(r.exit_code == 2);
@@ -95,11 +95,60 @@ TEST_CASE("vision: inputs a vision model cannot take, each refused with its reas
   write_npy(tmp / "bytes.npy", "|u1", {3, 16, 16}, std::string(3 * 16 * 16, '\x7f'));
   r = run_attnviz("run -m " + k_vit + " --pixels '" + (tmp / "bytes.npy").string() + "'");
   CHECK(r.exit_code == 1);
-  CHECK_MESSAGE(contains(r.err, "expected the processor's float32 pixel values"), r.err);
+  CHECK_MESSAGE(
+      contains(r.err, "--pixels holds integers or booleans ('u' dtype): expected float32"), r.err);
   std::string nan = zeros(3 * 16 * 16);
   nan.replace(4, 4, std::string("\x00\x00\xc0\x7f", 4));
   write_npy(tmp / "nan.npy", "<f4", {3, 16, 16}, nan);
   r = run_attnviz("run -m " + k_vit + " --pixels '" + (tmp / "nan.npy").string() + "'");
   CHECK(r.exit_code == 1);
   CHECK_MESSAGE(contains(r.err, "holds a non-finite value"), r.err);
+}
+
+TEST_CASE(
+    "vision: --seed, --overlay - beside CSV tables, and a registers model off its grid are "
+    "refused") {
+  auto r = run_attnviz("run -m " + k_vit + " --pixels " + k_vit + "/pixels.npy --seed 3");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(contains(r.err, "--pixels is the whole input"), r.err);
+  r = run_attnviz("run -m " + k_vit + " --pixels " + k_vit +
+                  "/pixels.npy --overlay - --format json");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(
+      contains(r.err, "--overlay - draws in the terminal, which --format json tables fill"), r.err);
+  r = run_attnviz("run -m " + k_vit + " --pixels " + k_vit + "/pixels.npy --query CLS");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(contains(r.err, "--query names whose attention --overlay draws"), r.err);
+  r = run_attnviz("run -m " + k_vit + " --pixels " + k_vit +
+                  "/pixels.npy --overlay - --query 'p(9,9)'");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(contains(r.err, "this image's tokens are CLS, p(0,0) … p(3,3), or mean"), r.err);
+  // DINOv2 with registers resizes its positions with an antialiased kernel attnviz lacks.
+  TempDir tmp;
+  write_npy(tmp / "wide.npy", "<f4", {3, 16, 20}, zeros(3 * 16 * 20));
+  r = run_attnviz("run -m " + k_dinov2 + " --pixels '" + (tmp / "wide.npy").string() + "'");
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(
+      contains(r.err, "torch's antialiased bicubic, which attnviz does not reproduce yet"), r.err);
+}
+
+TEST_CASE(
+    "vision: SAGAN's block over --features labels its pixels (row,col); overlays draw any pixel") {
+  const std::string sagan = "tests/fixtures/torch/sagan_block";
+  auto r = run_attnviz("run -m " + sagan + " --features " + sagan +
+                       "/features.npy --table probs --format csv --no-heatmap");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(contains(r.out, "query,\"(0,0)\",\"(0,1)\","), r.out);
+  CHECK(contains(r.out, "\n\"(4,5)\","));
+  r = run_attnviz("run -m " + sagan + " --features " + sagan +
+                  "/features.npy --overlay - --query '(2,3)' --table none");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(contains(r.out, "layer 0 · self · head 0 · query (2,3)"), r.out);
+  // A vision transformer reads an image, not a feature map; SAGAN's block reads no image.
+  r = run_attnviz("run -m " + k_vit + " --features " + sagan + "/features.npy");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(contains(r.err, "is a vision transformer, which reads an image"), r.err);
+  r = run_attnviz("run -m " + sagan + " --pixels " + k_vit + "/pixels.npy");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(contains(r.err, "is not a vision model"), r.err);
 }

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include "attnviz/analysis/attention_flow.hpp"
@@ -90,15 +92,20 @@ void RolloutCollector::end_map(const MapInfo& info) {
 
 namespace {
 
-void discard_smallest(Matrix& a, float ratio) {
+void discard_smallest(Matrix& a, double ratio) {
   const Eigen::Index n = a.size();
   const auto k = static_cast<Eigen::Index>(static_cast<double>(n) * ratio);  // int(), as Python
   if (k <= 0) return;
   std::vector<Eigen::Index> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), Eigen::Index{0});
   float* v = a.data();  // row-major: entry i is (i / N, i % N)
+  // NaN after every number (never discarded first), ties by position: a strict weak order.
   const auto less = [v](Eigen::Index x, Eigen::Index y) {
-    return v[x] < v[y] || (v[x] == v[y] && x < y);
+    const auto key = [v](Eigen::Index i) {
+      return std::tuple(std::isnan(v[i]) ? std::numeric_limits<float>::infinity() : v[i],
+                        std::isnan(v[i]), i);
+    };
+    return key(x) < key(y);
   };
   std::nth_element(order.begin(), order.begin() + (k - 1), order.end(), less);
   for (Eigen::Index i = 0; i < k; ++i) {

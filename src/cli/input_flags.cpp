@@ -45,6 +45,10 @@ void add_sequence_flags(CLI::App& cmd, SequenceFlags& f, const SequenceFlagNames
                    "a vision model's image: a PNG or JPEG file, resized, cropped and normalised as "
                    "the model folder's preprocessor_config.json says (as transformers' processor "
                    "does, with Pillow's resampling)");
+    cmd.add_option("--features", f.features,
+                   "a CNN feature map as the input: .npy [channels, height, width] (or [1, …]), a "
+                   "token per pixel (its channels), labelled (row,col), for a SAGAN-style "
+                   "self-attention block");
   }
   if (!names.probe) return;
   cmd.add_option(

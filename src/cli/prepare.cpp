@@ -178,7 +178,7 @@ std::vector<std::string> prepare_inputs(PreparedRun& run, const InputArgs& a) {
     if (tools.decoder_prefix) start.push_back(*tools.decoder_prefix);  // NLLB's target language
     run.inputs.target = embed_ids(run.model, start, labels_of_ids(tools, start));
   } else if (auto image = resolve_image(run.model, a.target, a.bound)) {
-    run.pixel_values = std::move(image->pixels);
+    if (!image->pixels.shape.empty()) run.pixel_values = std::move(image->pixels);
     run.picture = std::move(image->picture);
     run.picture_note = std::move(image->picture_note);
     run.inputs.target = std::move(image->sequence);

@@ -59,12 +59,13 @@ std::unique_ptr<AttentionSink> rollout_into(AttentionSink& outputs, const RunArg
   o.flow_layer = run.selection.layer;  // flow is costly: only the layers shown
   o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const std::string method = a.flow ? "attention flow" : "rollout";
+  const std::string options =
+      (o.discard_ratio > 0 ? fmt::format(", {:g} discarded", o.discard_ratio) : std::string()) +
+      (o.vit_explain_division ? ", vit-explain's division" : "");
   const std::string kind =
-      o.head ? fmt::format("{}: head {}, residual {:g}", method, *o.head, o.residual)
-             : fmt::format("{}: {} of heads, residual {:g}{}", method, a.combine, o.residual,
-                           o.discard_ratio > 0 ? fmt::format(", {:g} discarded", o.discard_ratio)
-                                               : std::string()) +
-                   (o.vit_explain_division ? ", vit-explain's division" : "");
+      (o.head ? fmt::format("{}: head {}, residual {:g}", method, *o.head, o.residual)
+              : fmt::format("{}: {} of heads, residual {:g}", method, a.combine, o.residual)) +
+      options;
   const std::string map = a.flow ? "flow" : "rollout";
   const int block_rows = std::max(1, run.options.block_rows);
   auto emit = [&outputs, kind, map, block_rows, o](const RolloutMap& m) {

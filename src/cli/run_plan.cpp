@@ -207,6 +207,12 @@ RunOutputs build_run_outputs(const RunArgs& a, const RunPlan& plan, const Prepar
     out.sinks.add(std::move(sink));
   }
   if (!a.overlay.empty()) {
+    if (a.overlay == "-" && plan.format != TableFormat::text && plan.table != TableKind::none) {
+      throw usage_error(
+          fmt::format("--overlay - draws in the terminal, which --format {} tables "
+                      "fill: write the overlays to a folder, or add --table none",
+                      a.format));
+    }
     if (!run.picture) {
       throw usage_error(
           fmt::format("--overlay draws on the image a vision model reads: give --image "
@@ -218,7 +224,7 @@ RunOutputs build_run_outputs(const RunArgs& a, const RunPlan& plan, const Prepar
     if (!terminal) o.dir = a.overlay;
     o.out = &std::cout;
     o.colour = out.table_style.color != ColorMode::none;
-    o.columns = a.width > 0 ? a.width : 80;
+    o.columns = out.table_style.width > 0 ? out.table_style.width : 80;  // the heatmaps' width
     o.selection = shown_selection(a, run);
     o.style.cmap = plan.cmap;
     o.style.fonts = FontSet::find(a.font);

@@ -86,6 +86,16 @@ Sequence embed_pixels(const Model& model, const Tensor& pixels, const std::strin
         what, height, width, rows, cols, model.name, v.grid * v.patch, v.grid * v.patch, v.grid,
         v.grid, v.patch));
   }
+  if (positions && v.registers > 0 && (rows != v.grid || cols != v.grid)) {
+    // transformers resizes DINOv2-with-registers positions with antialias=True: another kernel
+    // (a = −0.5, a window widened when shrinking), which attnviz does not compute yet.
+    throw Error(fmt::format(
+        "{}: an image of {}×{} pixels gives {}×{} patches; {}'s positions are for {}×{}, and its "
+        "family resizes them with torch's antialiased bicubic, which attnviz does not reproduce "
+        "yet: give an image of {}×{} pixels",
+        what, height, width, rows, cols, model.name, v.grid, v.grid, v.grid * v.patch,
+        v.grid * v.patch));
+  }
   // Each patch's pixels as one row: channel, then row, then column (the kernel's order).
   const int p = v.patch;
   const Eigen::Index n_patches = Eigen::Index(rows) * cols;

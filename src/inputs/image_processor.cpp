@@ -64,6 +64,32 @@ struct Fields {
 
 }  // namespace
 
+namespace {
+
+// What each processor class does with its keys (transformers' image_processing_*.py, slow ones).
+struct ProcessorClass {
+  const char* name;
+  bool number_is_shortest_edge;  // get_size_dict(size, default_to_square=False)
+  bool crops;                    // its preprocess has a centre-crop step (default on)
+};
+constexpr ProcessorClass k_classes[] = {
+    {"ViTImageProcessor", false, false}, {"SiglipImageProcessor", false, false},
+    {"DeiTImageProcessor", false, true}, {"CLIPImageProcessor", true, true},
+    {"BitImageProcessor", true, true},
+};
+
+const ProcessorClass* class_of(std::string type) {
+  // An older save's FeatureExtractor is its ImageProcessor under another name.
+  if (type.ends_with("FeatureExtractor"))
+    type = type.substr(0, type.size() - 16) + "ImageProcessor";
+  for (const auto& c : k_classes) {
+    if (type == c.name) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 ImageProcessor read_image_processor(const std::filesystem::path& dir) {
   const auto path = dir / "preprocessor_config.json";
   if (!std::filesystem::exists(path)) {
@@ -76,10 +102,21 @@ ImageProcessor read_image_processor(const std::filesystem::path& dir) {
   if (!json.is_object()) throw Error(fmt::format("{}: expected a JSON object", path.string()));
   const Fields f{json, path.string()};
   ImageProcessor p;
-  const std::string type =
-      json.value("image_processor_type", json.value("feature_extractor_type", ""));
-  p.origin =
-      fmt::format("{}{}", path.string(), type.empty() ? "" : " (" + printable_text(type) + ")");
+  const auto text = [&](const char* key) {
+    const auto it = json.find(key);
+    return it != json.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const std::string type = !text("image_processor_type").empty() ? text("image_processor_type")
+                                                                 : text("feature_extractor_type");
+  const ProcessorClass* cls = class_of(type);
+  if (!cls) {
+    throw Error(fmt::format(
+        "{}: image_processor_type {}: expected ViTImageProcessor, SiglipImageProcessor, "
+        "DeiTImageProcessor, CLIPImageProcessor or BitImageProcessor, whose steps attnviz "
+        "reproduces (or give the processed image as --pixels)",
+        path.string(), type.empty() ? "(missing)" : "'" + printable_text(type) + "'"));
+  }
+  p.origin = fmt::format("{} ({})", path.string(), printable_text(type));
   // What the processors do beyond resize, crop, rescale and normalise: refused, not skipped.
   for (const char* key : {"do_pad", "do_reduce_labels", "do_flip_channel_order", "do_thumbnail",
                           "do_align_long_axis", "do_split_image", "do_image_splitting"}) {
@@ -90,7 +127,9 @@ ImageProcessor read_image_processor(const std::filesystem::path& dir) {
   if (p.do_resize) {
     const auto size = json.find("size");
     if (size == json.end()) throw f.error("size", "{\"height\", \"width\"} or {\"shortest_edge\"}");
-    if (size->is_number_integer()) {
+    if (size->is_number_integer() && cls->number_is_shortest_edge) {
+      p.shortest_edge = f.side(*size, "size");
+    } else if (size->is_number_integer()) {
       p.height = p.width = f.side(*size, "size");
     } else if (size->is_object() && size->contains("height") && size->contains("width") &&
                size->size() == 2) {
@@ -102,14 +141,22 @@ ImageProcessor read_image_processor(const std::filesystem::path& dir) {
       throw f.error(
           "size", "{\"height\", \"width\"} or {\"shortest_edge\"} (a longest_edge is not applied)");
     }
-    const double number = f.number("resample", 2);
+    if (!json.contains("resample"))
+      throw f.error("resample", "the resampling filter, as PIL numbers it");
+    const double number = f.number("resample", 0);
     const auto r =
         number == std::floor(number) ? resample_of(static_cast<int>(number)) : std::nullopt;
     if (!r || *r == Resample::nearest)
       throw f.error("resample", "1 (lanczos), 2 (bilinear), 3 (bicubic), 4 (box) or 5 (hamming)");
     p.resample = *r;
   }
-  p.do_center_crop = f.flag("do_center_crop", false);
+  p.do_center_crop = cls->crops && f.flag("do_center_crop", true);
+  if (!cls->crops && f.flag("do_center_crop", false)) {
+    p.notes.push_back(
+        fmt::format("{}: do_center_crop is not a step of {}: transformers does not "
+                    "crop, nor does attnviz",
+                    path.string(), cls->name));
+  }
   if (p.do_center_crop) {
     const auto crop = json.find("crop_size");
     if (crop != json.end() && crop->is_number_integer()) {
@@ -142,8 +189,15 @@ std::pair<int, int> resized_size(const RgbImage& image, const ImageProcessor& p)
   const bool portrait = image.width <= image.height;
   const int short_side = portrait ? image.width : image.height;
   const int long_side = portrait ? image.height : image.width;
-  const int new_long = static_cast<int>(double(p.shortest_edge) * long_side / short_side);
-  return portrait ? std::pair{p.shortest_edge, new_long} : std::pair{new_long, p.shortest_edge};
+  const auto new_long = static_cast<int64_t>(double(p.shortest_edge) * long_side / short_side);
+  if (new_long > 16384) {
+    throw Error(
+        fmt::format("an image of {}×{} pixels with its shortest edge resized to {} would be "
+                    "{} pixels long: over the 16384 pixels attnviz resizes to",
+                    image.width, image.height, p.shortest_edge, new_long));
+  }
+  const int along = static_cast<int>(new_long);
+  return portrait ? std::pair{p.shortest_edge, along} : std::pair{along, p.shortest_edge};
 }
 
 RgbImage resize_and_crop(const RgbImage& image, const ImageProcessor& p) {

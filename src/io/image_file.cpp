@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 #include <jpeglib.h>
+// jerror.h after jpeglib.h: the message codes (JWRN_JPEG_EOF)
+#include <jerror.h>
 #include <stb/stb_image.h>
 
 #include <csetjmp>
@@ -54,6 +56,7 @@ struct JpegErrors {
   jpeg_error_mgr mgr;
   std::jmp_buf jump;
   char message[JMSG_LENGTH_MAX];
+  bool truncated;  // the data ended before the image: libjpeg warns and fills the rest with grey
 };
 
 [[noreturn]] void on_jpeg_error(j_common_ptr cinfo) {
@@ -62,14 +65,19 @@ struct JpegErrors {
   std::longjmp(errors->jump, 1);
 }
 
-void ignore_jpeg_warning(j_common_ptr, int) {}  // a recoverable oddity: libjpeg goes on, as Pillow
+// Warnings are recoverable oddities (libjpeg goes on, as Pillow does), but for the data ending
+// early, which Pillow refuses ("image file is truncated").
+void on_jpeg_warning(j_common_ptr cinfo, int level) {
+  if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF)
+    reinterpret_cast<JpegErrors*>(cinfo->err)->truncated = true;
+}
 
 RgbImage decode_jpeg(std::string_view bytes, const std::string& what) {
   jpeg_decompress_struct cinfo{};
   JpegErrors errors{};
   cinfo.err = jpeg_std_error(&errors.mgr);
   errors.mgr.error_exit = on_jpeg_error;
-  errors.mgr.emit_message = ignore_jpeg_warning;
+  errors.mgr.emit_message = on_jpeg_warning;
   // Every object with a destructor exists before setjmp: a jump back skips none of them.
   RgbImage image;
   std::string refusal;
@@ -118,6 +126,9 @@ RgbImage decode_jpeg(std::string_view bytes, const std::string& what) {
   }
   jpeg_finish_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
+  if (errors.truncated)
+    throw Error(fmt::format(
+        "{}: a JPEG that cannot be decoded (its data ends before the image does)", what));
   return image;
 }
 

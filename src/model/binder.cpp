@@ -61,6 +61,13 @@ std::optional<WeightMatrix> view_of(const TensorSource& tensors,
                       std::move(keep));
 }
 
+// A 1 × 1 Conv2d's weight [out, in, 1, 1] is a Linear's [out, in], in the same order (SAGAN's
+// query/key/value convolutions): every other shape as it is.
+std::vector<int64_t> as_matrix(std::vector<int64_t> s) {
+  if (s.size() == 4 && s[2] == 1 && s[3] == 1) s.resize(2);
+  return s;
+}
+
 // The rows (bias entries) of part `part` (0 q, 1 k, 2 v) of a fused q/k/v grouped per head,
 // [heads, 3, d_k] (GPT-NeoX: qkv.view(…, heads, 3 · d_k) then split into q, k, v per head): head
 // h's are [(3h + part) · d_k, (3h + part + 1) · d_k).
@@ -115,7 +122,7 @@ std::optional<std::string> Binder::name(const std::string& role, int layer) cons
 std::vector<int64_t> Binder::shape(const std::string& role, int layer) const {
   auto n = name(role, layer);
   if (!n) return {};
-  std::vector<int64_t> s = tensors_.info(*n).shape;
+  std::vector<int64_t> s = as_matrix(tensors_.info(*n).shape);
   if (pattern(role, layer)->transpose && s.size() == 2) std::swap(s[0], s[1]);
   return s;
 }
@@ -168,7 +175,7 @@ std::string Binder::checked_matrix(const std::string& role, int layer, int64_t r
   std::vector<int64_t> expected{rows, cols};
   if (transpose) std::swap(expected[0], expected[1]);
   const auto& shape = tensors_.info(*n).shape;
-  if (shape != expected) {
+  if (as_matrix(shape) != expected) {
     const std::string in_file = tensors_.name_in_file(*n);  // a GGUF file's name, its dims reversed
     throw Error(fmt::format(
         "{}: tensor '{}' has shape {}, expected {}{}{}", tensors_.description(), *n,
@@ -341,6 +348,9 @@ LayerWeights Binder::layer(const std::string& stack, int l, const Config& c, boo
   w.norm_self_post = layer_norm(stack + ".norm_self_post", l, c.d_model);
   w.norm_ffn_post = layer_norm(stack + ".norm_ffn_post", l, c.d_model);
   w.layer_scale_self = vector(stack + ".layer_scale_self", l, c.d_model);
+  // SAGAN's γ: one learned scalar on the attention's output before the residual, x + γ·o.
+  if (const RowVector gain = vector(stack + ".self_gain", l, 1); gain.size() == 1)
+    w.layer_scale_self = RowVector::Constant(c.d_model, gain[0]);
   w.layer_scale_ffn = vector(stack + ".layer_scale_ffn", l, c.d_model);
   return w;
 }

@@ -99,9 +99,13 @@ void load_patch_embedding(Model& model, const TensorSource& src, const Binder& b
                                       : b.missing("embed.patch_position", 0),
                     p.position.rows(), positioned));
   }
-  check_declared(cfg, {"image_size"}, int64_t(v.grid) * v.patch,
-                 fmt::format("the image side, {} patches of {} pixels from {}", v.grid, v.patch,
-                             b.tensor_text("embed.patch_position")));
+  // transformers' grid is image_size // patch (SigLIP so400m: 384 // 14 = 27).
+  if (const auto size = cfg.integer({"image_size"}); size && *size / v.patch != v.grid) {
+    throw cfg.declared({"image_size"})
+        ->error(fmt::format("{}: expected {} // {} = {} patches per side, as {} holds them",
+                            cfg.declared({"image_size"})->origin, *size, v.patch, v.grid,
+                            b.tensor_text("embed.patch_position")));
+  }
   if (auto ratio = cfg.number({"mlp_ratio"}, 0.0, 1e6)) {  // DINOv2: d_ff = int(D · mlp_ratio)
     const auto width = static_cast<int64_t>(double(d) * *ratio);
     if (width != c.d_ff) {

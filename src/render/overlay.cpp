@@ -108,7 +108,8 @@ std::string terminal_overlay(const OverlayFigure& f, ColormapId cmap, int column
       for (int c = 0; c < f.cols; ++c) {
         const float v = t[size_t(r) * size_t(f.cols) + size_t(c)];
         const std::string_view ch = k_shades[std::min<size_t>(9, size_t(v * 10.0f))];
-        out += std::string(ch) + std::string(ch);  // two per patch: about as tall as wide
+        out += std::string(ch);
+        if (2 * f.cols <= columns) out += std::string(ch);  // two per patch when they fit
       }
       out += '\n';
     }

@@ -24,7 +24,7 @@ struct RolloutOptions {
   // vit-explain's discard_ratio (jacobgil/vit-explain, vit_rollout.py): before the identity is
   // added, the int(N² · ratio) smallest entries of the combined layer are set to 0 — all but the
   // first entry, (0, 0), which is never dropped. Ties go to the earlier entry (row by row).
-  float discard_ratio = 0.0f;
+  double discard_ratio = 0.0;  // a double, as Python computes int(N² · ratio)
   // vit-explain's division instead of renormalising rows: its `a / a.sum(dim=-1)` broadcasts the
   // row sums along the last axis, dividing entry (i, j) by row j's sum. The same as renormalising
   // when every row already sums to 1 (a mean of heads, nothing discarded); else its own numbers.

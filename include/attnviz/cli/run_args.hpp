@@ -18,6 +18,7 @@ struct SequenceFlags {
   std::string tokens, ids, embeddings, text, text_file;
   std::string pixels;      // --pixels X.npy: an image as a vision model reads it (the target only)
   std::string image;       // --image FILE: a PNG or JPEG, through the model's image processor
+  std::string features;    // --features X.npy [C, H, W]: a CNN feature map, a token per pixel
   std::string probe;       // --probe repeat:N|duplicate:N (inputs/probe.hpp)
   std::string probe_seed;  // --seed (a whole number; "" = 0)
   bool text_given =
@@ -25,7 +26,8 @@ struct SequenceFlags {
   bool has_text() const { return text_given || !text.empty() || !text_file.empty(); }
   bool given() const {
     return !tokens.empty() || !ids.empty() || !embeddings.empty() || !pixels.empty() ||
-           !image.empty() || text_given || !text.empty() || !text_file.empty() || !probe.empty();
+           !image.empty() || !features.empty() || text_given || !text.empty() ||
+           !text_file.empty() || !probe.empty();
   }
 };
 
@@ -111,7 +113,7 @@ struct RunArgs {
   // `attnviz rollout`: the outputs show attention rollout maps instead of the heads' maps.
   bool rollout = false;
   std::string combine = "mean";  // --combine mean|max|min
-  float discard_ratio = 0.0f;    // --discard-ratio: vit-explain's, the smallest entries dropped
+  double discard_ratio = 0.0;    // --discard-ratio: vit-explain's, the smallest entries dropped
   bool vit_explain = false;      // --vit-explain-division: its column-wise division
   float residual = 0.5f;         // --residual α
   bool flow = false;             // --flow: attention flow instead of rollout's product

@@ -15,6 +15,7 @@ namespace attnviz {
 
 struct ImageProcessor {
   std::string origin;  // "m/preprocessor_config.json (ViTImageProcessor)", for notes and errors
+  std::vector<std::string> notes;  // keys the processor class ignores, as transformers does
   bool do_resize = false;
   int height = 0, width = 0;  // size {"height", "width"}
   int shortest_edge = 0;      // size {"shortest_edge"}: the short side to this, the long in ratio
@@ -27,12 +28,16 @@ struct ImageProcessor {
   std::array<double, 3> mean{}, std{};
 };
 
-// Reads dir/preprocessor_config.json: do_resize, size ({"height", "width"}, {"shortest_edge"}, or
-// a number, as the processors' size dict reads it), resample (PIL's numbers), do_center_crop,
-// crop_size, do_rescale, rescale_factor, do_normalize, image_mean, image_std. A key attnviz does
-// not apply that changes the pixels (do_pad, a longest_edge, do_reduce_labels…) set to anything
-// but off is an Error naming the file and the key; a missing file is an Error saying to give
-// --pixels instead.
+// Reads dir/preprocessor_config.json as its class (image_processor_type, or an older
+// feature_extractor_type) reads it: ViTImageProcessor and SiglipImageProcessor resize to a size
+// (a number: a square) and have no crop step; DeiTImageProcessor the same with a centre crop;
+// CLIPImageProcessor and BitImageProcessor (DINOv2) read a number as the shortest edge and crop
+// (do_center_crop true unless the file says otherwise). Keys: do_resize, size ({"height",
+// "width"}, {"shortest_edge"} or a number), resample (PIL's numbers), do_center_crop, crop_size,
+// do_rescale, rescale_factor (1/255), do_normalize, image_mean, image_std. Another class, a
+// missing size, resample, crop size, mean or std, or a step attnviz does not apply (do_pad, a
+// longest_edge, …) is an Error naming the file and the key; a missing file is an Error saying to
+// give --pixels instead.
 ImageProcessor read_image_processor(const std::filesystem::path& dir);
 
 // The model's input from an image, as transformers' processor computes it: resize (Pillow's

@@ -36,7 +36,7 @@ Canvas overlay_figure(const OverlayFigure& f, const FigureStyle& style);
 // The terminal form: the tinted image in half blocks (▀, its top pixel the foreground, the bottom
 // one the background, 24-bit colour), at most `columns` wide, the title above and caption below.
 // Without colour, the patches as shades by position ("·.:-=+*#%@", a tenth each), two characters
-// per patch.
+// per patch when they fit in `columns`, else one.
 std::string terminal_overlay(const OverlayFigure& f, ColormapId cmap, int columns, bool colour);
 
 }  // namespace attnviz

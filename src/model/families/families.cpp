@@ -37,6 +37,7 @@ const std::vector<Family>& families() {
                                            detail::dinov2_registers_record(),
                                            detail::clip_vision_record(),
                                            detail::siglip_vision_record(),
+                                           detail::sagan_record(),
                                            detail::torch_mha_record(),
                                            detail::annotated_transformer_record(),
                                            detail::fused_qkv_record(),

@@ -1,5 +1,6 @@
 // DINOv2 (Dinov2Model, Dinov2ForImageClassification; Oquab et al. 2023) and DINOv2 with registers
-// (Darcet et al. 2024: register tokens after the class token, without positions), from
+// (Darcet et al. 2024: register tokens after the class token, without positions; its positions are
+// resized with antialias=True, which attnviz refuses for now), from
 // transformers' modeling_dinov2.py and modeling_dinov2_with_registers.py: pre-norm layers with a
 // layer scale on each sub-layer, LayerNorm eps 1e-6, and the patch positions resized bicubically
 // to any image's grid.

@@ -48,5 +48,6 @@ Family dinov2_record();
 Family dinov2_registers_record();
 Family clip_vision_record();
 Family siglip_vision_record();
+Family sagan_record();
 
 }  // namespace attnviz::detail
