@@ -72,63 +72,77 @@ void on_jpeg_warning(j_common_ptr cinfo, int level) {
     reinterpret_cast<JpegErrors*>(cinfo->err)->truncated = true;
 }
 
-RgbImage decode_jpeg(std::string_view bytes, const std::string& what) {
-  jpeg_decompress_struct cinfo{};
-  JpegErrors errors{};
-  cinfo.err = jpeg_std_error(&errors.mgr);
-  errors.mgr.error_exit = on_jpeg_error;
-  errors.mgr.emit_message = on_jpeg_warning;
-  // Every object with a destructor exists before setjmp: a jump back skips none of them.
-  RgbImage image;
-  std::string refusal;
-  std::vector<unsigned char> row;
-  if (setjmp(errors.jump)) {
-    jpeg_destroy_decompress(&cinfo);
-    throw Error(fmt::format("{}: a JPEG that cannot be decoded ({})", what, errors.message));
-  }
-  jpeg_create_decompress(&cinfo);
-  jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
-               static_cast<unsigned long>(bytes.size()));
-  jpeg_read_header(&cinfo, TRUE);
-  const J_COLOR_SPACE space = cinfo.jpeg_color_space;
-  if (space == JCS_CMYK || space == JCS_YCCK) {
-    refusal = fmt::format(
-        "{}: a CMYK JPEG: convert it to RGB first (attnviz reads RGB and greyscale "
-        "JPEGs)",
-        what);
-  } else if (int64_t(cinfo.image_width) * cinfo.image_height > k_max_image_pixels) {
-    refusal = fmt::format("{}: an image of {}×{} pixels: expected 1 to {} pixels", what,
-                          cinfo.image_width, cinfo.image_height, k_max_image_pixels);
-  }
-  if (!refusal.empty()) {
-    jpeg_destroy_decompress(&cinfo);
-    throw Error(refusal);
-  }
-  const bool grey = space == JCS_GRAYSCALE;
-  cinfo.out_color_space = grey ? JCS_GRAYSCALE : JCS_RGB;  // libjpeg's defaults otherwise
-  jpeg_start_decompress(&cinfo);
-  image.width = static_cast<int>(cinfo.output_width);
-  image.height = static_cast<int>(cinfo.output_height);
-  image.source_mode = grey ? "greyscale" : "RGB";
-  image.rgb.resize(size_t(image.width) * size_t(image.height) * 3);
-  row.resize(size_t(image.width) * (grey ? 1 : 3));
-  while (cinfo.output_scanline < cinfo.output_height) {
-    const size_t y = cinfo.output_scanline;
-    unsigned char* rows[] = {row.data()};
-    jpeg_read_scanlines(&cinfo, rows, 1);
-    uint8_t* out = image.rgb.data() + y * size_t(image.width) * 3;
-    if (grey) {
-      for (size_t x = 0; x < size_t(image.width); ++x)
-        out[3 * x] = out[3 * x + 1] = out[3 * x + 2] = row[x];
-    } else {
-      std::copy(row.begin(), row.end(), out);
+// libjpeg's state for one decode. The functions that call setjmp hold nothing but plain data and
+// read nothing after a jump: no C++ object is skipped or clobbered when libjpeg jumps back.
+struct JpegRun {
+  jpeg_decompress_struct cinfo;
+  JpegErrors errors;
+};
+
+bool jpeg_open(JpegRun* r, const unsigned char* data, unsigned long size) {
+  r->cinfo.err = jpeg_std_error(&r->errors.mgr);
+  r->errors.mgr.error_exit = on_jpeg_error;
+  r->errors.mgr.emit_message = on_jpeg_warning;
+  if (setjmp(r->errors.jump)) return false;
+  jpeg_create_decompress(&r->cinfo);
+  jpeg_mem_src(&r->cinfo, data, size);
+  jpeg_read_header(&r->cinfo, TRUE);
+  return true;
+}
+
+// Decodes every row into out (width · 3 bytes each), greyscale replicated to RGB; row is one row
+// of the decoder's output.
+bool jpeg_rows(JpegRun* r, bool grey, unsigned char* row, uint8_t* out) {
+  if (setjmp(r->errors.jump)) return false;
+  r->cinfo.out_color_space = grey ? JCS_GRAYSCALE : JCS_RGB;  // libjpeg's defaults otherwise
+  jpeg_start_decompress(&r->cinfo);
+  const size_t width = r->cinfo.output_width;
+  while (r->cinfo.output_scanline < r->cinfo.output_height) {
+    uint8_t* dest = out + size_t(r->cinfo.output_scanline) * width * 3;
+    JSAMPROW rows[1] = {row};
+    jpeg_read_scanlines(&r->cinfo, rows, 1);
+    for (size_t x = 0; x < width; ++x) {
+      for (size_t c = 0; c < 3; ++c) dest[3 * x + c] = grey ? row[x] : row[3 * x + c];
     }
   }
-  jpeg_finish_decompress(&cinfo);
-  jpeg_destroy_decompress(&cinfo);
-  if (errors.truncated)
+  jpeg_finish_decompress(&r->cinfo);
+  return true;
+}
+
+RgbImage decode_jpeg(std::string_view bytes, const std::string& what) {
+  auto run = std::make_unique<JpegRun>();
+  struct Destroy {  // jpeg_destroy_decompress whatever happens, once created
+    JpegRun* r;
+    ~Destroy() { jpeg_destroy_decompress(&r->cinfo); }
+  } destroy{run.get()};
+  const auto failed = [&] {
+    return Error(fmt::format("{}: a JPEG that cannot be decoded ({})", what, run->errors.message));
+  };
+  if (!jpeg_open(run.get(), reinterpret_cast<const unsigned char*>(bytes.data()),
+                 static_cast<unsigned long>(bytes.size())))
+    throw failed();
+  const jpeg_decompress_struct& cinfo = run->cinfo;
+  const J_COLOR_SPACE space = cinfo.jpeg_color_space;
+  if (space == JCS_CMYK || space == JCS_YCCK) {
+    throw Error(fmt::format(
+        "{}: a CMYK JPEG: convert it to RGB first (attnviz reads RGB and greyscale JPEGs)", what));
+  }
+  if (int64_t(cinfo.image_width) * cinfo.image_height > k_max_image_pixels) {
+    throw Error(fmt::format("{}: an image of {}×{} pixels: expected 1 to {} pixels", what,
+                            cinfo.image_width, cinfo.image_height, k_max_image_pixels));
+  }
+  const bool grey = space == JCS_GRAYSCALE;
+  RgbImage image{static_cast<int>(cinfo.image_width),
+                 static_cast<int>(cinfo.image_height),
+                 {},
+                 grey ? "greyscale" : "RGB"};
+  image.rgb.resize(size_t(image.width) * size_t(image.height) * 3);
+  std::vector<unsigned char> row(size_t(image.width) * 3);
+  if (!jpeg_rows(run.get(), grey, row.data(), image.rgb.data())) throw failed();
+  if (run->errors.truncated) {
     throw Error(fmt::format(
         "{}: a JPEG that cannot be decoded (its data ends before the image does)", what));
+  }
   return image;
 }
 

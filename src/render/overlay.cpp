@@ -115,8 +115,18 @@ std::string terminal_overlay(const OverlayFigure& f, ColormapId cmap, int column
     }
     return out + f.caption + "\n";
   }
-  const Image tinted = tinted_image(f, cmap);
-  // Each character a block of pixels: as many columns as fit, two pixel rows per text row.
+  Image tinted = tinted_image(f, cmap);
+  // A small picture (a 16-pixel test image, a feature map's grid) enlarged up to 4 times, pixel by
+  // pixel, so its patches stay legible; then each character a block of pixels, as many columns as
+  // fit, two pixel rows per text row.
+  if (const int up = std::min(4, std::max(1, columns / std::max(1, tinted.width))); up > 1) {
+    Image big{tinted.width * up, tinted.height * up,
+              std::vector<uint8_t>(size_t(tinted.width * up) * size_t(tinted.height * up) * 3)};
+    for (int y = 0; y < big.height; ++y) {
+      for (int x = 0; x < big.width; ++x) big.set(x, y, tinted.at(x / up, y / up));
+    }
+    tinted = std::move(big);
+  }
   const int step = std::max(1, (tinted.width + columns - 1) / std::max(1, columns));
   const auto average = [&](int x0, int y0) {
     int n = 0;
