@@ -116,6 +116,12 @@ TEST_CASE("--image: files and processors it cannot read, each refused with its r
   r = run_attnviz(m + "tests/fixtures/images/vit_jpeg_bilinear/image.jpg");
   CHECK(r.exit_code == 1);
   CHECK_MESSAGE(contains(r.err, "resample = 0: expected 1 (lanczos)"), r.err);
+  // A number past int's range (found by fuzz_image_processor: converting it was undefined).
+  std::ofstream(tmp / "m/preprocessor_config.json")
+      << R"({"image_processor_type": "ViTImageProcessor", "size": 16, "resample": 2.68627e10})";
+  r = run_attnviz(m + "tests/fixtures/images/vit_jpeg_bilinear/image.jpg");
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(contains(r.err, "resample = 26862700000.0: expected 1 (lanczos)"), r.err);
   // A processor class whose steps attnviz does not know, and a file that names none.
   std::ofstream(tmp / "m/preprocessor_config.json")
       << R"({"image_processor_type": "LlavaNextImageProcessor", "size": 16, "resample": 3})";

@@ -144,8 +144,10 @@ ImageProcessor read_image_processor(const std::filesystem::path& dir) {
     if (!json.contains("resample"))
       throw f.error("resample", "the resampling filter, as PIL numbers it");
     const double number = f.number("resample", 0);
-    const auto r =
-        number == std::floor(number) ? resample_of(static_cast<int>(number)) : std::nullopt;
+    // In range before the cast: a float past int's range is undefined behaviour to convert.
+    const auto r = number >= 0 && number <= 5 && number == std::floor(number)
+                       ? resample_of(static_cast<int>(number))
+                       : std::nullopt;
     if (!r || *r == Resample::nearest)
       throw f.error("resample", "1 (lanczos), 2 (bilinear), 3 (bicubic), 4 (box) or 5 (hamming)");
     p.resample = *r;
