@@ -152,3 +152,22 @@ TEST_CASE(
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(contains(r.err, "is not a vision model"), r.err);
 }
+
+TEST_CASE("vision: --batch lines give images and pixel files; a line with two inputs is refused") {
+  TempDir tmp;
+  std::ofstream(tmp / "images.jsonl")
+      << R"({"id": "a", "pixels": "tests/fixtures/torch/hf_vit/pixels.npy"})"
+      << "\n"
+      << R"({"id": "b", "pixels": "tests/fixtures/torch/hf_vit/pixels.npy"})"
+      << "\n";
+  auto r = run_attnviz("stats -m " + k_vit + " --batch '" + (tmp / "images.jsonl").string() +
+                       "' --format json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(contains(r.out, "\"inputs\": 2"), r.out);
+  std::ofstream(tmp / "two.jsonl") << R"({"pixels": "x.npy", "text": "a cat"})"
+                                   << "\n";
+  r = run_attnviz("stats -m " + k_vit + " --batch '" + (tmp / "two.jsonl").string() + "'");
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(contains(r.err, "line 1: give one of \"text\", \"ids\", \"image\" or \"pixels\""),
+                r.err);
+}

@@ -48,12 +48,22 @@ Error batch_line_error(const std::string& file, int64_t line, const Error& e) {
 BatchLine batch_line(const nlohmann::json& j) {
   if (!j.is_object()) throw usage_error("not a JSON object");
   for (const auto& [key, value] : j.items()) {
-    if (key != "text" && key != "ids" && key != "id")
-      throw usage_error(fmt::format("unknown field \"{}\" (known: text, ids, id)", key));
+    if (key != "text" && key != "ids" && key != "id" && key != "image" && key != "pixels") {
+      throw usage_error(
+          fmt::format("unknown field \"{}\" (known: text, ids, image, pixels, id)", key));
+    }
   }
   const bool text = j.contains("text"), ids = j.contains("ids");
-  if (text == ids) throw usage_error("give one of \"text\" or \"ids\"");
+  const int given = int(text) + int(ids) + int(j.contains("image")) + int(j.contains("pixels"));
+  if (given != 1) throw usage_error("give one of \"text\", \"ids\", \"image\" or \"pixels\"");
   BatchLine line;
+  for (const char* key : {"image", "pixels"}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_string() || j[key].get<std::string>().empty())
+      throw usage_error(fmt::format("\"{}\" must be a file's path", key));
+    (std::string(key) == "image" ? line.image : line.pixels) = j[key].get<std::string>();
+    return line;
+  }
   if (text) {
     if (!j["text"].is_string() || j["text"].get<std::string>().empty())
       throw usage_error("\"text\" must be a non-empty string");

@@ -12,6 +12,8 @@ SequenceFlags batch_sequence(const nlohmann::json& j) {
   SequenceFlags f;
   if (line.text) f.text = *line.text;
   for (const uint64_t id : line.ids) f.ids += std::to_string(id) + ' ';
+  if (line.image) f.image = *line.image;
+  if (line.pixels) f.pixels = *line.pixels;
   return f;
 }
 
@@ -20,8 +22,8 @@ void add_batch_flags(CLI::App& cmd, std::string& file, std::string& shard, const
   cmd.add_option(
       "--batch", file,
       what +
-          " every input of a JSON-lines file ({\"text\": …} or {\"ids\": […]} per line, optional "
-          "\"id\"), one at a time; " +
+          " every input of a JSON-lines file ({\"text\": …}, {\"ids\": […]}, or a vision model's "
+          "{\"image\": PATH} or {\"pixels\": PATH} per line, optional \"id\"), one at a time; " +
           then);
   cmd.add_option("--shard", shard,
                  "with --batch: only the inputs i with i mod N = K (K/N, e.g. 0/4)");
@@ -30,8 +32,8 @@ void add_batch_flags(CLI::App& cmd, std::string& file, std::string& shard, const
 void refuse_inputs_beside_batch(const InputArgs& in) {
   if (in.target.given()) {
     throw usage_error(
-        "--batch reads the inputs from its file: no --text, --ids, --tokens, --embeddings or "
-        "--probe");
+        "--batch reads the inputs from its file: no --text, --ids, --tokens, --embeddings, "
+        "--probe, --image, --pixels or --features");
   }
   if (!in.mask_file.empty()) {
     throw usage_error(

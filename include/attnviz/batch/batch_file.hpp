@@ -22,11 +22,14 @@ int64_t for_each_batch_line(
     const std::string& file,
     const std::function<void(int64_t index, int64_t line, const std::string& text)>& f);
 
-// What one line gives: exactly one of "text" (a non-empty string) or "ids" (whole numbers ≥ 0), and
-// optionally "id" (anything, echoed back by the caller); any other field is a usage Error.
+// What one line gives: exactly one of "text" (a non-empty string), "ids" (whole numbers ≥ 0), or a
+// vision model's "image" (a PNG or JPEG) or "pixels" (a .npy), paths read as --image and --pixels
+// read them (from the working directory); and optionally "id" (anything, echoed back by the
+// caller); any other field is a usage Error.
 struct BatchLine {
   std::optional<std::string> text;
   std::vector<uint64_t> ids;
+  std::optional<std::string> image, pixels;
 };
 BatchLine batch_line(const nlohmann::json& line);
 
