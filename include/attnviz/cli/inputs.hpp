@@ -98,6 +98,10 @@ struct ImageInput {
   RgbImage picture;
   std::string picture_note;
 };
+// A sequence of n tokens longer than `bound` allows: a usage error when a flag gave it, else an
+// error in the content of the file `what`.
+void check_bound(const TokenBound& bound, size_t n, const std::string& what, bool from_file);
+
 // --query: a token's label as the axes show it (CLS, dist, reg2, p(5,7)), "mean" for the mean of
 // the patches' rows, or "" for the default (CLS when the model has one, else the mean). A label
 // the image's sequence does not have is a usage error listing the kinds it has.
