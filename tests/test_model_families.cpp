@@ -430,8 +430,15 @@ TEST_CASE(
   CHECK_MESSAGE(contains(phi, "missing tensor 'model.layers.0.self_attn.q_proj.weight'"), phi);
   // An unknown model_type names itself rather than guessing a family.
   const std::string olmo =
+      family_error("hf_llama32", [](nlohmann::json& c) { c["model_type"] = "olmo3000"; });
+  CHECK_MESSAGE(contains(olmo, "model_type 'olmo3000' is not a family attnviz knows"), olmo);
+  // OLMo 2 normalises q and k: Llama's checkpoint lacks the norms it requires.
+  const std::string llama_as_olmo =
       family_error("hf_llama32", [](nlohmann::json& c) { c["model_type"] = "olmo2"; });
-  CHECK_MESSAGE(contains(olmo, "olmo2"), olmo);
+  CHECK_MESSAGE(contains(llama_as_olmo,
+                         "missing tensor 'model.layers.0.self_attn.q_norm.weight' "
+                         "(decoder.self.q_norm.weight of layout olmo2)"),
+                llama_as_olmo);
 }
 
 TEST_CASE("families: Phi-3's fused qkv_proj must hold n_heads + 2 · n_kv_heads heads") {
@@ -530,9 +537,13 @@ TEST_CASE("families: each family reads only the keys its transformers code reads
     c["rope_scaling"] = {{"type", "yarn"}, {"rope_type", "linear"}, {"factor", 2.0}};
   });
   CHECK(both.rope_scaling.kind == RopeScaling::Kind::linear);
-  // Multimodal Gemma 3 (model_type gemma3, settings under text_config) is not gemma3_text.
+  // A multimodal Gemma 3 folder (model_type gemma3) holds its text model under language_model.:
+  // gemma3_text's own names are not where it looks.
   CHECK(contains(family_error("hf_gemma3", [](nlohmann::json& c) { c["model_type"] = "gemma3"; }),
-                 "config.json's model_type 'gemma3' is not a family attnviz knows"));
+                 "config.json's model_type 'gemma3' holds a gemma3_text model whose tensors are "
+                 "named language_model.model.layers.0.self_attn.o_proj.weight or "
+                 "model.language_model.layers.0.self_attn.o_proj.weight, which this file does not "
+                 "have"));
   // attnviz's own keys (its torch layouts read them) are no transformers family's: LlamaConfig
   // keeps "norm_first": false and ignores it, so attnviz refuses to run another model than it.
   for (const char* key : {"norm_first", "causal", "scale_embeddings"}) {

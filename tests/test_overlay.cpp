@@ -58,3 +58,40 @@ TEST_CASE("overlay: the terminal's shades without colour, half blocks with it") 
   CHECK(colour.find("\u2580") != std::string::npos);
   CHECK(colour.find("\x1b[38;2;") != std::string::npos);
 }
+
+TEST_CASE("overlay grid: each cell is its own overlay, enlarged by a whole factor; blanks stay") {
+  // Two heads of a 2 × 2 picture: the first looks only at the top left patch, the second only at
+  // the bottom right. A 2-pixel side is enlarged 64 times (to the 128-unit cell), so each cell
+  // holds 64 × 64 units of its hot patch's colour: ½ dimmed grey + ½ the colour map's top.
+  const RgbImage image = four_pixels();
+  OverlayFigure a{&image, 2, 2, 1, {0.5f, 0, 0, 0}, "a", ""};
+  OverlayFigure b{&image, 2, 2, 1, {0, 0, 0, 0.25f}, "b", ""};
+  OverlayGridFigure g{
+      "title", "caption", {"layer 0", "layer 1"}, {"head 0", "head 1"}, {&a, nullptr, nullptr, &b}};
+  FigureStyle style;
+  style.cmap = ColormapId::viridis;
+  const Canvas canvas = overlay_grid_figure(g, style);
+  const Image& out = canvas.image();
+  const Rgb top = colormap(ColormapId::viridis, 1.0f);
+  const auto hot = [&](int grey) {
+    return Rgb{uint8_t(std::lround(0.5 * grey + 0.5 * top.r)),
+               uint8_t(std::lround(0.5 * grey + 0.5 * top.g)),
+               uint8_t(std::lround(0.5 * grey + 0.5 * top.b))};
+  };
+  const auto count = [&](Rgb c) {
+    int n = 0;
+    for (int y = 0; y < out.height; ++y) {
+      for (int x = 0; x < out.width; ++x) {
+        const Rgb p = out.at(x, y);
+        n += p.r == c.r && p.g == c.g && p.b == c.b;
+      }
+    }
+    return n;
+  };
+  // Both hot patches are on grey 100 (dimmed to 75): two 64 × 64 blocks of that colour.
+  CHECK(count(hot(75)) == 2 * 64 * 64);
+  // The black patch, untinted in both drawn cells (and absent from the blank ones): 2 blocks.
+  CHECK(count(Rgb{0, 0, 0}) == 2 * 64 * 64);
+  OverlayGridFigure wrong{"t", "c", {"layer 0"}, {"head 0", "head 1"}, {&a}};
+  CHECK_THROWS(overlay_grid_figure(wrong, style));
+}

@@ -97,7 +97,9 @@ TEST_CASE(
     std::string args, message;
   };
   const std::vector<Case> cases = {
-      {m + " --panel L0H0", "--panel draws into the --png folder: give --png DIR too"},
+      {m + " --panel L0H0",
+       "--panel draws into the --png folder (heatmaps) or the --overlay folder (on the image): "
+       "give --png DIR or --overlay DIR too"},
       {m + " --panel L5H0 --png " + (dir / "g").string(),
        "--panel: L5H0 names a map this model does not make"},
       {m + " --panel L0H7 --png " + (dir / "g").string(),

@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "edited_fixture.hpp"
 #include "run_cli.hpp"
 #include "temp_dir.hpp"
 
 using attnviz::test::contains;
+using attnviz::test::EditedFixture;
 using attnviz::test::run_attnviz;
 using attnviz::test::TempDir;
 
@@ -106,8 +108,8 @@ TEST_CASE("vision: inputs a vision model cannot take, each refused with its reas
 }
 
 TEST_CASE(
-    "vision: --seed, --overlay - beside CSV tables, and a registers model off its grid are "
-    "refused") {
+    "vision: --seed, --overlay - beside CSV tables, and ViT off its grid are refused; DINOv2 with "
+    "registers resizes its positions") {
   auto r = run_attnviz("run -m " + k_vit + " --pixels " + k_vit + "/pixels.npy --seed 3");
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(contains(r.err, "--pixels is the whole input"), r.err);
@@ -123,13 +125,66 @@ TEST_CASE(
                   "/pixels.npy --overlay - --query 'p(9,9)'");
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(contains(r.err, "this image's tokens are CLS, p(0,0) … p(3,3), or mean"), r.err);
-  // DINOv2 with registers resizes its positions with an antialiased kernel attnviz lacks.
+  // ViT does not resize its positions: an image off its grid is refused.
   TempDir tmp;
   write_npy(tmp / "wide.npy", "<f4", {3, 16, 20}, zeros(3 * 16 * 20));
-  r = run_attnviz("run -m " + k_dinov2 + " --pixels '" + (tmp / "wide.npy").string() + "'");
+  r = run_attnviz("run -m " + k_vit + " --pixels '" + (tmp / "wide.npy").string() + "'");
   CHECK(r.exit_code == 1);
-  CHECK_MESSAGE(
-      contains(r.err, "torch's antialiased bicubic, which attnviz does not reproduce yet"), r.err);
+  CHECK_MESSAGE(contains(r.err, "and the family does not resize them"), r.err);
+  r = run_attnviz("run -m " + k_dinov2 + " --pixels '" + (tmp / "wide.npy").string() +
+                  "' --table none --no-heatmap");
+  CHECK_MESSAGE(r.exit_code == 0, r.err);
+}
+
+TEST_CASE("vision: --overlay DIR draws the layer × head grid; --panel the chosen heads in a row") {
+  TempDir tmp;
+  const std::string dir = (tmp / "o").string();
+  auto r = run_attnviz("run -m " + k_vit + " --pixels " + k_vit + "/pixels.npy --overlay '" + dir +
+                       "' --head 0,1 --panel L1H3,L0H2 --table none --no-heatmap");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  namespace fs = std::filesystem;
+  for (const char* f : {"layer0.self.head0.overlay.png", "layer1.self.head1.overlay.png",
+                        "overlays.png", "panel.overlay.png"})
+    CHECK_MESSAGE(fs::exists(fs::path(dir) / f), f);
+  // The panel's heads are drawn in it only: head 3 was not selected.
+  CHECK_FALSE(fs::exists(fs::path(dir) / "layer1.self.head3.overlay.png"));
+  r = run_attnviz("run -m " + k_vit + " --pixels " + k_vit + "/pixels.npy --overlay '" + dir +
+                  "2' --panel L5H0 --table none");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(contains(r.err, "L5H0"), r.err);
+  CHECK_FALSE(fs::exists(dir + "2"));
+  r = run_attnviz("run -m " + k_vit + " --pixels " + k_vit +
+                  "/pixels.npy --overlay - --panel L0H0 --table none");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(contains(r.err, "give --png DIR or --overlay DIR too"), r.err);
+}
+
+TEST_CASE("vision: a whole CLIPModel folder runs its vision tower; its text tower is named") {
+  const std::string clip = "tests/fixtures/torch/hf_clip_model";
+  auto r = run_attnviz("run -m " + clip + " --pixels " + clip + "/pixels.npy --layer 0 --head 0 " +
+                       "--table none --no-heatmap");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(contains(r.err, "not run: the text tower (text_model."), r.err);
+  CHECK_MESSAGE(contains(r.err, "not run: the text projection and the logit scale"), r.err);
+  // vision_config must be an object, and may name no other part.
+  EditedFixture bad("hf_clip_model", [](auto&) {}, {{"vision_config", "x"}});
+  r = run_attnviz("run -m '" + bad.dir.path().string() + "' --pixels " + clip + "/pixels.npy");
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(contains(r.err,
+                         "\"vision_config\" = \"x\": expected an object, the config of "
+                         "the clip_vision_model part"),
+                r.err);
+  // Without the legacy vision_config_dict (whose class names its own model_type, whatever
+  // vision_config says), vision_config's model_type must be the tower's.
+  EditedFixture other(
+      "hf_clip_model", [](auto&) {},
+      {{"vision_config", {{"model_type", "clip_text_model"}}}, {"vision_config_dict", nullptr}});
+  r = run_attnviz("run -m '" + other.dir.path().string() + "' --pixels " + clip + "/pixels.npy");
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(contains(r.err,
+                         "vision_config.model_type = \"clip_text_model\", expected "
+                         "\"clip_vision_model\" inside a \"clip\" folder"),
+                r.err);
 }
 
 TEST_CASE(
@@ -170,4 +225,42 @@ TEST_CASE("vision: --batch lines give images and pixel files; a line with two in
   CHECK(r.exit_code == 1);
   CHECK_MESSAGE(contains(r.err, "line 1: give one of \"text\", \"ids\", \"image\" or \"pixels\""),
                 r.err);
+}
+
+TEST_CASE(
+    "vision: init --arch vit writes ViT-B/16's grid and processor, which --image then reads") {
+  TempDir tmp;
+  const std::string m = (tmp / "vit").string();
+  auto r = run_attnviz("init --arch vit --d-model 32 --heads 4 --layers 1 --seed 3 -o '" + m + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  namespace fs = std::filesystem;
+  CHECK(fs::exists(fs::path(m) / "preprocessor_config.json"));
+  r = run_attnviz("run -m '" + m +
+                  "' --image tests/fixtures/images/clip_png_bicubic_crop/image.png "
+                  "--table probs --format csv --no-heatmap --head 0");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // 224 / 16 = 14 patches a side after the class token: the last row is p(13,13)'s.
+  CHECK_MESSAGE(contains(r.out, "\n\"p(13,13)\","), r.out.substr(0, 200));
+  CHECK_MESSAGE(contains(r.err, "resized (bilinear) to 224×224"), r.err);
+  CHECK_MESSAGE(contains(r.err, "(ViTImageProcessor)"), r.err);
+  r = run_attnviz("init --arch vit --max-positions 64 -o '" + (tmp / "x").string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(contains(r.err, "a vision model's is its patch grid"), r.err);
+}
+
+TEST_CASE("multimodal: a Gemma 3 folder runs its text model and names the vision tower it skips") {
+  for (const std::string name : {"hf_gemma3_mm", "hf_gemma3_mm_new"}) {
+    const std::string m = "tests/fixtures/torch/" + name;
+    const auto r =
+        run_attnviz("run -m " + m + " --ids " + m + "/ids.txt --table none --no-heatmap");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    const std::string tower = name == "hf_gemma3_mm" ? "vision_tower." : "model.vision_tower.";
+    CHECK_MESSAGE(contains(r.err,
+                           "not run: the vision tower (SigLIP; the image is not an input "
+                           "yet) (" +
+                               tower),
+                  r.err);
+    CHECK_MESSAGE(contains(r.err, "not run: the image projector ("), r.err);
+    CHECK_MESSAGE(contains(r.err, "attnviz shows the text model's attention"), r.err);
+  }
 }

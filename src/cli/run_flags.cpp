@@ -41,7 +41,8 @@ void add_run_output_flags(CLI::App& cmd_ref, RunArgs& a) {
   cmd->add_option("--panel", args->panel,
                   "with --png: also draw these heads side by side on one colour scale, "
                   "DIR/panel.png, .svg or .pdf (L3H5,L5H1; "
-                  "decoder.L1H0.cross)");
+                  "decoder.L1H0.cross); with --overlay DIR: their overlays in a row, "
+                  "DIR/panel.overlay.png");
   cmd->add_option("--max-pixels", args->max_pixels,
                   "figures pool longer maps to this many cells per side")
       ->check(CLI::Range(16, 16384));

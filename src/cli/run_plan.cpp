@@ -128,6 +128,11 @@ HtmlOptions html_options(const RunArgs& a, const RunPlan& plan, const PreparedRu
   h.cmap = plan.cmap;
   h.colour_scale = plan.colour_scale;
   h.max_cells = a.html_cells;
+  if (run.picture) {
+    const auto& g = run.inputs.target.grid;
+    h.picture = HtmlPicture{std::make_shared<const RgbImage>(*run.picture), g.first, g.rows, g.cols,
+                            g.patch};
+  }
   return h;
 }
 
@@ -174,8 +179,11 @@ RunPlan resolve_run(const RunArgs& a) {
   if (a.html_given) check_html_file(a);
   if (a.png_given && a.png_dir.empty()) throw usage_error("--png: the folder name is empty");
   if (!a.panel.empty()) {
-    if (a.png_dir.empty())
-      throw usage_error("--panel draws into the --png folder: give --png DIR too");
+    if (a.png_dir.empty() && (a.overlay.empty() || a.overlay == "-")) {
+      throw usage_error(
+          "--panel draws into the --png folder (heatmaps) or the --overlay folder (on the "
+          "image): give --png DIR or --overlay DIR too");
+    }
     if (a.rollout)
       throw usage_error(
           "--panel: rollout has one map per layer; --png draws each, --layer picks one");
@@ -235,12 +243,16 @@ RunOutputs build_run_outputs(const RunArgs& a, const RunPlan& plan, const Prepar
     const auto& g = run.inputs.target.grid;
     o.grid = {g.first, g.rows, g.cols, g.patch};
     o.query = resolve_overlay_query(a.query, run.inputs.target);
+    if (!terminal) o.panel = plan.panel;
+    if (!o.panel.empty()) check_panel(o.panel, run.maps);
     if (!run.picture_note.empty()) print_note(run.picture_note);
     auto sink = std::make_unique<OverlaySink>(std::move(o));
     out.overlay = sink.get();
     out.sinks.add(std::move(sink));
   }
   if (!a.html.empty()) {
+    // The page's image pane draws the picture: how it was made, unless the overlays said so.
+    if (run.picture && a.overlay.empty() && !run.picture_note.empty()) print_note(run.picture_note);
     auto sink = std::make_unique<HtmlSink>(a.html, html_options(a, plan, run));
     out.html = sink.get();
     out.sinks.add(std::move(sink));

@@ -4,8 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "attnviz/compute/linear.hpp"
 #include "attnviz/compute/norm.hpp"
@@ -38,6 +40,60 @@ int clamp_index(int i, int n) {
   return i < 0 ? 0 : i >= n ? n - 1 : i;
 }
 
+// torch's antialiased kernel (UpSampleKernel.cpp, _compute_weights_aa with aa_filter): Keys'
+// kernel with A = −0.5, its support 2 widened to 2·s when shrinking by s = in/out (the kernel then
+// read at (j − centre)/s), the taps inside the input kept and their weights normalised to 1.
+struct AaTaps {
+  int first = 0;
+  std::vector<float> weights;
+};
+
+float keys_half(float x) {
+  constexpr float a = -0.5f;
+  x = std::abs(x);
+  if (x < 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return 0;
+}
+
+AaTaps aa_taps(int o, int n_in, int n_out) {
+  const float scale = static_cast<float>(n_in) / static_cast<float>(n_out);
+  const float support = scale >= 1 ? 2 * scale : 2.0f;
+  const float inv = scale >= 1 ? 1 / scale : 1.0f;
+  const float centre = scale * (static_cast<float>(o) + 0.5f);
+  AaTaps t;
+  t.first = std::max(static_cast<int>(centre - support + 0.5f), 0);
+  const int end = std::min(static_cast<int>(centre + support + 0.5f), n_in);
+  float total = 0;
+  for (int j = t.first; j < end; ++j) {
+    t.weights.push_back(keys_half((static_cast<float>(j) - centre + 0.5f) * inv));
+    total += t.weights.back();
+  }
+  if (total != 0) {
+    for (float& w : t.weights) w /= total;
+  }
+  return t;
+}
+
+// One axis of the separable antialiased resize: `table` holds n_outer × n_in × inner rows (the
+// resized axis in the middle), the result n_outer × n_out × inner.
+Matrix aa_axis(const Matrix& table, int n_outer, int n_in, int inner, int n_out) {
+  Matrix out = Matrix::Zero(Eigen::Index(n_outer) * n_out * inner, table.cols());
+  for (int o = 0; o < n_out; ++o) {
+    const AaTaps t = aa_taps(o, n_in, n_out);
+    for (int a = 0; a < n_outer; ++a) {
+      for (int b = 0; b < inner; ++b) {
+        auto row = out.row((Eigen::Index(a) * n_out + o) * inner + b);
+        for (size_t k = 0; k < t.weights.size(); ++k) {
+          const Eigen::Index src = (Eigen::Index(a) * n_in + t.first + Eigen::Index(k)) * inner + b;
+          row += t.weights[k] * table.row(src);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Matrix resize_bicubic(const Matrix& table, int grid, int rows, int cols) {
@@ -60,6 +116,13 @@ Matrix resize_bicubic(const Matrix& table, int grid, int rows, int cols) {
   return out;
 }
 
+Matrix resize_bicubic_antialiased(const Matrix& table, int grid, int rows, int cols) {
+  // torch resizes the contiguous axis (columns) first, then the rows, skipping an axis whose size
+  // stays (its weights would be exactly 1 and 0).
+  const Matrix across = cols == grid ? table : aa_axis(table, grid, grid, 1, cols);
+  return rows == grid ? across : aa_axis(across, 1, grid, cols, rows);
+}
+
 Sequence embed_pixels(const Model& model, const Tensor& pixels, const std::string& what) {
   const Config& c = model.config;
   const VisionConfig& v = c.vision;
@@ -79,22 +142,13 @@ Sequence embed_pixels(const Model& model, const Tensor& pixels, const std::strin
                             width, v.patch));
   }
   const bool positions = c.positional != Positional::none;  // --no-positions leaves them out
-  if (positions && !v.interpolate_positions && (rows != v.grid || cols != v.grid)) {
+  if (positions && v.resize_positions == PositionResize::none &&
+      (rows != v.grid || cols != v.grid)) {
     throw Error(fmt::format(
         "{}: an image of {}×{} pixels gives {}×{} patches, but {}'s positions are those of its "
         "{}×{} pixels ({}×{} patches of {}), and the family does not resize them",
         what, height, width, rows, cols, model.name, v.grid * v.patch, v.grid * v.patch, v.grid,
         v.grid, v.patch));
-  }
-  if (positions && v.registers > 0 && (rows != v.grid || cols != v.grid)) {
-    // transformers resizes DINOv2-with-registers positions with antialias=True: another kernel
-    // (a = −0.5, a window widened when shrinking), which attnviz does not compute yet.
-    throw Error(fmt::format(
-        "{}: an image of {}×{} pixels gives {}×{} patches; {}'s positions are for {}×{}, and its "
-        "family resizes them with torch's antialiased bicubic, which attnviz does not reproduce "
-        "yet: give an image of {}×{} pixels",
-        what, height, width, rows, cols, model.name, v.grid, v.grid, v.grid * v.patch,
-        v.grid * v.patch));
   }
   // Each patch's pixels as one row: channel, then row, then column (the kernel's order).
   const int p = v.patch;
@@ -117,9 +171,11 @@ Sequence embed_pixels(const Model& model, const Tensor& pixels, const std::strin
   // Positions: the prefix rows, then the grid's, resized to this image's grid when it differs.
   const int positioned = (v.cls ? 1 : 0) + (v.distillation ? 1 : 0);
   const Matrix grid_positions = w.position.bottomRows(w.position.rows() - positioned);
-  const Matrix patch_positions = !positions || (rows == v.grid && cols == v.grid)
-                                     ? grid_positions
-                                     : resize_bicubic(grid_positions, v.grid, rows, cols);
+  const Matrix patch_positions =
+      !positions || (rows == v.grid && cols == v.grid) ? grid_positions
+      : v.resize_positions == PositionResize::bicubic_antialiased
+          ? resize_bicubic_antialiased(grid_positions, v.grid, rows, cols)
+          : resize_bicubic(grid_positions, v.grid, rows, cols);
   Sequence seq;
   const Eigen::Index n = v.prefix_tokens() + n_patches;
   seq.x.resize(n, c.d_model);

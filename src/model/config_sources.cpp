@@ -226,6 +226,58 @@ Error Declared::error(const std::string& message) const {
   return where == k_flags ? usage_error(message) : Error(message);
 }
 
+void ConfigSources::descend(const NestedConfig& n, const std::string& part_model_type,
+                            const std::vector<std::string>& class_keys,
+                            const std::vector<std::pair<std::string, double>>& part_defaults) {
+  for (auto& s : sources_) {
+    if (fs::path(s.where).filename() != "config.json") continue;
+    const auto object = [&](const std::string& key) -> const nlohmann::json* {
+      const auto it = s.values.find(key);
+      if (it == s.values.end() || it->second.is_null()) return nullptr;
+      if (!it->second.is_object()) {
+        throw Error(fmt::format("{}: \"{}\" = {}: expected an object, the config of the {} part",
+                                s.where, key, it->second.dump(), part_model_type));
+      }
+      return &it->second;
+    };
+    ConfigSource part{s.where, {}, {}};
+    if (const auto* section = object(n.section)) {
+      for (const auto& [key, value] : section->items()) {
+        part.values[key] = value;
+        part.names[key] = n.section + "." + key;
+      }
+    }
+    if (const auto* legacy = n.legacy_section.empty() ? nullptr : object(n.legacy_section)) {
+      for (const auto& key : class_keys) {
+        if (!legacy->contains(key)) part.values.erase(key);  // the class default stands
+      }
+      // The class's to_dict() names its own model_type, whatever the section said.
+      part.values["model_type"] = part_model_type;
+      part.names.erase("model_type");
+      for (const auto& [key, value] : legacy->items()) {
+        part.values[key] = value;
+        part.names[key] = n.legacy_section + "." + key;
+      }
+    }
+    if (const auto it = part.values.find("model_type");
+        it != part.values.end() && it->second != nlohmann::json(part_model_type)) {
+      throw Error(fmt::format("{}: {} = {}, expected \"{}\" inside a \"{}\" folder", s.where,
+                              part.names[it->first], it->second.dump(), part_model_type,
+                              n.model_type));
+    }
+    part.values["model_type"] = part_model_type;
+    for (const auto& [key, value] : part_defaults) {
+      if (part.values.count(key)) continue;
+      const bool whole = value == std::floor(value) && std::abs(value) < 1e15;
+      part.values[key] =
+          whole ? nlohmann::json(static_cast<int64_t>(value)) : nlohmann::json(value);
+      part.names[key] = n.section + "." + key + " (absent: the class default)";
+    }
+    canonical_activations(part);
+    s = std::move(part);
+  }
+}
+
 std::string ConfigSources::model_type() const {
   for (const auto& s : sources_) {
     auto it = s.values.find("model_type");

@@ -10,6 +10,7 @@
 
 #include "attnviz/core/error.hpp"
 #include "attnviz/model/config.hpp"
+#include "attnviz/model/layout.hpp"
 #include "attnviz/model/tensor_source.hpp"
 
 namespace attnviz::detail {
@@ -57,6 +58,17 @@ class ConfigSources {
   // each file, an alias's value stands for the key's; two names of one key that disagree in a file
   // are an Error naming both.
   void add_aliases(const std::vector<std::pair<std::string, std::vector<std::string>>>& aliases);
+  // A whole-model folder's config.json (CLIPModel's "clip") read as the config of the part the
+  // family runs: the keys under `n.section` replace the file's top-level keys, named
+  // "vision_config.hidden_size" in messages; `n.legacy_section`'s keys override them and, where it
+  // leaves one of `class_keys` out, the part's config class default stands (transformers'
+  // CLIPConfig: vision_config.update(CLIPVisionConfig(**vision_config_dict).to_dict())).
+  // `part_model_type` is the part's model_type; the section may name it, and no other.
+  // `part_defaults` (the part's config class defaults) fill the keys the section leaves out, named
+  // "text_config.hidden_size (absent: the class default)" in messages.
+  void descend(const NestedConfig& n, const std::string& part_model_type,
+               const std::vector<std::string>& class_keys,
+               const std::vector<std::pair<std::string, double>>& part_defaults);
   // config.json's model_type (Hugging Face), for layout detection.
   std::string model_type() const;
   // A key a file (not the command line) sets is an Error naming the file, the key, its value and

@@ -72,6 +72,28 @@ std::optional<std::string> matching_prefix(const TensorSource& src, const Layout
   return std::nullopt;
 }
 
+// The whole-model folder kind `model_type` that holds `layout`'s family as a part, if it is one.
+const NestedConfig* nested_config(const Layout& layout, const std::string& model_type) {
+  for (const auto& n : layout.nested_in) {
+    if (!model_type.empty() && n.model_type == model_type) return &n;
+  }
+  return nullptr;
+}
+
+// The layout with its tensor names as a whole-model folder holds them (NestedNaming).
+Layout with_naming(const Layout& layout, const NestedNaming& n) {
+  Layout l = layout;
+  l.prefixes = {n.prefix};
+  if (n.lead_from.empty()) return l;
+  const auto rename = [&](std::string& pattern) {
+    if (pattern.starts_with(n.lead_from)) pattern = n.lead_to + pattern.substr(n.lead_from.size());
+  };
+  rename(l.detect);
+  for (auto& r : l.roles) rename(r.pattern);
+  for (auto& b : l.buffers) rename(b);
+  return l;
+}
+
 std::pair<Layout, std::string> choose_layout(const TensorSource& src, const ConfigSources& cfg,
                                              const ConfigOverrides& o) {
   if (!o.layout_file.empty() || !o.layout.empty()) {
@@ -86,8 +108,25 @@ std::pair<Layout, std::string> choose_layout(const TensorSource& src, const Conf
   for (const auto& layout : builtin_layouts()) {
     if (!layout.model_type.empty())
       known_types += (known_types.empty() ? "" : ", ") + layout.model_type;
-    known |= layout.model_type == model_type;
-    if (!model_type.empty() && layout.model_type != model_type) continue;
+    for (const auto& n : layout.nested_in) known_types += ", " + n.model_type;
+    const bool part = nested_config(layout, model_type) != nullptr;
+    known |= layout.model_type == model_type || part;
+    if (!model_type.empty() && layout.model_type != model_type && !part) continue;
+    if (part && !nested_config(layout, model_type)->namings.empty()) {
+      std::string tried;
+      for (const auto& naming : nested_config(layout, model_type)->namings) {
+        Layout named = with_naming(layout, naming);
+        if (const auto prefix = matching_prefix(src, named)) return {named, *prefix};
+        tried +=
+            (tried.empty() ? "" : " or ") + naming.prefix + detail::with_layer(named.detect, 0);
+      }
+      const auto all = src.names();
+      throw Error(fmt::format(
+          "{}: config.json's model_type '{}' holds a {} model whose tensors are named {}, which "
+          "this file does not have (it has {}{})",
+          src.description(), printable_text(model_type), layout.model_type, tried,
+          all.empty() ? "no tensor" : printable_text(all.front()), all.size() > 1 ? ", …" : ""));
+    }
     const auto prefix = matching_prefix(src, layout);
     if (prefix && model_type.empty() && layout.needs_model_type) {
       shared += (shared.empty() ? "" : ", ") + layout.model_type;
@@ -273,6 +312,18 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   ConfigSources cfg(src, overrides);
   auto [layout, prefix] = choose_layout(src, cfg, overrides);
   if (src.gguf()) layout.norm_offset = 0.0f;  // the converter stored Gemma's gains as 1 + w already
+  if (const NestedConfig* n = nested_config(layout, cfg.model_type())) {
+    // The part's config class defaults: the layout's "section.key" ones, and its own.
+    std::vector<std::string> class_keys = layout.activation_keys;
+    std::vector<std::pair<std::string, double>> part_defaults;
+    const std::string nested = n->section + ".";
+    for (const auto& [key, value] : layout.config_defaults) {
+      const bool part = key.starts_with(nested);
+      class_keys.push_back(part ? key.substr(nested.size()) : key);
+      if (part) part_defaults.emplace_back(key.substr(nested.size()), value);
+    }
+    cfg.descend(*n, layout.model_type, class_keys, part_defaults);
+  }
   cfg.set_defaults(layout.config_defaults, layout.name);
   if (!layout.model_type.empty()) {
     // attnviz's own config keys (its torch layouts and layout files read them) switch a family's

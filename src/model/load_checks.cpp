@@ -218,9 +218,10 @@ std::vector<std::string> unrun_notes(const TensorSource& src, const Layout& layo
     if (found.empty()) continue;
     const size_t shown = std::min<size_t>(found.size(), 3);
     notes.push_back(fmt::format(
-        "not run: {} ({}{}): attnviz shows the encoder's attention and its last hidden state",
-        part.what, fmt::join(found.begin(), found.begin() + static_cast<long>(shown), ", "),
-        found.size() > shown ? fmt::format(" and {} more", found.size() - shown) : ""));
+        "not run: {} ({}{}): attnviz shows the {}'s attention and its last hidden state", part.what,
+        fmt::join(found.begin(), found.begin() + static_cast<long>(shown), ", "),
+        found.size() > shown ? fmt::format(" and {} more", found.size() - shown) : "",
+        layout.arch == Arch::encoder ? "encoder" : "text model"));
   }
   return notes;
 }

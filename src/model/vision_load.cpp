@@ -80,7 +80,7 @@ void load_patch_embedding(Model& model, const TensorSource& src, const Binder& b
   v.cls = p.cls.size() > 0;
   v.distillation = p.distillation.size() > 0;
   v.registers = static_cast<int>(p.registers.rows());
-  v.interpolate_positions = layout.interpolate_positions;
+  v.resize_positions = layout.resize_positions;
   if (cfg.declared({"num_register_tokens"}) || v.registers > 0) {
     check_declared(cfg, {"num_register_tokens"}, v.registers,
                    v.registers ? "register tokens, from " + b.tensor_text("embed.registers")

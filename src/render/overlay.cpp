@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memory>
 
 #include "attnviz/core/error.hpp"
 #include "figure_parts.hpp"
@@ -93,6 +94,94 @@ Canvas overlay_figure(const OverlayFigure& f, const FigureStyle& style) {
   scale.vmax = top_weight > 0 ? top_weight : 1.0f;
   draw_colorbar(canvas, bar, scale);
   canvas.draw_text(k_margin, caption_y, f.caption, {.pixel_size = k_caption_px, .color = k_muted});
+  return canvas;
+}
+
+namespace {
+
+// The picture shrunk by a whole factor, each pixel the mean of a factor × factor block (the last
+// blocks cut at the edges).
+Image shrunk(const Image& image, int factor) {
+  if (factor <= 1) return image;
+  const int w = (image.width + factor - 1) / factor, h = (image.height + factor - 1) / factor;
+  Image out{w, h, std::vector<uint8_t>(size_t(w) * size_t(h) * 3)};
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      int sum[3] = {0, 0, 0}, n = 0;
+      for (int yy = y * factor; yy < std::min((y + 1) * factor, image.height); ++yy) {
+        for (int xx = x * factor; xx < std::min((x + 1) * factor, image.width); ++xx) {
+          const Rgb p = image.at(xx, yy);
+          sum[0] += p.r, sum[1] += p.g, sum[2] += p.b, ++n;
+        }
+      }
+      const auto mean = [&](int v) { return static_cast<uint8_t>((v + n / 2) / n); };
+      out.set(x, y, Rgb{mean(sum[0]), mean(sum[1]), mean(sum[2])});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Canvas overlay_grid_figure(const OverlayGridFigure& g, const FigureStyle& style) {
+  const size_t n_rows = g.row_labels.size(), n_cols = g.col_labels.size();
+  if (n_rows == 0 || n_cols == 0 || g.cells.size() != n_rows * n_cols)
+    throw Error("overlay grid: the cells do not fill the rows and columns");
+  constexpr int k_side = 128, k_gap = 8;
+  std::vector<std::shared_ptr<const Image>> tinted(g.cells.size());
+  int cell = 1, img_w = 0, img_h = 0;
+  for (size_t i = 0; i < g.cells.size(); ++i) {
+    if (!g.cells[i]) continue;
+    Image t = tinted_image(*g.cells[i], style.cmap);
+    const int longest = std::max(t.width, t.height);
+    const int factor = (longest + k_side - 1) / k_side;
+    cell = factor > 1 ? 1 : std::max(1, k_side / std::max(1, longest));
+    tinted[i] = std::make_shared<const Image>(shrunk(t, factor));
+    img_w = std::max(img_w, tinted[i]->width * cell);
+    img_h = std::max(img_h, tinted[i]->height * cell);
+  }
+  if (img_w == 0) throw Error("overlay grid: no cell to draw");
+  Canvas probe(1, 1, Rgb{255, 255, 255}, style.fonts, style.scale);
+  const LineMetrics tm = probe.line_metrics(k_title_px), lm = probe.line_metrics(k_label_px),
+                    cm = probe.line_metrics(k_caption_px);
+  int label_w = 0;
+  for (const auto& l : g.row_labels) label_w = std::max(label_w, probe.text_width(l, k_label_px));
+  const int left = k_margin + label_w + (label_w ? 8 : 0);
+  const int top = k_margin + tm.line_height + 6 + lm.line_height;
+  const int grid_w = int(n_cols) * img_w + int(n_cols - 1) * k_gap;
+  const int grid_h = int(n_rows) * img_h + int(n_rows - 1) * k_gap;
+  const Rect bar{left + grid_w + 12, top, k_bar_w, std::min(grid_h, 320)};
+  const int caption_y = top + grid_h + 8 + cm.ascent;
+  const int width = std::max({bar.x + bar.w + 60, k_margin + probe.text_width(g.title, k_title_px),
+                              k_margin + probe.text_width(g.caption, k_caption_px)}) +
+                    k_margin;
+  Canvas canvas(width, caption_y + cm.descent + k_margin, Rgb{255, 255, 255}, style.fonts,
+                style.scale);
+  canvas.draw_text(k_margin, k_margin + tm.ascent, g.title,
+                   {.pixel_size = k_title_px, .color = k_text});
+  for (size_t c = 0; c < n_cols; ++c) {
+    canvas.draw_text(left + int(c) * (img_w + k_gap) + img_w / 2, top - lm.descent - 2,
+                     g.col_labels[c],
+                     {.pixel_size = k_label_px, .color = k_text, .align = TextAlign::center});
+  }
+  for (size_t r = 0; r < n_rows; ++r) {
+    const int y = top + int(r) * (img_h + k_gap);
+    canvas.draw_text(left - 8, y + img_h / 2 + lm.ascent / 2, g.row_labels[r],
+                     {.pixel_size = k_label_px, .color = k_text, .align = TextAlign::end});
+    for (size_t c = 0; c < n_cols; ++c) {
+      const auto& t = tinted[r * n_cols + c];
+      if (!t) continue;
+      const int x = left + int(c) * (img_w + k_gap);
+      canvas.draw_cells(x, y, cell, t);
+      canvas.stroke_rect(x - 1, y - 1, t->width * cell + 2, t->height * cell + 2, k_muted);
+    }
+  }
+  FigureStyle scale = style;  // each cell's own top weight is 1 on this bar
+  scale.log = false;
+  scale.vmin = 0.0f;
+  scale.vmax = 1.0f;
+  draw_colorbar(canvas, bar, scale);
+  canvas.draw_text(k_margin, caption_y, g.caption, {.pixel_size = k_caption_px, .color = k_muted});
   return canvas;
 }
 

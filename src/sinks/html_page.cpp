@@ -162,6 +162,11 @@ void render_page(const PageInput& page, const std::function<void(std::string_vie
   for (size_t i = 0; i < page.maps->size(); ++i) maps.push_back(map_json((*page.maps)[i], i));
   meta["maps"] = std::move(maps);
   meta["stats"] = stats_json(page);
+  if (const auto& p = page.picture) {
+    meta["image"] = {{"width", p->width}, {"height", p->height}, {"first", p->first},
+                     {"rows", p->rows},   {"cols", p->cols},     {"patch", p->patch},
+                     {"blob", "img"}};
+  }
 
   std::string head;
   head +=
@@ -190,6 +195,7 @@ void render_page(const PageInput& page, const std::function<void(std::string_vie
   }
   for (size_t i = 0; i < page.mask_blobs->size(); ++i)
     add_blob(out, fmt::format("m{}", i), (*page.mask_blobs)[i]);
+  if (page.picture) add_blob(out, "img", page.picture->blob);
   out("<script>");  // exactly the hashed text between the tags
   out(k_viewer_js);
   out("</script>\n</body>\n</html>\n");

@@ -45,6 +45,12 @@ struct MapRecord {
   std::vector<std::pair<std::string, std::string>> blobs;
 };
 
+// The image pane's picture: RGB bytes [height][width][3] (blob "img"), and the patch grid.
+struct PagePicture {
+  int width = 0, height = 0, first = 0, rows = 0, cols = 0, patch = 0;
+  std::string blob;
+};
+
 struct PageInput {
   std::string model_name, input_note;
   ColormapId cmap = ColormapId::viridis;
@@ -54,6 +60,7 @@ struct PageInput {
   const std::vector<std::string>* mask_names = nullptr;
   const std::vector<HeadStats>* stats = nullptr;
   double saturation = 0.99;
+  std::optional<PagePicture> picture;
 };
 
 // The page, handed to `out` piece by piece (the arrays are the bulk of it: never copied into one

@@ -367,6 +367,15 @@ void HtmlSink::finish() {
   page.mask_names = &mask_names_;
   page.stats = &stats_.heads();
   page.saturation = options_.stats.saturation;
+  if (const auto& p = options_.picture; p && p->image) {
+    page.picture = detail::PagePicture{p->image->width,
+                                       p->image->height,
+                                       p->first,
+                                       p->rows,
+                                       p->cols,
+                                       p->patch,
+                                       detail::array_blob(p->image->rgb)};
+  }
   // Streamed into the temp file opened at the start, then renamed into place: no copy of the page.
   uint64_t bytes = 0;
   detail::render_page(page, [&](std::string_view piece) {

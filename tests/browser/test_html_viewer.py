@@ -15,7 +15,8 @@ sample, its induction head's weights against its script's float64 forward (sampl
 reference.json), a masked cell, the head view's note; --screenshot writes this page, as the README shows it.
 Case 4: 1,000 tokens stored whole: a pixel of the whole view shows (and its tooltip names) the max of
 the cells it covers, against --save's float32 maps. Case 5: an encoder-decoder's model view shows its
-row labels ("decoder cross L0") whole.
+row labels ("decoder cross L0") whole. Case 6: a ViT's image pane, a real pointer over a patch, each
+head's row against torch's.
 --self-test: proves the checks themselves, on pages written here: one loading an http:// image and
 logging console.error must fail both, a clean one must pass. Chromium missing fails (CI installs it).
 Exit status 0 on pass, 1 on a failure (its message on stderr).
@@ -469,6 +470,56 @@ def encoder_decoder_case(b, binary, source, tmp):
         check(sides.startswith(want), f"the head view of a {site} map says {sides!r}, not {want!r}")
 
 
+def read_safetensors(path):
+    """A float32 safetensors file as {name: (shape, flat list)} (no numpy: the browser tier needs none)."""
+    raw = pathlib.Path(path).read_bytes()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__" or info["dtype"] != "F32":
+            continue
+        begin, end = info["data_offsets"]
+        values = array.array("f")
+        values.frombytes(raw[8 + n + begin:8 + n + end])
+        out[name] = (info["shape"], values)
+    return out
+
+
+def vision_case(b, binary, source, tmp):
+    """A ViT over a 4 x 4 patch grid (tests/fixtures/torch/hf_vit, whose maps torch computed): the image
+    pane opens on CLS's row, a real pointer over patch (2, 1) makes it the query, and every head of the
+    layer shows that row, its largest patch weight torch's."""
+    fixture = source / "tests/fixtures/torch/hf_vit"
+    html = tmp / "vit.html"
+    run_attnviz(binary, "run", "-m", fixture, "--pixels", fixture / "pixels.npy", "--no-heatmap", "--table", "none",
+                "--html", html)
+    url, _ = load(b, html)
+    assert_clean(b, url, "vit after load")
+    check(b.execute("return !document.querySelector('#image-panel').hidden"), "the image pane is hidden on a ViT page")
+    maps = page_maps(b)
+    index = next(i for i, m in enumerate(maps) if m["layer"] == 1 and m["head"] == 2 and not m.get("kind"))
+    b.execute("return attnviz.open(arguments[0])", index)
+    wait_equal("attnviz.image.query on opening", lambda: (b.execute("return attnviz.image") or {}).get("query"), 0)
+    b.execute("document.querySelector('#image-main').scrollIntoView()")
+    first, cols = 1, 4
+    move_to(b, b.execute("return attnviz.patchCenter(2, 1)"), "attnviz.patchCenter(2, 1)")
+    q = first + 2 * cols + 1
+    wait_equal("attnviz.image.query after hovering patch (2, 1)",
+               lambda: (b.execute("return attnviz.image") or {}).get("query"), q)
+    pane = b.execute("return attnviz.image")
+    probs_shape, probs = read_safetensors(fixture / "expected.safetensors")["layer1.self.probs"]
+    heads, n = probs_shape[0], probs_shape[1]
+    check(len(pane["heads"]) == heads, f"the pane shows {len(pane['heads'])} heads of layer 1, expected {heads}")
+    for h, top in enumerate(pane["tops"]):
+        want = max(probs[(h * n + q) * n + k] for k in range(first, n))
+        check(abs(top - want) <= tolerance(want),
+              f"head {h}: the pane's largest patch weight for query {q} is {top}, torch's {want:.6g}")
+    note = b.text(b.find("#image-note"))
+    check(note.startswith("query p(2,1)"), f"#image-note names the query as {note!r}")
+    assert_clean(b, url, "vit after hovering")
+
+
 def self_test(b, tmp):
     (tmp / "bad.html").write_text(BAD_PAGE)
     (tmp / "clean.html").write_text(CLEAN_PAGE)
@@ -506,6 +557,7 @@ def main():
                 mha_case(b, binary, source, tmp)
                 induction_case(b, binary, source, tmp, args.screenshot)
                 encoder_decoder_case(b, binary, source, tmp)
+                vision_case(b, binary, source, tmp)
                 whole_long_case(b, binary, tmp)
                 long_case(b, binary, tmp)
     except (Failure, WebDriverError) as e:

@@ -72,6 +72,11 @@ struct RopeScaling {
 // kernel and stride `patch`), row by row; before them the prefix tokens a family adds — a class
 // token (ViT), a distillation token (DeiT), register tokens (DINOv2 with registers, which take no
 // position) — and the learned positions of a `grid` × `grid` pretraining grid added.
+// torch's F.interpolate(mode="bicubic", align_corners=False), as a family's transformers code calls
+// it on the position table: Keys' kernel with A = −0.75 on four samples (DINOv2), or with
+// antialias=True: A = −0.5 over a window widened by the shrink factor (DINOv2 with registers).
+enum class PositionResize { none, bicubic, bicubic_antialiased };
+
 struct VisionConfig {
   int patch = 0;     // the patch side in pixels; 0: not a vision model
   int channels = 0;  // the image's planes (3: RGB)
@@ -79,9 +84,9 @@ struct VisionConfig {
   bool cls = false;  // a class token first (CLS)
   bool distillation = false;  // a distillation token after it (DeiT)
   int registers = 0;          // register tokens after the class token, without positions
-  // The patch positions are resized bicubically to the image's grid when it differs (DINOv2, as
-  // transformers always does); else an image must give the pretraining grid.
-  bool interpolate_positions = false;
+  // How the patch positions are resized to the image's grid when it differs; none: an image must
+  // give the pretraining grid.
+  PositionResize resize_positions = PositionResize::none;
   // Tokens before the patches (class, distillation, registers).
   int prefix_tokens() const { return (cls ? 1 : 0) + (distillation ? 1 : 0) + registers; }
 };

@@ -95,6 +95,8 @@ struct FamilyInit {
   // The default tokenizer's special tokens (after the 256 bytes) and its BOS / EOS ("": none).
   std::vector<std::string> special_tokens{};
   std::string bos{}, eos{};
+  // A vision family's preprocessor_config.json, written beside the weights ("": none).
+  std::string preprocessor_config{};
 };
 
 struct Family {

@@ -57,6 +57,13 @@ class InitWriter {
   void embedding(const std::string& name, int rows, int d, float std_dev) {
     fill(name, {rows, d}, [&] { return std_dev * rng_.normal(); });
   }
+  // Any shape: N(0, std_dev) (HF's trunc_normal_(std=0.02), whose ±2 bounds are 100σ away), or 0.
+  void normal(const std::string& name, std::vector<int64_t> shape, float std_dev) {
+    fill(name, std::move(shape), [&] { return std_dev * rng_.normal(); });
+  }
+  void zeros(const std::string& name, std::vector<int64_t> shape) {
+    constant(name, std::move(shape), 0.0f);
+  }
   const std::vector<Named>& tensors() const { return tensors_; }
   // The tensors moved out (init --gguf converts them one by one, never holding two copies).
   std::vector<Named> take() { return std::move(tensors_); }

@@ -91,6 +91,24 @@ struct UnrunPart {
   std::string what;  // "the classification head"
 };
 
+// Where a part's tensors are in a whole-model folder: `prefix` before the family's names
+// ("language_model."), and, when `lead_from` is set, each name's leading `lead_from` replaced by
+// `lead_to` ("model." → "model.language_model.", as transformers ≥ 4.52 saves Gemma 3's).
+struct NestedNaming {
+  std::string prefix;
+  std::string lead_from{}, lead_to{};
+};
+
+struct NestedConfig {
+  std::string model_type;  // "clip"
+  std::string section;     // "vision_config"
+  // A legacy key whose values override the section's, each missing key taking the part's config
+  // class default (CLIPConfig's vision_config_dict); empty: none.
+  std::string legacy_section{};
+  // The namings tried in order; empty: the family's own prefixes.
+  std::vector<NestedNaming> namings{};
+};
+
 struct Layout {
   std::string name{};
   std::string alias{};  // an older name still accepted by --layout
@@ -150,7 +168,9 @@ struct Layout {
   // encoder_attention_heads and decoder_attention_heads as num_attention_heads): the names of one
   // key must agree within a file.
   std::vector<std::pair<std::string, std::vector<std::string>>> config_aliases{};
-  // What the family's transformers config class fills in when config.json leaves a key out.
+  // What the family's transformers config class fills in when config.json leaves a key out. A key
+  // written "section.key" (text_config.hidden_size) is the default of the part's config class when
+  // the family is read from a whole-model folder's nested `section` (NestedConfig), and only then.
   std::vector<std::pair<std::string, double>> config_defaults{};
   // The config keys that name the activation (Gemma reads hidden_activation, not hidden_act).
   std::vector<std::string> activation_keys{"activation", "activation_function", "hidden_act"};
@@ -173,7 +193,11 @@ struct Layout {
   // A vision transformer (Config::vision): the roles embed.patch.{weight,bias}, embed.cls,
   // embed.distillation and embed.registers hold its patch embedding and prefix tokens.
   bool vision = false;
-  bool interpolate_positions = false;  // VisionConfig::interpolate_positions
+  PositionResize resize_positions = PositionResize::none;  // VisionConfig::resize_positions
+  // The config.json model_types of whole-model folders that hold this family as a part, and the
+  // key of its nested config (CLIPModel's "clip" folder: the vision tower's keys under
+  // "vision_config"); only the part's tensors are run, the rest named by `unrun`.
+  std::vector<NestedConfig> nested_in{};
   std::vector<UnrunPart> unrun{};
 };
 

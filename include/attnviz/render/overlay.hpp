@@ -33,6 +33,18 @@ Image tinted_image(const OverlayFigure& f, ColormapId cmap);
 // bar from 0 to the largest patch weight, the caption below.
 Canvas overlay_figure(const OverlayFigure& f, const FigureStyle& style);
 
+// Several overlays in one figure: a layer × head grid, or a --panel's chosen heads in a row. Each
+// cell is its own overlay (its largest patch weight the colour map's top), the picture shrunk by a
+// whole factor (box average) to at most about 128 units, or enlarged to about it; rows and columns
+// labelled; a cell left out (a head not drawn) stays blank.
+struct OverlayGridFigure {
+  std::string title;
+  std::string caption;
+  std::vector<std::string> row_labels, col_labels;
+  std::vector<const OverlayFigure*> cells;  // row_labels × col_labels, row by row; null: blank
+};
+Canvas overlay_grid_figure(const OverlayGridFigure& g, const FigureStyle& style);
+
 // The terminal form: the tinted image in half blocks (▀, its top pixel the foreground, the bottom
 // one the background, 24-bit colour), at most `columns` wide, the title above and caption below.
 // Without colour, the patches as shades by position ("·.:-=+*#%@", a tenth each), two characters

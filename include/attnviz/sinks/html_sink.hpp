@@ -2,24 +2,34 @@
 // × head thumbnails), a zoomable heatmap with tooltips, the head view (two token columns, lines
 // weighted by attention) and the stats table. The page's script and style are compiled in
 // (src/sinks/html/); the maps go in as zlib-compressed float16 arrays, base64 in the page, inflated
-// by the browser's own DecompressionStream: no URL is ever loaded.
+// by the browser's own DecompressionStream: no URL is ever loaded. A vision model's run adds the
+// image pane: the picture, each patch tinted by the hovered patch's attention, per head.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "attnviz/analysis/head_stats.hpp"
 #include "attnviz/event/selection.hpp"
 #include "attnviz/io/atomic_file.hpp"
+#include "attnviz/io/image_file.hpp"
 #include "attnviz/render/colormap.hpp"
 #include "attnviz/render/pooled_map.hpp"
 #include "attnviz/sinks/png_sink.hpp"
 
 namespace attnviz {
+
+// The picture a vision model read and where its patches are among the tokens: the page's image
+// pane (hover a patch: its attention over the picture, per head of the layer).
+struct HtmlPicture {
+  std::shared_ptr<const RgbImage> image;
+  int first = 0, rows = 0, cols = 0, patch = 0;  // as OverlayGrid
+};
 
 struct HtmlOptions {
   HeadSelection selection;
@@ -31,6 +41,7 @@ struct HtmlOptions {
   int max_cells = 512;  // --html-cells: maps with more tokens per side are stored mean/max pooled
   int top_k = 8;        // pooled maps: each query's K strongest keys, exactly, for the head view
   StatsOptions stats;   // the stats table's saturation threshold (selection is set from above)
+  std::optional<HtmlPicture> picture;  // a vision model's image: the image pane
 };
 
 namespace detail {

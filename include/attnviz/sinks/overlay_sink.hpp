@@ -15,6 +15,7 @@
 #include "attnviz/io/staged_dir.hpp"
 #include "attnviz/render/figure.hpp"
 #include "attnviz/render/figure_file.hpp"
+#include "attnviz/render/overlay.hpp"
 
 namespace attnviz {
 
@@ -42,10 +43,13 @@ struct OverlayOptions {
   std::shared_ptr<const RgbImage> picture;
   OverlayGrid grid;
   OverlayQuery query;
+  std::vector<HeadId> panel;  // --panel: these heads side by side (selected or not)
 };
 
 // Files (staged, committed by finish()): {map}.head{h}.overlay{.png|.svg|.pdf}, and for a derived
-// map (a rollout) {map}.overlay. Memory: one row per selected head of the map in progress.
+// map (a rollout) {map}.overlay; with more than one head drawn, overlays{.png|…}, their layer ×
+// head grid; with --panel, panel.overlay{.png|…}, the chosen heads in a row. Memory: one row per
+// head of the map in progress, and each drawn head's patch weights (layers × heads × patches).
 class OverlaySink : public AttentionSink {
  public:
   explicit OverlaySink(OverlayOptions options);
@@ -56,9 +60,20 @@ class OverlaySink : public AttentionSink {
   int written() const { return written_; }
 
  private:
+  struct Drawn {
+    HeadId id;
+    OverlayFigure figure;  // its image is the picture
+  };
+  OverlayFigure figure_of(const MapInfo& info) const;
+  void write_grid();
+  void write_panel();
   OverlayOptions o_;
   std::optional<StagedDir> staged_;
   bool wanted_ = false;
+  bool selected_ = false;     // the map in progress gets its own overlay (else: the panel only)
+  int panel_index_ = -1;      // its index in o_.panel, or -1
+  std::vector<Drawn> drawn_;  // for the grid, in the order drawn
+  std::vector<std::optional<OverlayFigure>> panel_;  // in --panel's order
   std::vector<double> row_;  // the query's row (or the patch rows' sum) of the head in progress
   int rows_added_ = 0;
   int written_ = 0;

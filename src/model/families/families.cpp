@@ -24,6 +24,8 @@ const std::vector<Family>& families() {
                                            detail::gemma2_record(),
                                            detail::gemma3_record(),
                                            detail::phi3_record(),
+                                           detail::gpt_neox_record(),
+                                           detail::olmo2_record(),
                                            detail::marian_record(),
                                            detail::bart_record(),
                                            detail::mbart_record(),

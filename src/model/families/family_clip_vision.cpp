@@ -34,6 +34,19 @@ Layout tower_layout(const std::string& name, const std::string& model_type) {
   return l;
 }
 
+// CLIPVisionConfig's and SiglipVisionConfig's defaults: the same shape (ViT-B's) but the patch and
+// the norms' eps; the shape's only for a whole folder's vision_config.
+std::vector<std::pair<std::string, double>> tower_defaults(double eps, int patch) {
+  return {{"layer_norm_eps", eps},
+          {"num_channels", 3},
+          {"vision_config.hidden_size", 768},
+          {"vision_config.intermediate_size", 3072},
+          {"vision_config.num_hidden_layers", 12},
+          {"vision_config.num_attention_heads", 12},
+          {"vision_config.image_size", 224},
+          {"vision_config.patch_size", patch}};
+}
+
 }  // namespace
 
 Family clip_vision_record() {
@@ -46,8 +59,12 @@ Family clip_vision_record() {
                     "encoder.ffn.up.weight", "encoder.norm_ffn.weight"});
   l.unrun = {{"vision_model\\.post_layernorm\\..*|post_layernorm\\..*",
               "post_layernorm, which normalises the pooled CLS output only"},
-             {"visual_projection\\..*", "the projection into the joint image-text space"}};
-  l.config_defaults = {{"layer_norm_eps", 1e-5}, {"num_channels", 3}};
+             {"visual_projection\\..*", "the projection into the joint image-text space"},
+             {"text_model\\..*", "the text tower"},
+             {"text_projection\\..*|logit_scale", "the text projection and the logit scale"}};
+  // CLIPConfig: the tower's keys under vision_config; an older save's vision_config_dict wins.
+  l.nested_in = {{"clip", "vision_config", "vision_config_dict"}};
+  l.config_defaults = tower_defaults(1e-5, 32);
   return Family{.title = "CLIP and SigLIP vision towers", .layout = l};
 }
 
@@ -60,8 +77,13 @@ Family siglip_vision_record() {
   require(l.roles, {"embed.patch.weight", "embed.patch_position", "encoder.self.q.weight",
                     "encoder.self.out.weight", "encoder.norm_self.weight", "encoder.ffn.up.weight",
                     "encoder.norm_ffn.weight", "encoder.final_norm.weight"});
-  l.unrun = {{"(vision_model\\.)?head\\..*", "the attention-pooling head"}};
-  l.config_defaults = {{"layer_norm_eps", 1e-6}, {"num_channels", 3}};
+  l.unrun = {{"(vision_model\\.)?head\\..*", "the attention-pooling head"},
+             {"text_model\\..*", "the text tower"},
+             {"logit_scale|logit_bias", "the logit scale and bias"}};
+  // SiglipConfig: the tower's keys under vision_config (google/siglip-base-patch16-224 gives only
+  // the ones that differ from SiglipVisionConfig's defaults).
+  l.nested_in = {{"siglip", "vision_config"}};
+  l.config_defaults = tower_defaults(1e-6, 16);
   return Family{.title = "CLIP and SigLIP vision towers", .layout = l};
 }
 

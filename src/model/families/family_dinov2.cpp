@@ -1,6 +1,6 @@
 // DINOv2 (Dinov2Model, Dinov2ForImageClassification; Oquab et al. 2023) and DINOv2 with registers
 // (Darcet et al. 2024: register tokens after the class token, without positions; its positions are
-// resized with antialias=True, which attnviz refuses for now), from
+// resized with antialias=True), from
 // transformers' modeling_dinov2.py and modeling_dinov2_with_registers.py: pre-norm layers with a
 // layer scale on each sub-layer, LayerNorm eps 1e-6, and the patch positions resized bicubically
 // to any image's grid.
@@ -17,7 +17,7 @@ using namespace roles;
 Layout dinov2_layout(const std::string& name, bool registers) {
   Layout l = vision_layout(name, name);
   l.layer_norm_eps = 1e-6f;
-  l.interpolate_positions = true;
+  l.resize_positions = registers ? PositionResize::bicubic_antialiased : PositionResize::bicubic;
   l.detect = "encoder.layer.{layer}.layer_scale1.lambda1";
   l.prefixes = {name + ".", "dinov2.", ""};
   add_vit_names(l);

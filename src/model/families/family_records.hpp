@@ -35,6 +35,8 @@ Family gemma_record();
 Family gemma2_record();
 Family gemma3_record();
 Family phi3_record();
+Family gpt_neox_record();
+Family olmo2_record();
 Family marian_record();
 Family m2m100_record();
 Family t5_record();

@@ -97,6 +97,10 @@ void check_flags(const InitOptions& o, const FamilyInit& f) {
     refuse(o.norm_first, "--norm-first",
            or_list(archs_where([](const FamilyInit& i) { return i.norm_first; })) + " only");
   }
+  if (!f.preprocessor_config.empty()) {  // a vision model: the image's grid sets the length
+    refuse(o.max_positions > 0, "--max-positions",
+           "a text model's position table; a vision model's is its patch grid");
+  }
   if (f.write) {  // the Llama line's records are the ones without a writer of their own
     refuse(o.n_kv_heads > 0, "--kv-heads",
            or_list(archs_where([](const FamilyInit& i) { return !i.write; })) + " only");
@@ -182,6 +186,10 @@ std::vector<std::string> init_model(const fs::path& dir, const InitOptions& o) {
   if (!o.tokenizer_config_json.empty()) {
     write_file_atomically(dir / "tokenizer_config.json", o.tokenizer_config_json);
     written.push_back("tokenizer_config.json");
+  }
+  if (!family.init->preprocessor_config.empty()) {
+    write_file_atomically(dir / "preprocessor_config.json", family.init->preprocessor_config);
+    written.push_back("preprocessor_config.json");
   }
   if (!o.vocab.empty()) {
     std::string text;

@@ -1,5 +1,5 @@
-// attnviz --html viewer, part 1 of 5 (the parts are one strict-mode closure, opened here and closed
-// at the end of part 5, in the order of ATTNVIZ_VIEWER_PARTS in CMakeLists.txt; the page's CSP allows
+// attnviz --html viewer, part 1 of 6 (the parts are one strict-mode closure, opened here and closed
+// at the end of part 6, in the order of ATTNVIZ_VIEWER_PARTS in CMakeLists.txt; the page's CSP allows
 // exactly this text by its SHA-256, so the closure is in the files rather than added around them): the
 // page's facts, number formatting and labels, the data blocks (no URL is ever loaded: base64 in the
 // page, inflated by the browser), and the colour map. Numbers are the run's float32 values (a whole

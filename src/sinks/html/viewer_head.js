@@ -1,4 +1,4 @@
-// attnviz --html viewer, part 4 of 5: the head view — queries and keys in two columns, a line per
+// attnviz --html viewer, part 4 of 6: the head view — queries and keys in two columns, a line per
 // weight ≥ 1/255; hovering or clicking a token highlights its lines.
 
 // ---- head view -----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// attnviz --html viewer, part 3 of 5: the zoomable heatmap — its pyramid of max levels, drawing,
+// attnviz --html viewer, part 3 of 6: the zoomable heatmap — its pyramid of max levels, drawing,
 // axes, colour bar, tooltip and zoom / pan.
 
 // ---- heatmap -------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// attnviz --html viewer, part 5 of 5: opening a map, and the start.
+// attnviz --html viewer, part 6 of 6: opening a map, and the start.
 
 // ---- opening a map -------------------------------------------------------------------------
 let opening = 0;  // the newest open() wins: a slower, older one must not draw over it
@@ -30,6 +30,7 @@ async function open(i) {
   drawColourbar();
   hv.scrollTop = 0;
   drawHeadView();
+  await drawImagePane();
 }
 api.open = open;
 for (const el of document.querySelectorAll("input[name=scale]")) {

@@ -1,4 +1,4 @@
-// attnviz --html viewer, part 2 of 5: the model view (layer × head thumbnails) and the stats table,
+// attnviz --html viewer, part 2 of 6: the model view (layer × head thumbnails) and the stats table,
 // each opening a map on click.
 
 // ---- model view ----------------------------------------------------------------------------
