@@ -26,6 +26,7 @@ const std::vector<Family>& families() {
                                            detail::phi3_record(),
                                            detail::gpt_neox_record(),
                                            detail::olmo2_record(),
+                                           detail::mixtral_record(),
                                            detail::marian_record(),
                                            detail::bart_record(),
                                            detail::mbart_record(),

@@ -37,6 +37,7 @@ Family gemma3_record();
 Family phi3_record();
 Family gpt_neox_record();
 Family olmo2_record();
+Family mixtral_record();
 Family marian_record();
 Family m2m100_record();
 Family t5_record();
