@@ -28,7 +28,16 @@ void check_declared_sizes(const Config& c, const Binder& b, const ConfigSources&
                    "d_k, from " + b.tensor_text(first + ".self.q.weight") + " and the heads");
   }
   const std::string gate_up = first + ".ffn.gate_up.weight";
-  if (c.d_ff > 0) {  // GPT-2's n_inner is null for 4 · n_embd: no value, nothing to check
+  if (c.experts.n_experts > 0) {
+    // An expert's width: moe_intermediate_size where the family names it (Qwen3-MoE, whose
+    // intermediate_size is a dense layer's), else intermediate_size (Mixtral).
+    const std::vector<std::string> keys = cfg.declared({"moe_intermediate_size"})
+                                              ? std::vector<std::string>{"moe_intermediate_size"}
+                                              : std::vector<std::string>{"intermediate_size"};
+    check_declared(
+        cfg, keys, c.d_ff,
+        "an expert's d_ff, from " + b.for_expert(0).tensor_text(first + ".ffn.experts.up.weight"));
+  } else if (c.d_ff > 0) {  // GPT-2's n_inner is null for 4 · n_embd: no value, nothing to check
     check_declared(
         cfg, {"intermediate_size", "n_inner"}, c.d_ff,
         "d_ff, from " + b.tensor_text(b.has(gate_up) ? gate_up : first + ".ffn.up.weight"));

@@ -27,6 +27,7 @@ const std::vector<Family>& families() {
                                            detail::gpt_neox_record(),
                                            detail::olmo2_record(),
                                            detail::mixtral_record(),
+                                           detail::qwen3_moe_record(),
                                            detail::marian_record(),
                                            detail::bart_record(),
                                            detail::mbart_record(),

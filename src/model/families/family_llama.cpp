@@ -1,5 +1,7 @@
 // Llama (LlamaForCausalLM; Llama 3.2's settings for init) and the tensor names the other families
 // keep.
+#include <algorithm>
+
 #include "attnviz/model/layout_roles.hpp"
 #include "family_records.hpp"
 
@@ -48,6 +50,19 @@ Layout llama_layout(const std::string& name, const std::string& model_type) {
                     "decoder.norm_ffn.weight", "decoder.ffn.gate.weight", "decoder.ffn.up.weight",
                     "decoder.ffn.down.weight", "decoder.final_norm.weight"});
   return l;
+}
+
+void replace_mlp_with_experts(Layout& l, const std::string& router, const std::string& expert,
+                              const std::vector<std::string>& parts) {
+  std::erase_if(l.roles, [](const RolePattern& r) {
+    return r.role.starts_with("decoder.ffn.gate") || r.role.starts_with("decoder.ffn.up") ||
+           r.role.starts_with("decoder.ffn.down");
+  });
+  add(l.roles, "decoder.ffn.router.weight", router);
+  const char* roles[] = {"decoder.ffn.experts.gate.weight", "decoder.ffn.experts.up.weight",
+                         "decoder.ffn.experts.down.weight"};
+  for (size_t i = 0; i < 3; ++i) add(l.roles, roles[i], expert + parts.at(i) + ".weight");
+  require(l.roles, {"decoder.ffn.router.weight", roles[0], roles[1], roles[2]});
 }
 
 Family llama_record() {

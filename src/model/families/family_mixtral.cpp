@@ -5,29 +5,18 @@
 // run.
 #include <algorithm>
 
-#include "attnviz/model/layout_roles.hpp"
 #include "family_records.hpp"
 
 namespace attnviz::detail {
-
-using namespace roles;
 
 Family mixtral_record() {
   Family f{.title = "Mixtral", .layout = llama_layout("mixtral", "mixtral")};
   Layout& l = f.layout;
   // MixtralConfig's sliding_window (None in the released configs: no window).
   l.sliding = SlidingLayers::all;
-  std::erase_if(l.roles, [](const RolePattern& r) {
-    return r.role.starts_with("decoder.ffn.gate") || r.role.starts_with("decoder.ffn.up") ||
-           r.role.starts_with("decoder.ffn.down");
-  });
-  const std::string p = "model.layers.{layer}.block_sparse_moe.";
-  add(l.roles, "decoder.ffn.router.weight", p + "gate.weight");
-  add(l.roles, "decoder.ffn.experts.gate.weight", p + "experts.{expert}.w1.weight");
-  add(l.roles, "decoder.ffn.experts.up.weight", p + "experts.{expert}.w3.weight");
-  add(l.roles, "decoder.ffn.experts.down.weight", p + "experts.{expert}.w2.weight");
-  require(l.roles, {"decoder.ffn.router.weight", "decoder.ffn.experts.gate.weight",
-                    "decoder.ffn.experts.up.weight", "decoder.ffn.experts.down.weight"});
+  replace_mlp_with_experts(l, "model.layers.{layer}.block_sparse_moe.gate.weight",
+                           "model.layers.{layer}.block_sparse_moe.experts.{expert}.",
+                           {"w1", "w3", "w2"});
   l.experts = ExpertKeys{.count = {"num_local_experts"},
                          .top_k = {"num_experts_per_tok"},
                          .normalise = {},

@@ -10,6 +10,10 @@ namespace attnviz::detail {
 
 // Hugging Face's LlamaForCausalLM tensor names, which every family here starts from.
 Layout llama_layout(const std::string& name, const std::string& model_type);
+// Llama's MLP roles replaced by a mixture of experts: `router`, the router's weight, and
+// `expert` + each of `parts` (gate, up, down) + ".weight", the projections of expert {expert}.
+void replace_mlp_with_experts(Layout& l, const std::string& router, const std::string& expert,
+                              const std::vector<std::string>& parts);
 // Gemma 2 / 3's block: Llama's names with the sandwich norms, (1 + w) gains and GeGLU.
 Layout gemma_layout(const std::string& name, const std::string& model_type, SlidingLayers sliding);
 // Gemma 2 / 3's sandwich in llama.cpp's names.
@@ -38,6 +42,7 @@ Family phi3_record();
 Family gpt_neox_record();
 Family olmo2_record();
 Family mixtral_record();
+Family qwen3_moe_record();
 Family marian_record();
 Family m2m100_record();
 Family t5_record();
