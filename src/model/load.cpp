@@ -160,9 +160,9 @@ std::pair<Layout, std::string> choose_layout(const TensorSource& src, const Conf
 // Rotary positions: theta and the rotated share of each head (HF: int(head_dim ·
 // partial_rotary_factor)).
 void derive_rotary(Config& c, const Layout& layout, const ConfigSources& cfg) {
-  c.rope_theta = static_cast<float>(cfg.number({"rope_theta", "rope_parameters.rope_theta"}, 0.0,
-                                               double(std::numeric_limits<float>::max()))
-                                        .value_or(layout.rope_theta));
+  c.rope_theta = static_cast<float>(
+      cfg.number(layout.rope_theta_keys, 0.0, double(std::numeric_limits<float>::max()))
+          .value_or(layout.rope_theta));
   if (c.positional != Positional::rotary) return;
   c.rope_scaling = read_rope_scaling(cfg);
   if (auto dim = cfg.agreed({"rotary_dim"})) {
@@ -183,9 +183,7 @@ void derive_rotary(Config& c, const Layout& layout, const ConfigSources& cfg) {
   }
   // GPT-NeoX calls the share rotary_pct.
   const double factor =
-      cfg.number({"partial_rotary_factor", "rope_parameters.partial_rotary_factor", "rotary_pct"},
-                 0.0, 2.0)
-          .value_or(layout.partial_rotary_factor);
+      cfg.number(layout.rotary_share_keys, 0.0, 2.0).value_or(layout.partial_rotary_factor);
   if (factor > 1.0) {
     throw Error(fmt::format("partial_rotary_factor = {:g}: expected a number in (0, 1]", factor));
   }

@@ -133,7 +133,13 @@ struct Layout {
   bool positions_after_pad = false;
   float rope_theta = 10000.0f;  // rotary positions: base of the frequencies
   float partial_rotary_factor =
-      1.0f;                      // rotary positions: the share of each head's dims that rotate
+      1.0f;  // rotary positions: the share of each head's dims that rotate
+  // The config keys of the rotary base and of the rotated share, as the family's config class reads
+  // them (GPT-NeoX: rotary_emb_base and rotary_pct; GPTNeoXConfig overwrites a top-level rope_theta
+  // or partial_rotary_factor with them, so those are not read).
+  std::vector<std::string> rope_theta_keys{"rope_theta", "rope_parameters.rope_theta"};
+  std::vector<std::string> rotary_share_keys{"partial_rotary_factor",
+                                             "rope_parameters.partial_rotary_factor", "rotary_pct"};
   bool tied_embeddings = false;  // the unembedding is the token table
   int default_heads = 0;         // heads when no source gives them (0: must be given)
   bool scale_embeddings = false;

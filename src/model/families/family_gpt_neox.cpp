@@ -48,11 +48,13 @@ Family gpt_neox_record() {
           {"embed.token", "unembed.weight", "decoder.norm_self.weight", "decoder.self.qkv.weight",
            "decoder.self.out.weight", "decoder.norm_ffn.weight", "decoder.ffn.up.weight",
            "decoder.ffn.down.weight", "decoder.final_norm.weight"});
-  // GPTNeoXConfig names the rotary base rotary_emb_base (rope_theta in transformers ≥ 4.45's).
-  l.config_aliases = {{"rope_theta", {"rotary_emb_base"}}};
+  // GPTNeoXConfig reads rotary_emb_base and rotary_pct (transformers 5: rope_parameters); the
+  // rope_theta and partial_rotary_factor that 4.45–4.57 save beside them are copies it overwrites.
+  l.rope_theta_keys = {"rotary_emb_base", "rope_parameters.rope_theta"};
+  l.rotary_share_keys = {"rotary_pct", "rope_parameters.partial_rotary_factor"};
   // GPTNeoXConfig's defaults beyond the shape (which its files always give).
   l.config_defaults = {{"rotary_pct", 0.25},
-                       {"rope_theta", 10000.0},
+                       {"rotary_emb_base", 10000.0},
                        {"max_position_embeddings", 2048},
                        {"layer_norm_eps", 1e-5}};
   // It reads use_parallel_residual, which every other family refuses.

@@ -15,7 +15,10 @@ namespace attnviz::detail {
 Family qwen3_moe_record() {
   Family f{.title = "Qwen3-MoE", .layout = llama_layout("qwen3_moe", "qwen3_moe")};
   Layout& l = f.layout;
-  l.sliding = SlidingLayers::from_max_window;
+  // Qwen3MoeAttention's window rule changed between transformers versions (max_window_layers in
+  // 4.51, every layer with a default of 4096 since): the released checkpoints never use one, and
+  // use_sliding_window true is refused rather than read by either rule.
+  l.refused_keys.push_back({"use_sliding_window", "a sliding window (Qwen3-MoE)"});
   replace_mlp_with_experts(l, "model.layers.{layer}.mlp.gate.weight",
                            "model.layers.{layer}.mlp.experts.{expert}.",
                            {"gate_proj", "up_proj", "down_proj"});
