@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+# ccache keys on paths relative to the checkout (as in scripts/test.sh), so a fresh clone reuses what
+# another one compiled.
+export CCACHE_BASEDIR="$PWD"
 scripts/fetch-vocabularies.sh  # the real tokenizer vocabularies (GPT-2, BERT, Llama 3, …; checksummed)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
