@@ -432,6 +432,15 @@ TEST_CASE(
   const std::string olmo =
       family_error("hf_llama32", [](nlohmann::json& c) { c["model_type"] = "olmo3000"; });
   CHECK_MESSAGE(contains(olmo, "model_type 'olmo3000' is not a family attnviz knows"), olmo);
+  // Qwen3-MoE's experts are moe_intermediate_size wide (default 768), not intermediate_size (the
+  // dense layers'): a file without the key is read with the default, and its 24-wide experts
+  // contradict it.
+  const std::string moe =
+      family_error("hf_qwen3_moe", [](nlohmann::json& c) { c.erase("moe_intermediate_size"); });
+  CHECK_MESSAGE(contains(moe,
+                         "the defaults of qwen3_moe's config class: moe_intermediate_size = "
+                         "768, but the weights have 24 (an expert's d_ff"),
+                moe);
   // OLMo 2 normalises q and k: Llama's checkpoint lacks the norms it requires.
   const std::string llama_as_olmo =
       family_error("hf_llama32", [](nlohmann::json& c) { c["model_type"] = "olmo2"; });

@@ -374,7 +374,7 @@ Model load_model(const fs::path& path, const ConfigOverrides& overrides) {
   if (b.has("embed.token_type")) c.type_vocab_size = width(b, "embed.token_type", 0);
   detail::derive_heads(c, layout, cfg, b, first + ".self", rows);
   derive_hyperparameters(c, layout, cfg);
-  check_declared_sizes(c, b, cfg, first);
+  check_declared_sizes(c, b, cfg, first, layout.experts.width);
   c.qk_norm = qk_norm_of(b, layout, first);  // before binding: it gives the gains' widths
   check_per_head_qkv(c, layout, b, first);
 

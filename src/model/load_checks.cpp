@@ -19,7 +19,7 @@ namespace attnviz::detail {
 // The sizes config.json declares must be the weights' (a vocab_size of 2^31 beside a 48-row token
 // table is another model's config): a contradiction names the key and its file, and the tensor.
 void check_declared_sizes(const Config& c, const Binder& b, const ConfigSources& cfg,
-                          const std::string& first) {
+                          const std::string& first, const std::vector<std::string>& expert_width) {
   const std::string qkv = first + ".self.qkv.weight";
   check_declared(cfg, {"d_model", "n_embd", "hidden_size"}, c.d_model,
                  "d_model, from " + b.tensor_text(b.has(qkv) ? qkv : first + ".self.q.weight"));
@@ -28,14 +28,9 @@ void check_declared_sizes(const Config& c, const Binder& b, const ConfigSources&
                    "d_k, from " + b.tensor_text(first + ".self.q.weight") + " and the heads");
   }
   const std::string gate_up = first + ".ffn.gate_up.weight";
-  if (c.experts.n_experts > 0) {
-    // An expert's width: moe_intermediate_size where the family names it (Qwen3-MoE, whose
-    // intermediate_size is a dense layer's), else intermediate_size (Mixtral).
-    const std::vector<std::string> keys = cfg.declared({"moe_intermediate_size"})
-                                              ? std::vector<std::string>{"moe_intermediate_size"}
-                                              : std::vector<std::string>{"intermediate_size"};
+  if (c.experts.n_experts > 0) {  // an expert's width, under the family's key (ExpertKeys::width)
     check_declared(
-        cfg, keys, c.d_ff,
+        cfg, expert_width, c.d_ff,
         "an expert's d_ff, from " + b.for_expert(0).tensor_text(first + ".ffn.experts.up.weight"));
   } else if (c.d_ff > 0) {  // GPT-2's n_inner is null for 4 · n_embd: no value, nothing to check
     check_declared(

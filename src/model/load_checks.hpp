@@ -17,7 +17,7 @@ namespace attnviz::detail {
 // The sizes config.json declares must be the weights' (a vocab_size of 2^31 beside a 48-row token
 // table is another model's config): a contradiction names the key and its file, and the tensor.
 void check_declared_sizes(const Config& c, const Binder& b, const ConfigSources& cfg,
-                          const std::string& first);
+                          const std::string& first, const std::vector<std::string>& expert_width);
 
 // Learned positions are a table of the weights, and a table means learned positions: a table next
 // to rotary or sinusoidal positions would be dropped, learned positions without one never added.

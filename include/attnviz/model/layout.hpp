@@ -69,6 +69,9 @@ struct ExpertKeys {
   std::vector<std::string> top_k{"num_experts_per_tok"};
   std::vector<std::string> normalise{};  // Qwen2/3-MoE's norm_topk_prob
   bool normalise_default = true;         // Mixtral always renormalises
+  // The key of an expert's width (d_ff): Mixtral's intermediate_size; Qwen3-MoE's
+  // moe_intermediate_size, its intermediate_size being a dense layer's.
+  std::vector<std::string> width{"intermediate_size"};
 };
 
 // A config.json key a family refuses, and what its setting would change.

@@ -26,7 +26,8 @@ Family qwen3_moe_record() {
   l.experts = ExpertKeys{.count = {"num_experts"},
                          .top_k = {"num_experts_per_tok"},
                          .normalise = {"norm_topk_prob"},
-                         .normalise_default = false};  // Qwen3MoeConfig's norm_topk_prob
+                         .normalise_default = false,  // Qwen3MoeConfig's norm_topk_prob
+                         .width = {"moe_intermediate_size"}};
   std::erase_if(l.refused_keys, [](const RefusedKey& r) { return r.key == "num_experts"; });
   l.refused_keys.push_back({"mlp_only_layers", "dense MLP layers among the sparse ones"});
   // 1 (every layer sparse) counts as unset; another step leaves dense layers between.
@@ -35,6 +36,7 @@ Family qwen3_moe_record() {
   l.config_defaults = {{"rope_theta", 10000.0},
                        {"rms_norm_eps", 1e-6},
                        {"num_experts_per_tok", 8},
+                       {"moe_intermediate_size", 768},
                        {"max_position_embeddings", 32768}};
   return f;
 }
